@@ -1,0 +1,308 @@
+"""The contract every game implements, and the kernel's half of it.
+
+A game subclasses :class:`Game` and fills in the abstract hooks (setup, notation,
+``resolve``, views, legal orders, standing-order policies, conformance adapters). The
+kernel's concrete methods give every game the same behaviour for the things that must
+not differ between games:
+
+* ``apply`` works on a copy (a :class:`RuleError` leaves the state untouched), refuses
+  orders from a side that is not to act, handles ``standing`` orders, and lets standing
+  orders answer pending decisions at once;
+* ``submit_lines`` applies a multi-line message in order and stops at the first pending
+  decision or error;
+* ``view`` fills the common view fields and checks the viewer.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from adjudicator.kernel.decisions import PendingDecision, StandingPolicy
+from adjudicator.kernel.dice import Dice, Roll
+from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.events import Event
+from adjudicator.kernel.orders import (
+    Order,
+    SetStanding,
+    format_standing,
+    parse_standing,
+    words,
+)
+from adjudicator.kernel.state import GameState
+from adjudicator.kernel.views import View, check_viewer, pending_for
+
+S = TypeVar("S", bound=GameState)
+
+#: How many decisions standing orders may answer in a row before the kernel stops
+#: (a guard against a policy that keeps creating the decision it answers).
+MAX_AUTO_ANSWERS = 200
+
+
+class Outcome(BaseModel, Generic[S]):
+    """The result of one order: the new state, what happened, and what the game waits for."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    state: S
+    events: list[Event]
+    rolls: list[Roll]
+    applied: list[str]
+
+    @property
+    def pending(self) -> PendingDecision | None:
+        return self.state.pending
+
+
+class Batch(BaseModel, Generic[S]):
+    """The result of a multi-line submission: applied lines, and where and why it stopped."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    state: S
+    events: list[Event]
+    rolls: list[Roll]
+    applied: list[str]
+    stopped_at: int | None = None
+    error: str | None = None
+    error_rule: str | None = None
+    error_legal: list[str] = []
+
+    @property
+    def pending(self) -> PendingDecision | None:
+        return self.state.pending
+
+
+def order_lines(text: str) -> list[str]:
+    """The order lines of a message: blank lines and '#' comments dropped."""
+    return [line.strip() for line in text.splitlines() if words(line)]
+
+
+class Game(ABC, Generic[S]):
+    """One game's rules, bound to one data pack."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    sides: ClassVar[tuple[str, ...]]
+    state_type: ClassVar[type[GameState]]
+
+    def __init__(self, pack: Path | None = None) -> None:
+        """Bind the rules to a data pack folder (None: the shipped pack)."""
+        self.pack = pack
+
+    # ---- hooks a game implements -------------------------------------------------------
+
+    @abstractmethod
+    def scenarios(self) -> dict[str, str]:
+        """Scenario name -> one-line description. The first is the default."""
+
+    @abstractmethod
+    def setup(self, scenario: str | None = None, options: Mapping[str, Any] | None = None) -> S:
+        """The starting state. Deterministic: rolls needed at setup happen as orders."""
+
+    @abstractmethod
+    def parse_game_order(self, text: str) -> Order:
+        """Parse one line of this game's notation (forgiving) into an order model."""
+
+    @abstractmethod
+    def format_game_order(self, order: Order) -> str:
+        """The canonical text of an order."""
+
+    @abstractmethod
+    def to_act(self, state: S) -> str | None:
+        """The side whose turn it is, ignoring any pending decision; None when over."""
+
+    @abstractmethod
+    def resolve(self, state: S, side: str, order: Order, dice: Dice) -> list[Event]:
+        """Carry out ``order`` for ``side`` on ``state`` (a private copy: mutate it).
+
+        Raise :class:`RuleError` for anything illegal. Set ``state.pending`` when the
+        rules hand a choice to a player; clear it when the answering order is applied.
+        """
+
+    @abstractmethod
+    def make_view(self, state: S, viewer: str) -> View:
+        """What ``viewer`` may know. Must never copy a secret into another side's view."""
+
+    @abstractmethod
+    def legal_orders(self, state: S, side: str) -> list[str]:
+        """Canonical texts of (a useful sample of) the orders ``side`` may give now."""
+
+    def standing_policies(self) -> list[StandingPolicy]:
+        """Policies a side may set for kinds of decisions."""
+        return []
+
+    def standing_answer(self, state: S, decision: PendingDecision, policy: str) -> str | None:
+        """The order text a policy gives for ``decision``; None to ask the player."""
+        return None
+
+    @abstractmethod
+    def board_text(self, view: View) -> str:
+        """A compact text board for the console, built from a view."""
+
+    @abstractmethod
+    def case_position(self, position: Mapping[str, Any]) -> S:
+        """A state from a conformance case's ``[position]`` table."""
+
+    @abstractmethod
+    def case_check(self, state: S, expect: Mapping[str, Any]) -> list[str]:
+        """Failure messages for a conformance ``[[expect]]`` table's game-specific keys."""
+
+    # ---- kernel behaviour shared by every game -----------------------------------------
+
+    def parse(self, text: str) -> Order:
+        parts = words(text)
+        if parts and parts[0].lower() == "standing":
+            return parse_standing(text)
+        return self.parse_game_order(text)
+
+    def format(self, order: Order) -> str:
+        if isinstance(order, SetStanding):
+            return format_standing(order)
+        return self.format_game_order(order)
+
+    def acting_side(self, state: S) -> str | None:
+        """Who must act now: the side owing a decision, else the side to move."""
+        if state.result is not None:
+            return None
+        if state.pending is not None:
+            return state.pending.side
+        return self.to_act(state)
+
+    def load_state(self, data: bytes) -> S:
+        return self.state_type.model_validate_json(data)  # type: ignore[return-value]
+
+    def apply(self, state: S, side: str, order: Order, dice: Dice) -> Outcome[S]:
+        """Apply one order. Pure: ``state`` is never modified, dice are the only input."""
+        if side not in self.sides:
+            raise RuleError("sides", f"unknown side {side!r}", list(self.sides))
+        work = state.copy_for_apply()
+        first_roll = len(dice.rolls)
+        events: list[Event] = []
+        applied = [self.format(order)]
+        if isinstance(order, SetStanding):
+            events.append(self._set_standing(work, side, order))
+        else:
+            self._check_turn(work, side)
+            events.extend(self.resolve(work, side, order, dice))
+            events.extend(self._answer_by_standing_orders(work, dice, applied))
+        rolls = list(dice.rolls[first_roll:])
+        events = [*self._roll_events(rolls), *events] if rolls else events
+        return Outcome[S](state=work, events=events, rolls=rolls, applied=applied)
+
+    def apply_text(self, state: S, side: str, text: str, dice: Dice) -> Outcome[S]:
+        return self.apply(state, side, self.parse(text), dice)
+
+    def submit_lines(self, state: S, side: str, text: str, dice: Dice) -> Batch[S]:
+        """Apply each order line in turn; stop at the first pending decision or error.
+
+        What was applied before the stop stays applied; ``stopped_at`` is the 1-based
+        line number where it stopped (the erroneous line, or the line that left a
+        decision pending when more lines follow).
+        """
+        lines = order_lines(text)
+        batch = Batch[S](state=state, events=[], rolls=[], applied=[])
+        for number, line in enumerate(lines, start=1):
+            try:
+                outcome = self.apply_text(batch.state, side, line, dice)
+            except RuleError as error:
+                batch.stopped_at = number
+                batch.error = str(error)
+                batch.error_rule = error.rule
+                batch.error_legal = error.legal
+                return batch
+            batch.state = outcome.state
+            batch.events.extend(outcome.events)
+            batch.rolls.extend(outcome.rolls)
+            batch.applied.extend(outcome.applied)
+            if outcome.state.pending is not None and number < len(lines):
+                batch.stopped_at = number
+                return batch
+        return batch
+
+    def view(self, state: S, viewer: str) -> View:
+        check_viewer(viewer, self.sides)
+        view = self.make_view(state, viewer)
+        view.to_act = self.acting_side(state)
+        view.pending = pending_for(state.pending, viewer)
+        view.result = state.result
+        view.standing = dict(state.standing.get(viewer, {})) if viewer in self.sides else {}
+        return view
+
+    def policies_for(self, kind: str) -> list[StandingPolicy]:
+        return [policy for policy in self.standing_policies() if policy.kind == kind]
+
+    # ---- internals ----------------------------------------------------------------------
+
+    def _check_turn(self, state: S, side: str) -> None:
+        if state.result is not None:
+            raise RuleError("over", f"the game is over: {state.result}")
+        if state.pending is not None and state.pending.side != side:
+            raise RuleError(
+                state.pending.rule or "decision",
+                f"waiting for {state.pending.side} to decide: {state.pending.prompt}",
+            )
+        to_act = self.acting_side(state)
+        if to_act is not None and to_act != side:
+            raise RuleError("turn", f"it is {to_act}'s turn, not {side}'s")
+
+    def _set_standing(self, state: S, side: str, order: SetStanding) -> Event:
+        kinds = sorted({policy.kind for policy in self.standing_policies()})
+        if order.kind not in kinds:
+            raise RuleError("standing", f"no standing orders for {order.kind!r}", kinds)
+        mine = state.standing.setdefault(side, {})
+        if order.policy is None:
+            mine.pop(order.kind, None)
+            if not mine:
+                state.standing.pop(side)
+            return Event(kind="standing", text=f"{side}: standing order for {order.kind} cleared",
+                         audience=side)
+        names = [policy.policy for policy in self.policies_for(order.kind)]
+        if order.policy not in names:
+            raise RuleError("standing", f"unknown policy {order.policy!r} for {order.kind}",
+                            [*names, "off"])
+        mine[order.kind] = order.policy
+        return Event(kind="standing", text=f"{side}: standing order {order.kind} = {order.policy}",
+                     audience=side)
+
+    def _answer_by_standing_orders(self, state: S, dice: Dice, applied: list[str]) -> list[Event]:
+        events: list[Event] = []
+        for _ in range(MAX_AUTO_ANSWERS):
+            decision = state.pending
+            if decision is None:
+                return events
+            policy = state.standing.get(decision.side, {}).get(decision.kind)
+            if policy is None:
+                return events
+            answer = self.standing_answer(state, decision, policy)
+            if answer is None:
+                return events
+            order = self.parse(answer)
+            events.append(Event(
+                kind="standing-answer",
+                text=f"{decision.side} answers by standing order: {self.format(order)}",
+                audience=decision.side,
+                data={"decision": decision.kind, "policy": policy},
+            ))
+            events.extend(self.resolve(state, decision.side, order, dice))
+            applied.append(self.format(order))
+        raise RuleError("standing", "standing orders kept answering decisions; stopped")
+
+    @staticmethod
+    def _roll_events(rolls: list[Roll]) -> list[Event]:
+        return [
+            Event(
+                kind="roll",
+                text=f"{roll.label}: {' + '.join(map(str, roll.values))}"
+                + (f" = {roll.total}" if len(roll.values) > 1 else ""),
+                audience=roll.audience,
+                data={"index": roll.index, "branch": roll.branch, "label": roll.label,
+                      "values": list(roll.values)},
+            )
+            for roll in rolls
+        ]
+

@@ -1,0 +1,50 @@
+"""Order models shared by every game.
+
+Each game defines its orders as pydantic models joined in a discriminated union on a
+``verb`` field, and one notation for them (like chess SAN): ``parse(text)`` is forgiving
+for humans, ``format(order)`` is canonical, and ``parse(format(o)) == o``.
+
+:class:`SetStanding` belongs to every game: ``standing KIND POLICY`` sets a standing
+order that answers decisions of that kind at once, ``standing KIND off`` clears it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from adjudicator.kernel.errors import NotationError
+
+
+class Order(BaseModel):
+    """Base of every order model: immutable, no unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SetStanding(Order):
+    """``standing casualties disrupt-first`` / ``standing casualties off``."""
+
+    verb: Literal["standing"] = "standing"
+    kind: str
+    policy: str | None = None
+
+
+def words(text: str) -> list[str]:
+    """Split an order line into words, ignoring extra spaces and a trailing '#...' comment."""
+    return text.split("#", 1)[0].split()
+
+
+def parse_standing(text: str) -> SetStanding:
+    parts = [word.lower() for word in words(text)]
+    if not parts or parts[0] != "standing" or len(parts) != 3:
+        raise NotationError(
+            "a standing order is 'standing KIND POLICY' or 'standing KIND off'",
+        )
+    kind, policy = parts[1], parts[2]
+    return SetStanding(kind=kind, policy=None if policy == "off" else policy)
+
+
+def format_standing(order: SetStanding) -> str:
+    return f"standing {order.kind} {order.policy or 'off'}"

@@ -1,0 +1,53 @@
+"""Collect every conformance case under tests/conformance/ as its own test."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adjudicator.kernel.conformance import load_case, run_case
+from adjudicator.kernel.game import Game
+from adjudicator.registry import load_game
+
+CONFORMANCE = Path(__file__).parent / "conformance"
+
+
+@cache
+def cached_game(name: str) -> Game[Any]:
+    return load_game(name)
+
+
+class CaseFile(pytest.File):
+    def collect(self) -> list[pytest.Item]:
+        return [CaseItem.from_parent(self, name=self.path.stem)]
+
+
+class CaseItem(pytest.Item):
+    def runtest(self) -> None:
+        case = load_case(self.path)
+        result = run_case(case, cached_game, str(self.path))
+        if not result.passed:
+            raise CaseFailed(result.title, result.source, result.failures)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: Any = None) -> str:
+        if isinstance(excinfo.value, CaseFailed):
+            title, source, failures = excinfo.value.args
+            return f"{title} ({source})\n" + "\n".join(f"  - {f}" for f in failures)
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"conformance: {self.name}"
+
+
+class CaseFailed(Exception):
+    pass
+
+
+def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
+    if file_path.suffix == ".toml" and CONFORMANCE in file_path.parents:
+        return CaseFile.from_parent(parent, path=file_path)
+    return None
