@@ -1,0 +1,170 @@
+"""Run a real discord.py client against :class:`FakeDiscord` and act as its users.
+
+The client under test must dispatch a ``done_event`` (default
+``"umpire_interaction_done"``) with the interaction when it has finished handling one;
+:meth:`Harness.slash` and :meth:`Harness.click` wait for it, so a test reads a complete
+record. Every exception that reaches ``tree.on_error`` (or the client's error hook) is
+collected and fails the next step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+import pytest
+import yarl
+from discord import app_commands
+
+from tests.fakediscord.server import Channel, FakeDiscord, InteractionRecord, Message, User
+
+TOKEN = "fake-token-not-a-secret"
+
+
+class BotFailed(AssertionError):
+    """The bot raised an unexpected exception while handling an interaction."""
+
+
+@dataclass
+class Reply:
+    """What the bot answered to one interaction."""
+
+    record: InteractionRecord
+
+    @property
+    def messages(self) -> list[Message]:
+        return self.record.messages()
+
+    @property
+    def original(self) -> Message:
+        assert self.record.original is not None, "the bot sent no response"
+        return self.record.original
+
+    @property
+    def ephemeral(self) -> bool:
+        return self.original.ephemeral
+
+    @property
+    def text(self) -> str:
+        return "\n".join(text for message in self.messages for text in message.texts())
+
+    @property
+    def public(self) -> list[Message]:
+        return [m for m in self.messages if not m.ephemeral]
+
+    def __contains__(self, needle: str) -> bool:
+        return needle.lower() in self.text.lower()
+
+
+class Harness:
+    def __init__(self, fake: FakeDiscord, client: discord.Client,
+                 tree: app_commands.CommandTree[Any],
+                 done_event: str = "umpire_interaction_done") -> None:
+        self.fake = fake
+        self.client = client
+        self.tree = tree
+        self.done_event = done_event
+        self.errors: list[BaseException] = []
+        self.timeout = 10.0
+        self._failed = asyncio.Event()
+
+    def check(self) -> None:
+        if self.errors:
+            first = self.errors[0]
+            raise BotFailed(f"the bot raised {first!r}") from first
+        if self.fake.unhandled:
+            raise AssertionError(f"the bot called routes the fake does not know: "
+                                 f"{self.fake.unhandled}")
+
+    def record_error(self, error: BaseException) -> None:
+        self.errors.append(error)
+        self._failed.set()
+
+    async def _run(self, type_: int, user: User, channel: Channel, data: dict[str, Any],
+                   message: Message | None = None, wait_done: bool = True) -> Reply:
+        self.check()
+        iid = self.fake.new_id()
+        waiters: set[asyncio.Future[Any]] = {asyncio.ensure_future(self._failed.wait())}
+        if wait_done:  # registered before the interaction is sent, so it cannot be missed
+            waiters.add(asyncio.ensure_future(self.client.wait_for(
+                self.done_event, check=lambda interaction: interaction.id == iid)))
+        record = await self.fake.interact(type_, user, channel, data, message, iid=iid)
+        if not wait_done:
+            waiters.add(asyncio.ensure_future(record.responded.wait()))
+        try:
+            finished, _ = await asyncio.wait(waiters, timeout=self.timeout,
+                                             return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
+        self.check()
+        if not finished:
+            raise AssertionError(f"the bot did not finish interaction {data} "
+                                 f"within {self.timeout}s")
+        return Reply(record)
+
+    async def slash(self, user: User, channel: Channel, path: str, **options: Any) -> Reply:
+        """Invoke ``/path`` (e.g. ``"game new"``) as ``user`` in ``channel``."""
+        data = self.fake.command_data(path, options)
+        return await self._run(2, user, channel, data)
+
+    async def autocomplete(self, user: User, channel: Channel, path: str, focused: str,
+                           **options: Any) -> list[str]:
+        """The choices the bot offers while ``user`` types option ``focused``."""
+        options.setdefault(focused, "")
+        data = self.fake.command_data(path, options, focused=focused)
+        reply = await self._run(4, user, channel, data, wait_done=False)
+        assert reply.record.response_type == 8, reply.record.response_type
+        return [str(choice["value"]) for choice in reply.record.choices]
+
+    async def click(self, user: User, message: Message, custom_id: str,
+                    values: list[str] | None = None) -> Reply:
+        """Press a button (or pick ``values`` in a select menu) on ``message``."""
+        component = message.component(custom_id)
+        data: dict[str, Any] = {"custom_id": custom_id, "component_type": component["type"]}
+        if values is not None:
+            data["values"] = values
+        channel = self.fake.channels[message.channel_id]
+        return await self._run(3, user, channel, data, message=message)
+
+
+@contextlib.asynccontextmanager
+async def run_client(fake: FakeDiscord, client: discord.Client,
+                     tree: app_commands.CommandTree[Any], monkeypatch: pytest.MonkeyPatch,
+                     done_event: str = "umpire_interaction_done") -> AsyncIterator[Harness]:
+    """Point discord.py at ``fake``, start ``client``, yield a harness, close cleanly."""
+    monkeypatch.setattr(discord.http.Route, "BASE", fake.rest_base)
+    monkeypatch.setattr(discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY",
+                        yarl.URL(fake.gateway_url))
+    harness = Harness(fake, client, tree, done_event)
+
+    original_on_error = tree.on_error
+
+    async def on_tree_error(interaction: discord.Interaction[Any],
+                            error: app_commands.AppCommandError) -> None:
+        harness.record_error(error)
+        await original_on_error(interaction, error)
+
+    tree.on_error = on_tree_error  # type: ignore[method-assign]
+    task = asyncio.create_task(client.start(TOKEN), name="discord-client")
+    ready = asyncio.ensure_future(client.wait_until_ready())
+    finished, _ = await asyncio.wait({task, ready}, timeout=10,
+                                     return_when=asyncio.FIRST_COMPLETED)
+    if task in finished:
+        ready.cancel()
+        task.result()
+        raise AssertionError("the client stopped before it was ready")
+    if ready not in finished:
+        task.cancel()
+        raise AssertionError("the client did not become ready against the fake Discord")
+    try:
+        yield harness
+        harness.check()
+    finally:
+        await client.close()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(task, 5)
