@@ -134,9 +134,92 @@ def mail() -> None:
 
 
 @app.command()
-def bench() -> None:
+def bench(
+    target: Annotated[str | None, typer.Argument(help="what to measure: store")] = None,
+    actions: Annotated[int, typer.Option(help="actions in the benchmark game")] = 2000,
+) -> None:
     """Run the benchmarks and print ratios."""
-    not_yet("bench")
+    if target != "store":
+        not_yet("bench" + (f" {target}" if target else ""))
+    import importlib.util
+
+    script = Path(__file__).resolve().parent.parent / "bench" / "store.py"
+    spec = importlib.util.spec_from_file_location("umpire_bench_store", script)
+    if spec is None or spec.loader is None or not script.exists():
+        console.print("umpire bench store: run it from a source checkout (bench/store.py)")
+        raise typer.Exit(code=2)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.run(actions=actions, out=console.print)
+
+
+DbOption = Annotated[Path | None, typer.Option("--db", help="database file (or $UMPIRE_DB)")]
+
+
+@app.command("export")
+def export_game(
+    game_id: Annotated[str, typer.Argument(help="the game's id")],
+    out: Annotated[Path | None, typer.Option(help="file to write (default GAME.jsonl)")] = None,
+    db: DbOption = None,
+) -> None:
+    """Write a game's record as JSON lines (header, then one line per action)."""
+    from bot.records import RecordError, export_lines, write_record
+    from bot.store import Store, default_db_path
+
+    try:
+        lines = export_lines(Store(default_db_path(db)), game_id)
+    except RecordError as error:
+        console.print(f"[red]{error}[/red]")
+        raise typer.Exit(code=1) from error
+    target = out or Path(f"{game_id}.jsonl")
+    write_record(lines, target)
+    console.print(f"{target}: {len(lines) - 1} actions", highlight=False)
+
+
+@app.command()
+def verify(
+    record: Annotated[Path, typer.Argument(help="a record written by 'umpire export'")],
+    seed: Annotated[str | None, typer.Option(help="the revealed dice seed (hex)")] = None,
+    pack: Annotated[Path | None, typer.Option(help="the game's data pack folder")] = None,
+) -> None:
+    """Replay a record from scratch, check every state hash and, with the seed, every die."""
+    from bot.records import RecordError, read_record
+    from bot.records import verify as verify_record
+
+    try:
+        result = verify_record(read_record(record), seed, pack)
+    except (RecordError, OSError) as error:
+        console.print(f"[red]{error}[/red]")
+        raise typer.Exit(code=1) from error
+    console.print(f"{result.actions} actions replayed; "
+                  + (f"{result.rolls_checked} rolls checked against the seed"
+                     + (f" ({result.rolls_forced} dice forced by the GM)"
+                        if result.rolls_forced else "")
+                     if result.seed_checked else "dice not checked (no seed)"), highlight=False)
+    for problem in result.problems:
+        console.print(f"  - {problem}", markup=False, highlight=False)
+    console.print("verified" if result.ok else "[red]NOT verified[/red]")
+    if not result.ok:
+        raise typer.Exit(code=1)
+
+
+@app.command("import")
+def import_game(
+    record: Annotated[Path, typer.Argument(help="a record written by 'umpire export'")],
+    seed: Annotated[str | None, typer.Option(help="the dice seed, to go on playing")] = None,
+    pack: Annotated[Path | None, typer.Option(help="the game's data pack folder")] = None,
+    db: DbOption = None,
+) -> None:
+    """Recreate a game from a record (verified first)."""
+    from bot.records import RecordError, import_record, read_record
+    from bot.store import Store, default_db_path
+
+    try:
+        game_id = import_record(Store(default_db_path(db)), read_record(record), seed, pack)
+    except (RecordError, OSError) as error:
+        console.print(f"[red]{error}[/red]")
+        raise typer.Exit(code=1) from error
+    console.print(f"imported as game {game_id}", highlight=False)
 
 
 if __name__ == "__main__":

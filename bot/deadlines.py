@@ -1,0 +1,117 @@
+"""Deadlines: optional per game, for whichever side must act (or owes a decision).
+
+A game's deadline settings are ``deadline_seconds`` (e.g. 48 h) and reminder fractions
+(e.g. 0.5 and 0.9 of the period). The clock restarts whenever the side that must act
+changes, or a decision becomes pending or is answered. On expiry the service plays the
+default order for that side:
+
+1. a pending decision: the side's standing order for that kind if it gives an answer,
+   otherwise the decision's ``default``;
+2. the side's turn: the game's :class:`DeadlineDefault` hook if it has one, else ``pass``
+   when ``pass`` is legal; otherwise nothing is played and the GM is told.
+
+Outage guard: if the service has not ticked for a while, deadlines that expired during
+the gap are extended (by a quarter of the period, at least an hour or the whole period
+when shorter) with a public notice, instead of being executed in a burst.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel
+
+from adjudicator.kernel.events import PUBLIC
+from adjudicator.kernel.game import Game
+from adjudicator.kernel.state import GameState
+
+
+class Notice(BaseModel):
+    """Something a frontend should post: a reminder, an expiry, an extension."""
+
+    game_id: str
+    audience: str
+    kind: str
+    text: str
+
+
+@runtime_checkable
+class DeadlineDefault(Protocol):
+    """The hook a game implements to say what a side plays when its time runs out.
+
+    ``deadline_order`` returns an order text in the game's notation (legal now for
+    ``side``), or None to leave the decision to the GM.
+    """
+
+    def deadline_order(self, state: Any, side: str) -> str | None: ...
+
+
+def settings(seconds: float | None, reminders: Sequence[float]) -> dict[str, Any]:
+    fractions = sorted({float(f) for f in reminders})
+    if any(not 0 < f < 1 for f in fractions):
+        raise ValueError("reminder fractions lie strictly between 0 and 1")
+    if seconds is not None and seconds <= 0:
+        raise ValueError("a deadline is a positive number of seconds")
+    return {"deadline_seconds": seconds, "reminder_fractions": json.dumps(fractions)}
+
+
+def reset(side: str | None, seconds: float | None, now: float) -> dict[str, Any]:
+    """Game columns for a fresh deadline for ``side`` (none when no side or no deadline)."""
+    if not seconds or side is None:
+        return {"deadline_side": None, "deadline_start": None, "deadline_at": None,
+                "reminders_sent": "[]"}
+    return {"deadline_side": side, "deadline_start": now, "deadline_at": now + seconds,
+            "reminders_sent": "[]"}
+
+
+def due_reminders(row: Mapping[str, Any], now: float) -> tuple[list[Notice], list[float]]:
+    """Reminders now due for the game ``row`` and the updated list of sent fractions."""
+    sent = [float(f) for f in json.loads(row["reminders_sent"] or "[]")]
+    start, period = float(row["deadline_start"]), float(row["deadline_seconds"])
+    notices = []
+    for fraction in json.loads(row["reminder_fractions"] or "[]"):
+        if fraction in sent or now < start + fraction * period:
+            continue
+        sent.append(float(fraction))
+        left = float(row["deadline_at"]) - now
+        notices.append(Notice(game_id=row["id"], audience=row["deadline_side"], kind="reminder",
+                              text=f"{row['deadline_side']}: {_duration(left)} left to act "
+                                   f"in game {row['id']}"))
+    return notices, sorted(sent)
+
+
+def grace(period: float) -> float:
+    return max(0.25 * period, min(period, 3600.0))
+
+
+def extend_after_outage(row: Mapping[str, Any], now: float) -> tuple[dict[str, Any], Notice]:
+    until = now + grace(float(row["deadline_seconds"]))
+    notice = Notice(game_id=row["id"], audience=PUBLIC, kind="extended",
+                    text=f"Umpire was unavailable; {row['deadline_side']}'s deadline is "
+                         f"extended by {_duration(until - now)}")
+    return {"deadline_at": until}, notice
+
+
+def default_order(game: Game[Any], state: GameState, side: str) -> str | None:
+    pending = state.pending
+    if pending is not None and pending.side == side:
+        policy = state.standing.get(side, {}).get(pending.kind)
+        if policy is not None:
+            answer = game.standing_answer(state, pending, policy)
+            if answer is not None:
+                return answer
+        return pending.default or None
+    if isinstance(game, DeadlineDefault):
+        return game.deadline_order(state, side)
+    return "pass" if "pass" in game.legal_orders(state, side) else None
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes = rest // 60
+    if hours:
+        return f"{hours} h {minutes:02d} min"
+    return f"{minutes} min" if minutes else f"{seconds} s"

@@ -1,0 +1,124 @@
+"""Replaying the action log: the one place that turns stored actions back into state.
+
+Used by the service (state = nearest snapshot + replay of the active tail), by rollback
+(state at action k) and by ``umpire verify`` (replay from scratch, every hash checked).
+An order is replayed from its canonical text with exactly the dice it rolled, so replay
+never needs the secret seed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from adjudicator.kernel.dice import Dice, FixedDice, Roll
+from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.game import Game
+from adjudicator.kernel.state import GameState
+from bot.overrides import apply_override, parse_override
+
+#: Kinds of action rows that carry an order text to re-apply.
+ORDER_KINDS = ("order", "decision", "system")
+
+DiceFactory = Callable[[bytes, str, int, int], Dice]
+
+
+class ReplayError(Exception):
+    """The log does not reproduce its own recorded states (or an action no longer applies)."""
+
+
+class ForcingDice:
+    """Wraps a dice source; the GM's forced values replace the next dice, one per die."""
+
+    def __init__(self, inner: Dice, forced: Sequence[Mapping[str, Any]] = ()) -> None:
+        self.inner = inner
+        self.forced = [dict(item) for item in forced]
+        self.used = 0
+        self.rolls: list[Roll] = []
+        self.forced_positions: dict[int, list[int]] = {}
+
+    def roll(self, label: str, count: int = 2, sides: int = 6, audience: str = "public") -> Roll:
+        base = self.inner.roll(label, count, sides, audience)
+        values = list(base.values)
+        positions: list[int] = []
+        for position in range(count):
+            if not self.forced:
+                break
+            value = int(self.forced.pop(0)["value"])
+            if not 1 <= value <= sides:
+                raise RuleError("override", f"the forced die {value} is not a face of a d{sides}"
+                                f" ({label}); clear or change the forced dice")
+            values[position] = value
+            positions.append(position)
+            self.used += 1
+        roll = base.model_copy(update={"values": tuple(values)}) if positions else base
+        if positions:
+            self.forced_positions[roll.index] = positions
+        self.rolls.append(roll)
+        return roll
+
+
+def rolls_to_json(rolls: Sequence[Roll], forced: Mapping[int, list[int]] | None = None
+                  ) -> list[dict[str, Any]]:
+    out = []
+    for roll in rolls:
+        item = roll.model_dump(mode="json")
+        if forced and roll.index in forced:
+            item["forced"] = forced[roll.index]
+        out.append(item)
+    return out
+
+
+def rolls_from_json(data: Sequence[Mapping[str, Any]]) -> list[Roll]:
+    return [Roll.model_validate({k: v for k, v in item.items() if k != "forced"})
+            for item in data]
+
+
+def _loads(value: Any, default: Any) -> Any:
+    if value is None or value == "":
+        return default
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def replay_dice(row: Mapping[str, Any]) -> FixedDice:
+    rolls = _loads(row["rolls"], [])
+    values = [value for roll in rolls for value in roll["values"]]
+    start = int(rolls[0]["index"]) if rolls else int(row["next_roll"])
+    return FixedDice(values, start_index=start, branch=int(row["branch"]))
+
+
+def replay_row(game: Game[Any], state: GameState, row: Mapping[str, Any]) -> GameState:
+    """The state after one stored action, applied with the dice it recorded.
+
+    A rollback row changes nothing here: the rows it reverted are left out of the chain.
+    """
+    kind = row["kind"]
+    try:
+        if kind in ORDER_KINDS and row["text"]:
+            dice = replay_dice(row)
+            outcome = game.apply_text(state, str(row["side"]), str(row["text"]), dice)
+            if dice.unused:
+                raise ReplayError(f"action {row['seq']}: dice left unused {dice.unused}")
+            result: GameState = outcome.state
+            return result
+        if kind == "gm-override":
+            payload = _loads(row["payload"], {})
+            op = parse_override(payload["op"])
+            dice = replay_dice(row)
+            return apply_override(game, state, op, str(payload.get("reason", "")), dice).state
+    except RuleError as error:
+        raise ReplayError(f"action {row['seq']} ({row['kind']} {row['text'] or ''}) "
+                          f"no longer applies: {error}") from error
+    return state
+
+
+def replay_chain(game: Game[Any], state: GameState, rows: Sequence[Mapping[str, Any]],
+                 check: bool = True) -> GameState:
+    """Apply active rows in order; with ``check``, every recorded state hash must match."""
+    for row in rows:
+        state = replay_row(game, state, row)
+        if check and state.state_hash() != row["state_hash"]:
+            raise ReplayError(f"action {row['seq']}: replay gives state {state.state_hash()[:12]},"
+                              f" the log recorded {str(row['state_hash'])[:12]}")
+    return state

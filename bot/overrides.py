@@ -1,0 +1,166 @@
+"""GM overrides: typed, validated operations, each logged as a ``gm-override`` action.
+
+Generic operations every game gets:
+
+* ``force-dice``: the next die values (one per die, consumed in order) with a reason;
+* ``answer-decision``: answer the pending decision for the side that owes it, with one of
+  its legal options (the "fix a stuck decision" tool);
+* ``set-standing``: set or clear a side's standing order for a kind of decision.
+
+Game-specific state edits (move a unit, set Control, Rubble, date/impulse…) go through the
+:class:`GmEditable` hook, which a game implements by adding two methods; the service
+validates the arguments against the model the game declares and logs the edit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from adjudicator.kernel.dice import Dice, Roll
+from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.events import GM, PUBLIC, Event
+from adjudicator.kernel.game import Game
+from adjudicator.kernel.orders import SetStanding
+from adjudicator.kernel.state import GameState
+
+
+@runtime_checkable
+class GmEditable(Protocol):
+    """The hook a game implements to allow GM edits of its state.
+
+    ``gm_operations`` names each edit and the pydantic model of its arguments (the service
+    validates input against it). ``gm_edit`` applies one validated edit to ``state`` — a
+    private copy, mutate it — and returns events (with audiences: a hidden unit moved by
+    the GM is told to its side and the GM only). It raises :class:`RuleError` when the
+    edit does not fit the data (no such area, unit already eliminated…).
+    """
+
+    def gm_operations(self) -> Mapping[str, type[BaseModel]]: ...
+
+    def gm_edit(self, state: Any, name: str, args: BaseModel) -> list[Event]: ...
+
+
+class ForceDice(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    op: Literal["force-dice"] = "force-dice"
+    values: list[Annotated[int, Field(ge=1, le=20)]] = Field(min_length=1, max_length=20)
+
+
+class AnswerDecision(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    op: Literal["answer-decision"] = "answer-decision"
+    order: str
+
+
+class SetStandingOp(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    op: Literal["set-standing"] = "set-standing"
+    side: str
+    kind: str
+    policy: str | None = None
+
+
+class GameEdit(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    op: Literal["edit"] = "edit"
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+Override = Annotated[ForceDice | AnswerDecision | SetStandingOp | GameEdit,
+                     Field(discriminator="op")]
+OVERRIDE_ADAPTER: TypeAdapter[Override] = TypeAdapter(Override)
+
+
+def parse_override(data: Mapping[str, Any] | BaseModel) -> Override:
+    """Validate an override given as a dict (from a frontend or a stored action)."""
+    if isinstance(data, ForceDice | AnswerDecision | SetStandingOp | GameEdit):
+        return data
+    raw = data.model_dump() if isinstance(data, BaseModel) else dict(data)
+    try:
+        return OVERRIDE_ADAPTER.validate_python(raw)
+    except ValidationError as error:
+        raise RuleError("override", f"not a valid override: {_short(error)}") from error
+
+
+def _short(error: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+
+
+class OverrideResult(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    state: GameState
+    events: list[Event]
+    rolls: list[Roll]
+    applied: list[str]
+    side: str | None = None
+
+
+def describe(op: Override) -> str:
+    """A one-line public description that gives away no secret."""
+    match op:
+        case ForceDice(values=values):
+            return f"the next {len(values)} die value(s) are set by the GM"
+        case AnswerDecision():
+            return "the GM answers the pending decision"
+        case SetStandingOp(side=side):
+            return f"the GM changes a standing order of {side}"
+        case GameEdit(name=name):
+            return f"the GM edits the game ({name})"
+    raise TypeError(op)
+
+
+def apply_override(game: Game[Any], state: GameState, op: Override, reason: str,
+                   dice: Dice) -> OverrideResult:
+    """Apply one override to a copy of ``state``; raise :class:`RuleError` if it is invalid.
+
+    The same function replays a stored override, so an override's effect is as
+    reproducible as an order's.
+    """
+    notice = Event(kind="gm-override", text=f"GM override: {describe(op)} — reason: {reason}",
+                   audience=PUBLIC, data={"op": op.op})
+    match op:
+        case ForceDice(values=values):
+            detail = Event(kind="gm-override-detail", audience=GM,
+                           text=f"forced die values: {', '.join(map(str, values))}")
+            return OverrideResult(state=state, events=[notice, detail], rolls=[], applied=[])
+        case AnswerDecision(order=text):
+            pending = state.pending
+            if pending is None:
+                raise RuleError("override", "no decision is pending")
+            canonical = game.format(game.parse(text))
+            if canonical not in pending.option_orders():
+                raise RuleError("override", f"{canonical!r} is not one of the options",
+                                pending.option_orders())
+            outcome = game.apply(state, pending.side, game.parse(canonical), dice)
+            return OverrideResult(state=outcome.state, events=[notice, *outcome.events],
+                                  rolls=outcome.rolls, applied=outcome.applied,
+                                  side=pending.side)
+        case SetStandingOp(side=side, kind=kind, policy=policy):
+            if side not in game.sides:
+                raise RuleError("override", f"unknown side {side!r}", list(game.sides))
+            outcome = game.apply(state, side, SetStanding(kind=kind, policy=policy), dice)
+            return OverrideResult(state=outcome.state, events=[notice, *outcome.events],
+                                  rolls=[], applied=outcome.applied, side=side)
+        case GameEdit(name=name, args=args):
+            if not isinstance(game, GmEditable):
+                raise RuleError("override", f"{game.name} has no GM edits")
+            models = game.gm_operations()
+            if name not in models:
+                raise RuleError("override", f"unknown edit {name!r}", sorted(models))
+            try:
+                typed = models[name].model_validate(args)
+            except ValidationError as error:
+                raise RuleError("override", f"{name}: {_short(error)}") from error
+            work = state.copy_for_apply()
+            events = game.gm_edit(work, name, typed)
+            return OverrideResult(state=work, events=[notice, *events], rolls=[], applied=[])
+    raise TypeError(op)

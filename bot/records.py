@@ -1,0 +1,242 @@
+"""Game records: export, verify and import as JSON lines.
+
+A record is readable text, one JSON object a line:
+
+* line 1, the header: ``{"record": "umpire/1", game, scenario, options, pack_hash,
+  commitment, dice_id, entropy, seats, initial_hash, status, result, seed?}`` — ``seed``
+  only once the game is over (or when a GM exports with the seed);
+* then one line per action, in order, reverted ones included: ``seq, kind, branch,
+  actor, side, text, payload, rolls, applied, next_roll, state_hash, created,
+  reverted_by``.
+
+:func:`verify` replays the record from scratch in the order things happened (a rollback
+returns to the state of the action it names), checks every state hash, and with the
+revealed seed re-derives every die that the GM did not force.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from adjudicator.kernel.dice import commitment, derive_values, effective_seed
+from adjudicator.kernel.game import Game
+from adjudicator.kernel.state import GameState
+from adjudicator.registry import UnknownGame, load_game
+from bot.history import ReplayError, replay_row
+from bot.service import forced_queue
+from bot.store import NewAction, Snapshot, Store, dumps
+
+FORMAT = "umpire/1"
+ACTION_FIELDS = ("seq", "kind", "branch", "actor", "side", "text", "payload", "rolls",
+                 "applied", "next_roll", "state_hash", "created", "reverted_by")
+
+
+class RecordError(Exception):
+    pass
+
+
+class VerifyResult(BaseModel):
+    ok: bool
+    actions: int
+    rolls_checked: int
+    rolls_forced: int
+    seed_checked: bool
+    problems: list[str]
+    final_hash: str | None = None
+
+
+def export_lines(store: Store, game_id: str, include_seed: bool = False) -> list[dict[str, Any]]:
+    row = store.game(game_id)
+    if row is None:
+        raise RecordError(f"no game {game_id!r}")
+    snapshot = store.latest_snapshot(game_id, upto=0)
+    header: dict[str, Any] = {
+        "record": FORMAT, "game_id": row["id"], "game": row["game"],
+        "scenario": row["scenario"], "options": json.loads(row["options"]),
+        "pack_hash": row["pack_hash"], "commitment": row["commitment"],
+        "dice_id": row["dice_id"], "entropy": [e["text"] for e in store.entropy(game_id)],
+        "seats": [{"side": s["side"], "role": s["role"], "discord_id": s["discord_id"],
+                   "email": s["email"]} for s in store.seats(game_id)],
+        "initial_hash": snapshot.state_hash if snapshot else None,
+        "status": row["status"], "result": row["result"], "created": row["created"],
+    }
+    if (include_seed or row["seed_revealed"]) and row["server_seed"] is not None:
+        header["seed"] = bytes(row["server_seed"]).hex()
+    lines = [header]
+    for action in store.actions(game_id):
+        item = {key: action[key] for key in ACTION_FIELDS}
+        for key in ("payload", "rolls", "applied"):
+            item[key] = json.loads(action[key]) if action[key] is not None else None
+        lines.append(item)
+    return lines
+
+
+def write_record(lines: Iterable[Mapping[str, Any]], path: Path) -> None:
+    with path.open("w", encoding="utf-8") as handle:
+        for line in lines:
+            handle.write(dumps(line) + "\n")
+
+
+def read_record(path: Path) -> list[dict[str, Any]]:
+    lines: list[dict[str, Any]] = []
+    with path.open(encoding="utf-8") as handle:
+        for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            try:
+                lines.append(json.loads(text))
+            except json.JSONDecodeError as error:
+                raise RecordError(f"{path}:{number}: not JSON: {error}") from error
+    if not lines or lines[0].get("record") != FORMAT:
+        raise RecordError(f"{path}: not an Umpire record (expected a {FORMAT} header)")
+    return lines
+
+
+def _rules(header: Mapping[str, Any], pack: Path | None) -> Game[Any]:
+    try:
+        return load_game(str(header["game"]), pack)
+    except UnknownGame as error:
+        raise RecordError(str(error)) from error
+
+
+def _as_row(item: Mapping[str, Any]) -> dict[str, Any]:
+    return {**item, "rolls": item.get("rolls") or [], "payload": item.get("payload")}
+
+
+def replay_record(game: Game[Any], header: Mapping[str, Any], actions: Sequence[Mapping[str, Any]]
+                  ) -> tuple[dict[int, GameState], list[str]]:
+    """States after every action, replayed in the order things happened; and problems."""
+    state = game.setup(header.get("scenario"), header.get("options") or {})
+    problems: list[str] = []
+    if header.get("initial_hash") and state.state_hash() != header["initial_hash"]:
+        problems.append("the starting position differs from the record's (another data pack?)")
+    states: dict[int, GameState] = {0: state}
+    for item in actions:
+        seq = int(item["seq"])
+        if item["kind"] == "rollback":
+            target = int((item.get("payload") or {}).get("to_seq", -1))
+            if target not in states:
+                problems.append(f"action {seq}: rollback to unknown action {target}")
+                break
+            state = states[target]
+        else:
+            try:
+                state = replay_row(game, state, _as_row(item))
+            except ReplayError as error:
+                problems.append(str(error))
+                break
+        if state.state_hash() != item["state_hash"]:
+            problems.append(f"action {seq}: replay gives state {state.state_hash()[:12]}, "
+                            f"the record says {str(item['state_hash'])[:12]}")
+            break
+        states[seq] = state
+    return states, problems
+
+
+def verify(lines: Sequence[Mapping[str, Any]], seed_hex: str | None = None,
+           pack: Path | None = None) -> VerifyResult:
+    header, actions = lines[0], lines[1:]
+    game = _rules(header, pack)
+    states, problems = replay_record(game, header, actions)
+    seed_hex = seed_hex or header.get("seed")
+    checked = forced_count = 0
+    if seed_hex:
+        try:
+            seed = bytes.fromhex(seed_hex)
+        except ValueError:
+            seed = b""
+            problems.append("the seed is not hexadecimal")
+        if seed and commitment(seed) != header["commitment"]:
+            problems.append("the seed does not match the published dice commitment")
+        elif seed:
+            mixed = effective_seed(seed, header.get("entropy") or [])
+            for item in actions:
+                for roll in item.get("rolls") or []:
+                    values = roll["values"]
+                    expected = derive_values(mixed, str(header["dice_id"]), int(roll["branch"]),
+                                             int(roll["index"]), str(roll["label"]),
+                                             len(values), int(roll.get("sides", 6)))
+                    forced = set(roll.get("forced") or [])
+                    forced_count += len(forced)
+                    checked += 1
+                    for position, (got, want) in enumerate(zip(values, expected, strict=True)):
+                        if position not in forced and got != want:
+                            problems.append(
+                                f"action {item['seq']}: roll {roll['branch']}/{roll['index']} "
+                                f"{roll['label']!r} recorded {values}, the seed gives "
+                                f"{list(expected)}")
+                            break
+    last = states.get(int(actions[-1]["seq"])) if actions else states.get(0)
+    return VerifyResult(ok=not problems, actions=len(actions), rolls_checked=checked,
+                        rolls_forced=forced_count, seed_checked=bool(seed_hex),
+                        problems=problems, final_hash=last.state_hash() if last else None)
+
+
+def import_record(store: Store, lines: Sequence[Mapping[str, Any]], seed_hex: str | None = None,
+                  pack: Path | None = None, game_id: str | None = None) -> str:
+    """Recreate a game from a verified record; returns its id in this store.
+
+    With the seed (checked against the commitment) the game can go on being played here;
+    without it, an unfinished game is imported as ``archived`` (readable, exportable).
+    """
+    result = verify(lines, seed_hex, pack)
+    if not result.ok:
+        raise RecordError("the record does not verify: " + "; ".join(result.problems))
+    header, actions = lines[0], lines[1:]
+    game = _rules(header, pack)
+    states, _ = replay_record(game, header, actions)
+    seed_hex = seed_hex or header.get("seed")
+    seed = bytes.fromhex(seed_hex) if seed_hex else None
+    gid = game_id or str(header["game_id"])
+    if store.game(gid) is not None:
+        gid = uuid.uuid4().hex[:12]
+    active = [a for a in actions if a.get("reverted_by") is None]
+    current = states[int(active[-1]["seq"])] if active else states[0]
+    status = header["status"]
+    if seed is None and status == "active":
+        status = "archived"
+    rows = [_as_row(a) for a in actions]
+    action_rows = [NewAction(
+        seq=int(a["seq"]), branch=int(a["branch"]), actor=str(a["actor"]), kind=str(a["kind"]),
+        state_hash=str(a["state_hash"]), next_roll=int(a["next_roll"]),
+        created=float(a["created"]), side=a.get("side"), text=a.get("text"),
+        payload=a.get("payload"), rolls=list(a.get("rolls") or []),
+        applied=list(a.get("applied") or [])).row(gid) | {"reverted_by": a.get("reverted_by")}
+        for a in actions]
+    with store.write() as db:
+        db.table("games").insert({
+            "id": gid, "game": header["game"], "scenario": header.get("scenario"),
+            "options": dumps(header.get("options") or {}), "pack_path": str(pack) if pack else None,
+            "pack_hash": header.get("pack_hash"), "status": status,
+            "created": float(header.get("created") or 0), "created_by": "import",
+            "bindings": "{}", "dice_id": header["dice_id"], "server_seed": seed,
+            "commitment": header["commitment"], "seed_revealed": int("seed" in header),
+            "branch": max([int(a["branch"]) for a in actions] or [0]),
+            "head_seq": int(actions[-1]["seq"]) if actions else 0,
+            "next_roll": int(active[-1]["next_roll"]) if active else 0,
+            "forced_dice": dumps(forced_queue(
+                [{**r, "rolls": dumps(r["rolls"]), "payload": dumps(r["payload"])}
+                 for r in rows if r.get("reverted_by") is None])),
+            "state_hash": current.state_hash(), "to_act": game.acting_side(current),
+            "result": current.result})
+        for seat in header.get("seats") or []:
+            db.table("seats").insert({**seat, "game_id": gid, "created": 0.0})
+        for text in header.get("entropy") or []:
+            db.table("entropy").insert({"game_id": gid, "actor": "import", "text": text,
+                                        "created": 0.0})
+        for row in action_rows:
+            db.table("actions").insert(row)
+        for snapshot in (Snapshot(0, states[0].to_bytes(), states[0].state_hash()),
+                         Snapshot(int(active[-1]["seq"]), current.to_bytes(),
+                                  current.state_hash()) if active else None):
+            if snapshot is not None:
+                db.table("snapshots").insert(
+                    {"game_id": gid, "seq": snapshot.seq, "state": snapshot.state,
+                     "state_hash": snapshot.state_hash, "created": 0.0}, replace=True)
+    return gid

@@ -1,0 +1,983 @@
+"""GameService: seats, permissions, per-game serialisation, orders in, outcomes out.
+
+The service knows nothing of Discord or email. Every frontend calls it with an
+:class:`Actor` (a Discord user id and/or an email address) and text in the game's
+notation, and gets back per-audience :class:`~bot.messages.Message` objects built from
+Views only.
+
+Conventions:
+
+* Methods that may add to the action log (``submit``, ``override``, ``rollback``,
+  ``roll_forward``, ``undo``) never raise for a user's mistake: they return a
+  :class:`SubmitResult` whose ``status`` is ``"refused"`` with a clear ``error``.
+* Administrative methods (create, seat, start, deadlines, previews) raise
+  :class:`ServiceError` subclasses with a clear message.
+* Orders for one game are serialised by a per-game lock and, in the store, by an
+  expected-sequence check inside ``BEGIN IMMEDIATE``; different games run in parallel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from adjudicator.kernel.dice import CommittedDice, Dice, commitment, effective_seed
+from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.events import GM, PUBLIC, Event
+from adjudicator.kernel.game import Game, order_lines
+from adjudicator.kernel.orders import SetStanding
+from adjudicator.kernel.state import GameState
+from adjudicator.kernel.views import View
+from adjudicator.registry import UnknownGame, load_game
+from bot import deadlines
+from bot.history import ForcingDice, ReplayError, replay_chain, rolls_to_json
+from bot.messages import Message, audiences, build_messages, events_to_json
+from bot.overrides import ForceDice, Override, apply_override, parse_override
+from bot.store import DuplicateKey, NewAction, SequenceConflict, Snapshot, Store
+
+SYSTEM_ACTOR = "system"
+#: Retries when another process wrote to the same game between load and commit.
+MAX_ATTEMPTS = 8
+
+
+class ServiceError(Exception):
+    """A request the service refuses; the message is meant for the user."""
+
+
+class NotFound(ServiceError):
+    pass
+
+
+class PermissionDenied(ServiceError):
+    pass
+
+
+class InvalidOperation(ServiceError):
+    pass
+
+
+class Actor(BaseModel):
+    """Who is asking: a Discord user id and/or an email address."""
+
+    model_config = ConfigDict(frozen=True)
+
+    discord_id: str | None = None
+    email: str | None = None
+
+    @classmethod
+    def discord(cls, user_id: str | int) -> Actor:
+        return cls(discord_id=str(user_id))
+
+    @classmethod
+    def mail(cls, address: str) -> Actor:
+        return cls(email=address.strip().lower())
+
+    @property
+    def label(self) -> str:
+        if self.discord_id:
+            return f"discord:{self.discord_id}"
+        if self.email:
+            return f"email:{self.email.lower()}"
+        return "anonymous"
+
+    def holds(self, seat: Mapping[str, Any]) -> bool:
+        if self.discord_id and seat.get("discord_id") == self.discord_id:
+            return True
+        return bool(self.email and seat.get("email")
+                    and str(seat["email"]).lower() == self.email.lower())
+
+
+class SeatInfo(BaseModel):
+    side: str | None
+    role: Literal["player", "gm"]
+    discord_id: str | None = None
+    email: str | None = None
+
+
+class GameInfo(BaseModel):
+    id: str
+    game: str
+    scenario: str | None
+    status: str
+    to_act: str | None
+    result: str | None
+    commitment: str
+    pack_hash: str | None
+    seats: list[SeatInfo]
+    head_seq: int
+    branch: int
+    deadline_at: float | None
+    bindings: dict[str, Any]
+
+
+class SubmitResult(BaseModel):
+    """The outcome of anything that may add to the action log."""
+
+    status: Literal["applied", "partial", "refused"]
+    game_id: str
+    side: str | None = None
+    seqs: list[int] = Field(default_factory=list)
+    applied: list[str] = Field(default_factory=list)
+    error: str | None = None
+    error_rule: str | None = None
+    legal: list[str] = Field(default_factory=list)
+    stopped_at: int | None = None
+    to_act: str | None = None
+    pending_side: str | None = None
+    messages: dict[str, Message] = Field(default_factory=dict)
+    duplicate: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "refused"
+
+
+class RollbackPreview(BaseModel):
+    to_seq: int
+    reverted: list[str]
+    changes: list[str]
+    rolls_discarded: int
+
+
+class RollForwardReport(BaseModel):
+    rollback_seq: int
+    reapplied: list[str]
+    skipped: list[str]
+    stopped_at: int | None = None
+    error: str | None = None
+    results: list[SubmitResult] = Field(default_factory=list)
+
+
+@dataclass
+class Loaded:
+    row: dict[str, Any]
+    game: Game[Any]
+    state: GameState
+    head: int
+    seats: list[dict[str, Any]]
+    last_snapshot: int
+
+    @property
+    def id(self) -> str:
+        return str(self.row["id"])
+
+
+@dataclass
+class Plan:
+    actions: list[NewAction]
+    states: list[GameState]
+    events: list[Event]
+    fields: dict[str, Any]
+    side: str | None = None
+    status: Literal["applied", "partial"] = "applied"
+    error: str | None = None
+    error_rule: str | None = None
+    legal: list[str] = field(default_factory=list)
+    stopped_at: int | None = None
+    revert_after: int | None = None
+    force_snapshot: bool = False
+
+
+@dataclass
+class _Cached:
+    head: int
+    state: GameState
+    last_snapshot: int
+
+
+def default_dice(seed: bytes, dice_id: str, branch: int, start: int) -> Dice:
+    return CommittedDice(seed, dice_id, branch=branch, start_index=start)
+
+
+def pack_hash(path: Path) -> str:
+    """A hash of a data pack folder (or file): every file's relative path and bytes."""
+    digest = hashlib.sha256()
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for file in files:
+        name = file.name if path.is_file() else file.relative_to(path).as_posix()
+        digest.update(name.encode() + b"\x00" + file.read_bytes() + b"\x00")
+    return digest.hexdigest()
+
+
+class GameService:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Callable[[], float] = time.time,
+        dice_factory: Callable[[bytes, str, int, int], Dice] = default_dice,
+        seed_source: Callable[[int], bytes] = os.urandom,
+        snapshot_every: int = 50,
+        outage_after: float = 600.0,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.dice_factory = dice_factory
+        self.seed_source = seed_source
+        self.snapshot_every = snapshot_every
+        self.outage_after = outage_after
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+        self._cache: dict[str, _Cached] = {}
+        self._rules: dict[tuple[str, str | None], Game[Any]] = {}
+
+    # ---- games, seats, start ----------------------------------------------------------
+
+    def create_game(
+        self,
+        creator: Actor,
+        game: str,
+        scenario: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        pack: Path | None = None,
+        *,
+        creator_role: Literal["gm", "player"] | None = "gm",
+        creator_side: str | None = None,
+        bindings: Mapping[str, Any] | None = None,
+        game_id: str | None = None,
+    ) -> GameInfo:
+        """A new game in 'setup': seats can be filled and entropy added, then ``start``."""
+        try:
+            rules = self._load_rules(game, str(pack) if pack else None)
+        except UnknownGame as error:
+            raise InvalidOperation(str(error)) from error
+        if scenario is not None and scenario not in rules.scenarios():
+            raise InvalidOperation(f"unknown scenario {scenario!r}; choose from "
+                                   + ", ".join(rules.scenarios()))
+        try:
+            rules.setup(scenario, dict(options or {}))
+        except (ValueError, RuleError) as error:
+            raise InvalidOperation(f"cannot set up {game}: {error}") from error
+        seed = self.seed_source(32)
+        gid = game_id or uuid.uuid4().hex[:12]
+        if self.store.game(gid) is not None:
+            raise InvalidOperation(f"a game {gid!r} already exists")
+        seats = []
+        if creator_role is not None:
+            if creator_role == "player" and creator_side not in rules.sides:
+                raise InvalidOperation(f"choose a side: {', '.join(rules.sides)}")
+            seats.append(self._seat_row(creator_side if creator_role == "player" else None,
+                                        creator_role, creator))
+        self.store.insert_game({
+            "id": gid, "game": game, "scenario": scenario,
+            "options": json.dumps(dict(options or {}), sort_keys=True),
+            "pack_path": str(pack) if pack else None,
+            "pack_hash": pack_hash(pack) if pack else None, "status": "setup",
+            "created": self.clock(), "created_by": creator.label,
+            "bindings": json.dumps(dict(bindings or {}), sort_keys=True),
+            "dice_id": gid, "server_seed": seed, "commitment": commitment(seed),
+        }, seats)
+        return self.info(gid)
+
+    def _seat_row(self, side: str | None, role: str, player: Actor) -> dict[str, Any]:
+        return {"side": side, "role": role, "discord_id": player.discord_id,
+                "email": player.email.lower() if player.email else None,
+                "created": self.clock()}
+
+    def seat(self, game_id: str, by: Actor, side: str | None, player: Actor,
+             role: Literal["player", "gm"] = "player") -> GameInfo:
+        """Seat ``player`` for ``side`` (a GM seats anyone; a player may take a free side)."""
+        row = self._row(game_id)
+        seats = self.store.seats(game_id)
+        rules = self._rules_for(row)
+        if role == "player" and side not in rules.sides:
+            raise InvalidOperation(f"unknown side {side!r}; sides are {', '.join(rules.sides)}")
+        if role == "gm":
+            side = None
+        is_gm = any(by.holds(s) and s["role"] == "gm" for s in seats)
+        taken = any(s["side"] == side and s["role"] == "player" for s in seats)
+        if not is_gm:
+            if role == "gm" or by != player:
+                raise PermissionDenied("only the game's GM may seat other people or GMs")
+            if taken or row["status"] != "setup":
+                raise PermissionDenied(f"{side} is not free to take")
+        if not (player.discord_id or player.email):
+            raise InvalidOperation("a seat needs a Discord id or an email address")
+        if any(player.holds(s) and s["side"] == side and s["role"] == role for s in seats):
+            raise InvalidOperation("already seated there")
+        self.store.add_seat(game_id, self._seat_row(side, role, player))
+        return self.info(game_id)
+
+    def add_entropy(self, game_id: str, actor: Actor, text: str) -> None:
+        """A seated player's contribution to the dice seed; only before the game starts."""
+        row = self._row(game_id)
+        if not any(actor.holds(s) for s in self.store.seats(game_id)):
+            raise PermissionDenied("only seated players may add dice entropy")
+        if row["status"] != "setup":
+            raise InvalidOperation("entropy can be added only before the game starts")
+        if not text.strip():
+            raise InvalidOperation("empty entropy")
+        self.store.add_entropy(game_id, actor.label, text)
+
+    def start(self, game_id: str, by: Actor, *, deadline_seconds: float | None = None,
+              reminders: Sequence[float] = (0.5, 0.9)) -> GameInfo:
+        row = self._row(game_id)
+        seats = self.store.seats(game_id)
+        self._require_gm(seats, by, "start the game")
+        if row["status"] != "setup":
+            raise InvalidOperation(f"the game is already {row['status']}")
+        rules = self._rules_for(row)
+        missing = [side for side in rules.sides
+                   if not any(s["side"] == side and s["role"] == "player" for s in seats)]
+        if missing:
+            raise InvalidOperation(f"no player seated for {', '.join(missing)}")
+        state = rules.setup(row["scenario"], json.loads(row["options"]))
+        now = self.clock()
+        fields: dict[str, Any] = {"status": "active", "state_hash": state.state_hash(),
+                                  "to_act": rules.acting_side(state)}
+        if deadline_seconds:
+            fields.update(deadlines.settings(deadline_seconds, reminders))
+            fields.update(deadlines.reset(rules.acting_side(state), deadline_seconds, now))
+        self.store.update_game(game_id, fields, expected_seq=0,
+                               snapshot=Snapshot(0, state.to_bytes(), state.state_hash()))
+        return self.info(game_id)
+
+    def set_deadline(self, game_id: str, by: Actor, seconds: float | None,
+                     reminders: Sequence[float] = (0.5, 0.9)) -> GameInfo:
+        with self._lock(game_id):
+            ctx = self._load(game_id)
+            self._require_gm(ctx.seats, by, "set deadlines")
+            fields = deadlines.settings(seconds, reminders)
+            side = ctx.game.acting_side(ctx.state)
+            fields.update(deadlines.reset(side, seconds, self.clock()))
+            self.store.update_game(game_id, fields, expected_seq=ctx.head)
+        return self.info(game_id)
+
+    def info(self, game_id: str) -> GameInfo:
+        row = self._row(game_id)
+        return self._info(row, self.store.seats(game_id))
+
+    @staticmethod
+    def _info(row: Mapping[str, Any], seats: Sequence[Mapping[str, Any]]) -> GameInfo:
+        return GameInfo(
+            id=row["id"], game=row["game"], scenario=row["scenario"], status=row["status"],
+            to_act=row["to_act"], result=row["result"], commitment=row["commitment"],
+            pack_hash=row["pack_hash"],
+            seats=[SeatInfo(side=s["side"], role=s["role"], discord_id=s["discord_id"],
+                            email=s["email"]) for s in seats],
+            head_seq=row["head_seq"], branch=row["branch"], deadline_at=row["deadline_at"],
+            bindings=json.loads(row["bindings"] or "{}"))
+
+    def games_for(self, actor: Actor) -> list[GameInfo]:
+        rows = self.store.games_of(actor.discord_id, actor.email)
+        return [self._info(row, self.store.seats(row["id"])) for row in rows]
+
+    def view(self, game_id: str, actor: Actor, viewer: str | None = None) -> View:
+        """The view ``actor`` may have: their side's, the GM's, or the public one."""
+        ctx = self._load(game_id)
+        mine = [s for s in ctx.seats if actor.holds(s)]
+        allowed = {PUBLIC} | {s["side"] for s in mine if s["role"] == "player"}
+        if any(s["role"] == "gm" for s in mine):
+            allowed |= {GM, *ctx.game.sides}
+        wanted = viewer or next((v for v in (GM, *ctx.game.sides) if v in allowed), PUBLIC)
+        if wanted not in allowed:
+            raise PermissionDenied(f"you may not see the {wanted} view")
+        return ctx.game.view(ctx.state, wanted)
+
+    def reveal_seed(self, game_id: str, by: Actor) -> str:
+        """The server seed (hex): to a GM at any time, to anyone once the game is over."""
+        row = self._row(game_id)
+        if not row["seed_revealed"]:
+            self._require_gm(self.store.seats(game_id), by, "see the dice seed")
+        if row["server_seed"] is None:
+            raise InvalidOperation("this game's seed is not held here")
+        return bytes(row["server_seed"]).hex()
+
+    # ---- orders -------------------------------------------------------------------------
+
+    def submit(self, game_id: str, actor: Actor, text: str,
+               idempotency_key: str | None = None, side: str | None = None) -> SubmitResult:
+        """Apply the order lines in ``text`` for the actor's side (see the module notes)."""
+
+        def plan(ctx: Loaded) -> Plan | SubmitResult:
+            acting = self._side_for(ctx, actor, side)
+            if isinstance(acting, SubmitResult):
+                return acting
+            lines = order_lines(text)
+            if not lines:
+                return self._refused(game_id, "no order given", rule="notation", side=acting)
+            return self._lines_plan(ctx, actor.label, acting, lines)
+
+        return self._execute(game_id, plan, idempotency_key, actor.label)
+
+    async def submit_async(self, game_id: str, actor: Actor, text: str,
+                           idempotency_key: str | None = None,
+                           side: str | None = None) -> SubmitResult:
+        return await asyncio.to_thread(self.submit, game_id, actor, text, idempotency_key, side)
+
+    def _side_for(self, ctx: Loaded, actor: Actor, side: str | None) -> str | SubmitResult:
+        if ctx.row["status"] != "active":
+            return self._refused(ctx.id, f"the game is {ctx.row['status']}, not in play",
+                                 rule="status")
+        mine = [s for s in ctx.seats if actor.holds(s)]
+        if not mine:
+            return self._refused(ctx.id, f"you are not seated in game {ctx.id}",
+                                 rule="permission")
+        sides = [s["side"] for s in mine if s["role"] == "player"]
+        is_gm = any(s["role"] == "gm" for s in mine)
+        if side is not None:
+            if side not in ctx.game.sides:
+                return self._refused(ctx.id, f"unknown side {side!r}", rule="permission",
+                                     legal=list(ctx.game.sides))
+            if side in sides or is_gm:
+                return side
+            return self._refused(ctx.id, f"you hold no seat for {side}; you play "
+                                 + (", ".join(sides) or "no side"), rule="permission")
+        acting = ctx.game.acting_side(ctx.state)
+        if acting in sides:
+            return str(acting)
+        if sides:
+            return str(sides[0])
+        if acting is None:
+            return self._refused(ctx.id, "the game is over", rule="over")
+        return str(acting)
+
+    def _lines_plan(self, ctx: Loaded, actor: str, side: str, lines: Sequence[str],
+                    kind: str | None = None, payload: Mapping[str, Any] | None = None,
+                    notice: Sequence[Event] = ()) -> Plan | SubmitResult:
+        state = ctx.state
+        next_roll = int(ctx.row["next_roll"])
+        forced = json.loads(ctx.row["forced_dice"])
+        actions: list[NewAction] = []
+        states: list[GameState] = []
+        events: list[Event] = list(notice)
+        now = self.clock()
+        plan = Plan(actions=actions, states=states, events=events, fields={}, side=side)
+        for number, line in enumerate(lines, start=1):
+            before = state.pending
+            try:
+                dice = self._dice(ctx, next_roll, forced)
+                order = ctx.game.parse(line)
+                outcome = ctx.game.apply(state, side, order, dice)
+            except RuleError as error:
+                if not actions:
+                    return self._refused(ctx.id, str(error), rule=error.rule, legal=error.legal,
+                                         side=side, stopped_at=number)
+                plan.status, plan.stopped_at = "partial", number
+                plan.error, plan.error_rule, plan.legal = str(error), error.rule, error.legal
+                break
+            forced = forced[dice.used:]
+            next_roll += len(outcome.rolls)
+            answered = (before is not None and before.side == side
+                        and not isinstance(order, SetStanding))
+            row_events = [*(notice if number == 1 else ()), *outcome.events]
+            actions.append(NewAction(
+                seq=ctx.head + number, branch=int(ctx.row["branch"]), actor=actor,
+                kind=kind or ("decision" if answered else "order"), side=side,
+                text=ctx.game.format(order), order_json=order.model_dump(mode="json"),
+                payload=dict(payload) if payload else None,
+                rolls=rolls_to_json(outcome.rolls, dice.forced_positions),
+                events=events_to_json(row_events), applied=outcome.applied,
+                next_roll=next_roll, state_hash=outcome.state.state_hash(), created=now))
+            states.append(outcome.state)
+            events.extend(outcome.events)
+            state = outcome.state
+            if state.pending is not None and number < len(lines):
+                plan.status, plan.stopped_at = "partial", number + 1
+                plan.error = (f"stopped before line {number + 1}: "
+                              f"{state.pending.side} must decide first")
+                break
+        plan.fields = {"next_roll": next_roll, "forced_dice": json.dumps(forced)}
+        return plan
+
+    def _dice(self, ctx: Loaded, start: int, forced: Sequence[Mapping[str, Any]]) -> ForcingDice:
+        if ctx.row["server_seed"] is None:
+            raise RuleError("dice", "this game holds no dice seed (an archived import)")
+        entropy = [e["text"] for e in self.store.entropy(ctx.id)]
+        seed = effective_seed(bytes(ctx.row["server_seed"]), entropy)
+        inner = self.dice_factory(seed, str(ctx.row["dice_id"]), int(ctx.row["branch"]), start)
+        return ForcingDice(inner, forced)
+
+    # ---- GM override ---------------------------------------------------------------------
+
+    def override(self, game_id: str, gm: Actor, op: Override | Mapping[str, Any],
+                 reason: str, idempotency_key: str | None = None) -> SubmitResult:
+        """Apply a typed GM operation (see :mod:`bot.overrides`), logged with its reason."""
+
+        def plan(ctx: Loaded) -> Plan | SubmitResult:
+            denied = self._gm_refusal(ctx, gm, "override")
+            if denied is not None:
+                return denied
+            if not reason.strip():
+                return self._refused(game_id, "an override needs a reason", rule="override")
+            try:
+                typed = parse_override(op)
+            except RuleError as error:
+                return self._refused(game_id, str(error), rule=error.rule)
+            forced = json.loads(ctx.row["forced_dice"])
+            next_roll = int(ctx.row["next_roll"])
+            dice = self._dice(ctx, next_roll, forced)
+            try:
+                done = apply_override(ctx.game, ctx.state, typed, reason, dice)
+            except RuleError as error:
+                return self._refused(game_id, str(error), rule=error.rule, legal=error.legal)
+            forced = forced[dice.used:]
+            if isinstance(typed, ForceDice):
+                forced += [{"value": v, "reason": reason} for v in typed.values]
+            next_roll += len(done.rolls)
+            action = NewAction(
+                seq=ctx.head + 1, branch=int(ctx.row["branch"]), actor=gm.label,
+                kind="gm-override", side=done.side, text=None,
+                payload={"op": typed.model_dump(mode="json"), "reason": reason},
+                rolls=rolls_to_json(done.rolls, dice.forced_positions),
+                events=events_to_json(done.events), applied=done.applied,
+                next_roll=next_roll, state_hash=done.state.state_hash(), created=self.clock())
+            return Plan(actions=[action], states=[done.state], events=done.events,
+                        fields={"next_roll": next_roll, "forced_dice": json.dumps(forced)},
+                        side=done.side)
+
+        return self._execute(game_id, plan, idempotency_key, gm.label)
+
+    # ---- rollback, roll-forward, undo ----------------------------------------------------
+
+    def rollback_preview(self, game_id: str, gm: Actor, to_seq: int) -> RollbackPreview:
+        ctx = self._load(game_id)
+        self._require_gm(ctx.seats, gm, "roll back")
+        target, reverted = self._rollback_target(ctx, to_seq)
+        rolls = sum(len(json.loads(r["rolls"])) for r in reverted)
+        return RollbackPreview(
+            to_seq=to_seq,
+            reverted=[f"{r['seq']} {r['kind']} {r['side'] or ''} {r['text'] or ''}".strip()
+                      for r in reverted],
+            changes=state_diff(ctx.state.model_dump(mode="json"),
+                               target.model_dump(mode="json")),
+            rolls_discarded=rolls)
+
+    def rollback(self, game_id: str, gm: Actor, to_seq: int, reason: str) -> SubmitResult:
+        """Return the game to its state after action ``to_seq`` (0: the start)."""
+
+        def plan(ctx: Loaded) -> Plan | SubmitResult:
+            denied = self._gm_refusal(ctx, gm, "roll back")
+            if denied is not None:
+                return denied
+            if not reason.strip():
+                return self._refused(game_id, "a rollback needs a reason", rule="rollback")
+            try:
+                target, reverted = self._rollback_target(ctx, to_seq)
+            except ServiceError as error:
+                return self._refused(game_id, str(error), rule="rollback")
+            notice = Event(kind="rollback", audience=PUBLIC,
+                           text=f"The GM rolled the game back to action {to_seq} "
+                                f"({len(reverted)} action(s) reverted) — reason: {reason}")
+            return self._rollback_plan(ctx, gm.label, to_seq, target, reverted, notice,
+                                       {"to_seq": to_seq, "reason": reason, "undo": False})
+
+        return self._execute(game_id, plan, None, gm.label)
+
+    def _rollback_target(self, ctx: Loaded, to_seq: int
+                         ) -> tuple[GameState, list[dict[str, Any]]]:
+        if to_seq < 0 or to_seq >= ctx.head:
+            raise InvalidOperation(f"roll back to an action between 0 and {ctx.head - 1}")
+        if to_seq > 0:
+            row = self.store.action(ctx.id, to_seq)
+            if row is None or row["reverted_by"] is not None:
+                raise InvalidOperation(f"action {to_seq} is not part of the current game")
+        reverted = self.store.actions(ctx.id, active_only=True, after=to_seq)
+        if not reverted:
+            raise InvalidOperation("nothing to roll back")
+        return self._state_at(ctx, to_seq), reverted
+
+    def _state_at(self, ctx: Loaded, seq: int) -> GameState:
+        snapshot = self.store.latest_snapshot(ctx.id, upto=seq)
+        if snapshot is None:
+            raise ServiceError(f"game {ctx.id} has no starting snapshot")
+        state = ctx.game.load_state(snapshot.state)
+        rows = self.store.actions(ctx.id, active_only=True, after=snapshot.seq, upto=seq)
+        try:
+            return replay_chain(ctx.game, state, rows)
+        except ReplayError as error:
+            raise ServiceError(f"the stored history of {ctx.id} does not replay: {error}"
+                               ) from error
+
+    def _rollback_plan(self, ctx: Loaded, actor: str, to_seq: int, target: GameState,
+                       reverted: Sequence[Mapping[str, Any]], notice: Event,
+                       payload: dict[str, Any]) -> Plan:
+        anchor = self.store.action(ctx.id, to_seq) if to_seq else None
+        next_roll = int(anchor["next_roll"]) if anchor else 0
+        kept = self.store.actions(ctx.id, active_only=True, upto=to_seq)
+        branch = int(ctx.row["branch"]) + 1
+        action = NewAction(
+            seq=ctx.head + 1, branch=branch, actor=actor, kind="rollback",
+            payload={**payload, "reverted": [int(r["seq"]) for r in reverted]},
+            events=events_to_json([notice]), next_roll=next_roll,
+            state_hash=target.state_hash(), created=self.clock())
+        return Plan(actions=[action], states=[target], events=[notice],
+                    fields={"branch": branch, "next_roll": next_roll,
+                            "forced_dice": json.dumps(forced_queue(kept))},
+                    revert_after=to_seq, force_snapshot=True)
+
+    def roll_forward(self, game_id: str, gm: Actor, rollback_seq: int | None = None
+                     ) -> RollForwardReport:
+        """Re-apply, one by one, the orders a rollback reverted, while they stay legal."""
+        ctx = self._load(game_id)
+        self._require_gm(ctx.seats, gm, "roll forward")
+        if rollback_seq is None:
+            rows = [r for r in self.store.actions(game_id, active_only=True)
+                    if r["kind"] == "rollback" and not json.loads(r["payload"]).get("undo")]
+            if not rows:
+                raise InvalidOperation("no rollback to roll forward from")
+            rollback_seq = int(rows[-1]["seq"])
+        anchor = self.store.action(game_id, rollback_seq)
+        if anchor is None or anchor["kind"] != "rollback":
+            raise InvalidOperation(f"action {rollback_seq} is not a rollback")
+        undone = [r for r in self.store.actions(game_id, after=0, upto=rollback_seq)
+                  if r["reverted_by"] == rollback_seq]
+        report = RollForwardReport(rollback_seq=rollback_seq, reapplied=[], skipped=[])
+        for row in undone:
+            label = f"{row['seq']} {row['kind']} {row['side'] or ''} {row['text'] or ''}".strip()
+            if row["kind"] not in ("order", "decision", "system") or not row["text"]:
+                report.skipped.append(label)
+                continue
+            result = self._reapply(game_id, row, gm)
+            report.results.append(result)
+            if not result.ok:
+                report.stopped_at, report.error = int(row["seq"]), result.error
+                break
+            report.reapplied.append(label)
+        return report
+
+    def _reapply(self, game_id: str, row: Mapping[str, Any], gm: Actor) -> SubmitResult:
+        def plan(ctx: Loaded) -> Plan | SubmitResult:
+            return self._lines_plan(ctx, str(row["actor"]), str(row["side"]), [str(row["text"])],
+                                    kind=str(row["kind"]),
+                                    payload={"reapplied": int(row["seq"]), "by": gm.label})
+
+        return self._execute(game_id, plan, None, gm.label)
+
+    def undo(self, game_id: str, actor: Actor) -> SubmitResult:
+        """Take back one's own last order, if it revealed nothing (see ``undo_refusal``)."""
+
+        def plan(ctx: Loaded) -> Plan | SubmitResult:
+            mine = {s["side"] for s in ctx.seats if actor.holds(s) and s["role"] == "player"}
+            if not mine:
+                return self._refused(game_id, f"you play no side in game {game_id}",
+                                     rule="permission")
+            active = self.store.actions(game_id, active_only=True)
+            if not active:
+                return self._refused(game_id, "there is nothing to undo", rule="undo")
+            last = active[-1]
+            problem = undo_refusal(ctx.game, last, mine, ctx.state)
+            if problem is not None:
+                return self._refused(game_id, f"cannot undo: {problem}", rule="undo")
+            to_seq = int(active[-2]["seq"]) if len(active) > 1 else 0
+            target = self._state_at(ctx, to_seq)
+            notice = Event(kind="undo", audience=PUBLIC,
+                           text=f"{last['side']} takes back: {last['text']}")
+            return self._rollback_plan(ctx, actor.label, to_seq, target, [last], notice,
+                                       {"to_seq": to_seq, "reason": "undone by its player",
+                                        "undo": True})
+
+        return self._execute(game_id, plan, None, actor.label)
+
+    # ---- deadlines -------------------------------------------------------------------------
+
+    def tick(self, now: float | None = None) -> list[deadlines.Notice]:
+        """Send due reminders and act on expired deadlines; call it every minute or so.
+
+        After an outage (no tick for ``outage_after`` seconds), deadlines that expired while
+        the service was down are extended instead of being executed in a burst.
+        """
+        now = self.clock() if now is None else now
+        last = self.store.get_meta("last_tick")
+        outage = last is not None and now - float(last) > self.outage_after
+        notices: list[deadlines.Notice] = []
+        for row in self.store.games_with_deadlines():
+            gid = str(row["id"])
+            if row["deadline_at"] <= now:
+                if outage:
+                    notices.append(self._extend_deadline(gid, now))
+                else:
+                    notices.extend(self._expire(gid, now))
+            else:
+                notices.extend(self._reminders(row, now))
+        self.store.set_meta("last_tick", repr(now))
+        return notices
+
+    def _reminders(self, row: Mapping[str, Any], now: float) -> list[deadlines.Notice]:
+        due, sent = deadlines.due_reminders(row, now)
+        if due:
+            try:
+                self.store.update_game(str(row["id"]), {"reminders_sent": json.dumps(sent)},
+                                       expected_seq=int(row["head_seq"]))
+            except SequenceConflict:
+                return []  # the game moved on meanwhile; its deadline was reset
+        return due
+
+    def _extend_deadline(self, game_id: str, now: float) -> deadlines.Notice:
+        with self._lock(game_id):
+            row = self._row(game_id)
+            fields, notice = deadlines.extend_after_outage(row, now)
+            self.store.update_game(game_id, fields, expected_seq=int(row["head_seq"]))
+            self._cache.pop(game_id, None)
+            return notice
+
+    def _expire(self, game_id: str, now: float) -> list[deadlines.Notice]:
+        outcome: list[deadlines.Notice] = []
+
+        def plan(ctx: Loaded) -> Plan | SubmitResult:
+            side = ctx.row["deadline_side"]
+            if side is None or ctx.game.acting_side(ctx.state) != side:
+                return self._refused(game_id, "the deadline no longer applies", rule="deadline")
+            text = deadlines.default_order(ctx.game, ctx.state, side)
+            if text is None:
+                fields = {"deadline_at": None}
+                self.store.update_game(game_id, fields, expected_seq=ctx.head)
+                outcome.append(deadlines.Notice(
+                    game_id=game_id, audience=GM, kind="no-default",
+                    text=f"{side}'s deadline passed and the rules give no default order; "
+                         "the GM must act"))
+                return self._refused(game_id, "no default order", rule="deadline")
+            notice = Event(kind="deadline", audience=PUBLIC,
+                           text=f"{side}'s deadline passed: Umpire plays {text}")
+            return self._lines_plan(ctx, SYSTEM_ACTOR, str(side), [text], kind="system",
+                                    payload={"deadline": True}, notice=[notice])
+
+        result = self._execute(game_id, plan, None, SYSTEM_ACTOR)
+        if result.ok:
+            outcome.append(deadlines.Notice(game_id=game_id, audience=PUBLIC, kind="expired",
+                                            text=result.messages[PUBLIC].lines[0]
+                                            if result.messages else "deadline expired"))
+        return outcome
+
+    # ---- the core: load, plan, commit ---------------------------------------------------
+
+    def _execute(self, game_id: str, make_plan: Callable[[Loaded], Plan | SubmitResult],
+                 key: str | None, actor: str) -> SubmitResult:
+        try:
+            with self._lock(game_id):
+                for _attempt in range(MAX_ATTEMPTS):
+                    if key is not None:
+                        first = self.store.idempotent_result(game_id, key)
+                        if first is not None:
+                            return self._replayed(first)
+                    ctx = self._load(game_id)
+                    planned = make_plan(ctx)
+                    if isinstance(planned, SubmitResult):
+                        return planned
+                    result = self._result(ctx, planned)
+                    fields = self._fields(ctx, planned)
+                    snapshots = self._snapshots(ctx, planned)
+                    idem = (key, actor, result.model_dump_json()) if key is not None else None
+                    try:
+                        self.store.append(
+                            game_id, ctx.head, planned.actions, fields, snapshots,
+                            revert_after=(None if planned.revert_after is None else
+                                          (planned.revert_after, planned.actions[0].seq)),
+                            idempotency=idem)
+                    except SequenceConflict:
+                        self._cache.pop(game_id, None)
+                        continue
+                    except DuplicateKey as duplicate:
+                        return self._replayed(duplicate.result)
+                    last = snapshots[-1].seq if snapshots else ctx.last_snapshot
+                    self._cache[game_id] = _Cached(planned.actions[-1].seq, planned.states[-1],
+                                                   last)
+                    return result
+            return self._refused(game_id, "the game is busy; try again", rule="busy")
+        except ServiceError as error:
+            return self._refused(game_id, str(error), rule="service")
+
+    @staticmethod
+    def _replayed(stored: str) -> SubmitResult:
+        return SubmitResult.model_validate_json(stored).model_copy(update={"duplicate": True})
+
+    def _result(self, ctx: Loaded, plan: Plan) -> SubmitResult:
+        state = plan.states[-1]
+        game = ctx.game
+        views = {viewer: game.view(state, viewer) for viewer in audiences(game.sides)}
+        boards = {viewer: game.board_text(view) for viewer, view in views.items()}
+        return SubmitResult(
+            status=plan.status, game_id=ctx.id, side=plan.side,
+            seqs=[a.seq for a in plan.actions],
+            applied=[text for a in plan.actions for text in (a.applied or [a.text or a.kind])],
+            error=plan.error, error_rule=plan.error_rule, legal=plan.legal,
+            stopped_at=plan.stopped_at, to_act=game.acting_side(state),
+            pending_side=state.pending.side if state.pending else None,
+            messages=build_messages(views, plan.events, boards))
+
+    def _fields(self, ctx: Loaded, plan: Plan) -> dict[str, Any]:
+        state = plan.states[-1]
+        acting = ctx.game.acting_side(state)
+        fields: dict[str, Any] = {**plan.fields, "state_hash": state.state_hash(),
+                                  "to_act": acting, "result": state.result}
+        if state.result is not None:
+            fields.update({"status": "finished", "seed_revealed": 1, "deadline_at": None})
+        elif ctx.row["status"] == "finished":
+            fields.update({"status": "active", "seed_revealed": 0})
+        seconds = ctx.row["deadline_seconds"]
+        if seconds and state.result is None:
+            before = (ctx.row["deadline_side"], ctx.state.pending is not None)
+            if (acting, state.pending is not None) != before or plan.revert_after is not None:
+                fields.update(deadlines.reset(acting, float(seconds), self.clock()))
+        return fields
+
+    def _snapshots(self, ctx: Loaded, plan: Plan) -> list[Snapshot]:
+        out: list[Snapshot] = []
+        last = ctx.last_snapshot
+        before = ctx.state
+        for action, state in zip(plan.actions, plan.states, strict=True):
+            side_changed = ctx.game.acting_side(before) != ctx.game.acting_side(state)
+            if plan.force_snapshot or side_changed or action.seq - last >= self.snapshot_every:
+                out.append(Snapshot(action.seq, state.to_bytes(), action.state_hash))
+                last = action.seq
+            before = state
+        return out
+
+    def _load(self, game_id: str) -> Loaded:
+        row = self._row(game_id)
+        game = self._rules_for(row)
+        seats = self.store.seats(game_id)
+        head = int(row["head_seq"])
+        cached = self._cache.get(game_id)
+        if cached is not None and cached.head == head:
+            return Loaded(row, game, cached.state, head, seats, cached.last_snapshot)
+        snapshot = self.store.latest_snapshot(game_id)
+        if snapshot is None:
+            state = game.setup(row["scenario"], json.loads(row["options"]))
+            return Loaded(row, game, state, head, seats, 0)
+        state = game.load_state(snapshot.state)
+        rows = self.store.actions(game_id, active_only=True, after=snapshot.seq)
+        try:
+            state = replay_chain(game, state, rows)
+        except ReplayError as error:
+            raise ServiceError(f"the stored history of {game_id} does not replay: {error}"
+                               ) from error
+        if row["state_hash"] and state.state_hash() != row["state_hash"]:
+            raise ServiceError(f"game {game_id}: the rebuilt state does not match the store")
+        self._cache[game_id] = _Cached(head, state, snapshot.seq)
+        return Loaded(row, game, state, head, seats, snapshot.seq)
+
+    def load_state(self, game_id: str) -> GameState:
+        """The current state, rebuilt from the nearest snapshot plus the active tail."""
+        self._cache.pop(game_id, None)
+        return self._load(game_id).state
+
+    def _row(self, game_id: str) -> dict[str, Any]:
+        row = self.store.game(game_id)
+        if row is None:
+            raise NotFound(f"no game {game_id!r}")
+        return row
+
+    def _rules_for(self, row: Mapping[str, Any]) -> Game[Any]:
+        game = self._load_rules(str(row["game"]), row["pack_path"])
+        if row["pack_path"] and row["pack_hash"] != pack_hash(Path(row["pack_path"])):
+            raise ServiceError(f"the data pack {row['pack_path']} changed since game "
+                               f"{row['id']} was created; restore it or import the game anew")
+        return game
+
+    def _load_rules(self, name: str, pack: str | None) -> Game[Any]:
+        key = (name, pack)
+        if key not in self._rules:
+            self._rules[key] = load_game(name, Path(pack) if pack else None)
+        return self._rules[key]
+
+    def _lock(self, game_id: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._locks.setdefault(game_id, threading.Lock())
+
+    @staticmethod
+    def _require_gm(seats: Sequence[Mapping[str, Any]], actor: Actor, what: str) -> None:
+        if not any(actor.holds(s) and s["role"] == "gm" for s in seats):
+            raise PermissionDenied(f"only the game's GM may {what}")
+
+    def _gm_refusal(self, ctx: Loaded, actor: Actor, what: str) -> SubmitResult | None:
+        try:
+            self._require_gm(ctx.seats, actor, what)
+        except PermissionDenied as error:
+            return self._refused(ctx.id, str(error), rule="permission")
+        return None
+
+    @staticmethod
+    def _refused(game_id: str, message: str, *, rule: str, legal: Sequence[str] = (),
+                 side: str | None = None, stopped_at: int | None = None) -> SubmitResult:
+        return SubmitResult(status="refused", game_id=game_id, error=message, error_rule=rule,
+                            legal=list(legal), side=side, stopped_at=stopped_at)
+
+
+def forced_queue(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The GM's forced dice still unused after ``rows`` (active actions, in order)."""
+    declared: list[dict[str, Any]] = []
+    used = 0
+    for row in rows:
+        for roll in json.loads(row["rolls"]):
+            used += len(roll.get("forced", []))
+        if row["kind"] == "gm-override":
+            payload = json.loads(row["payload"])
+            if payload["op"]["op"] == "force-dice":
+                declared += [{"value": v, "reason": payload["reason"]}
+                             for v in payload["op"]["values"]]
+    return declared[used:]
+
+
+def undo_refusal(game: Game[Any], last: Mapping[str, Any], sides: set[str],
+                 state: GameState) -> str | None:
+    """Why the player may not take back ``last`` (the game's last active action), or None.
+
+    An order may be taken back only when all of these hold:
+
+    1. it is an order (not a decision answer, override, rollback or system action), given
+       for a side the player holds, and it is the last action of the game — so the other
+       side has not acted since;
+    2. it rolled no dice;
+    3. nobody else answered anything: no standing order fired and no decision is now
+       owed by another side;
+    4. it told nobody anything private: every event is public or for the player's own
+       side (nothing for the other side, nothing GM-only);
+    5. the game, if it implements ``undo_reveals(events) -> list[str]``, finds nothing in
+       the public events that discloses hidden information (a spotted unit, a mine).
+    """
+    if last["kind"] != "order" or last["side"] not in sides:
+        return "your last order is not the game's last action"
+    if json.loads(last["rolls"]):
+        return "dice were rolled"
+    if len(json.loads(last["applied"])) > 1:
+        return "a standing order answered it"
+    if state.pending is not None and state.pending.side not in sides:
+        return "the other side now owes a decision"
+    events = [Event.model_validate(e) for e in json.loads(last["events"])]
+    if any(e.audience not in (PUBLIC, last["side"]) for e in events):
+        return "it revealed information"
+    hook = getattr(game, "undo_reveals", None)
+    if callable(hook):
+        reasons = hook([e for e in events if e.audience == PUBLIC])
+        if reasons:
+            return "it revealed " + "; ".join(reasons)
+    return None
+
+
+def state_diff(before: Any, after: Any, path: str = "", limit: int = 40) -> list[str]:
+    """A short human summary of how ``after`` differs from ``before`` (JSON data)."""
+    out: list[str] = []
+
+    def walk(a: Any, b: Any, where: str) -> None:
+        if len(out) >= limit or a == b:
+            return
+        if isinstance(a, dict) and isinstance(b, dict):
+            for key in sorted(set(a) | set(b), key=str):
+                walk(a.get(key), b.get(key), f"{where}.{key}" if where else str(key))
+        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            for index, (x, y) in enumerate(zip(a, b, strict=True)):
+                walk(x, y, f"{where}[{index}]")
+        else:
+            out.append(f"{where or 'state'}: {_short_json(a)} -> {_short_json(b)}")
+
+    walk(before, after, path)
+    if len(out) >= limit:
+        out.append("…")
+    return out
+
+
+def _short_json(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."

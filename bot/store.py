@@ -1,0 +1,428 @@
+"""Umpire's storage: one SQLite file through sqlite-utils.
+
+* WAL journal, a busy timeout, foreign keys on, ``synchronous=FULL`` by default (an
+  acknowledged order survives a crash of the process or of the machine).
+* Versioned migrations applied when a :class:`Store` opens the file.
+* The action log is append-only: triggers refuse ``DELETE`` and every ``UPDATE`` except
+  setting ``reverted_by`` once (a rollback marks actions reverted, it never removes them).
+* :meth:`Store.append` writes one submitted action (one or more action rows, snapshots,
+  the game row, the idempotency key) in ONE ``BEGIN IMMEDIATE`` transaction after checking
+  the sequence number the caller computed against: two processes sharing the file cannot
+  both apply an action on the same game position.
+
+Each thread gets its own connection (the service runs adjudication in worker threads);
+the file is the only shared thing, so separate processes behave exactly like threads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from sqlite_utils import Database
+
+#: Environment variable naming the database file.
+DB_ENV = "UMPIRE_DB"
+#: Seconds a connection waits for another writer before giving up.
+BUSY_TIMEOUT_S = 15.0
+ACTION_KINDS = ("order", "decision", "gm-override", "rollback", "system")
+
+
+def default_db_path(explicit: str | Path | None = None) -> Path:
+    """``--db PATH`` if given, else ``$UMPIRE_DB``, else ``umpire.db`` in the user data dir."""
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ.get(DB_ENV)
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_data_dir("umpire", appauthor=False)) / "umpire.db"
+
+
+def dumps(data: Any) -> str:
+    """Stable JSON text for stored columns."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class StoreError(Exception):
+    """A storage problem worth telling the caller about."""
+
+
+class SequenceConflict(StoreError):
+    """The game moved on since the caller loaded it (another thread or process wrote)."""
+
+
+class DuplicateKey(StoreError):
+    """The idempotency key was already used on this game; ``result`` is the first result."""
+
+    def __init__(self, result: str) -> None:
+        super().__init__("idempotency key already used")
+        self.result = result
+
+
+# ---- migrations ------------------------------------------------------------------------
+
+def _migration_1(db: Database) -> None:
+    db.table("games").create(
+        {
+            "id": str, "game": str, "scenario": str, "options": str,
+            "pack_path": str, "pack_hash": str, "status": str, "created": float,
+            "created_by": str, "bindings": str, "dice_id": str, "server_seed": bytes,
+            "commitment": str, "seed_revealed": int, "branch": int, "head_seq": int,
+            "next_roll": int, "forced_dice": str, "state_hash": str, "to_act": str,
+            "result": str, "deadline_seconds": float, "reminder_fractions": str,
+            "deadline_side": str, "deadline_start": float, "deadline_at": float,
+            "reminders_sent": str,
+        },
+        pk="id",
+        not_null=["game", "status", "created", "dice_id", "commitment", "branch",
+                  "head_seq", "next_roll", "options", "bindings", "forced_dice"],
+        defaults={"options": "{}", "bindings": "{}", "forced_dice": "[]", "branch": 0,
+                  "head_seq": 0, "next_roll": 0, "seed_revealed": 0,
+                  "reminder_fractions": "[]", "reminders_sent": "[]"},
+    )
+    db.table("seats").create(
+        {"id": int, "game_id": str, "side": str, "role": str, "discord_id": str,
+         "email": str, "password_hash": str, "created": float},
+        pk="id", not_null=["game_id", "role", "created"],
+        foreign_keys=[("game_id", "games", "id")],
+    )
+    db.table("entropy").create(
+        {"id": int, "game_id": str, "actor": str, "text": str, "created": float},
+        pk="id", not_null=["game_id", "actor", "text", "created"],
+        foreign_keys=[("game_id", "games", "id")],
+    )
+    db.table("actions").create(
+        {"game_id": str, "seq": int, "branch": int, "actor": str, "side": str, "kind": str,
+         "text": str, "order_json": str, "payload": str, "rolls": str, "events": str,
+         "applied": str, "next_roll": int, "state_hash": str, "created": float,
+         "reverted_by": int},
+        pk=("game_id", "seq"),
+        not_null=["branch", "actor", "kind", "rolls", "events", "applied", "next_roll",
+                  "state_hash", "created"],
+        foreign_keys=[("game_id", "games", "id")],
+    )
+    db.table("snapshots").create(
+        {"game_id": str, "seq": int, "state": bytes, "state_hash": str, "created": float},
+        pk=("game_id", "seq"), not_null=["state", "state_hash", "created"],
+        foreign_keys=[("game_id", "games", "id")],
+    )
+    db.table("idempotency").create(
+        {"game_id": str, "key": str, "actor": str, "result": str, "created": float},
+        pk=("game_id", "key"), not_null=["actor", "result", "created"],
+        foreign_keys=[("game_id", "games", "id")],
+    )
+    db.table("meta").create({"key": str, "value": str}, pk="key")
+    db.table("seats").create_index(["game_id"])
+    db.table("seats").create_index(["discord_id"])
+    db.table("seats").create_index(["email"])
+    db.executescript(
+        f"""
+        CREATE TRIGGER actions_kind_check BEFORE INSERT ON actions
+        WHEN NEW.kind NOT IN ({", ".join(repr(k) for k in ACTION_KINDS)})
+        BEGIN SELECT RAISE(ABORT, 'unknown action kind'); END;
+        CREATE TRIGGER actions_no_delete BEFORE DELETE ON actions
+        BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END;
+        CREATE TRIGGER actions_only_revert BEFORE UPDATE ON actions
+        WHEN OLD.reverted_by IS NOT NULL OR NEW.reverted_by IS NULL
+          OR NEW.game_id IS NOT OLD.game_id OR NEW.seq IS NOT OLD.seq
+          OR NEW.branch IS NOT OLD.branch OR NEW.actor IS NOT OLD.actor
+          OR NEW.side IS NOT OLD.side OR NEW.kind IS NOT OLD.kind
+          OR NEW.text IS NOT OLD.text OR NEW.order_json IS NOT OLD.order_json
+          OR NEW.payload IS NOT OLD.payload OR NEW.rolls IS NOT OLD.rolls
+          OR NEW.events IS NOT OLD.events OR NEW.applied IS NOT OLD.applied
+          OR NEW.next_roll IS NOT OLD.next_roll OR NEW.state_hash IS NOT OLD.state_hash
+          OR NEW.created IS NOT OLD.created
+        BEGIN SELECT RAISE(ABORT, 'actions are append-only: only reverted_by may be set'); END;
+        CREATE TRIGGER seats_role_check BEFORE INSERT ON seats
+        WHEN NEW.role NOT IN ('player', 'gm')
+        BEGIN SELECT RAISE(ABORT, 'a seat role is player or gm'); END;
+        """
+    )
+
+
+#: Ordered migrations; version N is ``MIGRATIONS[N - 1]``. Never edit a shipped one: append.
+MIGRATIONS: list[Callable[[Database], None]] = [_migration_1]
+
+
+@dataclass
+class NewAction:
+    """One action row to append (``seq`` is assigned by the caller, checked by the store)."""
+
+    seq: int
+    branch: int
+    actor: str
+    kind: str
+    state_hash: str
+    next_roll: int
+    created: float
+    side: str | None = None
+    text: str | None = None
+    order_json: Any = None
+    payload: Any = None
+    rolls: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    applied: list[str] = field(default_factory=list)
+
+    def row(self, game_id: str) -> dict[str, Any]:
+        return {
+            "game_id": game_id, "seq": self.seq, "branch": self.branch, "actor": self.actor,
+            "side": self.side, "kind": self.kind, "text": self.text,
+            "order_json": None if self.order_json is None else dumps(self.order_json),
+            "payload": None if self.payload is None else dumps(self.payload),
+            "rolls": dumps(self.rolls), "events": dumps(self.events),
+            "applied": dumps(self.applied), "next_roll": self.next_roll,
+            "state_hash": self.state_hash, "created": self.created, "reverted_by": None,
+        }
+
+
+@dataclass
+class Snapshot:
+    seq: int
+    state: bytes
+    state_hash: str
+
+
+class Store:
+    """The SQLite file. Thread-safe: one connection per thread, one transaction per write."""
+
+    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.synchronous = synchronous
+        self._local = threading.local()
+        self._all: list[Database] = []
+        self._all_lock = threading.Lock()
+        self.migrate()
+
+    # ---- connections ------------------------------------------------------------------
+
+    @property
+    def db(self) -> Database:
+        db: Database | None = getattr(self._local, "db", None)
+        if db is None:
+            conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S,
+                                   check_same_thread=False, isolation_level=None)
+            db = Database(conn)
+            db.enable_wal()
+            db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            db.execute("PRAGMA foreign_keys = ON")
+            db.execute(f"PRAGMA synchronous = {self.synchronous}")
+            self._local.db = db
+            with self._all_lock:
+                self._all.append(db)
+        return db
+
+    def close(self) -> None:
+        with self._all_lock:
+            for db in self._all:
+                db.close()
+            self._all.clear()
+        self._local = threading.local()
+
+    @contextmanager
+    def write(self) -> Iterator[Database]:
+        """One ``BEGIN IMMEDIATE`` transaction: all of it is committed, or none of it."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.rollback()
+            raise
+        db.execute("COMMIT")
+
+    def migrate(self) -> int:
+        """Apply pending migrations; returns the schema version."""
+        with self.write() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
+                       "(version INTEGER PRIMARY KEY, applied REAL NOT NULL)")
+            done = {row["version"] for row in db.query("SELECT version FROM schema_migrations")}
+            for number, migration in enumerate(MIGRATIONS, start=1):
+                if number not in done:
+                    migration(db)
+                    db.table("schema_migrations").insert({"version": number,
+                                                    "applied": _now()})
+        return len(MIGRATIONS)
+
+    def schema_version(self) -> int:
+        row = next(self.db.query("SELECT max(version) AS v FROM schema_migrations"))
+        return int(row["v"] or 0)
+
+    def integrity_check(self) -> str:
+        row = next(self.db.query("PRAGMA integrity_check"))
+        return str(next(iter(row.values())))
+
+    # ---- games and seats --------------------------------------------------------------
+
+    def insert_game(self, row: Mapping[str, Any], seats: Sequence[Mapping[str, Any]] = (),
+                    snapshot: Snapshot | None = None) -> None:
+        with self.write() as db:
+            db.table("games").insert(dict(row))
+            for seat in seats:
+                db.table("seats").insert({**seat, "game_id": row["id"]})
+            if snapshot is not None:
+                self._insert_snapshot(db, str(row["id"]), snapshot)
+
+    def game(self, game_id: str) -> dict[str, Any] | None:
+        rows = list(self.db.query("SELECT * FROM games WHERE id = ?", [game_id]))
+        return rows[0] if rows else None
+
+    def head_seq(self, game_id: str) -> int | None:
+        rows = list(self.db.query("SELECT head_seq FROM games WHERE id = ?", [game_id]))
+        return int(rows[0]["head_seq"]) if rows else None
+
+    def update_game(self, game_id: str, fields: Mapping[str, Any],
+                    expected_seq: int | None = None, snapshot: Snapshot | None = None) -> None:
+        """Change game columns outside the action log (seating, start, deadlines)."""
+        with self.write() as db:
+            if expected_seq is not None:
+                self._check_seq(db, game_id, expected_seq)
+            db.table("games").update(game_id, dict(fields))
+            if snapshot is not None:
+                self._insert_snapshot(db, game_id, snapshot)
+
+    def add_seat(self, game_id: str, seat: Mapping[str, Any]) -> None:
+        with self.write() as db:
+            db.table("seats").insert({**seat, "game_id": game_id})
+
+    def seats(self, game_id: str) -> list[dict[str, Any]]:
+        return list(self.db.query("SELECT * FROM seats WHERE game_id = ? ORDER BY id",
+                                  [game_id]))
+
+    def games_of(self, discord_id: str | None, email: str | None) -> list[dict[str, Any]]:
+        return list(self.db.query(
+            "SELECT DISTINCT g.* FROM games g JOIN seats s ON s.game_id = g.id "
+            "WHERE (s.discord_id IS NOT NULL AND s.discord_id = ?) "
+            "OR (s.email IS NOT NULL AND lower(s.email) = lower(?)) ORDER BY g.created",
+            [discord_id, email]))
+
+    def games_with_deadlines(self) -> list[dict[str, Any]]:
+        return list(self.db.query(
+            "SELECT * FROM games WHERE status = 'active' AND deadline_at IS NOT NULL "
+            "ORDER BY deadline_at"))
+
+    def add_entropy(self, game_id: str, actor: str, text: str) -> None:
+        with self.write() as db:
+            db.table("entropy").insert({"game_id": game_id, "actor": actor, "text": text,
+                                  "created": _now()})
+
+    def entropy(self, game_id: str) -> list[dict[str, Any]]:
+        return list(self.db.query("SELECT actor, text FROM entropy WHERE game_id = ? "
+                                  "ORDER BY id", [game_id]))
+
+    # ---- the action log ---------------------------------------------------------------
+
+    def append(
+        self,
+        game_id: str,
+        expected_seq: int,
+        actions: Sequence[NewAction],
+        game_fields: Mapping[str, Any],
+        snapshots: Sequence[Snapshot] = (),
+        revert_after: tuple[int, int] | None = None,
+        idempotency: tuple[str, str, str] | None = None,
+    ) -> None:
+        """Append actions in one transaction, or raise and write nothing.
+
+        ``expected_seq`` is the head sequence the caller computed from; ``revert_after`` is
+        (seq, seq of the reverting action): every still-active action after ``seq`` is
+        marked reverted by it; ``idempotency`` is (key, actor, result).
+        """
+        with self.write() as db:
+            self._check_seq(db, game_id, expected_seq)
+            if idempotency is not None:
+                key, actor, result = idempotency
+                first = self._idempotent(db, game_id, key)
+                if first is not None:
+                    raise DuplicateKey(first)
+                db.table("idempotency").insert({"game_id": game_id, "key": key, "actor": actor,
+                                          "result": result, "created": _now()})
+            for action in actions:
+                db.table("actions").insert(action.row(game_id))
+            if revert_after is not None:
+                after, by = revert_after
+                db.execute("UPDATE actions SET reverted_by = ? WHERE game_id = ? AND seq > ?"
+                           " AND seq < ? AND reverted_by IS NULL", [by, game_id, after, by])
+            for snapshot in snapshots:
+                self._insert_snapshot(db, game_id, snapshot)
+            head = actions[-1].seq if actions else expected_seq
+            db.table("games").update(game_id, {**game_fields, "head_seq": head})
+
+    def _check_seq(self, db: Database, game_id: str, expected_seq: int) -> None:
+        rows = list(db.query("SELECT head_seq FROM games WHERE id = ?", [game_id]))
+        if not rows:
+            raise StoreError(f"no game {game_id!r}")
+        if int(rows[0]["head_seq"]) != expected_seq:
+            raise SequenceConflict(
+                f"game {game_id} is at action {rows[0]['head_seq']}, not {expected_seq}")
+
+    def _insert_snapshot(self, db: Database, game_id: str, snapshot: Snapshot) -> None:
+        db.table("snapshots").insert({"game_id": game_id, "seq": snapshot.seq,
+                                "state": snapshot.state, "state_hash": snapshot.state_hash,
+                                "created": _now()}, replace=True)
+
+    def _idempotent(self, db: Database, game_id: str, key: str) -> str | None:
+        rows = list(db.query("SELECT result FROM idempotency WHERE game_id = ? AND key = ?",
+                             [game_id, key]))
+        return str(rows[0]["result"]) if rows else None
+
+    def idempotent_result(self, game_id: str, key: str) -> str | None:
+        return self._idempotent(self.db, game_id, key)
+
+    def actions(self, game_id: str, *, active_only: bool = False, after: int = 0,
+                upto: int | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT * FROM actions WHERE game_id = ? AND seq > ?"
+        params: list[Any] = [game_id, after]
+        if upto is not None:
+            sql += " AND seq <= ?"
+            params.append(upto)
+        if active_only:
+            sql += " AND reverted_by IS NULL"
+        return list(self.db.query(sql + " ORDER BY seq", params))
+
+    def action(self, game_id: str, seq: int) -> dict[str, Any] | None:
+        rows = list(self.db.query("SELECT * FROM actions WHERE game_id = ? AND seq = ?",
+                                  [game_id, seq]))
+        return rows[0] if rows else None
+
+    def count_actions(self, game_id: str) -> int:
+        return self.db.table("actions").count_where("game_id = ?", [game_id])
+
+    def latest_snapshot(self, game_id: str, upto: int | None = None) -> Snapshot | None:
+        """The newest snapshot taken at an action that is still active (or at the start)."""
+        sql = ("SELECT s.seq, s.state, s.state_hash FROM snapshots s "
+               "LEFT JOIN actions a ON a.game_id = s.game_id AND a.seq = s.seq "
+               "WHERE s.game_id = ? AND (s.seq = 0 OR a.reverted_by IS NULL)")
+        params: list[Any] = [game_id]
+        if upto is not None:
+            sql += " AND s.seq <= ?"
+            params.append(upto)
+        rows = list(self.db.query(sql + " ORDER BY s.seq DESC LIMIT 1", params))
+        if not rows:
+            return None
+        row = rows[0]
+        return Snapshot(seq=int(row["seq"]), state=bytes(row["state"]),
+                        state_hash=str(row["state_hash"]))
+
+    # ---- service bookkeeping ----------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        rows = list(self.db.query("SELECT value FROM meta WHERE key = ?", [key]))
+        return str(rows[0]["value"]) if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.write() as db:
+            db.table("meta").upsert({"key": key, "value": value}, pk="key")
+
+
+def _now() -> float:
+    return time.time()

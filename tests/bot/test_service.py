@@ -1,0 +1,214 @@
+"""GameService: setup, orders, messages per audience, idempotency, overrides, rollback, undo."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from adjudicator.kernel.dice import CommittedDice, commitment, effective_seed
+from bot.service import (
+    Actor,
+    GameService,
+    InvalidOperation,
+    PermissionDenied,
+)
+from tests.bot.test_service_support import (
+    BLUE,
+    DUEL,
+    GM_ACTOR,
+    RED,
+    STRANGER,
+    make_service,
+    new_game,
+)
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> GameService:
+    return make_service(tmp_path / "umpire.db")
+
+
+def play(service: GameService, game_id: str, *moves: tuple[Actor, str]) -> None:
+    for actor, text in moves:
+        result = service.submit(game_id, actor, text)
+        assert result.status == "applied", (text, result.error)
+
+
+def to_attack(service: GameService, game_id: str) -> None:
+    """Red's r2 stands next to blue's b2; red is to act."""
+    play(service, game_id, (RED, "trap 1"), (RED, "move r2 3"), (BLUE, "pass"))
+
+
+# ---- setup --------------------------------------------------------------------------------
+
+def test_create_seat_start_and_list(service: GameService) -> None:
+    info = service.create_game(GM_ACTOR, DUEL)
+    assert info.status == "setup" and len(info.commitment) == 64
+    with pytest.raises(InvalidOperation, match="no player seated for red, blue"):
+        service.start(info.id, GM_ACTOR)
+    service.seat(info.id, GM_ACTOR, "red", RED)
+    service.seat(info.id, BLUE, "blue", BLUE)  # a player may take a free side himself
+    with pytest.raises(PermissionDenied, match="not free"):
+        service.seat(info.id, STRANGER, "blue", STRANGER)
+    with pytest.raises(PermissionDenied, match="GM"):
+        service.start(info.id, RED)
+    started = service.start(info.id, GM_ACTOR)
+    assert started.status == "active" and started.to_act == "red"
+    assert [g.id for g in service.games_for(BLUE)] == [info.id]
+    assert [g.id for g in service.games_for(Actor.mail("BLUE@example.org"))] == [info.id]
+    assert service.games_for(STRANGER) == []
+
+
+def test_unknown_game_and_scenario_are_clear(service: GameService) -> None:
+    with pytest.raises(InvalidOperation, match="unknown game 'chess'"):
+        service.create_game(GM_ACTOR, "chess")
+    with pytest.raises(InvalidOperation, match="unknown scenario 'huge'"):
+        service.create_game(GM_ACTOR, DUEL, "huge")
+
+
+def test_player_entropy_is_mixed_into_the_dice(tmp_path: Path) -> None:
+    seed = bytes(range(32))
+    service = make_service(tmp_path / "u.db", seed_source=lambda n: seed)
+    game_id = new_game(service, start=False)
+    service.add_entropy(game_id, RED, "red's lucky words")
+    with pytest.raises(PermissionDenied):
+        service.add_entropy(game_id, STRANGER, "noise")
+    service.start(game_id, GM_ACTOR)
+    with pytest.raises(InvalidOperation, match="before the game starts"):
+        service.add_entropy(game_id, BLUE, "late")
+    assert service.info(game_id).commitment == commitment(seed)
+    to_attack(service, game_id)
+    result = service.submit(game_id, RED, "attack r2 4")
+    stored = json.loads(service.store.action(game_id, result.seqs[0])["rolls"])  # type: ignore[index]
+    dice = CommittedDice(effective_seed(seed, ["red's lucky words"]), game_id, start_index=0)
+    assert stored[0]["values"] == list(dice.roll("red attack DR").values)
+
+
+# ---- orders and messages ------------------------------------------------------------------
+
+def test_messages_keep_the_trap_secret(service: GameService) -> None:
+    game_id = new_game(service)
+    result = service.submit(game_id, RED, "trap Mill")
+    assert result.status == "applied" and result.seqs == [1]
+    assert "red sets the trap in Mill" in result.messages["red"].lines
+    assert "red sets the trap in Mill" in result.messages["gm"].lines
+    for audience in ("public", "blue"):
+        message = result.messages[audience]
+        assert "Mill" not in " ".join(message.lines)
+        assert "[trap]" not in message.board
+        assert message.view is not None and message.view.model_dump().get("trap") is None
+    assert "[trap]" in result.messages["red"].board
+
+
+def test_decision_prompt_goes_to_the_deciding_side_only(tmp_path: Path) -> None:
+    service = make_service(tmp_path / "u.db")
+    game_id = new_game(service)
+    to_attack(service, game_id)
+    service.override(game_id, GM_ACTOR, {"op": "force-dice", "values": [6, 6]}, "test hit")
+    result = service.submit(game_id, RED, "attack r2 4")
+    assert result.pending_side == "blue"
+    assert result.messages["blue"].options[0].startswith("decide yield")
+    assert result.messages["public"].options == []
+    assert result.messages["red"].options == []
+    refused = service.submit(game_id, RED, "pass")
+    assert refused.status == "refused" and "waiting for blue" in str(refused.error)
+    answered = service.submit(game_id, BLUE, "decide yield")
+    assert answered.status == "applied"
+    assert service.store.action(game_id, answered.seqs[0])["kind"] == "decision"  # type: ignore[index]
+
+
+def test_multi_line_stops_at_the_first_error_keeping_what_was_applied(
+        service: GameService) -> None:
+    game_id = new_game(service)
+    result = service.submit(game_id, RED, "trap 1\nmove r1 5\nmove r2 3")
+    assert result.status == "partial" and result.stopped_at == 2
+    assert result.error_rule == "D2" and result.applied == ["trap 1"]
+    assert service.info(game_id).head_seq == 1
+
+
+def test_multi_line_stops_at_a_pending_decision(service: GameService) -> None:
+    game_id = new_game(service)
+    play(service, game_id, (RED, "trap 1"), (RED, "move r2 3"))
+    service.override(game_id, GM_ACTOR, {"op": "force-dice", "values": [6, 6]}, "test hit")
+    result = service.submit(game_id, BLUE, "attack b2 3\nmove b1 4", side="blue")
+    assert result.status == "partial" and result.stopped_at == 2
+    assert result.pending_side == "red" and len(result.seqs) == 1
+
+
+def test_idempotent_retry_returns_the_first_result(service: GameService) -> None:
+    game_id = new_game(service)
+    first = service.submit(game_id, RED, "trap 2", "msg-1")
+    again = service.submit(game_id, RED, "trap 2", "msg-1")
+    assert again.duplicate and not first.duplicate
+    assert again.seqs == first.seqs == [1]
+    assert again.messages["public"].lines == first.messages["public"].lines
+    assert service.store.count_actions(game_id) == 1
+
+
+def test_standing_orders_answer_at_once(service: GameService) -> None:
+    game_id = new_game(service)
+    play(service, game_id, (BLUE, "standing casualty yield-first"), (RED, "trap 1"),
+         (RED, "move r2 3"), (BLUE, "pass"))
+    service.override(game_id, GM_ACTOR, {"op": "force-dice", "values": [6, 6]}, "test hit")
+    result = service.submit(game_id, RED, "attack r2 4")
+    assert result.pending_side is None
+    assert result.applied == ["attack r2 4", "decide yield"]
+    assert "b2 retreats to Wood" in result.messages["public"].lines
+
+
+def test_gm_may_play_for_a_side(service: GameService) -> None:
+    game_id = new_game(service)
+    result = service.submit(game_id, GM_ACTOR, "trap 4")
+    assert result.status == "applied" and result.side == "red"
+    assert service.store.action(game_id, 1)["actor"] == "discord:100"  # type: ignore[index]
+
+
+def test_views_follow_seats(service: GameService) -> None:
+    game_id = new_game(service)
+    play(service, game_id, (RED, "trap 4"))
+    assert service.view(game_id, RED).model_dump()["trap"] == "4"
+    assert service.view(game_id, BLUE).model_dump()["trap"] is None
+    assert service.view(game_id, STRANGER).viewer == "public"
+    with pytest.raises(PermissionDenied):
+        service.view(game_id, BLUE, "red")
+    assert service.view(game_id, GM_ACTOR).viewer == "gm"
+
+
+def test_state_loads_from_snapshot_and_tail(tmp_path: Path) -> None:
+    service = make_service(tmp_path / "u.db", snapshot_every=3)
+    game_id = new_game(service)
+    play(service, game_id, (RED, "trap 1"), (RED, "standing casualty lose"),
+         (RED, "standing casualty off"), (RED, "standing casualty lose"), (RED, "pass"))
+    row = service.store.game(game_id)
+    assert row is not None
+    fresh = make_service(tmp_path / "u.db")
+    assert fresh.load_state(game_id).state_hash() == row["state_hash"]
+    seqs = [r["seq"] for r in service.store.db.query(
+        "SELECT seq FROM snapshots WHERE game_id = ? ORDER BY seq", [game_id])]
+    # the start, a change of side (trap placed: still red... pass: blue), every 3 actions
+    assert seqs == [0, 3, 5]
+
+
+def win_for_red(service: GameService, game_id: str) -> None:
+    to_attack(service, game_id)
+    for blue_move in (None, "move b1 4"):
+        if blue_move:
+            play(service, game_id, (BLUE, blue_move))
+        service.override(game_id, GM_ACTOR, {"op": "force-dice", "values": [6, 6]}, "test")
+        play(service, game_id, (RED, "attack r2 4"), (BLUE, "decide lose"))
+
+
+def test_finished_game_reveals_its_seed(tmp_path: Path) -> None:
+    service = make_service(tmp_path / "u.db", seed_source=lambda n: b"\x07" * n)
+    game_id = new_game(service)
+    with pytest.raises(PermissionDenied):
+        service.reveal_seed(game_id, RED)
+    assert service.reveal_seed(game_id, GM_ACTOR) == "07" * 32
+    win_for_red(service, game_id)
+    info = service.info(game_id)
+    assert info.status == "finished" and info.result == "red wins"
+    assert service.reveal_seed(game_id, RED) == "07" * 32
+    refused = service.submit(game_id, RED, "pass")
+    assert refused.status == "refused" and "finished" in str(refused.error)
