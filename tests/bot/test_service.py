@@ -22,23 +22,15 @@ from tests.bot.test_service_support import (
     STRANGER,
     make_service,
     new_game,
+    play,
+    to_attack,
+    win_for_red,
 )
 
 
 @pytest.fixture
 def service(tmp_path: Path) -> GameService:
     return make_service(tmp_path / "umpire.db")
-
-
-def play(service: GameService, game_id: str, *moves: tuple[Actor, str]) -> None:
-    for actor, text in moves:
-        result = service.submit(game_id, actor, text)
-        assert result.status == "applied", (text, result.error)
-
-
-def to_attack(service: GameService, game_id: str) -> None:
-    """Red's r2 stands next to blue's b2; red is to act."""
-    play(service, game_id, (RED, "trap 1"), (RED, "move r2 3"), (BLUE, "pass"))
 
 
 # ---- setup --------------------------------------------------------------------------------
@@ -189,15 +181,6 @@ def test_state_loads_from_snapshot_and_tail(tmp_path: Path) -> None:
         "SELECT seq FROM snapshots WHERE game_id = ? ORDER BY seq", [game_id])]
     # the start, a change of side (trap placed: still red... pass: blue), every 3 actions
     assert seqs == [0, 3, 5]
-
-
-def win_for_red(service: GameService, game_id: str) -> None:
-    to_attack(service, game_id)
-    for blue_move in (None, "move b1 4"):
-        if blue_move:
-            play(service, game_id, (BLUE, blue_move))
-        service.override(game_id, GM_ACTOR, {"op": "force-dice", "values": [6, 6]}, "test")
-        play(service, game_id, (RED, "attack r2 4"), (BLUE, "decide lose"))
 
 
 def test_finished_game_reveals_its_seed(tmp_path: Path) -> None:

@@ -130,3 +130,25 @@ def new_game(service: GameService, game: str = DUEL, start: bool = True,
     if start:
         service.start(info.id, GM_ACTOR, **start_kwargs)
     return info.id
+
+
+def play(service: GameService, game_id: str, *moves: tuple[Actor, str]) -> None:
+    for actor, text in moves:
+        result = service.submit(game_id, actor, text)
+        assert result.status == "applied", (text, result.error)
+
+
+def to_attack(service: GameService, game_id: str) -> None:
+    """Red's r2 stands next to blue's b2; red is to act."""
+    play(service, game_id, (RED, "trap 1"), (RED, "move r2 3"), (BLUE, "pass"))
+
+
+
+
+def win_for_red(service: GameService, game_id: str) -> None:
+    to_attack(service, game_id)
+    for blue_move in (None, "move b1 4"):
+        if blue_move:
+            play(service, game_id, (BLUE, blue_move))
+        service.override(game_id, GM_ACTOR, {"op": "force-dice", "values": [6, 6]}, "test")
+        play(service, game_id, (RED, "attack r2 4"), (BLUE, "decide lose"))
