@@ -421,7 +421,7 @@ def _read(path: Path) -> _Read:
         except ValidationError as error:
             for err in error.errors():
                 out.problems.append(_format_error(name, raw, err))
-    if len(out.models) == len(_MODELS):
+    if all(name in out.models for name in _MODELS if name != MANIFEST):
         out.problems += _cross_check(out)
     return out
 

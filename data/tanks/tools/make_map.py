@@ -66,11 +66,11 @@ WOODS = {
     "stream copse": "27:16-17 28:16",
 }
 SWAMP = "03:18-19 04:18-20 05:19"
-BUILDINGS = "16:09-11 18:09-11 15:12"
+BUILDINGS = "16:09-12 18:09-11"
 ROAD = ["1601", "1607", "1708", "1712", "1613", "1622", "1523", "1526"]
 STREAM = ["0116", "0316", "0417", "0817", "0918", "1218", "1317", "1717", "1916", "2116",
           "2217", "2418", "2619", "2820", "3020", "3121"]
-BRIDGE = "1617"
+BRIDGE = "1616"
 
 
 def build() -> tuple[dict[Hex, str], list[Hex], list[Hex]]:
@@ -89,10 +89,11 @@ def build() -> tuple[dict[Hex, str], list[Hex], list[Hex]]:
     for h in hexes(BUILDINGS):
         grid[h] = "b"
     road = walk(ROAD)
+    crossings = [h for h in road if grid[h] == "~"]
+    assert crossings == [Hex.parse(BRIDGE)], f"the road meets the stream at {crossings}"
     for h in road:
         if grid[h] != "~":
             grid[h] = "."
-    grid[Hex.parse(BRIDGE)] = "~"
     return grid, road, stream
 
 

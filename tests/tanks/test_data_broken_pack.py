@@ -1,0 +1,170 @@
+"""A GM's replacement pack is validated with clear messages, never a traceback (25.0, data)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from adjudicator.tanks.data import (
+    DEFAULT_PACK,
+    PackError,
+    check_pack,
+    load_pack,
+    pack_hash,
+)
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    dest = tmp_path / "pack"
+    shutil.copytree(DEFAULT_PACK, dest, ignore=shutil.ignore_patterns("tools"))
+    return dest
+
+
+def edit(pack: Path, name: str, old: str, new: str, count: int = 1) -> None:
+    file = pack / name
+    text = file.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {name}"
+    file.write_text(text.replace(old, new, count), encoding="utf-8")
+
+
+def test_copy_of_shipped_pack_is_valid_and_hashes_alike_25_0(copy: Path) -> None:
+    assert check_pack(copy) == []
+    assert pack_hash(copy) == pack_hash(DEFAULT_PACK) == pack_hash(load_pack(copy))
+
+
+def test_setup_hex_off_the_map_25_3(copy: Path) -> None:
+    edit(copy, "scenarios.toml", 'boundary = ["2413"', 'boundary = ["4499"')
+    assert "scenarios.toml: kursk-salient: set-up hex 4499 is off the map" in check_pack(copy)
+
+
+def test_unknown_unit_type_in_a_force_25_1(copy: Path) -> None:
+    edit(copy, "scenarios.toml", 'unit = "iiig"', 'unit = "iiix"')
+    assert check_pack(copy) == [
+        "scenarios.toml: first-encounter: force 2: unknown unit type 'iiix'"
+    ]
+
+
+def test_unit_listed_for_the_wrong_side_25_1(copy: Path) -> None:
+    edit(copy, "scenarios.toml", 'unit = "bt-7"', 'unit = "iia"')
+    problems = check_pack(copy)
+    assert any("first-encounter: force 6: iia is a german unit, listed for soviet" in p
+               for p in problems)
+
+
+def test_wrong_type_names_file_record_and_field_3_0(copy: Path) -> None:
+    edit(copy, "units.toml", 'id = "kvia"\nlabel = "KVIa"', 'id = "kvia"\nlabel = "KVIa"\nx = 1')
+    edit(copy, "units.toml", "mf = 5\nsp = false\nturret = true\naliases = [\"KV1a\"]",
+         'mf = "five"\nsp = false\nturret = true\naliases = ["KV1a"]')
+    problems = check_pack(copy)
+    assert any(p.startswith("units.toml: kvia: mf: ") and "integer" in p for p in problems)
+    assert any(p.startswith("units.toml: kvia: x: ") for p in problems)
+
+
+def test_inconsistent_counter_flags_8_7(copy: Path) -> None:
+    edit(copy, "units.toml", 'kind = "sp_gun"\nap = 15\nat = 27', 'kind = "tank"\nap = 15\nat = 27')
+    problems = check_pack(copy)
+    assert any(p.startswith("units.toml: stug-g: ") and "sp is true exactly for kind sp_gun" in p
+               for p in problems)
+
+
+def test_bad_source_string_is_refused_25_0(copy: Path) -> None:
+    edit(copy, "tables.toml", 'source = "rulebook 18.3"', 'source = "made up"')
+    problems = check_pack(copy)
+    assert any(p.startswith("tables.toml: top level: barrage.source: source must be")
+               for p in problems)
+
+
+def test_toml_syntax_error_is_reported_not_raised(copy: Path) -> None:
+    (copy / "tables.toml").write_text("[[to_hit]\nmin_range = ", encoding="utf-8")
+    problems = check_pack(copy)
+    assert len(problems) == 1 and problems[0].startswith("tables.toml: TOML syntax:")
+
+
+def test_missing_file_and_missing_directory(copy: Path, tmp_path: Path) -> None:
+    (copy / "units.toml").unlink()
+    assert check_pack(copy) == ["units.toml: file missing"]
+    assert check_pack(tmp_path / "nowhere")[0].endswith("not a directory holding a data pack")
+
+
+def test_binary_file_is_reported(copy: Path) -> None:
+    (copy / "map.toml").write_bytes(b"\xff\xfe\x00garbage")
+    assert check_pack(copy)[0].startswith("map.toml: not UTF-8 text")
+
+
+def test_map_row_of_wrong_length_and_unknown_code_2_0(copy: Path) -> None:
+    edit(copy, "map.toml", '"...............................",  # 01',
+         '"..............................",  # 01')
+    edit(copy, "map.toml", '"...............................",  # 02',
+         '"..............................?",  # 02')
+    problems = check_pack(copy)
+    assert "map.toml: terrain: row 01 has 30 hexes, the map has 31 columns" in problems
+    assert "map.toml: terrain: row 02 uses unknown codes '?'" in problems
+
+
+def test_broken_road_and_bridge_7_7(copy: Path) -> None:
+    edit(copy, "map.toml", '"1606", "1607", "1708"', '"1606", "1708"')
+    edit(copy, "map.toml", 'hex = "1616"', 'hex = "0101"')
+    problems = check_pack(copy)
+    assert "map.toml: road north-south road: 1606 and 1708 are not adjacent" in problems
+    assert "map.toml: bridge 0101: not on a road (7.7)" in problems
+    assert "map.toml: bridge 0101: the hex is clear, not stream" in problems
+
+
+def test_hit_effects_row_missing_or_out_of_order_10_5(copy: Path) -> None:
+    edit(copy, "tables.toml", 'class = "D"', 'class = "C"')
+    problems = check_pack(copy)
+    assert any("tables.toml: hit_effects: rows must be A, B, C, D" in p for p in problems)
+
+
+def test_hit_effects_value_that_breaks_the_armour_order_10_5(copy: Path) -> None:
+    edit(copy, "tables.toml", 'values = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11]',
+         'values = [2, 3, 4, 5, 6, 7, 8, 9, 10, 2]')
+    problems = check_pack(copy)
+    assert "tables.toml: hit_effects row E: a stronger AT factor never needs a lower roll; " \
+           "values must not fall left to right" in problems
+
+
+def test_entry_hex_not_on_its_edge_25_7(copy: Path) -> None:
+    edit(copy, "scenarios.toml", 'hexes = ["2926", "3026", "3126"]',
+         'hexes = ["2926", "3026", "3125"]')
+    assert check_pack(copy) == [
+        "scenarios.toml: gauntlet: entry 1: entry hex 3125 is not on the S edge"
+    ]
+
+
+def test_victory_levels_with_a_gap_25_7(copy: Path) -> None:
+    edit(copy, "scenarios.toml", "min = 5\nmax = 6", "min = 5\nmax = 5")
+    problems = check_pack(copy)
+    assert any(p.startswith("scenarios.toml: gauntlet: victory: ") and "gap or overlap" in p
+               for p in problems)
+
+
+def test_missing_constant_the_engine_needs(copy: Path) -> None:
+    edit(copy, "tables.toml", 'id = "mine_attack"', 'id = "mines_attack"')
+    assert check_pack(copy) == [
+        "tables.toml: constant mine_attack: missing (the rules engine needs it)"
+    ]
+
+
+def test_load_pack_refuses_an_invalid_pack_with_every_problem(copy: Path) -> None:
+    edit(copy, "scenarios.toml", 'unit = "iiig"', 'unit = "iiix"')
+    edit(copy, "pack.toml", 'game = "tanks"', 'game = "chess"')
+    with pytest.raises(PackError) as info:
+        load_pack(copy)
+    assert len(info.value.problems) == 2
+    text = str(info.value)
+    assert "invalid Stalin's Tanks data pack" in text
+    assert "pack.toml: top level: game: Input should be 'tanks'" in text
+    assert "unknown unit type 'iiix'" in text
+
+
+def test_load_pack_sees_a_replaced_file(copy: Path) -> None:
+    first = load_pack(copy)
+    assert load_pack(copy) is first
+    edit(copy, "pack.toml", 'version = "1.0.0"', 'version = "1.0.1-gm"')
+    second = load_pack(copy)
+    assert second.version == "1.0.1-gm"
+    assert second.content_hash != first.content_hash == pack_hash(DEFAULT_PACK)
