@@ -1,0 +1,406 @@
+"""The Turning Point: Stalingrad data pack: load, validate, summarise, hash.
+
+A pack is a directory of TOML files (``data/stalingrad`` by default)::
+
+    pack.toml       manifest: game = "stalingrad", name, version, files
+    map.toml        board frame, Quadrants (15.31), Volga, east bank, FAG boxes (5.3)
+    areas.toml      the 74 Areas (3.2): TEM, ID, supply, Ferry Landing, VP, borders, polygon
+    zones.toml      the Zones A-H (3.3, 11): links, entrance arrows
+    units.toml      the order of battle (4, 5.4-5.5) as Setup-card lines ("formations")
+    calendar.toml   Turn Record Track, weeks and Victory Point numbers, strengths by date
+    tables.toml     Crossing, Mistaken Attack, Interdiction, Casualty Points, MF costs, ...
+    scenarios.toml  Basic Game, Kuibyshev Sawmill, Simulation Game
+
+``load_pack()`` returns the cached default pack; ``load_pack(path)`` loads a GM's
+replacement and raises :class:`PackError` listing every problem; ``check_pack(path)``
+returns those problems as "file: record: message" lines without raising.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from adjudicator.stalingrad import data_check
+from adjudicator.stalingrad.data_models import (
+    SIDES,
+    Area,
+    Board,
+    Calendar,
+    FagBox,
+    Formation,
+    Manifest,
+    Quadrant,
+    Record,
+    Region,
+    Scenario,
+    StalingradPack,
+    Tables,
+    Unit,
+    Zone,
+    expand,
+)
+
+__all__ = [
+    "DEFAULT_PACK",
+    "REQUIRED_FILES",
+    "PackError",
+    "StalingradPack",
+    "check_pack",
+    "load_pack",
+    "pack_hash",
+    "summary",
+]
+
+DEFAULT_PACK: Path = Path(__file__).resolve().parents[2] / "data" / "stalingrad"
+REQUIRED_FILES: tuple[str, ...] = (
+    "map.toml", "areas.toml", "zones.toml", "units.toml", "calendar.toml", "tables.toml",
+    "scenarios.toml",
+)
+GAME = "stalingrad"
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class PackError(Exception):
+    """A data pack that does not validate; ``problems`` lists "file: record: message"."""
+
+    def __init__(self, problems: list[str], path: Path | None = None) -> None:
+        self.problems = list(problems)
+        self.path = path
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f" {self.path}" if self.path else ""
+        n = len(self.problems)
+        head = f"invalid Turning Point: Stalingrad data pack{where}: {n} problem{'s' * (n != 1)}"
+        return "\n".join([head, *(f"  {p}" for p in self.problems)])
+
+
+def _fmt_loc(loc: tuple[int | str, ...]) -> str:
+    parts: list[str] = []
+    for item in loc:
+        if isinstance(item, int):
+            if parts:
+                parts[-1] = f"{parts[-1]} {item + 1}"
+            else:
+                parts.append(f"item {item + 1}")
+        else:
+            parts.append(str(item))
+    return ".".join(parts)
+
+
+def _validation_messages(prefix: str, err: ValidationError) -> list[str]:
+    out = []
+    for e in err.errors():
+        loc = _fmt_loc(tuple(e["loc"]))
+        msg = e["msg"]
+        if msg.startswith("Value error, "):
+            msg = msg[len("Value error, "):]
+        out.append(f"{prefix}: {loc}: {msg}" if loc else f"{prefix}: {msg}")
+    return out
+
+
+def _validate(model: type[M], raw: Any, prefix: str, problems: list[str]) -> M | None:
+    if not isinstance(raw, dict):
+        problems.append(f"{prefix}: expected a table, got {type(raw).__name__}")
+        return None
+    try:
+        return model.model_validate(raw)
+    except ValidationError as err:
+        problems.extend(_validation_messages(prefix, err))
+        return None
+
+
+def _read_toml(path: Path, problems: list[str]) -> dict[str, Any] | None:
+    name = path.name
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        problems.append(f"{name}: missing")
+        return None
+    except OSError as exc:
+        problems.append(f"{name}: cannot be read: {exc.strerror or exc}")
+        return None
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        problems.append(f"{name}: not UTF-8 text")
+    except tomllib.TOMLDecodeError as exc:
+        problems.append(f"{name}: TOML syntax error: {exc}")
+    return None
+
+
+def _records(
+    doc: dict[str, Any] | None,
+    file: str,
+    table: str,
+    problems: list[str],
+) -> list[Any]:
+    if doc is None:
+        return []
+    raw = doc.get(table)
+    if raw is None:
+        problems.append(f"{file}: no [[{table}]] records")
+        return []
+    if not isinstance(raw, list):
+        problems.append(f"{file}: {table} must be an array of tables ([[{table}]])")
+        return []
+    extra = sorted(set(doc) - {table})
+    if extra:
+        problems.append(f"{file}: unknown top-level key(s) {', '.join(extra)}")
+    return raw
+
+
+def _label(raw: Any, key: str, what: str, index: int) -> str:
+    if isinstance(raw, dict) and isinstance(raw.get(key), int | str):
+        return f"{what} {raw[key]}"
+    return f"{what} record {index + 1}"
+
+
+def pack_hash(pack_or_path: StalingradPack | Path | str) -> str:
+    """sha256 over the pack's TOML files (name and bytes) in sorted name order."""
+    if isinstance(pack_or_path, StalingradPack):
+        return pack_or_path.hash
+    return _hash_dir(Path(pack_or_path))
+
+
+def _hash_dir(path: Path) -> str:
+    h = hashlib.sha256()
+    for file in sorted(path.glob("*.toml")):
+        h.update(file.name.encode("utf-8") + b"\0")
+        h.update(file.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, list[str]]:
+    """Parse, validate and assemble; return the pack (None on any problem) and problems."""
+    problems: list[str] = []
+    if not path.is_dir():
+        return None, [f"{path}: not a directory"]
+    manifest_doc = _read_toml(path / "pack.toml", problems)
+    manifest = None
+    if manifest_doc is not None:
+        manifest = _validate(Manifest, manifest_doc, "pack.toml", problems)
+    if manifest is not None:
+        if manifest.game != GAME:
+            problems.append(f'pack.toml: game is "{manifest.game}", expected "{GAME}"')
+        missing = [f for f in REQUIRED_FILES if f not in manifest.files]
+        extra = [f for f in manifest.files if f not in REQUIRED_FILES]
+        if missing:
+            problems.append(f"pack.toml: files does not list {', '.join(missing)}")
+        if extra:
+            problems.append(f"pack.toml: files lists unknown {', '.join(extra)}")
+    docs = {name: _read_toml(path / name, problems) for name in REQUIRED_FILES}
+
+    # ---- map.toml
+    map_doc = docs["map.toml"]
+    board = volga = east_bank = None
+    quadrants: list[Quadrant] = []
+    fag_boxes: list[FagBox] = []
+    if map_doc is not None:
+        allowed = {"board", "quadrant", "volga", "east_bank", "fag_box"}
+        extra_keys = sorted(set(map_doc) - allowed)
+        if extra_keys:
+            problems.append(f"map.toml: unknown top-level key(s) {', '.join(extra_keys)}")
+        board = _validate(Board, map_doc.get("board"), "map.toml: board", problems)
+        volga = _validate(Region, map_doc.get("volga"), "map.toml: volga", problems)
+        east_bank = _validate(Region, map_doc.get("east_bank"), "map.toml: east_bank", problems)
+        for i, raw in enumerate(_records(
+            {"quadrant": map_doc.get("quadrant")}, "map.toml", "quadrant", problems)):
+            q = _validate(Quadrant, raw, f"map.toml: {_label(raw, 'key', 'quadrant', i)}",
+                          problems)
+            if q is not None:
+                quadrants.append(q)
+        for i, raw in enumerate(_records(
+            {"fag_box": map_doc.get("fag_box")}, "map.toml", "fag_box", problems)):
+            fb = _validate(FagBox, raw, f"map.toml: {_label(raw, 'quadrant', 'fag_box', i)}",
+                           problems)
+            if fb is not None:
+                fag_boxes.append(fb)
+
+    # ---- areas.toml / zones.toml
+    areas: dict[int, Area] = {}
+    known_areas: set[int] = set()
+    for i, raw in enumerate(_records(docs["areas.toml"], "areas.toml", "area", problems)):
+        label = _label(raw, "number", "Area", i)
+        if isinstance(raw, dict) and isinstance(raw.get("number"), int):
+            if raw["number"] in known_areas:
+                problems.append(f"areas.toml: {label}: number used twice")
+            known_areas.add(raw["number"])
+        area = _validate(Area, raw, f"areas.toml: {label}", problems)
+        if area is not None:
+            areas[area.number] = area
+    zones: dict[str, Zone] = {}
+    known_zones: set[str] = set()
+    for i, raw in enumerate(_records(docs["zones.toml"], "zones.toml", "zone", problems)):
+        label = _label(raw, "letter", "Zone", i)
+        if isinstance(raw, dict) and isinstance(raw.get("letter"), str):
+            if raw["letter"] in known_zones:
+                problems.append(f"zones.toml: {label}: letter used twice")
+            known_zones.add(raw["letter"])
+        zone = _validate(Zone, raw, f"zones.toml: {label}", problems)
+        if zone is not None:
+            zones[zone.letter] = zone
+
+    # ---- units.toml
+    formations: list[Formation] = []
+    units: dict[str, Unit] = {}
+    unit_list: list[Unit] = []
+    for i, raw in enumerate(_records(docs["units.toml"], "units.toml", "formation", problems)):
+        what = f"formation {i + 1}"
+        if isinstance(raw, dict) and isinstance(raw.get("units"), list) and raw["units"]:
+            what += f" ({raw.get('parent_name') or raw['units'][0]})"
+        f = _validate(Formation, raw, f"units.toml: {what}", problems)
+        if f is not None:
+            formations.append(f)
+            for u in expand(f, len(formations) - 1):
+                unit_list.append(u)
+                units.setdefault(u.id, u)
+
+    # ---- calendar.toml / tables.toml / scenarios.toml
+    calendar = _validate(Calendar, docs["calendar.toml"], "calendar.toml", problems) \
+        if docs["calendar.toml"] is not None else None
+    tables = _validate(Tables, docs["tables.toml"], "tables.toml", problems) \
+        if docs["tables.toml"] is not None else None
+    scenarios: dict[str, Scenario] = {}
+    for i, raw in enumerate(_records(docs["scenarios.toml"], "scenarios.toml", "scenarios",
+                                     problems)):
+        label = _label(raw, "key", "scenario", i)
+        sc = _validate(Scenario, raw, f"scenarios.toml: {label}", problems)
+        if sc is not None:
+            if sc.key in scenarios:
+                problems.append(f"scenarios.toml: {label}: key used twice")
+            scenarios[sc.key] = sc
+
+    # ---- cross-checks
+    problems += data_check.check_map(areas, zones, quadrants, volga, east_bank, fag_boxes,
+                                     known_areas, known_zones)
+    if thorough:
+        problems += data_check.check_polygons_simple(areas, zones)
+    limit = tables.constants.stacking_limit if tables is not None else 10
+    problems += data_check.check_units(formations, unit_list, areas, calendar, limit)
+    if calendar is not None:
+        problems += data_check.check_calendar(calendar)
+    problems += data_check.check_scenarios(scenarios, areas, zones, units, calendar)
+    problems += data_check.check_rulebook_facts(areas, zones, units, calendar, tables)
+
+    if problems:
+        return None, problems
+    assert manifest is not None and board is not None and volga is not None
+    assert east_bank is not None and calendar is not None and tables is not None
+    pack = StalingradPack(
+        manifest=manifest,
+        board=board,
+        quadrants=tuple(quadrants),
+        volga=volga,
+        east_bank=east_bank,
+        fag_boxes=tuple(fag_boxes),
+        areas=dict(sorted(areas.items())),
+        zones=dict(sorted(zones.items())),
+        formations=tuple(formations),
+        units=units,
+        calendar=calendar,
+        tables=tables,
+        scenarios=scenarios,
+        hash=_hash_dir(path),
+    )
+    return pack, []
+
+
+def check_pack(path: Path | str) -> list[str]:
+    """Every problem of the pack at ``path`` as "file: record: message"; [] when valid.
+
+    Never raises for bad content: missing files, TOML syntax, wrong types, dangling or
+    one-way references, polygons that disagree with adjacency and breaches of what the
+    rulebook states (74 Areas, 28 VP, the Ferry Landings, ...) all become messages."""
+    try:
+        _pack, problems = _build(Path(path), thorough=True)
+    except Exception as exc:  # pragma: no cover - a bug here must still not hide the pack
+        return [f"{path}: unexpected error while checking: {type(exc).__name__}: {exc}"]
+    return problems
+
+
+@lru_cache(maxsize=8)
+def _load_cached(path: Path) -> StalingradPack:
+    pack, problems = _build(path, thorough=False)
+    if pack is None:
+        raise PackError(problems, path)
+    return pack
+
+
+def load_pack(path: Path | str | None = None) -> StalingradPack:
+    """The pack at ``path`` (default: the repository's ``data/stalingrad``), cached per path.
+
+    Raises :class:`PackError` listing every problem when the pack does not validate. A GM's
+    replacement should be checked with :func:`check_pack` first, which also runs the slower
+    geometric checks."""
+    resolved = (Path(path) if path is not None else DEFAULT_PACK).resolve()
+    return _load_cached(resolved)
+
+
+def _value_counts(records: list[tuple[Record, int]]) -> tuple[int, int]:
+    rule = recon = 0
+    for rec, weight in records:
+        fields = [f for f in type(rec).model_fields if f not in ("source", "rulebook")]
+        if rec.reconstructed:
+            cited = sum(1 for f in fields if f in rec.rulebook)
+            rule += cited * weight
+            recon += (len(fields) - cited) * weight
+        else:
+            rule += len(fields) * weight
+    return rule, recon
+
+
+def summary(pack: StalingradPack) -> dict[str, int | str]:
+    """Counts for ``umpire data show``: spaces, links, units per side, values by provenance.
+
+    A value is one field of one record (for units: of one counter). It counts as "rulebook"
+    when its record's source is the rulebook or its field is cited in ``rulebook``."""
+    borders = sum(len(a.borders) for a in pack.areas.values()) // 2
+    zone_links = sum(len(z.zones) for z in pack.zones.values()) // 2
+    arrows = sum(len(z.arrows) for z in pack.zones.values())
+    records: list[tuple[Record, int]] = [(pack.manifest, 1), (pack.board, 1), (pack.volga, 1),
+                                         (pack.east_bank, 1)]
+    records += [(q, 1) for q in pack.quadrants] + [(b, 1) for b in pack.fag_boxes]
+    records += [(a, 1) for a in pack.areas.values()] + [(z, 1) for z in pack.zones.values()]
+    records += [(f, len(f.units)) for f in pack.formations]
+    cal = pack.calendar
+    records += [(w, 1) for w in cal.weeks]
+    records += [(s, 1) for s in (*cal.luftwaffe, *cal.fag, *cal.german_dv_bonus,
+                                 *cal.interdiction, *cal.daylight)]
+    t = pack.tables
+    records += [(r, 1) for r in (t.crossing, t.mistaken_attack, t.interdiction,
+                                 t.casualty_points, t.movement_costs, t.disruption,
+                                 t.rubble_entrance, t.retreat_priority, t.constants)]
+    records += [(s, 1) for s in pack.scenarios.values()]
+    rule, recon = _value_counts(records)
+    out: dict[str, int | str] = {
+        "game": pack.manifest.game,
+        "name": pack.manifest.name,
+        "version": pack.manifest.version,
+        "hash": pack.hash,
+        "areas": len(pack.areas),
+        "zones": len(pack.zones),
+        "links": borders + zone_links + arrows,
+        "area_borders": borders,
+        "zone_links": zone_links,
+        "zone_arrows": arrows,
+    }
+    for side in SIDES:
+        out[f"units_{side}"] = sum(1 for u in pack.units.values() if u.side == side)
+    out["units_extension"] = sum(1 for u in pack.units.values() if pack.extension_unit(u))
+    out["scenarios"] = len(pack.scenarios)
+    out["records_rulebook"] = sum(1 for r, _ in records if not r.reconstructed)
+    out["records_reconstructed"] = sum(1 for r, _ in records if r.reconstructed)
+    out["values_rulebook"] = rule
+    out["values_reconstructed"] = recon
+    return out
+
+
