@@ -41,7 +41,14 @@ from adjudicator.tanks.data_models import (
     Zone,
     provenance,
 )
-from adjudicator.tanks.hexgrid import Blocking, Hex, distance, line_of_sight, neighbours
+from adjudicator.tanks.hexgrid import (
+    Blocking,
+    Hex,
+    distance,
+    line_of_sight,
+    neighbours,
+    prepare_lines,
+)
 
 __all__ = [
     "DEFAULT_PACK",
@@ -187,12 +194,18 @@ class TanksMap:
             groups.append(frozenset(group))
         return tuple(sorted(groups, key=min))
 
+    def prepare_lines(self) -> None:
+        """Precompute every line of sight profile of this map's size (once per process)."""
+        prepare_lines(self.columns, self.rows)
+
     def line_of_sight(self, a: Hex, b: Hex, blocking: Blocking | None = None) -> bool:
         """9.0 on this map (``blocking`` defaults to the map's woods, buildings and hills)."""
+        prepare_lines(self.columns, self.rows)
         return line_of_sight(a, b, self.blocking if blocking is None else blocking)
 
     def visible_from(self, a: Hex, blocking: Blocking | None = None) -> frozenset[Hex]:
         """Every hex of the map a unit in ``a`` can see (9.0)."""
+        prepare_lines(self.columns, self.rows)
         block = self.blocking if blocking is None else blocking
         return frozenset(h for h in self.hexes if line_of_sight(a, h, block))
 

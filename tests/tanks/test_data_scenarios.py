@@ -8,7 +8,7 @@ import pytest
 
 from adjudicator.tanks.data import TanksPack, load_pack
 from adjudicator.tanks.data_models import Edge, Kind, Side, Terrain
-from adjudicator.tanks.hexgrid import Hex, distance
+from adjudicator.tanks.hexgrid import Hex, distance, hexes_in_line, hexsides_along
 
 H = Hex.parse
 
@@ -166,3 +166,15 @@ def test_every_scenario_force_can_reach_the_map_25(pack: TanksPack) -> None:
             placed = [z for z in s.setup if z.side is f.side and z.group in ("", f.group)]
             enters = [e for e in s.entry if e.side is f.side and e.group in ("", f.group)]
             assert placed or enters, (s.id, f.unit)
+
+
+def test_shipped_map_blocks_sight_through_woods_buildings_and_hills_9_2(pack: TanksPack) -> None:
+    m = pack.map
+    assert m.blocking == m.hexes_of("woods") | m.hexes_of("building") | m.hexes_of("hill")
+    for a in (H("1708"), H("0101"), H("2214"), H("2926")):
+        seen = m.visible_from(a)
+        assert a in seen and len(seen) < len(m.hexes)
+        for h in m.hexes:
+            crossed = set(hexes_in_line(a, h)[1:-1])
+            walls = [p for p in hexsides_along(a, h) if set(p) <= m.blocking]
+            assert (h in seen) == (not crossed & m.blocking and not walls), (a, h)
