@@ -56,6 +56,10 @@ class Reply:
     def public(self) -> list[Message]:
         return [m for m in self.messages if not m.ephemeral]
 
+    def __repr__(self) -> str:
+        kind = "ephemeral" if self.record.original and self.ephemeral else "public"
+        return f"<Reply {kind}: {self.text!r}>"
+
     def __contains__(self, needle: str) -> bool:
         return needle.lower() in self.text.lower()
 

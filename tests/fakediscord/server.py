@@ -80,7 +80,21 @@ class Message:
             out.append(content)
             out.extend(json.dumps(embed) for embed in embeds)
             out.extend(a.filename for a in attachments)
+        out.extend(self.labels())
         return out
+
+    def labels(self) -> list[str]:
+        """Labels of buttons and select-menu options (they are shown to readers too)."""
+        labels: list[str] = []
+        for row in self.components:
+            for item in row.get("components", []):
+                if item.get("label"):
+                    labels.append(str(item["label"]))
+                for option in item.get("options", []):
+                    labels.append(f"{option.get('label', '')} {option.get('description', '')}")
+                if item.get("placeholder"):
+                    labels.append(str(item["placeholder"]))
+        return labels
 
     def all_attachments(self) -> list[Attachment]:
         return [a for _, _, attachments in self.history for a in attachments] + self.attachments

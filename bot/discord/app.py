@@ -1,0 +1,66 @@
+"""Building and running the Discord bot: command groups, dynamic buttons, the renderer."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+import discord
+
+from bot.discord import commands_game, commands_gm, commands_orders
+from bot.discord.core import BotConfig, Renderer, UmpireBot
+from bot.discord.decisions import DYNAMIC_ITEMS
+from bot.discord.port import ServicePort
+from bot.service import GameService
+from bot.store import Store
+
+log = logging.getLogger("umpire.discord")
+
+
+def register(bot: UmpireBot) -> None:
+    """Add every command group and the restart-proof buttons to ``bot``."""
+    commands_game.register(bot)
+    commands_orders.register(bot)
+    commands_gm.register(bot)
+    bot.add_dynamic_items(*DYNAMIC_ITEMS)
+
+
+def load_renderer() -> Renderer | None:
+    """``render.render(view) -> PNG bytes`` when the rendering package provides it."""
+    try:
+        module = importlib.import_module("render")
+    except ImportError:
+        return None
+    function = getattr(module, "render", None)
+    return function if callable(function) else None
+
+
+def create_bot(service: GameService, config: BotConfig | None = None,
+               renderer: Renderer | None = None) -> UmpireBot:
+    return UmpireBot(ServicePort(service), config, renderer)
+
+
+async def serve(token: str, db: Path, guild_id: int | None = None,
+                gm_role: str = "Umpire GM", extra_games: Sequence[str] = ()) -> None:
+    """Run until interrupted; discord.py reconnects on its own."""
+    store = Store(db)
+    bot = create_bot(GameService(store),
+                     BotConfig(guild_id=guild_id, gm_role=gm_role, extra_games=extra_games),
+                     load_renderer())
+    try:
+        async with bot:
+            await bot.start(token)
+    finally:
+        store.close()
+
+
+def run(token: str, db: Path, guild_id: int | None = None, gm_role: str = "Umpire GM",
+        extra_games: Sequence[str] = ()) -> None:
+    discord.utils.setup_logging(level=logging.INFO)
+    try:
+        asyncio.run(serve(token, db, guild_id, gm_role, extra_games))
+    except KeyboardInterrupt:
+        log.info("stopped")

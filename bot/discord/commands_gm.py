@@ -1,0 +1,174 @@
+"""``/gm``: rollback (preview + confirm), roll-forward, override, roll, seat, reveal-seed.
+
+A GM is the game's creator, a holder of the GM role, or a server administrator; the first
+GM command of a role holder or administrator seats them as a GM of that game.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+
+from bot.discord import formatting as fmt
+from bot.discord.core import Refusal, UmpireBot, format_result_ack, game_label
+from bot.discord.decisions import RollbackConfirm
+from bot.service import Actor, GameInfo, SubmitResult
+
+OverrideOp = Literal["force-dice", "answer-decision", "set-standing", "edit"]
+
+
+def override_op(op: str, args: str) -> dict[str, Any]:
+    """A typed override from the GM's words.
+
+    * ``force-dice``: ``6 6`` (the next die values)
+    * ``answer-decision``: an option's order text (``decide lose``)
+    * ``set-standing``: ``SIDE KIND POLICY`` (``off`` clears)
+    * ``edit``: ``NAME key=value ...`` (the game's own GM edits)
+    """
+    words = args.split()
+    if op == "force-dice":
+        if not words or not all(w.isdigit() for w in words):
+            raise Refusal("force-dice takes die values, e.g. `6 6`")
+        return {"op": op, "values": [int(w) for w in words]}
+    if op == "answer-decision":
+        if not words:
+            raise Refusal("answer-decision takes one of the options, e.g. `decide lose`")
+        return {"op": op, "order": " ".join(words)}
+    if op == "set-standing":
+        if len(words) != 3:
+            raise Refusal("set-standing takes `SIDE KIND POLICY` (policy `off` clears it)")
+        side, kind, policy = words
+        return {"op": op, "side": side, "kind": kind,
+                "policy": None if policy == "off" else policy}
+    if op == "edit":
+        if not words:
+            raise Refusal("edit takes `NAME key=value ...`")
+        values: dict[str, Any] = {}
+        for word in words[1:]:
+            key, sep, value = word.partition("=")
+            if not sep:
+                raise Refusal(f"edit arguments are key=value; cannot read {word!r}")
+            values[key] = int(value) if value.lstrip("-").isdigit() else value
+        return {"op": op, "name": words[0], "args": values}
+    raise Refusal(f"unknown override {op!r}")
+
+
+async def _after(bot: UmpireBot, interaction: discord.Interaction[Any], info: GameInfo,
+                 result: SubmitResult) -> None:
+    if not result.ok:
+        raise Refusal(fmt.refusal(result.error, result.error_rule, result.legal))
+    await bot.publish(info, result)
+    await bot.reply(interaction, format_result_ack(result), ephemeral=True)
+
+
+def register(bot: UmpireBot) -> None:
+    group = app_commands.Group(name="gm", description="Game master tools")
+
+    @group.command(name="rollback", description="Return the game to an earlier action "
+                   "(preview first)")
+    @app_commands.describe(to="action number to return to (0: the start)",
+                           reason="why (posted publicly)")
+    async def rollback(interaction: discord.Interaction[Any], to: app_commands.Range[int, 0],
+                       reason: str) -> None:
+        async def work() -> None:
+            info = await bot.game_of(interaction)
+            gm = await bot.require_gm(interaction, info)
+            if not reason.strip():
+                raise Refusal("a rollback needs a reason")
+            await bot.defer(interaction, ephemeral=True)
+            preview = await bot.port.rollback_preview(info.id, gm, to)
+            token = secrets.token_hex(8)
+            bot.pending_rollbacks[token] = (info.id, to, reason, interaction.user.id,
+                                            info.head_seq)
+            view = discord.ui.View(timeout=None)
+            view.add_item(RollbackConfirm(token))
+            reverted = fmt.clip_lines(preview.reverted, 800, more="/game log")
+            changes = fmt.clip_lines(preview.changes, 700, more="/game export")
+            await bot.reply(interaction, fmt.clip(
+                f"**Preview — roll {game_label(info)} back to action {to}**\n"
+                f"Reverted ({len(preview.reverted)}):\n{reverted}\n"
+                f"Changes:\n{changes or '—'}\n"
+                f"Dice rolls discarded: {preview.rolls_discarded}. Reason: {reason}"),
+                ephemeral=True, view=view)
+
+        await bot.handle(interaction, work)
+
+    @group.command(name="roll-forward", description="Re-apply the orders of the last "
+                   "rollback while they stay legal")
+    async def roll_forward(interaction: discord.Interaction[Any]) -> None:
+        async def work() -> None:
+            info = await bot.game_of(interaction)
+            gm = await bot.require_gm(interaction, info)
+            await bot.defer(interaction, ephemeral=True)
+            report = await bot.port.call(bot.port.service.roll_forward, info.id, gm)
+            for result in report.results:
+                if result.ok:
+                    await bot.publish(info, result)
+            text = f"Re-applied {len(report.reapplied)}, skipped {len(report.skipped)}."
+            if report.stopped_at is not None:
+                text += f"\nStopped at action {report.stopped_at}: {report.error}"
+            await bot.reply(interaction, fmt.clip(text), ephemeral=True)
+
+        await bot.handle(interaction, work)
+
+    @group.command(name="override", description="A logged GM correction, publicly announced")
+    @app_commands.describe(op="what to change", args="force-dice: `6 6`; answer-decision: an "
+                           "option; set-standing: `SIDE KIND POLICY`; edit: `NAME key=value`",
+                           reason="why (posted publicly)")
+    async def override(interaction: discord.Interaction[Any], op: OverrideOp, args: str,
+                       reason: str) -> None:
+        async def work() -> None:
+            info = await bot.game_of(interaction)
+            gm = await bot.require_gm(interaction, info)
+            typed = override_op(op, args)
+            await bot.defer(interaction, ephemeral=True)
+            result = await bot.port.override(info.id, gm, typed, reason,
+                                             f"discord:{interaction.id}")
+            await _after(bot, interaction, info, result)
+
+        await bot.handle(interaction, work)
+
+    @group.command(name="roll", description="Set the next die value(s), with a reason "
+                   "(announced without the values)")
+    @app_commands.describe(values="die values, e.g. `6 6`", reason="why (posted publicly)")
+    async def roll(interaction: discord.Interaction[Any], values: str, reason: str) -> None:
+        async def work() -> None:
+            info = await bot.game_of(interaction)
+            gm = await bot.require_gm(interaction, info)
+            typed = override_op("force-dice", values)
+            await bot.defer(interaction, ephemeral=True)
+            result = await bot.port.override(info.id, gm, typed, reason,
+                                             f"discord:{interaction.id}")
+            await _after(bot, interaction, info, result)
+
+        await bot.handle(interaction, work)
+
+    @group.command(name="seat", description="Seat a player for a side (e.g. a replacement)")
+    async def seat(interaction: discord.Interaction[Any], side: str,
+                   player: discord.User) -> None:
+        async def work() -> None:
+            info = await bot.game_of(interaction)
+            gm = await bot.require_gm(interaction, info)
+            await bot.port.call(bot.port.service.seat, info.id, gm, side,
+                                Actor.discord(player.id))
+            await bot.reply(interaction, f"{player.mention} now plays **{side}** "
+                            f"(seated by the GM).", ephemeral=False)
+
+        await bot.handle(interaction, work)
+
+    @group.command(name="reveal-seed", description="The secret dice seed (GM only, shown "
+                   "only to you)")
+    async def reveal_seed(interaction: discord.Interaction[Any]) -> None:
+        async def work() -> None:
+            info = await bot.game_of(interaction)
+            gm = await bot.require_gm(interaction, info)
+            seed = await bot.port.call(bot.port.service.reveal_seed, info.id, gm)
+            await bot.reply(interaction, f"Seed of {game_label(info)}: `{seed}` — keep it "
+                            "secret until the game is over.", ephemeral=True)
+
+        await bot.handle(interaction, work)
+
+    bot.tree.add_command(group)

@@ -1,0 +1,130 @@
+"""Text for Discord, built only from the service's per-audience messages and Views.
+
+Nothing here sees a game state. Every function takes what one audience may know (a
+:class:`~bot.messages.Message` or a :class:`View`) and lays it out within Discord's
+limits (2,000 characters of content; longer texts are cut with a pointer to the rest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.messages import Message
+
+CONTENT_LIMIT = 2000
+#: Room kept for the header and footer lines around the event lines.
+BODY_LIMIT = 1700
+
+
+def clip(text: str, limit: int = CONTENT_LIMIT) -> str:
+    if len(text) <= limit:
+        return text
+    return text[: limit - 2].rstrip() + " …"
+
+
+def clip_lines(lines: Sequence[str], limit: int = BODY_LIMIT, more: str = "/game log") -> str:
+    """Lines joined, cut at whole lines to fit ``limit``, saying how many were left out."""
+    out: list[str] = []
+    used = 0
+    for index, line in enumerate(lines):
+        line = clip(line, 300)
+        if used + len(line) + 1 > limit:
+            out.append(f"… {len(lines) - index} more line(s) — see {more}")
+            break
+        out.append(line)
+        used += len(line) + 1
+    return "\n".join(out)
+
+
+def code_block(text: str, limit: int = 1900) -> str:
+    body = text.replace("```", "'''")
+    if len(body) + 8 > limit:
+        body = body[: limit - 20].rstrip() + "\n…"
+    return f"```\n{body}\n```"
+
+
+def mention(user_id: str | int) -> str:
+    return f"<@{user_id}>"
+
+
+def mentions(user_ids: Sequence[str]) -> str:
+    return " ".join(mention(u) for u in user_ids)
+
+
+def thread_name(title: str, game_id: str) -> str:
+    """A thread name carrying the game id (Discord allows 100 characters)."""
+    suffix = f" [{game_id}]"
+    return clip(title, 100 - len(suffix)) + suffix
+
+
+def game_id_from_name(name: str) -> str | None:
+    if name.endswith("]") and "[" in name:
+        candidate = name[name.rindex("[") + 1 : -1]
+        if candidate and candidate.isalnum():
+            return candidate
+    return None
+
+
+def public_post(message: Message, actor_side: str | None, to_act_mentions: str,
+                owing_mentions: str) -> str:
+    """The one public message after an action: what everyone may know, who acts next."""
+    header = f"**{actor_side}**" if actor_side else "**Umpire**"
+    body = clip_lines(message.lines)
+    parts = [header, body] if body else [header]
+    if message.result:
+        parts.append(f"**Game over: {message.result}**")
+    elif message.prompt:
+        parts.append(f"{owing_mentions} {message.prompt}".strip())
+    elif message.to_act:
+        parts.append(f"To act: **{message.to_act}** {to_act_mentions}".rstrip())
+    return clip("\n".join(parts))
+
+
+def private_post(message: Message, game_label: str, public_lines: Sequence[str]) -> str | None:
+    """A side's DM after an action: what it learned beyond the public message.
+
+    None when the side learned nothing private (no DM is sent then).
+    """
+    public = set(public_lines)
+    private = [line for line in message.lines if line not in public]
+    if not private:
+        return None
+    parts = [f"**{game_label}** — for **{message.audience}** only:",
+             clip_lines(private, 1400)]
+    if message.board:
+        parts.append(code_block(message.board, CONTENT_LIMIT - sum(len(p) for p in parts) - 10))
+    return clip("\n".join(parts))
+
+
+def refusal(error: str | None, rule: str | None, legal: Sequence[str],
+            limit: int = CONTENT_LIMIT) -> str:
+    """An ephemeral error: what was wrong, the rule that says so, what is legal."""
+    text = error or "not accepted"
+    if rule and text.startswith(f"{rule}: "):
+        text = text[len(rule) + 2 :]
+    if "; legal: " in text:
+        text = text[: text.index("; legal: ")]
+    head = f"**Not accepted** (rule {rule}): {text}" if rule else f"**Not accepted**: {text}"
+    if not legal:
+        return clip(head, limit)
+    shown: list[str] = []
+    room = limit - len(head) - 40
+    for option in legal:
+        item = f"`{option}`"
+        if sum(len(s) + 3 for s in shown) + len(item) > room:
+            break
+        shown.append(item)
+    more = f" (+{len(legal) - len(shown)} more)" if len(shown) < len(legal) else ""
+    return clip(f"{head}\nLegal now: {' · '.join(shown)}{more}", limit)
+
+
+def board_post(title: str, viewer: str, board: str, to_act: str | None,
+               result: str | None, prompt: str | None) -> str:
+    """``/game map`` without a picture: the board text of one view."""
+    status = f"Game over: {result}" if result else (f"To act: {to_act}" if to_act else "")
+    head = f"**{title}** — {viewer} view" + (f" · {status}" if status else "")
+    lines = [head]
+    if prompt:
+        lines.append(prompt)
+    lines.append(code_block(board, CONTENT_LIMIT - len("\n".join(lines)) - 2))
+    return clip("\n".join(lines))

@@ -1,0 +1,243 @@
+"""End to end through the fake Discord: two players and a GM play Duel to a result.
+
+Duel (tests/kernel/duel.py) has what the bot must get right: a secret (red's trap, placed
+in a DM), a pending decision answered with buttons, standing orders, GM dice and a
+rollback. Every message the bot posts is recorded; the last test scans them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bot.discord.core import BotConfig, UmpireBot
+from bot.discord.port import ServicePort
+from bot.service import GameService
+from bot.store import Store
+from tests.fakediscord import Channel, FakeDiscord, Harness, Message, User, run_client
+
+DUEL = "tests.kernel.duel:DuelGame"
+
+
+@dataclass
+class Table:
+    h: Harness
+    fake: FakeDiscord
+    gm: User
+    ann: User  # red
+    bob: User  # blue
+    eve: User  # a bystander
+    thread: Channel | None = None
+
+    @property
+    def game_thread(self) -> Channel:
+        assert self.thread is not None
+        return self.thread
+
+
+@pytest.fixture
+async def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Table]:
+    fake = FakeDiscord()
+    gm = fake.add_user("gm")
+    ann, bob, eve = fake.add_user("ann"), fake.add_user("bob"), fake.add_user("eve")
+    fake.add_role("Umpire GM")
+    await fake.start()
+    store = Store(tmp_path / "umpire.db")
+    service = GameService(store, seed_source=lambda n: bytes(range(n)))
+    bot = UmpireBot(ServicePort(service),
+                    BotConfig(guild_id=fake.guild_id, extra_games=[DUEL], tick_seconds=0,
+                              game_ids=["duel1", "duel2"]),
+                    guild_ready_timeout=0.05)
+    try:
+        async with run_client(fake, bot, bot.tree, monkeypatch) as harness:
+            yield Table(harness, fake, gm, ann, bob, eve)
+    finally:
+        store.close()
+        await fake.stop()
+
+
+async def open_game(t: Table) -> Channel:
+    reply = await t.h.slash(t.gm, t.fake.general, "game new", game=DUEL)
+    assert not reply.ephemeral and "duel1" in reply
+    (thread,) = t.fake.threads()
+    t.thread = thread
+    assert "[duel1]" in thread.name
+    assert "red" in (await t.h.slash(t.ann, thread, "game join", side="red"))
+    assert "blue" in (await t.h.slash(t.bob, thread, "game join", side="blue"))
+    started = await t.h.slash(t.gm, thread, "game start")
+    assert "commitment" in started and not started.ephemeral
+    return thread
+
+
+def last_public(t: Table) -> Message:
+    return t.fake.channel_messages(t.game_thread)[-1]
+
+
+async def test_commands_are_synced_to_the_guild(table: Table) -> None:
+    names = {c["name"] for c in table.fake.commands[str(table.fake.guild_id)]}
+    assert {"game", "gm", "order", "decide", "move", "attack", "pass", "fire", "hide",
+            "mine", "done", "end", "advantage", "ranged", "cross"} <= names
+
+
+async def test_game_played_to_a_result(table: Table) -> None:
+    t, h, fake = table, table.h, table.fake
+    thread = await open_game(t)
+    ann_dm, bob_dm = fake.dm_channel(t.ann), fake.dm_channel(t.bob)
+
+    # Red's secret placement is due: Umpire says so in a DM.
+    assert any("secret placement is due" in m.content for m in fake.dms_to(t.ann))
+    # In the thread the secret order is refused without reading or echoing it.
+    refused = await h.slash(t.ann, thread, "trap", cell="Mill")
+    assert refused.ephemeral and "only in a direct message" in refused
+    assert "Mill" not in refused.text
+    placed = await h.slash(t.ann, ann_dm, "trap", cell="Mill")
+    assert "trap 3" in placed
+    assert "red has placed a trap" in last_public(t).content
+    assert any("sets the trap in Mill" in m.content for m in fake.dms_to(t.ann))
+
+    await h.slash(t.ann, thread, "pass")
+    # Autocomplete offers blue's units and their legal destinations, from partial names.
+    assert await h.autocomplete(t.bob, thread, "move", "units") == ["b1", "b2"]
+    assert await h.autocomplete(t.bob, thread, "move", "to", units="b2") == ["3", "5"]
+    assert await h.autocomplete(t.bob, thread, "move", "to", units="b2", to="mi") == ["3"]
+    assert await h.autocomplete(t.bob, thread, "move", "units", units="1") == ["b1"]
+    assert await h.autocomplete(t.ann, thread, "move", "units") == []  # not red's turn
+
+    # The GM sets the next die; blue walks into the trap and loses b2.
+    gm_roll = await h.slash(t.gm, thread, "gm roll", values="5", reason="test the trap")
+    assert gm_roll.ephemeral
+    assert "set by the GM" in last_public(t).content and "5" not in last_public(t).content
+    await h.slash(t.bob, thread, "move", units="b2", to="3")
+    sprung = last_public(t)
+    assert "springs on b2: eliminated" in sprung.content
+
+    await h.slash(t.ann, thread, "move", units="r2", to="Mill")
+    # An illegal order: ephemeral, with the rule and the legal orders.
+    bad = await h.slash(t.bob, thread, "move", units="b1", to="1")
+    assert bad.ephemeral and "rule D2" in bad and "Legal now: `move b1 4`" in bad
+    await h.slash(t.bob, thread, "pass")
+
+    # The GM rolls that pass back, after a preview, with a public notice.
+    before = len(fake.channel_messages(thread))
+    preview = await h.slash(t.gm, thread, "gm rollback", to=5, reason="blue misclicked")
+    assert preview.ephemeral and "Preview" in preview and "pass" in preview
+    confirm = next(i for i in preview.original.custom_ids() if i.startswith("umpire:rb:"))
+    stranger = await h.click(t.eve, preview.original, confirm)
+    assert stranger.ephemeral and "Only the GM" in stranger
+    await h.click(t.gm, preview.original, confirm)
+    notice = fake.channel_messages(thread)[before:]
+    assert any("rolled the game back to action 5" in m.content for m in notice)
+    assert "Rolled back" in preview.original.content
+
+    await h.slash(t.bob, thread, "order", text="pass")
+    await h.slash(t.ann, thread, "move", units="r2", to="4")
+    await h.slash(t.bob, thread, "pass")
+    await h.slash(t.gm, thread, "gm roll", values="6 6", reason="a sure hit")
+    await h.slash(t.ann, thread, "attack", units="r2", target="5")
+
+    # Blue owes a decision: the thread names blue's player and carries a Choose button.
+    prompt = last_public(t)
+    assert f"<@{t.bob.id}>" in prompt.content and "waiting for blue" in prompt.content
+    (choose,) = prompt.custom_ids()
+    wrong = await h.click(t.ann, prompt, choose)
+    assert wrong.ephemeral and "Only" in wrong and "decide" not in wrong.text.replace(
+        "decision", "")
+    options = await h.click(t.bob, prompt, choose)
+    assert options.ephemeral and "decide lose" in options
+    # Bob also got the option buttons in a DM; Ann cannot use them.
+    dm_prompt = next(m for m in fake.dms_to(t.bob) if m.custom_ids())
+    (lose,) = dm_prompt.custom_ids()
+    assert dm_prompt.channel_id == bob_dm.id
+    refused_click = await h.click(t.ann, dm_prompt, lose)
+    assert refused_click.ephemeral and "Only" in refused_click
+    await h.click(t.bob, dm_prompt, lose)
+    assert "Answered" in dm_prompt.content and dm_prompt.components == []
+    assert "Game over: red wins" in last_public(t).content
+
+    # After the end: the seed is revealed and every roll verified; anyone may export.
+    dice = await h.slash(t.eve, thread, "game dice")
+    assert "every roll verified" in dice and "Seed:" in dice
+    record = await h.slash(t.bob, thread, "game export")
+    assert record.ephemeral and record.original.attachments[0].filename == "umpire-duel1.jsonl"
+    stale = await h.click(t.bob, options.original, options.original.custom_ids()[0])
+    assert stale.ephemeral and "no longer open" in stale
+
+    assert_no_secret_leaked(t)
+
+
+def assert_no_secret_leaked(t: Table) -> None:
+    """No public message (any version) and no DM to blue names the trap before it springs."""
+    public = t.fake.public_messages()
+    springs = next(i for i, m in enumerate(public) if "springs" in m.content)
+    for message in public[:springs]:
+        for text in message.texts():
+            assert "Mill" not in text and "trap 3" not in text, text
+    for message in t.fake.dms_to(t.bob):
+        if "springs" in message.content:
+            break
+        assert "Mill" not in " ".join(message.texts())
+    for message in t.fake.messages.values():
+        if message.channel_id == t.game_thread.id and not message.ephemeral:
+            assert message.source != "dm"
+
+
+async def test_views_maps_and_standing_orders(table: Table) -> None:
+    t, h, fake = table, table.h, table.fake
+    thread = await open_game(t)
+    await h.slash(t.ann, fake.dm_channel(t.ann), "trap", cell="3")
+    mine = await h.slash(t.ann, thread, "game map", private=True)
+    assert mine.ephemeral and "[trap]" in mine
+    theirs = await h.slash(t.bob, thread, "game map", private=True)
+    assert "[trap]" not in theirs.text
+    public = await h.slash(t.eve, thread, "game map")
+    assert not public.ephemeral and "[trap]" not in public.text and "public view" in public
+
+    # A standing order is private: no public message, a DM-free ephemeral ack.
+    count = len(fake.public_messages())
+    assert await h.autocomplete(t.bob, thread, "game standing", "kind") == ["casualty"]
+    ack = await h.slash(t.bob, thread, "game standing", kind="casualty", policy="lose")
+    assert ack.ephemeral and "standing casualty lose" in ack
+    assert len(fake.public_messages()) == count
+
+    # Red moves and may take it back (no dice, nothing revealed); blue may not undo it.
+    await h.slash(t.ann, thread, "move", units="r2", to="3")
+    refused = await h.slash(t.bob, thread, "game undo")
+    assert refused.ephemeral and "cannot undo" in refused
+    undone = await h.slash(t.ann, thread, "game undo")
+    assert undone.ephemeral
+    assert "red takes back" in last_public(t).content
+
+    # The standing order answers blue's casualty decision at once: no prompt, no buttons.
+    await h.slash(t.ann, thread, "move", units="r2", to="3")
+    await h.slash(t.bob, thread, "pass")
+    await h.slash(t.gm, thread, "gm roll", values="6 6", reason="hit")
+    await h.slash(t.ann, thread, "attack", units="r2", target="4")
+    after = last_public(t)
+    assert after.custom_ids() == [] and "b2 is eliminated" in after.content
+    log = await h.slash(t.eve, thread, "game log", last=3)
+    assert log.ephemeral and "b2 is eliminated" in log
+
+
+async def test_permissions_and_places(table: Table) -> None:
+    t, h, fake = table, table.h, table.fake
+    outside = await h.slash(t.ann, fake.general, "pass")
+    assert outside.ephemeral and "game's thread" in outside
+    thread = await open_game(t)
+    stranger = await h.slash(t.eve, thread, "gm reveal-seed")
+    assert stranger.ephemeral and "only a GM" in stranger
+    rolled = await h.slash(t.eve, thread, "gm roll", values="6", reason="x")
+    assert rolled.ephemeral and "only a GM" in rolled
+    seed = await h.slash(t.gm, thread, "gm reveal-seed")
+    assert seed.ephemeral and "Seed of" in seed
+    secret = await h.slash(t.ann, thread, "order", text="trap 2")
+    assert secret.ephemeral and "only in a direct message" in secret
+    early = await h.slash(t.bob, thread, "pass")
+    assert early.ephemeral and "turn" in early
+    export = await h.slash(t.ann, thread, "game export")
+    assert export.ephemeral and "when the game is over" in export
+    fake.give_role(t.eve, "Umpire GM")
+    by_role = await h.slash(t.eve, thread, "gm reveal-seed")
+    assert "Seed of" in by_role
