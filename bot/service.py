@@ -858,6 +858,10 @@ class GameService:
         self._cache[game_id] = _Cached(head, state, snapshot.seq)
         return Loaded(row, game, state, head, seats, snapshot.seq)
 
+    def rules(self, game_id: str) -> Game[Any]:
+        """The rules object the game is played with (bound to its data pack)."""
+        return self._rules_for(self._row(game_id))
+
     def load_state(self, game_id: str) -> GameState:
         """The current state, rebuilt from the nearest snapshot plus the active tail."""
         self._cache.pop(game_id, None)
