@@ -391,6 +391,8 @@ def _format_error(file: str, raw: Any, err: Mapping[str, Any]) -> str:
             node = node.get(part) if isinstance(node, dict) else None
     msg = str(err.get("msg", "invalid"))
     msg = msg.removeprefix("Value error, ")
+    if err.get("type") == "extra_forbidden":
+        msg = "unknown field (not part of the pack schema; see docs/data-tanks.md)"
     where = ", ".join(record) if record else "top level"
     field_text = ".".join(fields)
     return f"{file}: {where}: {field_text + ': ' if field_text else ''}{msg}"
