@@ -827,7 +827,7 @@ class StalingradPack(BaseModel):
     _regiments: dict[tuple[str, str | None, str], int] = PrivateAttr(default_factory=dict)
 
     def model_post_init(self, context: Any, /) -> None:
-        nb: dict[str, list[str]] = {k: [] for k in self.keys()}
+        nb: dict[str, list[str]] = {k: [] for k in self.space_keys()}
         for area in self.areas.values():
             nb[area.key].extend(str(b) for b in area.borders if b in self.areas)
         for zone in self.zones.values():
@@ -845,7 +845,7 @@ class StalingradPack(BaseModel):
         self._regiments = regs
 
     # -- spaces
-    def keys(self) -> list[str]:
+    def space_keys(self) -> list[str]:
         """Every space key: "1".."74" then "A".."H"."""
         return [str(n) for n in sorted(self.areas)] + sorted(self.zones)
 

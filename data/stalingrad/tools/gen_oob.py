@@ -72,6 +72,16 @@ def f(side: str, parent: str | None, parent_name: str | None, regiment: str | No
         assert len(areas) == len(units), (units, areas)
         if setup is None:
             symbols = sorted({f"{AREAS[int(a)][6]} {AREAS[int(a)][5]}" for a in areas})
+            if len(symbols) > 1:
+                # one Setup-card line carries one setup symbol: split it per symbol
+                for sym in symbols:
+                    keep = [i for i, a in enumerate(areas)
+                            if f"{AREAS[int(a)][6]} {AREAS[int(a)][5]}" == sym]
+                    f(side, parent, parent_name, regiment, type_, size, factors,
+                      [units[i] for i in keep], at=[areas[i] for i in keep], arrive=arrive,
+                      withdraw=withdraw, mech=mech, motor=motor, night=night, spent=spent,
+                      quadrant=quadrant, source=source, rulebook=rulebook)
+                return
             setup = symbols
         rec["setup"] = setup
         rec["historical"] = areas if len(set(areas)) > 1 else areas[0]
