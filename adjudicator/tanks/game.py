@@ -1,0 +1,624 @@
+"""Stalin's Tanks: the rules, bound to a data pack.
+
+Sequence of play (5.0): each turn has two player turns, each of five phases — First
+Movement, Stationary Fire, Defensive Fire, Mobile Fire, Second Movement. The phasing
+player ends each of his phases with ``done``. The Defensive Fire Phase belongs to the
+other player: it is a pending decision (kind ``defensive-fire``) that he answers with fire
+and close assault orders and ``done``, or leaves to a standing order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from adjudicator.kernel.decisions import Option, PendingDecision, StandingPolicy
+from adjudicator.kernel.dice import Dice
+from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.events import Event
+from adjudicator.kernel.game import Game
+from adjudicator.kernel.orders import Order
+from adjudicator.kernel.state import GameState
+from adjudicator.kernel.views import View
+from adjudicator.tanks import artillery, fire, movement, scenario
+from adjudicator.tanks.context import Ctx
+from adjudicator.tanks.hexgrid import Direction, Hex, neighbour
+from adjudicator.tanks.hidden import publish_all
+from adjudicator.tanks.orders import (
+    Assault,
+    Barrage,
+    Done,
+    Fire,
+    Hide,
+    Load,
+    Mine,
+    Move,
+    Place,
+    Unload,
+    format_order,
+    is_secret,
+    parse_order,
+)
+from adjudicator.tanks.spec import RulesData, rules_data
+from adjudicator.tanks.state import (
+    FIRE_PHASES,
+    PHASE_NAMES,
+    PHASES,
+    SIDES,
+    Marker,
+    SecretSet,
+    TanksState,
+    Unit,
+    other,
+)
+from adjudicator.tanks.views import TanksView, board_text, build_view
+
+DEFENSIVE = "defensive-fire"
+
+
+class TanksGame(Game[TanksState]):
+    name: ClassVar[str] = "tanks"
+    title: ClassVar[str] = "Stalin's Tanks"
+    sides: ClassVar[tuple[str, ...]] = SIDES
+    state_type: ClassVar[type[GameState]] = TanksState
+
+    def __init__(self, pack: Path | None = None) -> None:
+        super().__init__(pack)
+        self.data: RulesData = rules_data(pack)
+
+    def ctx(self, state: TanksState, dice: Dice | None = None) -> Ctx:
+        return Ctx(self.data, state, dice)
+
+    # ---- set-up and notation ------------------------------------------------------------
+
+    def scenarios(self) -> dict[str, str]:
+        out = {}
+        for key, sc in self.data.scenarios.items():
+            record: Any = sc
+            out[key] = f"{record.section} {record.title} ({record.level}, {record.turns} turns)"
+        return out
+
+    def options(self) -> dict[str, str]:
+        return dict(scenario.OPTIONS)
+
+    def setup(self, scenario_name: str | None = None,
+              options: Mapping[str, Any] | None = None) -> TanksState:
+        name = scenario_name or next(iter(self.data.scenarios))
+        state = scenario.build(self.data, name, options)
+        if state.phase != "setup":
+            self._start_player_turn(self.ctx(state))
+        return state
+
+    def parse_game_order(self, text: str) -> Order:
+        return parse_order(text)
+
+    def format_game_order(self, order: Order) -> str:
+        return format_order(order)
+
+    @staticmethod
+    def is_secret(order: Order) -> bool:
+        """Orders whose text must stay with the side that gives it (hide, mine)."""
+        return is_secret(order)
+
+    def is_secret_text(self, text: str) -> bool:
+        try:
+            return is_secret(self.parse(text))
+        except RuleError:
+            return False
+
+    # ---- whose turn ---------------------------------------------------------------------
+
+    def to_act(self, state: TanksState) -> str | None:
+        if state.result is not None:
+            return None
+        if state.phase == "setup":
+            return scenario.setup_side(state)
+        if state.phase == "defensive":
+            return other(state.phasing)
+        return state.phasing
+
+    # ---- resolving orders -----------------------------------------------------------------
+
+    def resolve(self, state: TanksState, side: str, order: Order, dice: Dice) -> list[Event]:
+        ctx = self.ctx(state, dice)
+        if state.phase == "setup":
+            self._setup_order(ctx, side, order)
+            return ctx.events
+        if isinstance(order, (Place, Hide, Mine)):
+            raise RuleError("19.1" if isinstance(order, Mine) else "20.0",
+                            "secret and visible placement happen only during the set-up")
+        match order:
+            case Done():
+                self._end_phase(ctx)
+            case Move(unit=unit_id, steps=steps):
+                unit = self._own_unit(ctx, side, unit_id)
+                movement.execute(ctx, movement.plan(ctx, side, unit, steps))
+            case Load():
+                self._load(ctx, side, order)
+            case Unload():
+                self._unload(ctx, side, order)
+            case Fire(units=units, target=target, mode=mode):
+                shot = fire.plan_fire(ctx, side, tuple(self._own_unit(ctx, side, u).id
+                                                       for u in units), target, mode)
+                fire.resolve_fire(ctx, shot)
+            case Assault(unit=unit_id, target=target, suicide=suicide):
+                own = self._own_unit(ctx, side, unit_id)
+                attacker, victim, need = fire.plan_assault(ctx, side, own.id, target, suicide)
+                fire.resolve_assault(ctx, attacker, victim, need, suicide)
+            case Barrage(hex=where):
+                artillery.place(ctx, side, where)
+            case _:
+                raise RuleError("5.0", f"{self.format(order)} is not an order of this game")
+        if state.phase == "defensive" and state.result is None:
+            state.pending = self._defensive_decision(ctx)
+        return ctx.events
+
+    def _own_unit(self, ctx: Ctx, side: str, text: str) -> Unit:
+        """A unit of ``side`` by id or unique id prefix (forgiving notation)."""
+        mine = [u for u in ctx.state.units if u.side == side]
+        for unit in mine:
+            if unit.id == text:
+                return unit
+        found = [u for u in mine if u.id.startswith(text)]
+        if len(found) == 1:
+            return found[0]
+        legal = sorted(u.id for u in (found or mine) if u.status in ("on", "waiting"))
+        word = "ambiguous" if found else "unknown"
+        raise RuleError("notation", f"{word} {side} unit {text!r}", legal)
+
+    def _setup_order(self, ctx: Ctx, side: str, order: Order) -> None:
+        match order:
+            case Place(unit=unit_id, hex=where, facing=facing):
+                unit = self._own_unit(ctx, side, unit_id)
+                scenario.place(ctx, side, unit.id, where, facing, hidden=False)
+            case Hide(unit=unit_id, hex=where, facing=facing):
+                unit = self._own_unit(ctx, side, unit_id)
+                scenario.place(ctx, side, unit.id, where, facing, hidden=True)
+            case Mine(hex=where):
+                scenario.place_mine(ctx, side, where)
+            case Done():
+                scenario.finish_setup(ctx, side)
+                if ctx.state.phase != "setup":
+                    self._start_player_turn(ctx)
+            case _:
+                raise RuleError("4.0", "during the set-up: place, hide, mine or done",
+                                self.legal_orders(ctx.state, side)[:12])
+
+    def _load(self, ctx: Ctx, side: str, order: Load) -> None:
+        state = ctx.state
+        halftrack = self._own_unit(ctx, side, order.unit)
+        passenger = self._own_unit(ctx, side, order.passenger)
+        if state.phase != "move1":
+            raise RuleError("17.1", "loading happens in the First Movement Phase")
+        if ctx.type_of(halftrack).kind != "halftrack":
+            raise RuleError("17.1", f"{halftrack.id} is not a halftrack")
+        if ctx.type_of(passenger).kind not in ("infantry", "at_gun"):
+            raise RuleError("17.1", "a halftrack carries infantry or tows an AT gun")
+        if ctx.passenger_of(halftrack) is not None:
+            raise RuleError("17.1", f"{halftrack.id} already transports a unit")
+        if passenger.status != "on" or passenger.carrier is not None:
+            raise RuleError("17.1", f"{passenger.id} is not on the map ready to load")
+        plan = movement.plan(ctx, side, halftrack, order.steps, loading=passenger)
+        movement.execute(ctx, plan, loading=passenger)
+
+    def _unload(self, ctx: Ctx, side: str, order: Unload) -> None:
+        state = ctx.state
+        halftrack = self._own_unit(ctx, side, order.unit)
+        if state.phase != "move2":
+            raise RuleError("17.3", "unloading happens in the Second Movement Phase")
+        passenger = ctx.passenger_of(halftrack)
+        if passenger is None:
+            raise RuleError("17.3", f"{halftrack.id} transports nothing")
+        if halftrack.spent or halftrack.move_done:
+            raise RuleError("17.3", "the halftrack may not move before unloading")
+        if halftrack.no_move:
+            raise RuleError("14.3", f"{halftrack.id} is disrupted")
+        plan = movement.plan(ctx, side, halftrack, order.steps) if order.steps else None
+        passenger.carrier = None
+        passenger.unloaded_now = True
+        halftrack.unloaded_now = True
+        if halftrack.hidden:
+            ctx.reveal(halftrack, "it unloads")
+        if passenger.hidden:
+            ctx.reveal(passenger, "it unloads")
+        ctx.emit("unload", f"{halftrack.id} unloads {passenger.id} in {halftrack.hex}", "17.3",
+                 unit=halftrack.id, passenger=passenger.id, hex=halftrack.hex)
+        if plan is not None:
+            movement.execute(ctx, plan)
+
+    # ---- phases ---------------------------------------------------------------------------
+
+    def _start_player_turn(self, ctx: Ctx) -> None:
+        state = ctx.state
+        state.phase = "move1"
+        state.marker = None
+        state.moves_started = False
+        for unit in state.units:
+            unit.moved = unit.overran = unit.loaded_now = unit.unloaded_now = False
+        self._start_phase(ctx)
+        ctx.emit("phase", f"turn {state.turn}: {state.phasing} player turn, "
+                 f"{PHASE_NAMES['move1']}", "5.0", turn=state.turn, phasing=state.phasing,
+                 phase="move1")
+
+    @staticmethod
+    def _start_phase(ctx: Ctx) -> None:
+        ctx.state.entries = {}
+        for unit in ctx.state.units:
+            unit.spent = unit.road_spent = 0
+            unit.move_open = unit.move_done = unit.off_road = unit.fired = False
+
+    def _end_phase(self, ctx: Ctx) -> None:
+        state = ctx.state
+        phase = state.phase
+        if phase == "move1":
+            self._check_entries(ctx)
+        # 14.3: disruption lasts for the next fire phase / movement phase it would act in
+        for unit in state.units:
+            if unit.status != "on":
+                continue
+            if phase in FIRE_PHASES and unit.no_fire and fire.eligible(ctx, unit, phase) is None:
+                unit.no_fire = False
+            if phase in ("move1", "move2") and unit.no_move and unit.side == state.phasing:
+                unit.no_move = False
+        state.pending = None
+        if phase == "mobile":
+            artillery.fall(ctx)
+        if phase == "move2":
+            self._next_player_turn(ctx)
+            return
+        state.phase = PHASES[PHASES.index(phase) + 1]
+        self._start_phase(ctx)
+        if state.phase == "defensive":
+            self._unconceal(ctx, other(state.phasing))
+        ctx.emit("phase", f"{PHASE_NAMES[state.phase]} ({state.phasing} player turn)", "5.0",
+                 turn=state.turn, phasing=state.phasing, phase=state.phase)
+
+    def _unconceal(self, ctx: Ctx, side: str) -> None:
+        """25.7: face-down units turn face-up at the start of their Defensive Fire Phase."""
+        shown = [u for u in ctx.state.units if u.side == side and u.concealed]
+        for unit in shown:
+            unit.concealed = False
+        if shown:
+            ctx.emit("face-up", f"{side} units are turned face-up: "
+                     + ", ".join(f"{u.id} in {u.hex}" for u in shown if u.status == "on"),
+                     "25.7", units=[u.id for u in shown])
+
+    def _check_entries(self, ctx: Ctx) -> None:
+        state = ctx.state
+        side = state.phasing
+        late = [u for u in state.units if u.side == side and u.status == "waiting"
+                and u.enter_turns and max(u.enter_turns) <= state.turn
+                and u.id not in state.flags.get("setup_units", [])]
+        if state.flags.get("same_edge") == side and state.flags.get(
+                f"entry_turn_{side}") == state.turn:
+            late += [u for u in state.units if u.side == side and u.status == "waiting"
+                     and u not in late]
+        if late:
+            raise RuleError("6.5", f"these {side} units must enter the map this turn: "
+                            + ", ".join(u.id for u in late), [u.id for u in late])
+
+    def _next_player_turn(self, ctx: Ctx) -> None:
+        state = ctx.state
+        if state.player == 0:
+            state.player = 1
+        else:
+            state.player = 0
+            if state.turn >= state.last_turn:
+                state.result = scenario.victory(ctx)
+                ctx.emit("game-over", f"the game is over: {state.result}", "25.0",
+                         result=state.result)
+                publish_all(ctx)
+                return
+            state.turn += 1
+        self._start_player_turn(ctx)
+
+    # ---- the Defensive Fire decision --------------------------------------------------------
+
+    def _fire_options(self, ctx: Ctx, side: str, include_hidden: bool = True
+                      ) -> list[tuple[str, float, str]]:
+        """(order, probability of destroying, label) for the side that fires now."""
+        options: list[tuple[str, float, str]] = []
+        state = ctx.state
+        targets = [u for u in ctx.enemies_seen_by(side) if not u.concealed]
+        for unit in state.units:
+            if unit.side != side or unit.status != "on" or unit.fired:
+                continue
+            if unit.hidden and not include_hidden:
+                continue
+            try:
+                kind = fire.check_firer(ctx, side, unit).kind
+            except RuleError:
+                continue
+            for target in targets:
+                modes: list[str | None] = [None]
+                if ctx.type_of(target).armored and kind != "infantry" and state.advanced:
+                    modes.append("he")
+                for mode in modes:
+                    try:
+                        shot = fire.plan_fire(ctx, side, (unit.id,), target.id, mode)
+                    except RuleError:
+                        continue
+                    p = shot.kill_probability()
+                    text = format_order(Fire(units=(unit.id,), target=target.id, mode=mode))
+                    options.append((text, p, f"{p:.0%} to destroy"))
+                if kind == "infantry" and state.advanced:
+                    try:
+                        _, _, need = fire.plan_assault(ctx, side, unit.id, target.id, False)
+                    except RuleError:
+                        continue
+                    from adjudicator.tanks.context import two_dice_at_most
+
+                    p = two_dice_at_most(need)
+                    text = format_order(Assault(unit=unit.id, target=target.id))
+                    options.append((text, p, f"close assault, {p:.0%}"))
+        return options
+
+    def _defensive_decision(self, ctx: Ctx) -> PendingDecision:
+        state = ctx.state
+        side = other(state.phasing)
+        options = [Option(order=o, label=label) for o, _, label in self._fire_options(ctx, side)]
+        options.append(Option(order="done", label="end the Defensive Fire Phase"))
+        return PendingDecision(
+            kind=DEFENSIVE, side=side, rule="5.1",
+            prompt=f"{side}: Defensive Fire Phase, turn {state.turn} — fire, close assault, "
+                   "or done", options=tuple(options), default="done")
+
+    def standing_policies(self) -> list[StandingPolicy]:
+        return [
+            StandingPolicy(kind=DEFENSIVE, policy="best-shot",
+                           description="each unit fires at the target it is most likely to "
+                                       "destroy; infantry close assault when adjacent and that "
+                                       "is likelier; hidden units fire too"),
+            StandingPolicy(kind=DEFENSIVE, policy="best-shot-stay-hidden",
+                           description="as best-shot, but hidden units hold their fire"),
+            StandingPolicy(kind=DEFENSIVE, policy="hold", description="never fire"),
+        ]
+
+    def standing_answer(self, state: TanksState, decision: PendingDecision,
+                        policy: str) -> str | None:
+        if decision.kind != DEFENSIVE:
+            return None
+        if policy == "hold":
+            return "done"
+        ctx = self.ctx(state)
+        options = self._fire_options(ctx, decision.side,
+                                     include_hidden=policy == "best-shot")
+        useful = [(p, o) for o, p, _ in options if p > 0]
+        if not useful:
+            return "done"
+        return max(useful, key=lambda item: (item[0], item[1]))[1]
+
+    # ---- views --------------------------------------------------------------------------
+
+    def make_view(self, state: TanksState, viewer: str) -> TanksView:
+        return build_view(self.ctx(state), self.name, viewer)
+
+    def board_text(self, view: View) -> str:
+        assert isinstance(view, TanksView)
+        return board_text(view)
+
+    # ---- legal orders (a useful sample) ------------------------------------------------------
+
+    def legal_orders(self, state: TanksState, side: str) -> list[str]:
+        if state.result is not None or self.acting_side(state) != side:
+            return []
+        if state.pending is not None:
+            return state.pending.option_orders()
+        ctx = self.ctx(state)
+        if state.phase == "setup":
+            return self._setup_orders(ctx, side)
+        orders = ["done"]
+        if state.phase in FIRE_PHASES:
+            orders += [o for o, _, _ in self._fire_options(ctx, side)]
+            return orders
+        if state.phase == "move1" and not state.moves_started and state.marker is None \
+                and artillery.available(ctx, side):
+            seen = {str(Hex.parse(u.hex)) for u in ctx.enemies_seen_by(side) if u.hex}
+            orders += [f"barrage {h}" for h in sorted(seen)[:3]]
+        for unit in state.units:
+            if unit.side != side or unit.status not in ("on", "waiting"):
+                continue
+            orders += self._move_samples(ctx, side, unit)
+        return orders
+
+    def _try(self, ctx: Ctx, side: str, unit: Unit, steps: tuple[str, ...]) -> bool:
+        try:
+            movement.plan(ctx, side, unit, steps)
+        except RuleError:
+            return False
+        return True
+
+    def _move_samples(self, ctx: Ctx, side: str, unit: Unit) -> list[str]:
+        try:
+            movement.check_mover(ctx, side, unit)
+        except RuleError:
+            return []
+        out: list[str] = []
+        if unit.status == "waiting":
+            hexes: list[str] = []
+            if unit.enter_turns and ctx.state.turn not in unit.enter_turns:
+                return []
+            if unit.enter_hexes:
+                hexes = list(unit.enter_hexes)
+            else:
+                for edge in unit.enter_edges or ["N", "S", "E", "W"]:
+                    hexes += [str(h) for h in ctx.map.edge_hexes(edge)]
+            for h in hexes:
+                if self._try(ctx, side, unit, (h,)):
+                    out.append(f"move {unit.id} {h}")
+            return out
+        assert unit.hex is not None
+        here = Hex.parse(unit.hex)
+        for direction in Direction:
+            target = neighbour(here, direction)
+            if ctx.map.on_map(target) and self._try(ctx, side, unit, (str(target),)):
+                out.append(f"move {unit.id} {target}")
+        if ctx.map.edges(here) and self._try(ctx, side, unit, ("exit",)):
+            out.append(f"move {unit.id} exit")
+        kind = ctx.type_of(unit).kind
+        if kind == "halftrack" and ctx.state.phase == "move2" and ctx.passenger_of(unit) \
+                and not unit.spent:
+            out.append(f"unload {unit.id}")
+        if kind == "halftrack" and ctx.state.phase == "move1" and not ctx.passenger_of(unit):
+            for other_unit in ctx.friends(side):
+                if other_unit.carrier is None and other_unit.hex and ctx.type_of(
+                        other_unit).kind in ("infantry", "at_gun") and ctx.range(
+                        unit.hex, other_unit.hex) == 1:
+                    try:
+                        movement.plan(ctx, side, unit, (other_unit.hex,), loading=other_unit)
+                    except RuleError:
+                        continue
+                    out.append(f"load {unit.id} {other_unit.id} {other_unit.hex}")
+        return out
+
+    def _setup_orders(self, ctx: Ctx, side: str) -> list[str]:
+        state = ctx.state
+        orders: list[str] = []
+        waiting = [u for u in state.units if u.side == side and u.status == "waiting"
+                   and u.id in state.flags.get("setup_units", [])]
+        if not waiting:
+            orders.append("done")
+        free = [h for h in ctx.map.all_hexes if not state.at(str(h))]
+        rules = state.flags.get("hidden", {}).get(side)
+        for unit in waiting[:4]:
+            count = 0
+            for h in free:
+                name = str(h)
+                if not scenario.zone_allows(ctx, side, "", name):
+                    continue
+                kind = ctx.type_of(unit).kind
+                if ctx.tables.terrain[ctx.terrain(name)].move_cost.get(kind) == -1:
+                    continue
+                orders.append(f"place {unit.id} {name}")
+                if rules and rules["mode"] == "hidden" and (
+                        not rules["terrain"] or ctx.terrain(name) in rules["terrain"]):
+                    orders.append(f"hide {unit.id} {name}")
+                count += 1
+                if count >= 3:
+                    break
+        return orders
+
+    # ---- conformance ----------------------------------------------------------------------
+
+    def case_position(self, position: Mapping[str, Any]) -> TanksState:
+        base = str(position.get("scenario", "first-encounter"))
+        state = scenario.build(self.data, base, position.get("options") or {})
+        state.units = []
+        state.flags = {k: v for k, v in state.flags.items()
+                       if k in ("clear_terrain",) and position.get("scenario")}
+        state.barrages = {}
+        state.setup_sides = []
+        state.turn = int(position.get("turn", 1))
+        state.last_turn = int(position.get("last_turn", state.last_turn))
+        phasing = str(position.get("phasing", position.get("to_act", "german")))
+        state.order = [phasing, other(phasing)]
+        state.phase = str(position.get("phase", "move1"))
+        state.advanced = bool(position.get("advanced", True))
+        state.terrain = {str(k): str(v) for k, v in position.get("terrain", {}).items()}
+        if "roads" in position:
+            state.roads = [str(h) for h in position["roads"]]
+        if "map_size" in position:
+            state.map_size = [int(v) for v in position["map_size"]]
+        state.types = {str(k): dict(v) for k, v in position.get("types", {}).items()}
+        for record in position.get("units", []):
+            data = dict(record)
+            data.setdefault("status", "on" if data.get("hex") else "waiting")
+            state.units.append(Unit.model_validate(data))
+        state.mines = {str(k): sorted(str(h) for h in v)
+                       for k, v in position.get("mines", {}).items()}
+        state.known_mines = {str(k): str(v) for k, v in position.get("known_mines", {}).items()}
+        for side_name, allot in position.get("barrages", {}).items():
+            state.barrages[side_name] = dict(allot)
+        if position.get("marker"):
+            state.marker = Marker.model_validate(position["marker"])
+        state.flags.update(position.get("flags", {}))
+        if position.get("blank_map"):
+            state.flags["blank_map"] = True
+        for side_name, policies in position.get("standing", {}).items():
+            state.standing[side_name] = dict(policies)
+        if position.get("setup"):
+            state.phase = "setup"
+            state.setup_sides = [str(s) for s in position["setup"]]
+            state.flags["setup_units"] = [u.id for u in state.units if u.status == "waiting"
+                                          and u.side in state.setup_sides]
+            for side_name, rule in position.get("hidden", {}).items():
+                state.flags.setdefault("hidden", {})[side_name] = {
+                    "mode": "hidden", "terrain": list(rule.get("terrain", [])),
+                    "unhidden": dict(rule.get("unhidden", {}))}
+            for side_name, count in position.get("mine_count", {}).items():
+                state.flags.setdefault("mines", {})[side_name] = {
+                    "count": int(count), "in_setup_zone": False}
+        for side_name, secret in position.get("secrets", {}).items():
+            state.secrets[side_name] = SecretSet.model_validate(secret)
+        ctx = self.ctx(state)
+        for unit in state.units:  # validate types now, so a bad case fails at position
+            ctx.type_of(unit)
+        if state.phase == "defensive":
+            state.pending = self._defensive_decision(ctx)
+        return state
+
+    def case_check(self, state: TanksState, expect: Mapping[str, Any]) -> list[str]:
+        failures: list[str] = []
+        unit_keys = {"unit", "hex", "facing", "status", "alive", "hidden", "disrupted",
+                     "spent", "carrier", "moved", "open"}
+        other_keys = {"phase", "turn", "phasing", "mines_known", "public_lacks",
+                      "opponent_lacks", "public_has", "commitment", "legal_has", "legal_lacks"}
+        unknown = set(expect) - unit_keys - other_keys
+        if unknown:
+            failures.append(f"unknown expectation keys {sorted(unknown)}")
+        if "unit" in expect:
+            unit = state.unit(str(expect["unit"]))
+            if unit is None:
+                return [*failures, f"no unit {expect['unit']!r}"]
+            checks = {
+                "hex": unit.hex, "facing": unit.facing, "status": unit.status,
+                "alive": unit.status != "destroyed", "hidden": unit.hidden,
+                "disrupted": unit.no_fire or unit.no_move, "spent": unit.spent,
+                "carrier": unit.carrier or "", "moved": unit.moved, "open": unit.move_open,
+            }
+            for key, actual in checks.items():
+                if key in expect and actual != expect[key]:
+                    failures.append(f"{unit.id}: {key} is {actual!r}, expected {expect[key]!r}")
+        for key, actual in (("phase", state.phase), ("turn", state.turn),
+                            ("phasing", state.phasing)):
+            if key in expect and actual != expect[key]:
+                failures.append(f"{key} is {actual!r}, expected {expect[key]!r}")
+        if "mines_known" in expect and sorted(state.known_mines) != sorted(expect["mines_known"]):
+            failures.append(f"known mines {sorted(state.known_mines)}, expected "
+                            f"{sorted(expect['mines_known'])}")
+        public = self.view(state, "public").model_dump_json()
+        for text in _as_list(expect.get("public_lacks")):
+            if text in public:
+                failures.append(f"the public view shows {text!r}")
+        for text in _as_list(expect.get("public_has")):
+            if text not in public:
+                failures.append(f"the public view lacks {text!r}")
+        for side_name, texts in dict(expect.get("opponent_lacks", {})).items():
+            seen = self.view(state, side_name).model_dump_json()
+            for text in _as_list(texts):
+                if text in seen:
+                    failures.append(f"{side_name}'s view shows {text!r}")
+        if "commitment" in expect:
+            has = {s for s, v in state.secrets.items() if v.commitment}
+            if sorted(has) != sorted(_as_list(expect["commitment"])):
+                failures.append(f"commitments from {sorted(has)}, expected {expect['commitment']}")
+        acting = self.acting_side(state)
+        legal = self.legal_orders(state, acting) if acting else []
+        for text in _as_list(expect.get("legal_has")):
+            if text not in legal:
+                failures.append(f"{text!r} is not among the legal orders {legal[:20]}")
+        for text in _as_list(expect.get("legal_lacks")):
+            if text in legal:
+                failures.append(f"{text!r} is among the legal orders")
+        return failures
+
+    def dump(self, state: TanksState) -> str:
+        return json.dumps(state.model_dump(mode="json"), indent=1)
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]

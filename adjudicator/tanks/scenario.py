@@ -1,0 +1,336 @@
+"""Scenarios (25.1-25.7): forces, set-up, entry, artillery, mines, victory — from the pack."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from adjudicator.kernel.errors import RuleError
+from adjudicator.tanks.context import Ctx
+from adjudicator.tanks.hexgrid import Hex, distance, neighbours
+from adjudicator.tanks.spec import PROHIBITED, RulesData
+from adjudicator.tanks.state import SIDES, TanksState, Unit, other
+
+OPTIONS = {
+    "basic": "play 25.4 as a basic game (no artillery, no advanced rules)",
+    "attenuation": "21.0 range attenuation",
+    "fff": "22.0 60 degrees full frontal face",
+    "overrun": "23.0 overrun",
+    "suicide": "24.0 Soviet suicide assault",
+}
+DEFAULT_FACING = {"german": "S", "soviet": "N"}
+
+
+def unit_base(type_id: str) -> str:
+    return type_id.replace("-", "")
+
+
+def build(data: RulesData, scenario_id: str, options: Mapping[str, Any] | None = None
+          ) -> TanksState:
+    if scenario_id not in data.scenarios:
+        raise ValueError(f"unknown scenario {scenario_id!r}; known: {', '.join(data.scenarios)}")
+    sc: Any = data.scenarios[scenario_id]
+    opts = {k: bool(v) for k, v in (options or {}).items()}
+    unknown = set(opts) - set(OPTIONS)
+    if unknown:
+        raise ValueError(f"unknown options {sorted(unknown)}; known: {sorted(OPTIONS)}")
+    first = sc.first_player.value
+    state = TanksState(scenario=sc.id, last_turn=sc.turns, order=[first, other(first)],
+                       options=opts)
+    state.advanced = sc.level == "advanced" or (sc.level == "basic-or-advanced"
+                                                and not opts.get("basic"))
+    counters: Counter[str] = Counter()
+    setup_groups = {(z.side.value, z.group): z for z in sc.setup}
+    entries = {(e.side.value, e.group): e for e in sc.entry}
+    for force in sc.force:
+        side, group = force.side.value, force.group
+        for _ in range(force.count):
+            base = unit_base(force.unit)
+            counters[base] += 1
+            unit = Unit(id=f"{base}-{counters[base]}", side=side, type=force.unit, force=group)
+            if (side, group) in setup_groups:
+                unit.force = group or "setup"
+                unit.enter_turns = []
+                state.flags.setdefault("setup_units", []).append(unit.id)
+            elif (side, group) in entries:
+                entry = entries[(side, group)]
+                unit.enter_turns = list(entry.turns)
+                unit.enter_edges = [e.value for e in entry.edges]
+                unit.enter_hexes = [str(h) for h in entry.hexes]
+            state.units.append(unit)
+    for entry in sc.entry:
+        if entry.road_only_until_enemy_enters:
+            state.flags["road_bound"] = entry.side.value
+        if entry.same_edge_and_turn:
+            state.flags["same_edge"] = entry.side.value
+    state.setup_sides = [s for s in SIDES if any(z.side.value == s for z in sc.setup)]
+    state.setup_sides.sort(key=lambda s: s != first)
+    for hidden in sc.hidden:
+        state.flags.setdefault("hidden", {})[hidden.side.value] = {
+            "mode": hidden.mode, "terrain": [t.value for t in hidden.terrain],
+            "unhidden": {u.unit: u.count for u in hidden.unhidden},
+        }
+    for mines in sc.mines:
+        state.flags.setdefault("mines", {})[mines.side.value] = {
+            "count": mines.count, "in_setup_zone": mines.in_setup_zone}
+    if state.advanced:
+        for art in sc.artillery:
+            state.barrages[art.side.value] = {
+                "weight": art.weight, "per_turn": art.per_turn, "turns": list(art.turns),
+                "total": art.total, "from_turn": art.from_turn}
+    for special in sc.special:
+        if special.treat_as_clear:
+            state.flags["clear_terrain"] = True
+    state.phase = "setup" if state.setup_sides else "move1"
+    return state
+
+
+# ---- set-up ------------------------------------------------------------------------------------
+
+
+def zone_allows(ctx: Ctx, side: str, group: str, hex_name: str) -> bool:
+    sc: Any = ctx.data.scenarios.get(ctx.state.scenario)
+    if sc is None:
+        return ctx.on_map(hex_name)
+    zones = [z.zone for z in sc.setup if z.side.value == side and z.group in (group, "")]
+    h = Hex.parse(hex_name)
+    if not ctx.map.on_map(h):
+        return False
+    for zone in zones:
+        inside = zone.anywhere or h in set(zone.hexes) or any(
+            r.cols[0] <= h.col <= r.cols[1] and r.rows[0] <= h.row <= r.rows[1]
+            for r in zone.rects)
+        for edge, least in zone.min_edge_distance.items():
+            inside = inside and _edge_distance(ctx, h, edge.value) >= least
+        if zone.terrain:
+            inside = inside and ctx.terrain(hex_name) in {t.value for t in zone.terrain}
+        if inside:
+            return True
+    return False
+
+
+def _edge_distance(ctx: Ctx, h: Hex, edge: str) -> int:
+    return min(distance(h, e) for e in ctx.map.edge_hexes(edge))
+
+
+def setup_side(state: TanksState) -> str | None:
+    return state.setup_sides[0] if state.phase == "setup" and state.setup_sides else None
+
+
+def _setup_unit(ctx: Ctx, side: str, unit_id: str, hex_name: str, rule: str) -> Unit:
+    state = ctx.state
+    if setup_side(state) != side:
+        raise RuleError(rule, f"it is not {side}'s set-up")
+    unit = state.unit(unit_id)
+    if unit is None or unit.side != side or unit.id not in state.flags.get("setup_units", []):
+        raise RuleError(rule, f"{unit_id!r} is not one of {side}'s units that set up",
+                        [u for u in state.flags.get("setup_units", [])
+                         if (found := state.unit(u)) and found.side == side
+                         and found.status == "waiting"])
+    if unit.status != "waiting":
+        raise RuleError(rule, f"{unit.id} is already placed")
+    if not zone_allows(ctx, side, unit.force if unit.force != "setup" else "", hex_name):
+        raise RuleError("4.0", f"{hex_name} is outside {side}'s set-up zone")
+    kind = ctx.type_of(unit).kind
+    if ctx.tables.terrain[ctx.terrain(hex_name)].move_cost.get(kind) == PROHIBITED:
+        raise RuleError("7.6", f"a {kind} may not be in {ctx.terrain(hex_name)} hex {hex_name}")
+    return unit
+
+
+def place(ctx: Ctx, side: str, unit_id: str, hex_name: str, facing: str | None,
+          hidden: bool) -> None:
+    state = ctx.state
+    rule = "20.0" if hidden else "4.0"
+    unit = _setup_unit(ctx, side, unit_id, hex_name, rule)
+    kind_type = ctx.type_of(unit)
+    rules = state.flags.get("hidden", {}).get(side)
+    face_down = bool(rules and rules["mode"] == "face-down")
+    if hidden:
+        if not rules or rules["mode"] != "hidden":
+            raise RuleError("20.0", f"{side} units may not set up hidden in this scenario")
+        if rules["terrain"] and ctx.terrain(hex_name) not in rules["terrain"]:
+            raise RuleError("20.0", f"hidden units set up in {' or '.join(rules['terrain'])} "
+                            f"hexes only; {hex_name} is {ctx.terrain(hex_name)}")
+    carrier = None
+    for other_unit in state.at(hex_name):
+        if other_unit.side != side:
+            raise RuleError("6.3", f"{hex_name} holds an enemy unit")
+        other_type = ctx.type_of(other_unit)
+        if (other_type.kind == "halftrack" and kind_type.kind in ("infantry", "at_gun")
+                and ctx.passenger_of(other_unit) is None and carrier is None):
+            carrier = other_unit
+        else:
+            raise RuleError("6.2", f"{hex_name} already holds {other_unit.id}")
+    if carrier is not None and carrier.hidden != hidden:
+        raise RuleError("17.1", "a passenger is hidden exactly when its halftrack is")
+    unit.status, unit.hex = "on", hex_name
+    unit.facing = (facing or DEFAULT_FACING[side]) if kind_type.has_facing else None
+    unit.hidden = hidden
+    unit.concealed = face_down
+    unit.carrier = carrier.id if carrier else None
+    where = f" aboard {carrier.id}" if carrier else ""
+    if hidden:
+        ctx.emit("hidden-placed", f"{unit.id} set up hidden in {hex_name}{where}", "20.0",
+                 audience=side, unit=unit.id, hex=hex_name)
+    elif face_down:
+        ctx.emit("placed", f"{unit.id} set up face-down in {hex_name}", "25.7", audience=side,
+                 unit=unit.id, hex=hex_name)
+        ctx.emit("placed-face-down", f"a face-down {side} unit is set up in {hex_name}",
+                 "25.7", hex=hex_name)
+    else:
+        ctx.emit("placed", f"{unit.id} set up in {hex_name}{where}"
+                 + (f" facing {unit.facing}" if unit.facing else ""), "4.0", unit=unit.id,
+                 hex=hex_name)
+
+
+def place_mine(ctx: Ctx, side: str, hex_name: str) -> None:
+    state = ctx.state
+    if setup_side(state) != side:
+        raise RuleError("19.1", f"mines are written down during {side}'s set-up")
+    allowed = state.flags.get("mines", {}).get(side)
+    if not allowed:
+        raise RuleError("19.1", f"{side} has no mines in this scenario")
+    mine_list = state.mines.setdefault(side, [])
+    if hex_name in mine_list:
+        raise RuleError("19.1", f"{hex_name} is already mined")
+    if len(mine_list) >= int(allowed["count"]):
+        raise RuleError("19.1", f"{side} has only {allowed['count']} mined hexes")
+    if not ctx.on_map(hex_name) or (allowed["in_setup_zone"]
+                                    and not zone_allows(ctx, side, "", hex_name)):
+        raise RuleError("19.1", f"{hex_name} is outside {side}'s set-up zone")
+    mine_list.append(hex_name)
+    mine_list.sort()
+    ctx.emit("mine-placed", f"{side} mines {hex_name}", "19.1", audience=side, hex=hex_name)
+
+
+def finish_setup(ctx: Ctx, side: str) -> None:
+    from adjudicator.tanks.hidden import commit
+
+    state = ctx.state
+    if setup_side(state) != side:
+        raise RuleError("4.0", f"it is not {side}'s set-up")
+    missing = [u for u in state.units
+               if u.side == side and u.id in state.flags.get("setup_units", [])
+               and u.status == "waiting"]
+    if missing:
+        raise RuleError("4.0", f"{side} still has units to set up",
+                        [f"place {u.id} HEX" for u in missing])
+    rules = state.flags.get("hidden", {}).get(side)
+    if rules:
+        for type_id, count in rules["unhidden"].items():
+            shown = sum(1 for u in state.units if u.side == side and u.type == type_id
+                        and u.status == "on" and not u.hidden)
+            if shown < count:
+                raise RuleError("25.2", f"at least {count} {type_id} must set up unhidden")
+    if (rules and rules["mode"] == "hidden") or side in state.flags.get("mines", {}):
+        commit(ctx, side)
+    state.setup_sides.pop(0)
+    ctx.emit("setup-done", f"{side} has finished setting up", "4.0", side=side)
+    if not state.setup_sides:
+        state.phase = "move1"
+
+
+# ---- victory -----------------------------------------------------------------------------------
+
+
+def _matches(ctx: Ctx, unit: Unit, kinds: list[Any], units: list[str],
+             exclude: list[str]) -> bool:
+    kind = ctx.type_of(unit).kind
+    if kinds and kind not in {k.value for k in kinds}:
+        return False
+    if units and unit.type not in units:
+        return False
+    return unit.type not in exclude
+
+
+def _count(ctx: Ctx, event: str, side: str, edge: Any, kinds: list[Any], units: list[str],
+           exclude: list[str], loaded: bool) -> int:
+    total = 0
+    for unit in ctx.state.units:
+        if unit.side != side or not _matches(ctx, unit, kinds, units, exclude):
+            continue
+        if event == "exit":
+            if unit.status == "exited" and (edge is None or unit.exited_edge == edge.value) \
+                    and (not loaded or unit.exited_loaded):
+                total += 1
+        elif unit.status == "destroyed":
+            total += 1
+    return total
+
+
+def score(ctx: Ctx) -> dict[str, int]:
+    sc: Any = ctx.data.scenarios[ctx.state.scenario]
+    points = {s: 0 for s in SIDES}
+    for award in sc.victory.award:
+        n = _count(ctx, award.event, award.units_of.value, award.edge, award.kinds,
+                   award.units, award.exclude_units, award.loaded)
+        points[award.side.value] += n * award.points
+    return points
+
+
+def hill_control(ctx: Ctx) -> dict[str, int]:
+    hills = {h for h in ctx.map.all_hexes if ctx.terrain(str(h)) == "hill"}
+    groups: list[set[Hex]] = []
+    while hills:
+        start = min(hills)
+        todo, group = [start], {start}
+        hills.discard(start)
+        while todo:
+            for n in neighbours(todo.pop()):
+                if n in hills:
+                    hills.discard(n)
+                    group.add(n)
+                    todo.append(n)
+        groups.append(group)
+    control = {s: 0 for s in SIDES}
+    for group in groups:
+        present = {u.side for u in ctx.state.on_map() if u.hex and Hex.parse(u.hex) in group}
+        if len(present) == 1:
+            control[present.pop()] += 1
+    return control
+
+
+def victory(ctx: Ctx) -> str:
+    sc: Any = ctx.data.scenarios[ctx.state.scenario]
+    v = sc.victory
+    if v.kind in ("units-on-board", "hill-groups"):
+        if v.kind == "units-on-board":
+            counts = {s: sum(1 for u in ctx.state.on_map() if u.side == s) for s in SIDES}
+            what = "units on the board"
+        else:
+            counts = hill_control(ctx)
+            what = "hill groups controlled"
+        shown = ", ".join(f"{s} {n}" for s, n in counts.items())
+        if counts["german"] == counts["soviet"]:
+            tie = v.tie if isinstance(v.tie, str) else v.tie.value
+            return f"draw ({what}: {shown})" if tie == "draw" else f"{tie} wins ({what}: {shown})"
+        winner = max(counts, key=lambda s: counts[s])
+        return f"{winner} wins ({what}: {shown})"
+    if v.kind == "points":
+        points = score(ctx)
+        value = points["soviet"] - points["german"] if v.score == "soviet-minus-german" \
+            else points[v.score]
+        for level in v.level:
+            if (level.min is None or value >= level.min) and (
+                    level.max is None or value <= level.max):
+                if level.winner is None:
+                    return f"draw ({value} points)"
+                degree = "" if level.degree == "victory" else f"{level.degree} "
+                return f"{level.winner.value} {degree}victory ({value} points)"
+        raise AssertionError("victory levels cover every score")
+    for alternative in v.alternative:
+        if all(_requirement(ctx, r) for r in alternative.requires):
+            return f"{v.winner.value} wins (condition {alternative.label})"
+    return f"{v.otherwise.value} wins ({v.winner.value} met no victory condition)"
+
+
+def _requirement(ctx: Ctx, r: Any) -> bool:
+    side = r.units_of.value
+    loaded = bool(r.loaded_with)
+    n = _count(ctx, r.event, side, r.edge, r.kinds, r.units, [], loaded)
+    if r.all:
+        pool = [u for u in ctx.state.units
+                if u.side == side and _matches(ctx, u, r.kinds, r.units, [])]
+        return n == len(pool)
+    return bool(n >= r.at_least)
