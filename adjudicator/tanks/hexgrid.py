@@ -23,7 +23,7 @@ predicate) from the caller, who builds it from the data pack.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from enum import IntEnum, StrEnum
 from functools import cache, lru_cache
@@ -50,6 +50,7 @@ __all__ = [
     "neighbours",
     "pixel_centre",
     "prepare_lines",
+    "scatter",
     "visible_hexes",
 ]
 
@@ -210,6 +211,17 @@ def distance(a: Hex, b: Hex) -> int:
     ax, ay, az = _to_cube(a.col, a.row)
     bx, by, bz = _to_cube(b.col, b.row)
     return max(abs(ax - bx), abs(ay - by), abs(az - bz))
+
+
+def scatter(target: Hex, die: int, directions: Mapping[int, Direction]) -> Hex:
+    """18.2: the hex a scattered barrage marker moves to for a direction roll ``die``.
+
+    ``directions`` is the scatter diagram (die face -> direction) from the data pack's
+    ``tables.scatter.directions``. The result may be off the map.
+    """
+    if die not in directions:
+        raise ValueError(f"the scatter diagram has no face {die}")
+    return neighbour(target, directions[die])
 
 
 def barrage_hexes(target: Hex) -> tuple[Hex, ...]:

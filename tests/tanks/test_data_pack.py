@@ -17,6 +17,7 @@ from adjudicator.tanks.data import (
     summary,
 )
 from adjudicator.tanks.data_models import ARMOR_CLASSES, Kind, Side, Terrain, provenance
+from adjudicator.tanks.hexgrid import Hex, neighbours, scatter
 
 
 @pytest.fixture(scope="module")
@@ -218,6 +219,11 @@ def test_scatter_diagram_gives_six_distinct_directions_18_2(pack: TanksPack) -> 
     assert sorted(sc.directions) == [1, 2, 3, 4, 5, 6]
     assert len(set(sc.directions.values())) == 6
     assert pack.tables.barrage.light_need == 6 and pack.tables.barrage.heavy_need == 7
+    target = Hex.parse("1616")
+    landed = {scatter(target, face, sc.directions) for face in range(1, 7)}
+    assert landed == set(neighbours(target))  # one hex, a different one per face
+    with pytest.raises(ValueError, match="no face 7"):
+        scatter(target, 7, sc.directions)
 
 
 def test_every_record_names_its_source_25_0(pack: TanksPack) -> None:
