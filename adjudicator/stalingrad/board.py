@@ -1,0 +1,275 @@
+"""The narrow view of map and counters the rules engine needs.
+
+The engine never reads the data pack directly: it works against a :class:`Board` — Areas
+and Zones with their printed facts, adjacency, and the unit definitions (the printed,
+never-changing side of each counter). A Board is built either from the shipped (or a
+GM's replacement) data pack by :func:`board_from_pack`, or from a conformance case's
+``[position.map]`` / ``[[position.units]]`` tables by :func:`board_from_spec`, so cases
+can define the few local map facts an example needs.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from adjudicator.kernel.names import Named, NameIndex
+
+GERMAN = "german"
+RUSSIAN = "russian"
+SIDES = (GERMAN, RUSSIAN)
+
+UnitKind = Literal["armor", "infantry", "at", "aa", "artillery"]
+KINDS: tuple[str, ...] = ("armor", "infantry", "at", "aa", "artillery")
+
+#: Sept 13, 1942 is date index 0 (5.1).
+FIRST_DATE = _dt.date(1942, 9, 13)
+
+
+def other(side: str) -> str:
+    return RUSSIAN if side == GERMAN else GERMAN
+
+
+def date_label(index: int) -> str:
+    """``0`` -> ``"Sep 13"``."""
+    day = FIRST_DATE + _dt.timedelta(days=index)
+    return f"{day.strftime('%b')} {day.day}"
+
+
+def date_index(month: int, day: int) -> int:
+    return (_dt.date(1942, month, day) - FIRST_DATE).days
+
+
+def parse_date_code(code: str) -> int:
+    """A counter's arrival code (``"S15"``, ``"O4"``, ``"N1"``) or ``"Sep 15"`` -> date index."""
+    text = code.strip().lower().replace(".", "")
+    months = {"s": 9, "sep": 9, "sept": 9, "o": 10, "oct": 10, "n": 11, "nov": 11, "d": 12,
+              "dec": 12}
+    head = text.rstrip("0123456789 ")
+    digits = text[len(head):].strip()
+    if head.strip() not in months or not digits.isdigit():
+        raise ValueError(f"not a date code: {code!r}")
+    return date_index(months[head.strip()], int(digits))
+
+
+class AreaInfo(BaseModel):
+    """One Area or Zone as printed on the map (3.2, 3.21, 3.22, 3.3)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: str
+    name: str = ""
+    aliases: tuple[str, ...] = ()
+    zone: bool = False
+    tem: int = 0
+    id_shape: str | None = None  # circle / square / triangle
+    id_colour: str | None = None  # setup colour; "white" = no units at start (3.23)
+    river_bank: bool = False
+    ferry: bool = False
+    supply: str | None = None  # side whose supply symbol is printed here
+    rubble_symbol: bool = False
+    vp: int = 0
+    quadrant: str | None = None
+    control: str | None = None  # initial Control when the pack states it (5.2, 19.1)
+
+    @property
+    def label(self) -> str:
+        if self.name:
+            return f"{self.name} ({self.key})"
+        return f"Zone {self.key}" if self.zone else f"Area {self.key}"
+
+
+class UnitDef(BaseModel):
+    """The printed facts of one counter (4.2-4.32)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    side: str
+    kind: UnitKind
+    name: str = ""
+    engineer: bool = False
+    attack: int | None = None  # None: "*" (AT/AA, may not lead an attack, 8.351)
+    defense: int = 0
+    spent_defense: int = 0
+    mf: int = 0
+    mechanized: bool = False
+    motorized: bool = False
+    parent: str | None = None  # None: independent (Glossary, Parent Organization)
+    regiment: str | None = None  # parent Regiment/Brigade of a battalion (Regimental Integrity)
+    battalion: bool = True
+    setup: tuple[str, ...] = ()  # colour-shape codes, e.g. "red-circle"
+    historical: str | None = None  # Area key for the historical setup (21.2)
+    arrival: int | None = None  # date index of arrival as a reinforcement (5.4, 18.1)
+    withdrawal: int | None = None
+
+    @property
+    def combat(self) -> bool:
+        """Combat units: all units except Artillery/Aircraft (Glossary)."""
+        return self.kind != "artillery"
+
+    @property
+    def numeric_attack(self) -> bool:
+        return self.attack is not None and self.kind not in ("at", "aa")
+
+
+@dataclass
+class Board:
+    """Areas, Zones, adjacency and unit definitions, with forgiving name lookup."""
+
+    areas: dict[str, AreaInfo]
+    adjacency: dict[str, frozenset[str]]
+    units: dict[str, UnitDef]
+    source: str = "local"
+    names: NameIndex = field(init=False)
+    unit_names: dict[str, NameIndex] = field(init=False)
+    regiment_size: dict[str, int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.names = NameIndex.of("area", (
+            Named(a.key, a.name, (*a.aliases, *( (f"zone {a.key}",) if a.zone else
+                                               (f"area {a.key}",))))
+            for a in self.areas.values()))
+        self.unit_names = {
+            side: NameIndex.of("unit", (Named(u.id, u.name) for u in self.units.values()
+                                        if u.side == side))
+            for side in SIDES
+        }
+        sizes: dict[str, int] = {}
+        for unit in self.units.values():
+            if unit.regiment and unit.battalion and unit.kind == "infantry":
+                sizes[unit.regiment] = sizes.get(unit.regiment, 0) + 1
+        self.regiment_size = sizes
+
+    def adjacent(self, key: str) -> frozenset[str]:
+        return self.adjacency.get(key, frozenset())
+
+    def area(self, key: str) -> AreaInfo:
+        return self.areas[key]
+
+    def resolve_area(self, text: str) -> str:
+        if text in self.areas:
+            return text
+        return self.names.resolve(text)
+
+    def resolve_unit(self, text: str) -> str:
+        """A unit id from an exact id, a name, or a unique prefix, on either side."""
+        wanted = text.strip().lower()
+        if wanted in self.units:
+            return wanted
+        for unit_id in self.units:
+            if unit_id.lower() == wanted:
+                return unit_id
+        matches = [u for u in self.units if u.lower().startswith(wanted)]
+        if len(matches) == 1:
+            return matches[0]
+        from adjudicator.kernel.errors import NotationError
+
+        if matches:
+            shown = ", ".join(sorted(matches)[:8])
+            raise NotationError(f"ambiguous unit {text!r}: could be {shown}")
+        raise NotationError(f"unknown unit {text!r}")
+
+
+# ---- building boards ---------------------------------------------------------------------
+
+
+def _links(pairs: Iterable[Iterable[Any]]) -> dict[str, set[str]]:
+    adjacency: dict[str, set[str]] = {}
+    for pair in pairs:
+        a, b = (str(x) for x in pair)
+        adjacency.setdefault(a, set()).add(b)
+        adjacency.setdefault(b, set()).add(a)
+    return adjacency
+
+
+def unit_def_from_spec(spec: Mapping[str, Any]) -> UnitDef:
+    """A unit definition from a case table (extra, dynamic keys are ignored)."""
+    known = set(UnitDef.model_fields)
+    data = {k: v for k, v in spec.items() if k in known}
+    data["id"] = str(data["id"]).lower()
+    if isinstance(data.get("attack"), str):
+        data["attack"] = None if data["attack"] == "*" else int(data["attack"])
+    if "spent_defense" not in data:
+        data["spent_defense"] = data.get("defense", 0)
+    if isinstance(data.get("arrival"), str):
+        data["arrival"] = parse_date_code(data["arrival"])
+    if isinstance(data.get("setup"), str):
+        data["setup"] = (data["setup"],)
+    for key in ("parent", "regiment", "historical"):
+        if key in data and data[key] is not None:
+            data[key] = str(data[key])
+    return UnitDef.model_validate(data)
+
+
+def board_from_spec(map_spec: Mapping[str, Any], units: Iterable[Mapping[str, Any]]) -> Board:
+    """A local Board from a conformance case (``[position.map]`` + unit tables)."""
+    areas: dict[str, AreaInfo] = {}
+    for raw in map_spec.get("areas", []):
+        data = dict(raw)
+        data["key"] = str(data["key"])
+        areas[data["key"]] = AreaInfo.model_validate(data)
+    adjacency = _links(map_spec.get("links", []))
+    for key in adjacency:
+        if key not in areas:
+            areas[key] = AreaInfo(key=key, zone=key.isalpha() and len(key) == 1)
+    defs = [unit_def_from_spec(u) for u in units]
+    return Board(areas=areas, adjacency={k: frozenset(adjacency.get(k, ())) for k in areas},
+                 units={u.id: u for u in defs}, source="case")
+
+
+#: Pack unit categories (4.2) -> engine kinds; boxed units (Luftwaffe, FAG) stay off the map
+#: and are part 2's business.
+PACK_KINDS = {"armor": "armor", "infantry": "infantry", "at": "at", "aa": "aa",
+              "artillery": "artillery"}
+
+
+def board_from_pack(pack: Any) -> Board:
+    """Adapt a loaded :class:`~adjudicator.stalingrad.data_models.StalingradPack`."""
+    areas: dict[str, AreaInfo] = {}
+    for space in pack.spaces():
+        zone = space.kind == "zone"
+        areas[space.key] = AreaInfo(
+            key=space.key,
+            name=space.name or "",
+            aliases=tuple(space.aliases),
+            zone=zone,
+            tem=space.tem,
+            id_shape=None if zone else space.id_shape,
+            id_colour=None if zone else space.setup_colour,
+            river_bank=False if zone else space.river_bank,
+            ferry=space.ferry_landing,
+            supply=None if space.supply == "none" else space.supply,
+            rubble_symbol=False if zone else space.rubble_symbol,
+            vp=space.vp,
+            quadrant=space.quadrants[0] if zone else space.quadrant,
+            control=space.initial_control,
+        )
+    adjacency = {key: frozenset(pack.neighbours(key)) for key in areas}
+    units: dict[str, UnitDef] = {}
+    for unit in pack.units.values():
+        kind = PACK_KINDS.get(unit.category)
+        if kind is None or unit.type == "fag":
+            continue
+        uid = unit.id.lower()
+        regiment = f"{unit.side}:{unit.parent}:{unit.regiment}" if unit.regiment else None
+        units[uid] = UnitDef(
+            id=uid, side=unit.side, kind=kind,
+            name=f"{unit.designation} {unit.type}".strip(),
+            engineer=unit.engineer,
+            attack=unit.attack, defense=unit.defense or 0,
+            spent_defense=unit.spent_defense if unit.spent_defense is not None
+            else (unit.defense or 0),
+            mf=unit.movement or 0, mechanized=unit.mechanized,
+            motorized=unit.motorized or kind == "artillery",  # 4.25
+            parent=unit.parent, regiment=regiment, battalion=unit.size in ("I", "II"),
+            setup=tuple(f"{s.colour}-{s.shape}" for s in unit.setup),
+            historical=unit.historical,
+            arrival=(unit.arrive - FIRST_DATE).days if unit.arrive else None,
+            withdrawal=(unit.withdraw - FIRST_DATE).days if unit.withdraw else None,
+        )
+    return Board(areas=areas, adjacency=adjacency, units=units, source="pack")

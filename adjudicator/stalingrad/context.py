@@ -1,0 +1,178 @@
+"""One order's working context: the board, the state, and an occupancy index.
+
+The index (location -> unit ids) is built once per order in O(units) and kept up to date
+by :meth:`Ctx.place`, so rules never scan every unit to ask "who is in Area 35?".
+"""
+
+from __future__ import annotations
+
+from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.events import Event
+from adjudicator.stalingrad.board import GERMAN, RUSSIAN, Board, UnitDef, other
+from adjudicator.stalingrad.state import DEAD, Act, Impulse, StalingradState
+
+MAX_STACK = 10  # 7.1
+
+
+class Ctx:
+    def __init__(self, board: Board, state: StalingradState) -> None:
+        self.board = board
+        self.state = state
+        self.events: list[Event] = []
+        self.at: dict[str, set[str]] = {}
+        for uid, unit in state.units.items():
+            self.at.setdefault(unit.loc, set()).add(uid)
+
+    # ---- units -------------------------------------------------------------------------
+
+    def d(self, uid: str) -> UnitDef:
+        return self.board.units[uid]
+
+    def side_of(self, uid: str) -> str:
+        return self.board.units[uid].side
+
+    def loc(self, uid: str) -> str:
+        return self.state.units[uid].loc
+
+    def fresh(self, uid: str) -> bool:
+        return self.state.units[uid].fresh
+
+    def place(self, uid: str, loc: str) -> None:
+        old = self.state.units[uid].loc
+        self.at.get(old, set()).discard(uid)
+        self.at.setdefault(loc, set()).add(uid)
+        self.state.units[uid].loc = loc
+
+    def eliminate(self, uid: str, rule: str, why: str) -> None:
+        area = self.loc(uid)
+        self.place(uid, DEAD)
+        unit = self.state.units[uid]
+        unit.fresh, unit.recover = False, None
+        self.state.eliminated[self.side_of(uid)] += 1
+        if self.state.impulse is not None:
+            self.state.impulse.acts.pop(uid, None)
+        self.event("eliminated", f"{uid} is eliminated ({why})", rule, unit=uid, area=area)
+        self.update_control(area)
+
+    def disrupt(self, uid: str, duration: int) -> None:
+        """Spent with Duration ``duration`` from today, never beyond four dates (10.8)."""
+        unit = self.state.units[uid]
+        date = self.state.date
+        target = date + max(1, min(duration, 4))
+        if unit.fresh or unit.recover is None:
+            unit.recover = target
+        else:
+            unit.recover = min(max(unit.recover, target), date + 4)
+        unit.fresh = False
+
+    def extend(self, uid: str, days: int = 1) -> None:
+        """Extend a Spent unit's Disruption by ``days`` dates, capped at four (10.5, 10.8)."""
+        unit = self.state.units[uid]
+        date = self.state.date
+        if unit.fresh or unit.recover is None:
+            self.disrupt(uid, days)
+            return
+        unit.recover = min(unit.recover + days, date + 4)
+
+    def units_at(self, loc: str) -> set[str]:
+        return self.at.get(loc, set())
+
+    def combat(self, loc: str, side: str, fresh: bool | None = None) -> list[str]:
+        out = []
+        for uid in self.at.get(loc, ()):
+            d = self.board.units[uid]
+            if d.side != side or not d.combat:
+                continue
+            if fresh is not None and self.state.units[uid].fresh != fresh:
+                continue
+            out.append(uid)
+        return sorted(out)
+
+    def enemy(self, loc: str, side: str) -> bool:
+        return bool(self.combat(loc, other(side)))
+
+    def fresh_enemy(self, loc: str, side: str) -> bool:
+        return bool(self.combat(loc, other(side), fresh=True))
+
+    def enemy_kinds(self, loc: str, side: str) -> set[str]:
+        return {self.board.units[u].kind for u in self.combat(loc, other(side))}
+
+    # ---- Areas -------------------------------------------------------------------------
+
+    def zone(self, key: str) -> bool:
+        info = self.board.areas.get(key)
+        return bool(info and info.zone)
+
+    def controller(self, key: str) -> str:
+        return self.state.control.get(key, RUSSIAN)
+
+    def contested(self, key: str) -> bool:
+        """Combat units of both sides (7.4)."""
+        return bool(self.combat(key, GERMAN)) and bool(self.combat(key, RUSSIAN))
+
+    def free(self, key: str, side: str) -> bool:
+        """Friendly-controlled and no enemy Combat units (Glossary)."""
+        return self.controller(key) == side and not self.enemy(key, side)
+
+    def full(self, key: str, side: str, extra: int = 0) -> bool:
+        return not self.zone(key) and len(self.combat(key, side)) + extra > MAX_STACK
+
+    def supplied(self, uid: str) -> bool:
+        """Part 2 (12) fills this in; every unit is supplied until then."""
+        return True
+
+    def update_control(self, key: str) -> None:
+        """The last side to be sole occupant with a supplied Combat unit controls (7.3)."""
+        if key not in self.board.areas:
+            return
+        german = [u for u in self.combat(key, GERMAN) if self.supplied(u)]
+        russian = [u for u in self.combat(key, RUSSIAN) if self.supplied(u)]
+        owner = GERMAN if german and not russian else RUSSIAN if russian and not german else None
+        if owner is not None and self.controller(key) != owner:
+            self.state.control[key] = owner
+            self.event("control", f"{self.board.area(key).label} is now {owner}-controlled",
+                       "7.3", area=key, side=owner)
+
+    def name(self, key: str) -> str:
+        info = self.board.areas.get(key)
+        return info.label if info else key
+
+    # ---- impulse -----------------------------------------------------------------------
+
+    @property
+    def impulse(self) -> Impulse:
+        if self.state.impulse is None:
+            self.state.impulse = Impulse(side=self.state.turn)
+        return self.state.impulse
+
+    def act(self, uid: str) -> Act:
+        acts = self.impulse.acts
+        if uid not in acts:
+            acts[uid] = Act(start=self.loc(uid))
+        return acts[uid]
+
+    def event(self, kind: str, text: str, rule: str = "", **data: object) -> None:
+        self.events.append(Event(kind=kind, text=text, rule=rule, data=dict(data)))
+
+    # ---- checks ------------------------------------------------------------------------
+
+    def own(self, side: str, units: tuple[str, ...], rule: str = "8.11") -> list[str]:
+        out = []
+        for text in units:
+            uid = text if text in self.board.units else self.board.resolve_unit(text)
+            if uid not in self.state.units:
+                raise RuleError(rule, f"{uid} is not in this game")
+            if self.side_of(uid) != side:
+                raise RuleError(rule, f"{uid} is not a {side} unit")
+            out.append(uid)
+        return out
+
+    def area_key(self, text: str) -> str:
+        if text in self.board.areas:
+            return text
+        return self.board.resolve_area(text)
+
+    def is_night_russian_bonus(self, uid: str) -> int:
+        """16.3: each Fresh Russian unit has one extra MF during night impulses."""
+        return 1 if (not self.state.day and self.side_of(uid) == RUSSIAN
+                     and self.fresh(uid)) else 0

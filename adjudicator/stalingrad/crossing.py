@@ -1,0 +1,286 @@
+"""Reinforcements (6.2, 18.1, 18.2), Ferry Landings (18.3), Interdiction (18.4), the
+Crossing Table (18.5, 18.51, 18.52), Breakthrough (18.6) and Recrossing (18.7).
+
+Dice order of a crossing: one Crossing DR per unit, in unit id order; a Mechanized unit
+landing safely in a Rubbled Area then makes its Rubble Entrance DR.
+"""
+
+from __future__ import annotations
+
+from adjudicator.kernel.decisions import Option, PendingDecision
+from adjudicator.kernel.dice import Dice
+from adjudicator.kernel.errors import RuleError
+from adjudicator.stalingrad.board import GERMAN, RUSSIAN, date_index
+from adjudicator.stalingrad.context import Ctx
+from adjudicator.stalingrad.movement import base_mf, entry_cost, rubble_entry, start_units
+from adjudicator.stalingrad.orders import Cross, Recross
+from adjudicator.stalingrad.state import EAST, OFFBOARD, POOL
+
+GERMAN_ENTRY = ("C", "D", "E", "F")  # 6.2, 18.2
+BREAKTHROUGH = ("A", "B", "G", "H")  # 18.6
+MAMAYEV_KURGAN = "56"  # 18.4 A
+OCT_1 = date_index(10, 1)
+NOV_1 = date_index(11, 1)
+MAX_FERRY = 3  # 18.3, 18.6, 18.7
+
+
+# ---- the Reinforcement Phase ---------------------------------------------------------------
+
+
+def reinforcement_phase(ctx: Ctx) -> None:
+    """6.2/18.1: this date's reinforcements become available. Russians wait on the east
+    bank; the German places his in friendly-controlled Zones C-F, or delays them."""
+    state = ctx.state
+    arriving: dict[str, list[str]] = {GERMAN: [], RUSSIAN: []}
+    for uid, unit in state.units.items():
+        arrival = ctx.d(uid).arrival
+        if unit.loc == POOL and arrival is not None and arrival <= state.date:
+            arriving[ctx.side_of(uid)].append(uid)
+    for uid in sorted(arriving[RUSSIAN]):
+        ctx.place(uid, EAST)
+    if arriving[RUSSIAN]:
+        ctx.event("reinforcements", f"{len(arriving[RUSSIAN])} Russian reinforcement(s) reach "
+                  "the east bank", "18.2", side=RUSSIAN, units=sorted(arriving[RUSSIAN]))
+    german = sorted(arriving[GERMAN])
+    if not german:
+        return
+    for uid in german:
+        ctx.place(uid, OFFBOARD)
+    zones = [z for z in GERMAN_ENTRY if z in ctx.board.areas and ctx.controller(z) == GERMAN]
+    if not zones:
+        ctx.event("reinforcements", "German reinforcements wait off the board: Zones C-F are "
+                  "all Russian-controlled", "6.2", side=GERMAN, units=german)
+        return
+    state.pending = PendingDecision(
+        kind="reinforcements", side=GERMAN, rule="6.2",
+        prompt=f"place {len(german)} German reinforcement(s) in a friendly Zone, or delay them",
+        options=(*(Option(order=f"decide reinforcements {z}", label=f"Zone {z}") for z in zones),
+                 Option(order="decide reinforcements delay", label="keep them off the board")),
+        default=f"decide reinforcements {zones[0]}",
+        data={"units": german, "zones": zones},
+    )
+
+
+def answer_reinforce(ctx: Ctx, zone: str | None) -> None:
+    pending = ctx.state.pending
+    assert pending is not None
+    units = list(pending.data["units"])
+    ctx.state.pending = None
+    if zone is None:
+        ctx.event("reinforcements", f"the German delays {len(units)} reinforcement(s)", "6.2",
+                  side=GERMAN, units=units)
+        return
+    key = ctx.area_key(zone)
+    if key not in pending.data["zones"]:
+        ctx.state.pending = pending
+        raise RuleError("18.2", "German reinforcements are placed in a friendly-controlled Zone"
+                        " C, D, E or F", pending.option_orders())
+    for uid in units:
+        ctx.place(uid, key)
+    ctx.event("reinforcements", f"{len(units)} German reinforcement(s) placed in Zone {key}",
+              "18.2", side=GERMAN, units=units, area=key)
+
+
+# ---- Interdiction (18.4) ------------------------------------------------------------------------
+
+
+def interdiction(ctx: Ctx, landing: str) -> tuple[int, list[tuple[str, int]]]:
+    parts: list[tuple[str, int]] = []
+    state = ctx.state
+    mk = str(state.options.get("mamayev_kurgan", MAMAYEV_KURGAN))
+    if mk in ctx.board.areas:
+        observer = any(ctx.side_of(u) == GERMAN and ctx.d(u).kind == "artillery"
+                       for u in ctx.units_at(mk))
+        if ctx.controller(mk) == GERMAN:
+            a = 3 if observer else 2
+        elif ctx.combat(mk, GERMAN):
+            a = 2 if observer else 1
+        else:
+            a = 0
+        bonus_from = state.options.get("mk_bonus_from")
+        if isinstance(bonus_from, int) and state.date >= bonus_from:
+            a += 1  # Kuibyshev Sawmill scenario rule 7
+        parts.append(("A Mamayev Kurgan", a))
+    banks = [k for k, a in ctx.board.areas.items() if a.river_bank and not a.zone]
+    if any(ctx.controller(k) == GERMAN for k in banks):
+        b = 2
+    elif any(ctx.combat(k, GERMAN) for k in banks):
+        b = 1
+    else:
+        b = 0
+    parts.append(("B River Bank", b))
+    near = [k for k in ctx.board.adjacent(landing)
+            if k in banks and k != landing]
+    controls = sum(1 for k in near if ctx.controller(k) == GERMAN)
+    contests = sum(1 for k in near if ctx.controller(k) != GERMAN and ctx.combat(k, GERMAN))
+    if controls >= 2:
+        c = 3
+    elif controls == 1:
+        c = 2
+    elif contests:
+        c = 1
+    else:
+        c = 0
+    parts.append(("C Proximity to Landing", c))
+    if state.date >= NOV_1:
+        parts.append(("November", -2))
+    elif state.date >= OCT_1:
+        parts.append(("October", -1))
+    return max(0, sum(v for _, v in parts)), parts
+
+
+def crossing_result(total: int) -> tuple[str, int]:
+    """The Crossing Table (18.5): (outcome, Duration)."""
+    if total >= 18:
+        return "eliminated", 0
+    if total >= 14:
+        return "returned", total - 13
+    if total >= 12:
+        return "landed-disrupted", total - 11
+    return "landed", 0
+
+
+# ---- crossing the Volga (18.3-18.6) --------------------------------------------------------------
+
+
+def do_cross(ctx: Ctx, side: str, order: Cross, dice: Dice) -> None:
+    if side != RUSSIAN:
+        raise RuleError("18.2", "German reinforcements enter through Zones C-F: "
+                        "'move UNITS to C'")
+    if ctx.state.day:
+        raise RuleError("18.3", "Russian reinforcements cross the Volga only at night")
+    uids = ctx.own(side, order.units, "18.3")
+    dest = ctx.area_key(order.to)
+    for uid in uids:
+        if ctx.loc(uid) != EAST:
+            raise RuleError("18.3", f"{uid} is not on the east bank")
+        if not ctx.fresh(uid):
+            raise RuleError("18.7", f"{uid} is Spent: it may not cross before its Disruption is "
+                            "removed")
+    start_units(ctx, side, uids, "18.5")
+    imp = ctx.impulse
+    if imp.ferry_area is not None and imp.ferry_area != dest:
+        raise RuleError("18.3", f"all units crossing this impulse land in {imp.ferry_area}")
+    if imp.ferried + len(uids) > MAX_FERRY:
+        raise RuleError("18.3", f"no more than three units per impulse ({imp.ferried} already)")
+    info = ctx.board.areas.get(dest)
+    if info is None:
+        raise RuleError("18.3", f"unknown Area {dest}")
+    breakthrough = (info.zone and dest in BREAKTHROUGH
+                    and ctx.state.sunset_control.get(dest) == RUSSIAN
+                    and ctx.controller(dest) == RUSSIAN)
+    if info.zone and not breakthrough and not info.ferry:
+        raise RuleError("18.6", f"Breakthrough needs Zone {dest} Russian-controlled now and "
+                        "during the last daylight impulse")
+    if not breakthrough:
+        if not info.ferry:
+            raise RuleError("18.3", f"{ctx.name(dest)} has no Ferry Landing",
+                            sorted(k for k, a in ctx.board.areas.items() if a.ferry))
+        if ctx.controller(dest) != RUSSIAN:
+            raise RuleError("18.3", f"{ctx.name(dest)} must be Russian-controlled to land")
+    for uid in uids:
+        cost, _ = entry_cost(ctx, uid, dest)
+        if cost > base_mf(ctx, uid):
+            raise RuleError("18.3", f"{uid} lacks the MF to land in {ctx.name(dest)}")
+    imp.ferried += len(uids)
+    imp.ferry_area = dest
+    ip, parts = (0, []) if breakthrough else interdiction(ctx, dest)
+    if not breakthrough:
+        ctx.event("interdiction", f"German Interdiction Points vs {ctx.name(dest)}: {ip}", "18.4",
+                  ip=ip, parts=[list(p) for p in parts], area=dest)
+    for uid in sorted(uids):
+        act = ctx.act(uid)
+        cost, _ = entry_cost(ctx, uid, dest)
+        if breakthrough:
+            land(ctx, uid, dest, cost, dice, "18.6")
+            continue
+        roll = dice.roll(f"Crossing DR ({uid} to {dest})")
+        total = roll.total + ip
+        outcome, duration = crossing_result(total)
+        ctx.event("crossing", f"{uid} Crossing DR {roll.total}+{ip} = {total}: {outcome}"
+                  + (f" (Duration {duration})" if duration else ""), "18.5", unit=uid,
+                  dr=roll.total, total=total, outcome=outcome, duration=duration)
+        if outcome == "eliminated":
+            ctx.eliminate(uid, "18.5", "lost crossing the Volga")
+            continue
+        if outcome == "returned":
+            act.done, act.penalty = True, duration
+            continue
+        if outcome == "landed-disrupted":
+            if ctx.contested(dest) or ctx.enemy(dest, side) or ctx.full(dest, side, extra=1):
+                act.done, act.penalty = True, duration  # 18.52: back to the east bank
+                ctx.event("crossing", f"{uid} returns to the east bank (18.52)", "18.52",
+                          unit=uid)
+                continue
+            land(ctx, uid, dest, cost, dice, "18.51")
+            act.done, act.stay, act.no_attack = True, True, True
+            act.penalty = duration
+            continue
+        land(ctx, uid, dest, cost, dice, "18.5")
+
+
+def land(ctx: Ctx, uid: str, dest: str, cost: int, dice: Dice, rule: str) -> None:
+    act = ctx.act(uid)
+    side = ctx.side_of(uid)
+    if not rubble_entry(ctx, uid, dest, dice, " landing"):
+        act.done = True  # 18.5: retraces to the east bank
+        return
+    act.mf += cost
+    act.path.append(dest)
+    if ctx.enemy(dest, side):
+        act.entered, act.came_from, act.must_attack = dest, EAST, True
+    ctx.place(uid, dest)
+    ctx.update_control(dest)
+    ctx.event("land", f"{uid} lands in {ctx.name(dest)} ({cost} MF)", rule, unit=uid, area=dest,
+              mf=act.mf)
+
+
+def do_recross(ctx: Ctx, side: str, order: Recross, dice: Dice) -> None:
+    """18.7: up to three units per night impulse back to the east bank, one MF each."""
+    if side != RUSSIAN or ctx.state.day:
+        raise RuleError("18.7", "only the Russian recrosses the Volga, at night")
+    src = ctx.area_key(order.origin)
+    info = ctx.board.areas.get(src)
+    if info is None or not info.ferry or ctx.controller(src) != RUSSIAN:
+        raise RuleError("18.7", f"{order.origin} is not a Russian-controlled Ferry Landing")
+    uids = ctx.own(side, order.units, "18.7")
+    imp = ctx.impulse
+    if imp.recrossed + len(uids) > MAX_FERRY:
+        raise RuleError("18.7", "no more than three units per impulse recross")
+    for uid in uids:
+        if ctx.loc(uid) != src:
+            raise RuleError("18.7", f"{uid} is not in {ctx.name(src)}")
+    fresh = [u for u in uids if ctx.fresh(u)]
+    spent = [u for u in uids if not ctx.fresh(u)]
+    if fresh:
+        start_units(ctx, side, fresh, "18.7")
+    if spent:
+        start_units(ctx, side, spent, "18.7", regroup=True)
+    for uid in fresh:
+        if ctx.act(uid).mf + 1 > base_mf(ctx, uid):
+            raise RuleError("18.7", f"{uid} lacks the MF to recross")
+    imp.recrossed += len(uids)
+    ip, _ = interdiction(ctx, src)
+    for uid in sorted(uids):
+        act = ctx.act(uid)
+        if uid in spent:
+            act.regroup = True
+        else:
+            act.mf += 1
+            act.done = True
+        roll = dice.roll(f"Recrossing DR ({uid} from {src})")
+        total = roll.total + ip
+        outcome, duration = crossing_result(total)
+        ctx.event("recross", f"{uid} Recrossing DR {roll.total}+{ip} = {total}: {outcome}",
+                  "18.7", unit=uid, dr=roll.total, total=total, outcome=outcome)
+        if outcome == "eliminated":
+            ctx.eliminate(uid, "18.7", "lost recrossing the Volga")
+            continue
+        if outcome != "returned":
+            ctx.place(uid, EAST)
+        if uid in spent:
+            if duration:
+                ctx.disrupt(uid, duration)
+        else:
+            act.penalty = max(duration, 1)
+    ctx.update_control(src)

@@ -1,0 +1,430 @@
+"""Turning Point: Stalingrad — the rules engine behind the kernel's Game contract."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import Any, ClassVar
+
+from adjudicator.kernel.decisions import PendingDecision, StandingPolicy
+from adjudicator.kernel.dice import Dice
+from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.events import Event
+from adjudicator.kernel.game import Game
+from adjudicator.kernel.orders import Order
+from adjudicator.kernel.state import GameState
+from adjudicator.kernel.views import View
+from adjudicator.stalingrad import combat, crossing, movement, sequence, setup
+from adjudicator.stalingrad.board import (
+    GERMAN,
+    RUSSIAN,
+    SIDES,
+    Board,
+    board_from_pack,
+    board_from_spec,
+    date_label,
+    parse_date_code,
+)
+from adjudicator.stalingrad.context import Ctx
+from adjudicator.stalingrad.legal import legal_orders
+from adjudicator.stalingrad.orders import (
+    Advantage,
+    Attack,
+    Casualties,
+    Cross,
+    End,
+    Fortify,
+    Infiltrate,
+    Move,
+    Notation,
+    Pass,
+    Recross,
+    Regroup,
+    Reinforce,
+    RetreatTo,
+    RollRubble,
+    Setup,
+    SetupDone,
+    Tie,
+)
+from adjudicator.stalingrad.state import StalingradState, UnitState
+from adjudicator.stalingrad.views import StalingradView, board_text, build_view
+
+
+class PackUnavailable(ValueError):
+    """The data pack (issue 3) cannot be loaded."""
+
+
+class StalingradGame(Game[StalingradState]):
+    name: ClassVar[str] = "stalingrad"
+    title: ClassVar[str] = "Turning Point: Stalingrad"
+    sides: ClassVar[tuple[str, ...]] = SIDES
+    state_type: ClassVar[type[GameState]] = StalingradState
+
+    def __init__(self, pack: Path | None = None) -> None:
+        super().__init__(pack)
+        self._local: dict[str, Board] = {}
+
+    # ---- boards ------------------------------------------------------------------------
+
+    @cached_property
+    def pack_board(self) -> Board:
+        try:
+            data = importlib.import_module("adjudicator.stalingrad.data")
+        except ModuleNotFoundError as error:
+            raise PackUnavailable("the Stalingrad data pack loader "
+                                  "(adjudicator.stalingrad.data) is not available") from error
+        try:
+            pack = data.load_pack(self.pack)
+        except Exception as error:  # the pack's own error type; keep its message
+            raise PackUnavailable(f"the Stalingrad data pack does not load: {error}") from error
+        return board_from_pack(pack)
+
+    def has_pack(self) -> bool:
+        try:
+            self.pack_board  # noqa: B018
+        except PackUnavailable:
+            return False
+        return True
+
+    def board_for(self, state: StalingradState) -> Board:
+        if state.local is None:
+            return self.pack_board
+        key = json.dumps(state.local, sort_keys=True)
+        board = self._local.get(key)
+        if board is None:
+            board = board_from_spec(state.local.get("map", {}), state.local.get("units", []))
+            if len(self._local) > 64:
+                self._local.clear()
+            self._local[key] = board
+        return board
+
+    # ---- setup ---------------------------------------------------------------------------
+
+    def scenarios(self) -> dict[str, str]:
+        return {
+            "basic": "the Basic Game: colour-coded free setup, the Russian first (5.4-5.6)",
+            "historical": "the Basic Game with the historical setup (21.2)",
+        }
+
+    def setup(self, scenario: str | None = None,
+              options: Mapping[str, Any] | None = None) -> StalingradState:
+        name = scenario or "basic"
+        if name not in self.scenarios():
+            raise ValueError(f"unknown scenario {name!r}; choose from {list(self.scenarios())}")
+        return setup.initial_state(self.pack_board, name, options or {})
+
+    # ---- notation ------------------------------------------------------------------------
+
+    @cached_property
+    def notation(self) -> Notation:
+        if self.has_pack():
+            board = self.pack_board
+
+            # Names resolve against the pack; a token the pack does not know is kept as
+            # typed, and the rules resolve it against the game's own board (a case's
+            # local map) or refuse it there with the pack's suggestions.
+            def area(text: str) -> str:
+                plain = text.strip()
+                if plain.upper() in board.areas:
+                    return plain.upper()
+                try:
+                    return board.resolve_area(plain)
+                except RuleError:
+                    return plain.upper() if len(plain) == 1 else plain
+
+            def unit(text: str) -> str:
+                try:
+                    return board.resolve_unit(text)
+                except RuleError:
+                    return text.strip().lower()
+
+            return Notation(area, unit)
+        return Notation()
+
+    def parse_game_order(self, text: str) -> Order:
+        return self.notation.parse(text)
+
+    def format_game_order(self, order: Order) -> str:
+        return Notation.format(order)
+
+    # ---- rules -------------------------------------------------------------------------
+
+    def to_act(self, state: StalingradState) -> str | None:
+        if state.phase == "setup":
+            return RUSSIAN if RUSSIAN not in state.setup_done else GERMAN
+        if state.phase == "rubble":
+            return GERMAN
+        return state.turn
+
+    def resolve(self, state: StalingradState, side: str, order: Order,
+                dice: Dice) -> list[Event]:
+        ctx = Ctx(self.board_for(state), state)
+        if state.pending is not None:
+            self._answer(ctx, side, order, dice)
+            return ctx.events
+        if state.phase == "setup":
+            if isinstance(order, Setup):
+                setup.do_setup(ctx, side, order)
+            elif isinstance(order, SetupDone):
+                setup.do_setup_done(ctx, side)
+            else:
+                raise RuleError("5.4", "during setup: 'setup UNITS in AREA' or 'setup done'")
+            return ctx.events
+        if state.phase == "rubble":
+            if not isinstance(order, RollRubble):
+                raise RuleError("5.7", "the German rolls for the initial Rubble first",
+                                ["rubble"])
+            setup.do_rubble(ctx, dice)
+            return ctx.events
+        match order:
+            case Pass():
+                sequence.do_pass(ctx, side, dice)
+            case End():
+                sequence.do_end(ctx, side, dice)
+            case Move():
+                movement.do_move(ctx, side, order, dice)
+            case Regroup():
+                movement.do_regroup(ctx, side, order, dice)
+            case Attack():
+                combat.do_attack(ctx, side, order, dice)
+            case Infiltrate():
+                movement.do_infiltrate(ctx, side, order, dice)
+            case Fortify():
+                movement.do_fortify(ctx, side, order, dice)
+            case Cross():
+                crossing.do_cross(ctx, side, order, dice)
+            case Recross():
+                crossing.do_recross(ctx, side, order, dice)
+            case Advantage():
+                raise RuleError("9.3", "the Advantage is used right after the roll it changes "
+                                "(the game asks the holder then)")
+            case _:
+                raise RuleError("8.1", f"'{self.format(order)}' is not an impulse order",
+                                self.legal_orders(state, side)[:12])
+        return ctx.events
+
+    def _answer(self, ctx: Ctx, side: str, order: Order, dice: Dice) -> None:
+        pending = ctx.state.pending
+        assert pending is not None
+        kind = pending.kind
+        if kind == "advantage" and isinstance(order, Advantage):
+            sequence.answer_advantage(ctx, side, order.action, dice)
+        elif kind == "tie" and isinstance(order, Tie):
+            combat.answer_tie(ctx, order.unit)
+        elif kind in ("casualties", "voluntary") and isinstance(order, Casualties):
+            combat.answer_casualties(ctx, order, dice)
+        elif kind == "retreat" and isinstance(order, RetreatTo):
+            combat.answer_retreat(ctx, order.area, dice)
+        elif kind == "reinforcements" and isinstance(order, Reinforce):
+            crossing.answer_reinforce(ctx, order.zone)
+        else:
+            raise RuleError(pending.rule or "decision",
+                            f"answer the pending decision first: {pending.prompt}",
+                            pending.option_orders())
+
+    # ---- queries -------------------------------------------------------------------------
+
+    def legal_orders(self, state: StalingradState, side: str) -> list[str]:
+        if state.result is not None or self.acting_side(state) != side:
+            return []
+        if state.pending is not None:
+            return state.pending.option_orders()
+        return legal_orders(Ctx(self.board_for(state), state), side)
+
+    def make_view(self, state: StalingradState, viewer: str) -> View:
+        return build_view(self.board_for(state), state, viewer, self.name)
+
+    def board_text(self, view: View) -> str:
+        assert isinstance(view, StalingradView)
+        return board_text(view)
+
+    # ---- standing orders -------------------------------------------------------------------
+
+    def standing_policies(self) -> list[StandingPolicy]:
+        return [
+            StandingPolicy(kind="casualties", policy="disrupt-first",
+                           description="Disrupt Fresh units first, then retreat, then eliminate "
+                                       "the weakest (the default)"),
+            StandingPolicy(kind="casualties", policy="hold",
+                           description="never retreat: Disrupt, then eliminate the weakest"),
+            StandingPolicy(kind="casualties", policy="retreat",
+                           description="pay as disrupt-first and retreat the whole Group"),
+            StandingPolicy(kind="voluntary", policy="never",
+                           description="stay after a failed attack (the default)"),
+            StandingPolicy(kind="voluntary", policy="always",
+                           description="retreat the whole Group after a failed attack"),
+            StandingPolicy(kind="tie", policy="strongest",
+                           description="the tied unit with the highest Attack Factor loses "
+                                       "first (the default)"),
+            StandingPolicy(kind="retreat", policy="first",
+                           description="the first Area the priorities allow (the default)"),
+            StandingPolicy(kind="advantage", policy="never",
+                           description="never use the Advantage (the default)"),
+            StandingPolicy(kind="advantage", policy="reroll-bad",
+                           description="reroll an attack that goes against me"),
+            StandingPolicy(kind="advantage", policy="prolong-mine",
+                           description="prolong my time of day (German day, Russian night)"),
+            StandingPolicy(kind="advantage", policy="both",
+                           description="prolong my time of day, else reroll a bad attack"),
+            StandingPolicy(kind="reinforcements", policy="first-zone",
+                           description="place German reinforcements in the first friendly "
+                                       "Zone of C-F (the default)"),
+            StandingPolicy(kind="reinforcements", policy="delay",
+                           description="keep German reinforcements off the board"),
+        ]
+
+    def standing_answer(self, state: StalingradState, decision: PendingDecision,
+                        policy: str) -> str | None:
+        ctx = Ctx(self.board_for(state), state)
+        kind = decision.kind
+        if kind == "casualties" and state.battle is not None:
+            return Notation.format(combat.allocate(ctx, state.battle, policy))
+        if kind == "voluntary":
+            return decision.default if policy == "never" else decision.options[-1].order
+        if kind == "reinforcements":
+            return "decide reinforcements delay" if policy == "delay" else decision.default
+        if kind in ("tie", "retreat"):
+            return decision.default
+        if kind == "advantage":
+            return self._advantage_answer(state, decision, policy)
+        return None
+
+    @staticmethod
+    def _advantage_answer(state: StalingradState, decision: PendingDecision,
+                          policy: str) -> str:
+        options = decision.option_orders()
+        holder = decision.side
+        if policy in ("prolong-mine", "both") and "advantage prolong" in options:
+            mine = (holder == GERMAN and state.day) or (holder == RUSSIAN and not state.day)
+            if mine:
+                return "advantage prolong"
+        if policy in ("reroll-bad", "both") and state.battle is not None \
+                and decision.data.get("context") == "battle":
+            b = state.battle
+            diff = (b.ov + b.attack_dr) - (b.dv + b.defense_dr)
+            bad = diff <= 0 if holder == b.side else diff > 0
+            if bad:
+                return "advantage reroll"
+        return "advantage decline"
+
+    # ---- conformance -------------------------------------------------------------------------
+
+    def case_position(self, position: Mapping[str, Any]) -> StalingradState:
+        return case_state(self, position)
+
+    def case_check(self, state: StalingradState, expect: Mapping[str, Any]) -> list[str]:
+        return case_check(self.board_for(state), state, expect)
+
+
+# ---- conformance adapters --------------------------------------------------------------------
+
+
+def _date(value: Any) -> int:
+    if isinstance(value, int):
+        return value
+    text = str(value).strip()
+    try:
+        return parse_date_code(text)
+    except ValueError:
+        month, day = text.split()
+        return parse_date_code(month[0] + day)
+
+
+def case_state(game: StalingradGame, position: Mapping[str, Any]) -> StalingradState:
+    """A state from a case's ``[position]``: its own ``map`` and ``units`` (or the pack)."""
+    units = list(position.get("units", []))
+    options = dict(position.get("options", {}))
+    if "map" in position:
+        local: dict[str, Any] | None = {"map": dict(position["map"]), "units": [
+            {k: v for k, v in u.items() if k not in ("area", "fresh", "duration")}
+            for u in units]}
+    else:
+        local = None
+    state = StalingradState(local=local, options=options, phase="play")
+    board = game.board_for(state) if local is not None else game.pack_board
+    state.date = _date(position.get("date", 0))
+    state.day = bool(position.get("day", True))
+    state.box = int(position.get("box", 1))
+    state.turn = str(position.get("to_act", GERMAN))
+    state.advantage = str(position.get("advantage", GERMAN))
+    state.advantage_start = str(position.get("advantage_start", state.advantage))
+    state.advantage_used = bool(position.get("advantage_used", False))
+    # Cases are past September 13's fixed daylight impulses unless they say otherwise.
+    state.german_impulses_today = int(position.get("german_impulses_today", 12))
+    state.control = {k: setup.initial_control(a) for k, a in board.areas.items()}
+    state.control.update({str(k): str(v) for k, v in position.get("control", {}).items()})
+    state.rubble = {str(k): int(v) for k, v in position.get("rubble", {}).items()}
+    state.artillery = {str(k): int(v) for k, v in position.get("artillery", {}).items()}
+    state.sunset_control = {str(k): str(v) for k, v in position.get("sunset_control",
+                                                                       {}).items()}
+    for uid in board.units:
+        state.units[uid] = UnitState(loc="pool")
+    for spec in units:
+        uid = str(spec["id"]).lower()
+        fresh = bool(spec.get("fresh", True))
+        duration = spec.get("duration")
+        recover = None if fresh else state.date + int(duration or 1)
+        state.units[uid] = UnitState(loc=str(spec.get("area", "pool")), fresh=fresh,
+                                     recover=recover)
+    for side, policies in position.get("standing", {}).items():
+        state.standing[str(side)] = {str(k): str(v) for k, v in policies.items()}
+    return state
+
+
+CHECK_KEYS = {"unit", "area", "fresh", "alive", "duration", "mf", "control", "rubble", "date",
+              "day", "box", "turn", "advantage", "advantage_used", "units_in", "done"}
+
+
+def case_check(board: Board, state: StalingradState, expect: Mapping[str, Any]) -> list[str]:
+    failures: list[str] = []
+    unknown = set(expect) - CHECK_KEYS
+    if unknown:
+        failures.append(f"unknown expectation keys {sorted(unknown)}")
+    if "unit" in expect:
+        uid = str(expect["unit"]).lower()
+        unit = state.units.get(uid)
+        if unit is None:
+            return [*failures, f"no unit {uid}"]
+        alive = unit.loc != "dead"
+        if "alive" in expect and alive != expect["alive"]:
+            failures.append(f"{uid}: alive={alive}, expected {expect['alive']}")
+        if "area" in expect and unit.loc != str(expect["area"]):
+            failures.append(f"{uid}: in {unit.loc}, expected {expect['area']}")
+        if "fresh" in expect and unit.fresh != expect["fresh"]:
+            failures.append(f"{uid}: fresh={unit.fresh}, expected {expect['fresh']}")
+        if "duration" in expect:
+            got = None if unit.recover is None else unit.recover - state.date
+            if got != expect["duration"]:
+                failures.append(f"{uid}: Duration {got}, expected {expect['duration']}")
+        if "mf" in expect or "done" in expect:
+            act = state.impulse.acts.get(uid) if state.impulse else None
+            if "mf" in expect and (act.mf if act else 0) != expect["mf"]:
+                failures.append(f"{uid}: {act.mf if act else 0} MF used, expected "
+                                f"{expect['mf']}")
+            if "done" in expect and bool(act and act.done) != expect["done"]:
+                failures.append(f"{uid}: done={bool(act and act.done)}, expected "
+                                f"{expect['done']}")
+    for key, side in dict(expect.get("control", {})).items():
+        if state.control.get(str(key)) != side:
+            failures.append(f"control of {key}: {state.control.get(str(key))}, expected {side}")
+    for key, level in dict(expect.get("rubble", {})).items():
+        if state.rubble.get(str(key), 0) != level:
+            failures.append(f"Rubble in {key}: {state.rubble.get(str(key), 0)}, expected {level}")
+    for key, ids in dict(expect.get("units_in", {})).items():
+        here = sorted(u for u, s in state.units.items() if s.loc == str(key))
+        if here != sorted(str(i).lower() for i in ids):
+            failures.append(f"units in {key}: {here}, expected {sorted(ids)}")
+    simple: dict[str, object] = {
+        "date": state.date, "day": state.day, "box": state.box, "turn": state.turn,
+        "advantage": state.advantage, "advantage_used": state.advantage_used}
+    for key, value in simple.items():
+        if key in expect:
+            wanted = _date(expect[key]) if key == "date" else expect[key]
+            if value != wanted:
+                shown = date_label(state.date) if key == "date" else value
+                failures.append(f"{key}: {shown}, expected {expect[key]}")
+    return failures

@@ -1,0 +1,214 @@
+"""What a side may do now: for autocomplete and for random legal play.
+
+:func:`legal_info` answers structured questions (which units may act from which Areas,
+reachable Areas with their MF cost, attackable Groups); :func:`legal_orders` turns it
+into canonical order texts. Moves and attacks are checked with the same functions the
+rules use; a listed order can still fail on dice-free details the query skips (an AT
+unit's escort, the occupation limit at the end of the impulse).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from adjudicator.kernel.errors import RuleError
+from adjudicator.stalingrad.board import RUSSIAN, other
+from adjudicator.stalingrad.combat import attack_cost
+from adjudicator.stalingrad.context import Ctx
+from adjudicator.stalingrad.movement import allowance, reachable
+from adjudicator.stalingrad.orders import Cross, Move, Notation, Regroup
+from adjudicator.stalingrad.setup import area_key_order, matches, setup_units
+from adjudicator.stalingrad.state import EAST, OFF_MAP, OFFBOARD, POOL
+
+FMT = Notation.format
+MAX_ORDERS = 400
+
+
+class Reach(BaseModel):
+    area: str
+    mf: int
+    via: list[str]
+
+
+class AttackOption(BaseModel):
+    area: str
+    group: str
+    units: list[str]
+    cost: int
+    ranged: bool
+
+
+class LegalInfo(BaseModel):
+    side: str
+    origin: str | None
+    units: dict[str, list[str]]  # Area -> units that may act from it
+    reach: dict[str, list[Reach]]  # unit -> reachable Areas
+    attacks: list[AttackOption]
+
+
+def actors(ctx: Ctx, side: str, area: str | None = None) -> dict[str, list[str]]:
+    imp = ctx.state.impulse
+    out: dict[str, list[str]] = {}
+    if imp is not None and imp.origin is not None:
+        for uid, act in imp.acts.items():
+            if not act.done and not act.regroup and ctx.fresh(uid):
+                out.setdefault(ctx.loc(uid), []).append(uid)
+        for uid in ctx.units_at(imp.origin):
+            if ctx.side_of(uid) == side and ctx.fresh(uid) and uid not in imp.acts:
+                out.setdefault(imp.origin, []).append(uid)
+    else:
+        for uid, unit in ctx.state.units.items():
+            if unit.fresh and unit.loc not in (POOL, "dead") and ctx.side_of(uid) == side:
+                if unit.loc == EAST:
+                    continue
+                out.setdefault(unit.loc, []).append(uid)
+    if area is not None:
+        out = {k: v for k, v in out.items() if k == area}
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def legal_info(ctx: Ctx, side: str, area: str | None = None) -> LegalInfo:
+    units = actors(ctx, side, area)
+    reach: dict[str, list[Reach]] = {}
+    attacks: list[AttackOption] = []
+    for loc, uids in units.items():
+        if loc in OFF_MAP and loc != OFFBOARD:
+            continue
+        for uid in uids:
+            if loc == OFFBOARD:
+                reach[uid] = [Reach(area=z, mf=1, via=[]) for z in "CDEF"
+                              if z in ctx.board.areas]
+                continue
+            found = reachable(ctx, uid)
+            reach[uid] = [Reach(area=k, mf=mf, via=path[:-1])
+                          for k, (mf, path) in sorted(found.items(),
+                                                      key=lambda kv: area_key_order(kv[0]))]
+        if loc in OFF_MAP:
+            continue
+        for target in sorted({loc, *ctx.board.adjacent(loc)}, key=area_key_order):
+            ranged = target != loc
+            if ranged and (not ctx.state.day or ctx.zone(target) or ctx.zone(loc)):
+                continue
+            if ctx.state.impulse and target in ctx.state.impulse.attacked_areas and ranged:
+                continue
+            for group in ("fresh", "spent"):
+                if not ctx.combat(target, other(side), fresh=(group == "fresh")):
+                    continue
+                if ctx.state.impulse and (target, group) in [
+                        tuple(x) for x in ctx.state.impulse.attacked]:
+                    continue
+                cost = attack_cost(ctx, target, group)
+                able = []
+                for uid in uids:
+                    act = ctx.state.impulse.acts.get(uid) if ctx.state.impulse else None
+                    first = act is not None and act.entered == target and act.must_attack
+                    if act is not None and act.entered is not None and act.entered != target \
+                            and act.must_attack:
+                        continue
+                    used = act.mf if act else 0
+                    if ctx.state.impulse and act is None and ranged:
+                        used = max(used, ctx.state.impulse.origin_cost)
+                    if not ctx.d(uid).combat or (act and (act.doubled or act.no_attack)):
+                        continue
+                    if used + (0 if first else cost) <= allowance_for_attack(ctx, uid):
+                        able.append(uid)
+                if able and any(ctx.d(u).numeric_attack for u in able):
+                    attacks.append(AttackOption(area=target, group=group, units=able,
+                                                cost=cost, ranged=ranged))
+    return LegalInfo(side=side, origin=ctx.state.impulse.origin if ctx.state.impulse else None,
+                     units=units, reach=reach, attacks=attacks)
+
+
+def allowance_for_attack(ctx: Ctx, uid: str) -> int:
+    from adjudicator.stalingrad.movement import base_mf
+
+    return base_mf(ctx, uid)
+
+
+def legal_orders(ctx: Ctx, side: str) -> list[str]:
+    state = ctx.state
+    if state.phase == "setup":
+        waiting = [u for u in setup_units(ctx.board, state, side) if ctx.loc(u) == POOL]
+        out = []
+        for uid in waiting[:20]:
+            for key, info in sorted(ctx.board.areas.items(), key=lambda kv: area_key_order(kv[0])):
+                if matches(ctx.d(uid), info):
+                    out.append(f"setup {uid} in {key}")
+                    break
+        return [*out, "setup done"]
+    if state.phase == "rubble":
+        return ["rubble"]
+    imp = state.impulse
+    orders = ["end"] if imp is not None and imp.acts else ["pass"]
+    pending_attack = _must_attack(ctx, side)
+    legal = legal_info(ctx, side)
+    for option in legal.attacks:
+        leaders = [u for u in option.units if ctx.d(u).numeric_attack]
+        if not leaders:
+            continue
+        orders.append(f"attack {option.area} {option.group} with {' '.join(option.units)}")
+        orders.append(f"attack {option.area} {option.group} with {leaders[0]}")
+    if pending_attack:
+        # 8.34: units that entered an enemy-occupied Area must attack before 'end'.
+        return [o for o in orders if o.startswith("attack")] or orders
+    for uid, reaches in legal.reach.items():
+        act = imp.acts.get(uid) if imp else None
+        if act is not None and act.entered:
+            continue
+        for r in reaches:
+            orders.append(FMT(Move(units=(uid,), to=r.area, via=tuple(r.via))))
+            if len(orders) > MAX_ORDERS:
+                return orders
+    if not state.day:
+        orders += _night_orders(ctx, side)
+    return orders
+
+
+def _must_attack(ctx: Ctx, side: str) -> bool:
+    imp = ctx.state.impulse
+    if imp is None:
+        return False
+    return any(a.entered and a.must_attack and ctx.loc(u) == a.entered
+               and ctx.enemy(a.entered, side) and ctx.d(u).combat
+               for u, a in imp.acts.items())
+
+
+def _night_orders(ctx: Ctx, side: str) -> list[str]:
+    state = ctx.state
+    imp = state.impulse
+    out: list[str] = []
+    origin = imp.origin if imp else None
+    # Regrouping (8.27): Spent units, one MF, into Free Areas.
+    for uid, unit in state.units.items():
+        if unit.fresh or unit.loc in OFF_MAP or ctx.side_of(uid) != side:
+            continue
+        if origin is not None and unit.loc != origin:
+            continue
+        if imp and uid in imp.acts:
+            continue
+        for key in sorted(ctx.board.adjacent(unit.loc), key=area_key_order):
+            if ctx.free(key, side):
+                out.append(FMT(Regroup(units=(uid,), to=key)))
+                break
+        if len(out) > 40:
+            break
+    if side == RUSSIAN and origin in (None, EAST):
+        east = sorted(u for u in ctx.units_at(EAST) if ctx.fresh(u) and ctx.side_of(u) == side
+                      and not (imp and u in imp.acts))
+        room = 3 - (imp.ferried if imp else 0)
+        if east and room > 0:
+            for key, info in sorted(ctx.board.areas.items(), key=lambda kv: area_key_order(kv[0])):
+                if info.ferry and ctx.controller(key) == RUSSIAN and \
+                        (imp is None or imp.ferry_area in (None, key)):
+                    out.append(FMT(Cross(units=tuple(east[:room]), to=key)))
+    return out
+
+
+def check(order_text: str) -> None:
+    """Raise if ``order_text`` is not in canonical notation (a guard for tests)."""
+    parsed = Notation().parse(order_text)
+    if Notation.format(parsed) != order_text:
+        raise RuleError("notation", f"not canonical: {order_text}")
+
+
+__all__ = ["LegalInfo", "allowance", "legal_info", "legal_orders"]

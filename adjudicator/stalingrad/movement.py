@@ -1,0 +1,513 @@
+"""Movement (8.1x, 8.2x), Regrouping (8.27), Infiltration (8.28), Fortification (14.3),
+Rubble Entrance (14.4, 14.41) and Zones (11)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from adjudicator.kernel.dice import Dice
+from adjudicator.kernel.errors import RuleError
+from adjudicator.stalingrad.board import RUSSIAN, other
+from adjudicator.stalingrad.context import MAX_STACK, Ctx
+from adjudicator.stalingrad.orders import Fortify, Infiltrate, Move, Regroup
+from adjudicator.stalingrad.state import EAST, OFF_MAP, OFFBOARD, Act
+
+# ---- costs ---------------------------------------------------------------------------------
+
+
+def fresh_enemy_adjacent(ctx: Ctx, side: str, dest: str) -> bool:
+    """8.23B: a Fresh enemy Combat unit in an adjacent Area; Zones and Areas do not
+    influence each other (11.3)."""
+    dest_zone = ctx.zone(dest)
+    return any(ctx.zone(n) == dest_zone and ctx.fresh_enemy(n, side)
+               for n in ctx.board.adjacent(dest))
+
+
+def entry_cost(ctx: Ctx, uid: str, dest: str) -> tuple[int, str]:
+    """MF to enter ``dest`` (8.23 A-E) and the case letter(s)."""
+    side = ctx.side_of(uid)
+    if ctx.fresh_enemy(dest, side):
+        cost, case = 4, "D"
+    elif ctx.enemy(dest, side):
+        cost, case = 3, "C"
+    elif ctx.state.day and fresh_enemy_adjacent(ctx, side, dest):
+        cost, case = 2, "B"
+    else:
+        cost, case = 1, "A"
+    if ctx.d(uid).mechanized and ctx.state.rubble.get(dest, 0) > 0:
+        cost, case = cost + 1, case + "+E"
+    return cost, case
+
+
+def base_mf(ctx: Ctx, uid: str) -> int:
+    """Printed MF (part 2 reduces it for isolation, 12.21) plus the Russian night MF (16.3)."""
+    return ctx.d(uid).mf + ctx.is_night_russian_bonus(uid)
+
+
+def may_double(ctx: Ctx, uid: str, act: Act) -> bool:
+    """8.25/8.26: no attack, no exit from an enemy-occupied Area, and for motorized units
+    no entry of an enemy-controlled or Rubbled Area."""
+    d = ctx.d(uid)
+    if not (d.mechanized or d.motorized) or act.attacked or act.left_enemy:
+        return False
+    if act.entered is not None:
+        return False
+    return not (d.motorized and not d.mechanized and act.no_double)
+
+
+def allowance(ctx: Ctx, uid: str, act: Act) -> int:
+    if may_double(ctx, uid, act):
+        return 2 * ctx.d(uid).mf + ctx.is_night_russian_bonus(uid)
+    return base_mf(ctx, uid)
+
+
+# ---- who may act -----------------------------------------------------------------------------
+
+
+def start_units(ctx: Ctx, side: str, uids: Sequence[str], rule: str = "8.11",
+                regroup: bool = False) -> None:
+    """Every unit must belong to the impulse's Area (8.1, 8.11), and be able to act."""
+    imp = ctx.impulse
+    for uid in uids:
+        act = imp.acts.get(uid)
+        if act is None:
+            loc = ctx.loc(uid)
+            if loc in OFF_MAP - {EAST, OFFBOARD}:
+                raise RuleError(rule, f"{uid} is not on the board")
+            if imp.origin is None:
+                imp.origin = loc
+            elif loc != imp.origin:
+                raise RuleError("8.11", f"{uid} is in {ctx.name(loc)}, but this impulse acts "
+                                f"from {ctx.name(imp.origin)}: one Area per impulse")
+            if not regroup and not ctx.fresh(uid):
+                raise RuleError("8.13", f"{uid} is Spent: only Fresh units move or attack"
+                                + (" (Spent units may Regroup at night, 8.27)"
+                                   if not ctx.state.day else ""))
+            continue
+        if act.done:
+            raise RuleError("8.13", f"{uid} has finished its action this impulse")
+        if act.regroup and not regroup:
+            raise RuleError("8.27", f"{uid} is Regrouping: it may not move or attack")
+
+
+def pay_origin_wait(ctx: Ctx, uid: str, act: Act) -> None:
+    """8.34: units leaving (or firing out of) the impulse's Area pay for attacks made
+    there against defenders that began the impulse in that Area."""
+    if act.start == ctx.impulse.origin and not act.path:
+        act.mf = max(act.mf, ctx.impulse.origin_cost)
+
+
+# ---- one step ------------------------------------------------------------------------------------
+
+
+def check_exit(ctx: Ctx, uid: str, act: Act, cur: str, nxt: str, last: bool) -> None:
+    """Area exit restrictions (8.21 and the Area Exit/Entrance chart)."""
+    side = ctx.side_of(uid)
+    d = ctx.d(uid)
+    if not ctx.enemy(cur, side):
+        return
+    if act.entered == cur:
+        raise RuleError("8.21", f"{uid} may not leave {ctx.name(cur)}, an enemy-occupied Area it "
+                        "entered this impulse, while enemy units remain there")
+    if d.kind == "aa":
+        raise RuleError("8.21", f"Fresh AA units may not exit an Area containing enemy Combat "
+                        f"units ({uid} in {ctx.name(cur)})")
+    if d.kind == "at" and ctx.fresh_enemy(cur, side):
+        raise RuleError("8.21", f"Fresh AT units may not exit an Area containing Fresh enemy "
+                        f"Combat units ({uid} in {ctx.name(cur)})")
+    if d.kind == "armor":
+        if ctx.enemy(nxt, side):
+            blockers = {"armor", "at", "aa"}
+            if ctx.enemy_kinds(cur, side) & blockers or ctx.enemy_kinds(nxt, side) & blockers:
+                raise RuleError("8.21", f"Armor may not move directly from {ctx.name(cur)} to "
+                                f"{ctx.name(nxt)}: enemy Armor/AT/AA in one of them")
+        return
+    if not last or act.path:
+        raise RuleError("8.21", f"non-Armor units starting in an enemy-occupied Area may move "
+                        f"only one Area ({uid} in {ctx.name(cur)})")
+    if ctx.enemy(nxt, side):
+        raise RuleError("8.21", f"non-Armor units may not move from one enemy-occupied Area "
+                        f"({ctx.name(cur)}) into another ({ctx.name(nxt)})")
+
+
+def check_entry(ctx: Ctx, uid: str, nxt: str, last: bool, companions: Sequence[str]) -> None:
+    """Area entrance restrictions (8.22, 8.12)."""
+    side = ctx.side_of(uid)
+    d = ctx.d(uid)
+    if nxt in ctx.impulse.attacked_areas:
+        raise RuleError("8.12", f"{ctx.name(nxt)} has been attacked this impulse: no more units "
+                        "may enter it")
+    if not ctx.enemy(nxt, side):
+        return
+    if d.kind == "aa":
+        raise RuleError("8.22", f"AA units may not enter an Area containing an enemy Combat unit "
+                        f"({ctx.name(nxt)})")
+    if d.kind == "at":
+        if ctx.fresh_enemy(nxt, side):
+            raise RuleError("8.22", f"AT units may not enter an Area containing Fresh enemy "
+                            f"Combat units ({ctx.name(nxt)})")
+        helpers = [c for c in companions if c != uid and ctx.d(c).numeric_attack]
+        helpers += [u for u, a in ctx.impulse.acts.items()
+                    if a.entered == nxt and a.must_attack and ctx.d(u).numeric_attack]
+        if not helpers:
+            raise RuleError("8.22", f"AT units may enter an Area containing a Spent enemy unit "
+                            f"only accompanied by an entering unit with a numerical Attack "
+                            f"Factor ({ctx.name(nxt)})")
+    if not last:
+        raise RuleError("8.2", f"units entering an enemy-occupied Area ({ctx.name(nxt)}) must "
+                        "stop there and attack")
+
+
+def rubble_drm(ctx: Ctx, side: str, dest: str) -> int:
+    """14.4: +1 friendly-controlled, +1 no Fresh enemy Combat unit, +1 no enemy Combat unit."""
+    drm = 0
+    if ctx.controller(dest) == side:
+        drm += 1
+    if not ctx.fresh_enemy(dest, side):
+        drm += 1
+    if not ctx.enemy(dest, side):
+        drm += 1
+    return drm
+
+
+def rubble_entry(ctx: Ctx, uid: str, dest: str, dice: Dice, why: str = "") -> bool:
+    """A Mechanized unit's Rubble Entrance DR (14.4): >= 7 (Rubble 1) or >= 9 (Rubble 2)."""
+    level = ctx.state.rubble.get(dest, 0)
+    if level <= 0 or not ctx.d(uid).mechanized:
+        return True
+    side = ctx.side_of(uid)
+    drm = rubble_drm(ctx, side, dest)
+    roll = dice.roll(f"Rubble Entrance DR ({uid} into {dest}{why})")
+    need = 7 if level == 1 else 9
+    ok = roll.total + drm >= need
+    ctx.event("rubble-entry", f"{uid} Rubble Entrance DR {roll.total}+{drm} vs {need} into "
+              f"{ctx.name(dest)}: {'passes' if ok else 'fails'}", "14.4", unit=uid, area=dest,
+              dr=roll.total, drm=drm, passed=ok)
+    return ok
+
+
+def plan_path(ctx: Ctx, order: Move) -> list[str]:
+    path = [ctx.area_key(a) for a in order.via] + [ctx.area_key(order.to)]
+    for key in path:
+        if key not in ctx.board.areas:
+            raise RuleError("8.2", f"unknown Area {key}")
+    return path
+
+
+def do_move(ctx: Ctx, side: str, order: Move, dice: Dice) -> None:
+    uids = ctx.own(side, order.units)
+    locs = {ctx.loc(u) for u in uids}
+    if len(locs) != 1:
+        raise RuleError("8.2", "units moving together must start from the same Area",
+                        [f"{u} in {ctx.loc(u)}" for u in uids])
+    cur0 = locs.pop()
+    if order.origin is not None and ctx.area_key(order.origin) != cur0:
+        raise RuleError("8.2", f"the units are in {ctx.name(cur0)}, not {order.origin}")
+    path = plan_path(ctx, order)
+    if path == [cur0]:
+        start_units(ctx, side, uids)
+        for uid in uids:
+            act = ctx.act(uid)
+            act.done = True
+            ctx.event("move", f"{uid} moves within {ctx.name(cur0)} and is Spent", "8.11",
+                      unit=uid, area=cur0)
+        return
+    start_units(ctx, side, uids)
+    if cur0 == OFFBOARD:
+        if path[0] not in ("C", "D", "E", "F") or not ctx.zone(path[0]):
+            raise RuleError("18.2", "German reinforcements enter through Zone C, D, E or F",
+                            [f"move {' '.join(uids)} to {z}" for z in "CDEF"])
+    elif cur0 == EAST:
+        raise RuleError("18.3", "Russian reinforcements enter by crossing the Volga",
+                        [f"cross {' '.join(uids)} to LANDING"])
+    # Validation pass on copies: nothing is rolled or moved until the whole order is legal.
+    sims = {u: ctx.act(u).model_copy(deep=True) for u in uids}
+    costs: dict[tuple[str, int], tuple[int, str]] = {}
+    for uid in uids:
+        act = sims[uid]
+        if act.stay:
+            raise RuleError("18.51", f"{uid} was Disrupted landing and must end its move there")
+        d = ctx.d(uid)
+        if ctx.enemy(cur0, side) and d.kind not in ("armor",) and act.left_enemy:
+            raise RuleError("8.21", f"{uid} already left an enemy-occupied Area: one Area only")
+        pay_origin_wait(ctx, uid, act)
+        cur = cur0
+        for i, nxt in enumerate(path):
+            last = i == len(path) - 1
+            if cur != OFFBOARD and nxt not in ctx.board.adjacent(cur):
+                raise RuleError("8.2", f"{ctx.name(nxt)} is not adjacent to {ctx.name(cur)}",
+                                sorted(ctx.board.adjacent(cur)))
+            if cur != OFFBOARD:
+                check_exit(ctx, uid, act, cur, nxt, last)
+            check_entry(ctx, uid, nxt, last, uids)
+            cost, case = entry_cost(ctx, uid, nxt)
+            if cur != OFFBOARD and ctx.enemy(cur, side):
+                act.left_enemy = True
+            if d.motorized and not d.mechanized and (
+                    ctx.controller(nxt) == other(side) or ctx.state.rubble.get(nxt, 0)):
+                act.no_double = True
+            if ctx.enemy(nxt, side) and d.combat:
+                act.entered = nxt
+            act.mf += cost
+            limit = allowance(ctx, uid, act)
+            if act.mf > limit:
+                raise RuleError("8.23", f"{uid} lacks the MF to enter {ctx.name(nxt)}: needs "
+                                f"{act.mf} of {limit} (case {case})")
+            costs[(uid, i)] = (cost, case)
+            act.path.append(nxt)
+            cur = nxt
+    # Execution pass: step by step, Rubble Entrance DRs for Mechanized units (14.4).
+    moving = list(uids)
+    cur = cur0
+    for i, nxt in enumerate(path):
+        stepping = []
+        for uid in moving:
+            act = ctx.act(uid)
+            pay_origin_wait(ctx, uid, act)
+            if cur != OFFBOARD and ctx.enemy(cur, side):
+                act.left_enemy = True
+            d = ctx.d(uid)
+            if d.motorized and not d.mechanized and (
+                    ctx.controller(nxt) == other(side) or ctx.state.rubble.get(nxt, 0)):
+                act.no_double = True
+            if not rubble_entry(ctx, uid, nxt, dice):
+                rubble_failure(ctx, uid, act)
+                continue
+            cost, case = costs[(uid, i)]
+            act.mf += cost
+            if act.mf > base_mf(ctx, uid):
+                act.doubled = True
+            if ctx.enemy(nxt, side) and d.combat:
+                act.entered = nxt
+                act.came_from = cur
+                act.must_attack = True
+            act.path.append(nxt)
+            stepping.append(uid)
+            ctx.event("move", f"{uid} enters {ctx.name(nxt)} ({cost} MF, case {case}; "
+                      f"{act.mf} used)", "8.23", unit=uid, area=nxt, cost=cost, case=case,
+                      mf=act.mf)
+        for uid in stepping:
+            ctx.place(uid, nxt)
+        if cur not in OFF_MAP:
+            ctx.update_control(cur)
+        ctx.update_control(nxt)
+        moving = stepping
+        cur = nxt
+
+
+def rubble_failure(ctx: Ctx, uid: str, act: Act) -> None:
+    """14.41: the unit is Disrupted and stays (retracing to its last legal Area if its
+    present Area is over the occupation limit); no further action that Game Turn."""
+    act.done = True
+    act.penalty = max(act.penalty, 1)
+    here = ctx.loc(uid)
+    side = ctx.side_of(uid)
+    if ctx.full(here, side):
+        for back in reversed([act.start, *act.path[:-1]]):
+            if back in OFF_MAP or not ctx.full(back, side, extra=1):
+                ctx.place(uid, back)
+                ctx.event("retrace", f"{uid} retraces to {ctx.name(back)} (7.1)", "14.41",
+                          unit=uid, area=back)
+                break
+    ctx.event("rubble-fail", f"{uid} fails to enter the Rubble and is Disrupted", "14.41",
+              unit=uid)
+
+
+# ---- Regrouping (8.27, 16.5) -------------------------------------------------------------------
+
+
+def do_regroup(ctx: Ctx, side: str, order: Regroup, dice: Dice) -> None:
+    if ctx.state.day:
+        raise RuleError("8.27", "Spent units may Regroup only during night impulses")
+    uids = ctx.own(side, order.units)
+    dest = ctx.area_key(order.to)
+    for uid in uids:
+        if ctx.fresh(uid):
+            raise RuleError("8.27", f"{uid} is Fresh: Regrouping is for Spent units")
+        act = ctx.impulse.acts.get(uid)
+        if act is not None and act.regroup:
+            raise RuleError("8.27", f"{uid} has already Regrouped this impulse (one MF)")
+    start_units(ctx, side, uids, "8.27", regroup=True)
+    for uid in uids:
+        cur = ctx.loc(uid)
+        if dest not in ctx.board.adjacent(cur):
+            raise RuleError("8.27", f"Regrouping is one MF: {ctx.name(dest)} is not adjacent",
+                            sorted(ctx.board.adjacent(cur)))
+        if not ctx.free(dest, side):
+            raise RuleError("8.27", f"Regrouping units may enter only Free Areas; "
+                            f"{ctx.name(dest)} is not Free")
+        if dest in ctx.impulse.attacked_areas:
+            raise RuleError("8.12", f"{ctx.name(dest)} has been attacked this impulse")
+    for uid in uids:
+        act = ctx.act(uid)
+        act.regroup = True
+        if not rubble_entry(ctx, uid, dest, dice, " regrouping"):
+            ctx.event("regroup-fail", f"{uid} fails its Rubble Entrance DR and stays", "14.41",
+                      unit=uid)
+            continue
+        cur = ctx.loc(uid)
+        ctx.place(uid, dest)
+        act.path.append(dest)
+        ctx.update_control(cur)
+        ctx.update_control(dest)
+        ctx.event("regroup", f"{uid} regroups to {ctx.name(dest)}", "8.27", unit=uid, area=dest)
+
+
+# ---- Infiltration (8.28, 11.5) ------------------------------------------------------------------
+
+
+def do_infiltrate(ctx: Ctx, side: str, order: Infiltrate, dice: Dice) -> None:
+    if side != RUSSIAN:
+        raise RuleError("8.28", "only Fresh Russian Infantry may attempt Infiltration")
+    if ctx.state.day:
+        raise RuleError("8.28", "Infiltration is possible only during night impulses")
+    uids = ctx.own(side, order.units)
+    dest = ctx.area_key(order.area)
+    start_units(ctx, side, uids, "8.28")
+    for uid in uids:
+        d = ctx.d(uid)
+        act = ctx.act(uid)
+        cur = ctx.loc(uid)
+        if d.kind != "infantry":
+            raise RuleError("8.28", f"{uid} is not Infantry")
+        if act.path or act.attacked or cur != act.start:
+            raise RuleError("8.28", f"{uid} must infiltrate from the Area it started in")
+        if cur == EAST:
+            raise RuleError("8.28", "reinforcements may not infiltrate while crossing the Volga")
+        if ctx.zone(cur) or ctx.zone(dest):
+            raise RuleError("11.5", "Infiltration is not allowed into or from Zones")
+        if ctx.controller(cur) != RUSSIAN:
+            raise RuleError("8.28", f"{uid} must start in a Russian-controlled Area")
+        if dest not in ctx.board.adjacent(cur):
+            raise RuleError("8.28", f"{ctx.name(dest)} is not adjacent to {ctx.name(cur)}")
+        if ctx.fresh_enemy(dest, side) or not ctx.enemy(dest, side):
+            raise RuleError("8.28", f"{ctx.name(dest)} must contain only Spent German Combat "
+                            "units")
+        if dest in ctx.impulse.attacked_areas:
+            raise RuleError("8.12", f"{ctx.name(dest)} has been attacked this impulse")
+        check_exit(ctx, uid, act, cur, dest, True)
+        cost, _ = entry_cost(ctx, uid, dest)
+        pay_origin_wait(ctx, uid, act)
+        if act.mf + cost > base_mf(ctx, uid):
+            raise RuleError("8.23", f"{uid} lacks the MF to enter {ctx.name(dest)}")
+    target = ctx.board.area(dest).tem + ctx.state.rubble.get(dest, 0)
+    for uid in uids:
+        act = ctx.act(uid)
+        cur = ctx.loc(uid)
+        pay_origin_wait(ctx, uid, act)
+        cost, _ = entry_cost(ctx, uid, dest)
+        act.mf += cost
+        act.left_enemy = act.left_enemy or ctx.enemy(cur, side)
+        act.path.append(dest)
+        roll = dice.roll(f"Infiltration dr ({uid} into {dest})", count=1)
+        ok = roll.total < target
+        act.tried_infiltration = True
+        ctx.place(uid, dest)
+        if ok:
+            act.infiltrated = True
+            act.done = True
+            act.penalty = 1
+        else:
+            act.entered = dest
+            act.came_from = cur
+            act.must_attack = True
+        ctx.event("infiltration", f"{uid} Infiltration dr {roll.total} vs < {target}: "
+                  + ("infiltrates" if ok else "fails and must attack"), "8.28", unit=uid,
+                  area=dest, dr=roll.total, passed=ok)
+        ctx.update_control(cur)
+
+
+# ---- Fortification (14.3, 10.6) ---------------------------------------------------------------
+
+
+def do_fortify(ctx: Ctx, side: str, order: Fortify, dice: Dice) -> None:
+    uids = ctx.own(side, order.units)
+    area = ctx.area_key(order.area)
+    start_units(ctx, side, uids, "14.3")
+    for uid in uids:
+        d = ctx.d(uid)
+        if d.kind != "infantry":
+            raise RuleError("14.3", f"{uid} is not Infantry: only Fresh Infantry fortify")
+        if ctx.loc(uid) != area:
+            raise RuleError("14.3", f"{uid} is not in {ctx.name(area)}")
+        act = ctx.act(uid)
+        if act.no_attack:
+            raise RuleError("18.51", f"{uid} was Disrupted landing: no fortification")
+        if act.attacked:
+            raise RuleError("14.3", f"{uid} has attacked this impulse")
+    engineers = [u for u in uids if ctx.d(u).engineer]
+    if not (len(uids) == 1 and engineers) and len(uids) != 3:
+        raise RuleError("14.3", "a fortification attempt takes one Engineer or three Infantry "
+                        "units")
+    if ctx.units_at(area) and any(ctx.side_of(u) != side for u in ctx.units_at(area)):
+        raise RuleError("14.3", f"{ctx.name(area)} contains enemy units: no fortification")
+    level = ctx.state.rubble.get(area, 0)
+    if level >= 2:
+        raise RuleError("14.2", f"{ctx.name(area)} already has Rubble 2, the maximum")
+    spent_mf = max(ctx.act(u).mf for u in uids)
+    tem = ctx.board.area(area).tem
+    roll = dice.roll(f"Fortification dr ({area})", count=1)
+    total = roll.total + tem - spent_mf
+    ok = total >= 7
+    for uid in uids:
+        act = ctx.act(uid)
+        act.done = True
+        act.fortified = True
+        act.penalty = max(act.penalty, 1)
+    if ok:
+        ctx.state.rubble[area] = level + 1
+    ctx.event("fortify", f"fortification in {ctx.name(area)}: dr {roll.total} + TEM {tem} - "
+              f"{spent_mf} MF = {total} vs 7: " + (f"Rubble {level + 1}" if ok else "fails"),
+              "14.3", area=area, dr=roll.total, total=total, passed=ok,
+              rubble=ctx.state.rubble.get(area, 0))
+
+
+# ---- reachability for the legal query ------------------------------------------------------
+
+
+def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
+    """Areas ``uid`` could move to now (cheapest MF and path), checked step by step with
+    the same exit/entry rules as a real move (ignoring Rubble Entrance dice)."""
+    side = ctx.side_of(uid)
+    start = ctx.loc(uid)
+    base = ctx.act(uid).model_copy(deep=True) if uid in ctx.impulse.acts else Act(start=start)
+    pay_origin_wait(ctx, uid, base)
+    best: dict[str, tuple[int, list[str]]] = {}
+    frontier: list[tuple[int, str, list[str], Act]] = [(base.mf, start, [], base)]
+    while frontier:
+        frontier.sort(key=lambda item: item[0])
+        mf, cur, path, act = frontier.pop(0)
+        if cur in OFF_MAP:
+            continue
+        for nxt in sorted(ctx.board.adjacent(cur)):
+            if nxt in path or nxt == start:
+                continue
+            sim = act.model_copy(deep=True)
+            try:
+                check_exit(ctx, uid, sim, cur, nxt, True)
+                check_entry(ctx, uid, nxt, True, [])
+            except RuleError:
+                continue
+            cost, _ = entry_cost(ctx, uid, nxt)
+            if ctx.enemy(cur, side):
+                sim.left_enemy = True
+            d = ctx.d(uid)
+            if d.motorized and not d.mechanized and (
+                    ctx.controller(nxt) == other(side) or ctx.state.rubble.get(nxt, 0)):
+                sim.no_double = True
+            if ctx.enemy(nxt, side) and d.combat:
+                sim.entered = nxt
+            sim.mf = mf + cost
+            if sim.mf > allowance(ctx, uid, sim):
+                continue
+            new_path = [*path, nxt]
+            sim.path = [*sim.path, nxt]
+            if nxt not in best or best[nxt][0] > sim.mf:
+                best[nxt] = (sim.mf, new_path)
+                if sim.entered is None and (not sim.left_enemy or d.kind == "armor"):
+                    frontier.append((sim.mf, nxt, new_path, sim))
+    return best
+
+
+def stack_ok(ctx: Ctx, side: str, area: str) -> bool:
+    return ctx.zone(area) or len(ctx.combat(area, side)) <= MAX_STACK

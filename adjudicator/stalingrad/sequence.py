@@ -1,0 +1,307 @@
+"""Sequence of play: impulses and Pass (8.1, 8.14), the German impulse DR and the
+Day/Night Impulse Track (6.31, 6.32), Dawn housekeeping, September 13 (20.2, 20.3) and
+the Advantage (9).
+
+Dice order of an impulse's end: the German impulse DR (only when the German made no
+attack DR this impulse, 8.1), then — if the Advantage is used to reroll it — the new DR.
+"""
+
+from __future__ import annotations
+
+from adjudicator.kernel.decisions import Option, PendingDecision
+from adjudicator.kernel.dice import Dice
+from adjudicator.kernel.errors import RuleError
+from adjudicator.stalingrad.board import GERMAN, RUSSIAN, date_label, other
+from adjudicator.stalingrad.context import MAX_STACK, Ctx
+from adjudicator.stalingrad.orders import Notation
+from adjudicator.stalingrad.state import DEAD, OFF_MAP, POOL
+
+FMT = Notation.format
+BREAKTHROUGH_ZONES = ("A", "B", "G", "H")
+
+
+def opt(state_options: dict[str, object], key: str, default: int) -> int:
+    value = state_options.get(key, default)
+    return int(value) if isinstance(value, int | str) else default
+
+
+def fixed_day(ctx: Ctx) -> bool:
+    """20.2: September 13's first German daylight impulses need no impulse DR."""
+    state = ctx.state
+    fixed = opt(state.options, "fixed_impulses", 12)
+    return state.date == 0 and state.day and state.german_impulses_today < fixed
+
+
+# ---- the German impulse DR ----------------------------------------------------------------------
+
+
+def set_switch(ctx: Ctx, dr: int, source: str) -> None:
+    state = ctx.state
+    state.switch = dr <= state.box
+    change = ("Sunset" if state.day else "Dawn") if state.switch else "no change"
+    ctx.event("impulse-dr", f"German impulse DR {dr} ({source}) vs box {state.box}: {change}",
+              "6.31" if state.day else "6.32", dr=dr, box=state.box, switch=state.switch)
+
+
+def after_attack_roll(ctx: Ctx, dice: Dice) -> None:
+    """The first German attack DR of an impulse is its impulse DR (8.1); then the
+    Advantage holder may reroll (9.2) or prolong (9.3); then the attack is resolved."""
+    from adjudicator.stalingrad.combat import resolve_battle
+
+    battle = ctx.state.battle
+    assert battle is not None
+    imp = ctx.impulse
+    if battle.side == GERMAN and (imp.impulse_dr is None or battle.impulse_dr) \
+            and not fixed_day(ctx):
+        imp.impulse_dr = battle.attack_dr
+        battle.impulse_dr = True
+        set_switch(ctx, battle.attack_dr, "first attack DR")
+    if offer_advantage(ctx, "battle"):
+        return
+    resolve_battle(ctx, dice)
+
+
+# ---- the Advantage (9) ---------------------------------------------------------------------------
+
+
+def advantage_holder(ctx: Ctx) -> str | None:
+    """9.5: once per date, only by the side holding it at the start of the date."""
+    state = ctx.state
+    if state.advantage_used or state.advantage_start != state.advantage:
+        return None
+    return state.advantage
+
+
+def may_prolong(ctx: Ctx, context: str) -> bool:
+    """9.3: right after a German impulse DR that calls for Sunset/Dawn; never to prolong
+    the daylight of September 13 (20.3)."""
+    state = ctx.state
+    if not state.switch:
+        return False
+    if context == "battle" and not (state.battle and state.battle.impulse_dr):
+        return False
+    return not (state.date == 0 and state.day)
+
+
+def offer_advantage(ctx: Ctx, context: str) -> bool:
+    holder = advantage_holder(ctx)
+    if holder is None:
+        return False
+    if context == "battle" and ctx.state.battle is not None and ctx.state.battle.rerolled:
+        return False
+    options = [Option(order="advantage decline", label="keep the roll"),
+               Option(order="advantage reroll", label="reroll (9.2, 9.4)")]
+    if may_prolong(ctx, context):
+        period = "day" if ctx.state.day else "night"
+        options.append(Option(order="advantage prolong", label=f"prolong the {period} (9.3)"))
+    what = "the attack DRs" if context == "battle" else "the German impulse DR"
+    ctx.state.pending = PendingDecision(
+        kind="advantage", side=holder, rule="9",
+        prompt=f"use the Advantage on {what}?", options=tuple(options),
+        default="advantage decline", data={"context": context},
+    )
+    return True
+
+
+def use_advantage(ctx: Ctx, side: str, why: str) -> None:
+    state = ctx.state
+    state.advantage_used = True
+    state.advantage = other(side)
+    ctx.event("advantage", f"{side} uses the Advantage: {why}; it passes to {other(side)}", "9",
+              side=side, use=why)
+
+
+def answer_advantage(ctx: Ctx, side: str, action: str, dice: Dice) -> None:
+    from adjudicator.stalingrad.combat import resolve_battle, roll_battle
+
+    pending = ctx.state.pending
+    assert pending is not None
+    if f"advantage {action}" not in pending.option_orders():
+        raise RuleError("9.3" if action == "prolong" else "9", f"advantage {action} is not "
+                        "possible now", pending.option_orders())
+    context = str(pending.data["context"])
+    ctx.state.pending = None
+    state = ctx.state
+    if action == "reroll":
+        use_advantage(ctx, side, "reroll")
+        if context == "battle":
+            assert state.battle is not None
+            state.battle.rerolled = True
+            if state.battle.impulse_dr:
+                ctx.impulse.impulse_dr = None
+                state.switch = False
+            roll_battle(ctx, dice)  # 9.2: both players roll anew; effects resolved anew
+            return
+        roll_impulse_dr(ctx, dice, "rerolled")
+        close_impulse(ctx, dice)
+        return
+    if action == "prolong":
+        use_advantage(ctx, side, "prolong the " + ("day" if state.day else "night"))
+        state.box = opt(state.options, "day_box" if state.day else "night_box",
+                        1 if state.day else 3)
+        state.switch = False
+        ctx.event("prolong", f"the Impulse marker returns to box {state.box}", "9.3",
+                  box=state.box)
+    if context == "battle":
+        resolve_battle(ctx, dice)
+    else:
+        close_impulse(ctx, dice)
+
+
+# ---- ending impulses --------------------------------------------------------------------------
+
+
+def roll_impulse_dr(ctx: Ctx, dice: Dice, why: str) -> None:
+    roll = dice.roll("German impulse DR")
+    ctx.impulse.impulse_dr = roll.total
+    set_switch(ctx, roll.total, why)
+
+
+def check_end(ctx: Ctx, side: str) -> None:
+    """Units that entered an enemy-occupied Area must have attacked (8.34, 8.28), and no
+    Area may hold more than ten of the side's Combat units (7.1)."""
+    imp = ctx.impulse
+    touched: set[str] = set()
+    for uid, act in imp.acts.items():
+        loc = ctx.loc(uid)
+        touched.add(loc)
+        if act.entered and act.must_attack and loc == act.entered and ctx.d(uid).combat \
+                and ctx.enemy(loc, side):
+            rule = "8.28" if act.tried_infiltration else "8.34"
+            groups = [g for g in ("fresh", "spent") if ctx.combat(loc, other(side),
+                                                                   fresh=(g == "fresh"))]
+            movers = tuple(u for u, a in imp.acts.items()
+                           if a.entered == loc and a.must_attack and ctx.loc(u) == loc)
+            raise RuleError(rule, f"{uid} entered {ctx.name(loc)} and must attack there",
+                            [f"attack {loc} {g} with {' '.join(sorted(movers))}"
+                             for g in groups])
+    for loc in touched:
+        if loc in OFF_MAP or ctx.zone(loc):
+            continue
+        if len(ctx.combat(loc, side)) > MAX_STACK:
+            raise RuleError("7.1", f"more than ten {side} Combat units in {ctx.name(loc)} at "
+                            "the end of the impulse")
+
+
+def do_end(ctx: Ctx, side: str, dice: Dice) -> None:
+    if ctx.state.impulse is None or not ctx.state.impulse.acts:
+        raise RuleError("8.14", "nothing has moved or attacked: declare 'pass' instead",
+                        ["pass"])
+    check_end(ctx, side)
+    ctx.state.passes = 0
+    finish(ctx, side, dice)
+
+
+def do_pass(ctx: Ctx, side: str, dice: Dice) -> None:
+    imp = ctx.state.impulse
+    if imp is not None and (imp.acts or imp.ferried or imp.recrossed):
+        raise RuleError("8.14", "units have already acted this impulse: 'end' it instead",
+                        ["end"])
+    ctx.state.passes += 1
+    ctx.event("pass", f"{side} passes", "8.14", side=side)
+    ctx.impulse  # noqa: B018 - make sure an impulse record exists
+    finish(ctx, side, dice)
+
+
+def finish(ctx: Ctx, side: str, dice: Dice) -> None:
+    state = ctx.state
+    imp = ctx.impulse
+    if side == GERMAN and imp.impulse_dr is None and not fixed_day(ctx) and state.passes < 2:
+        roll_impulse_dr(ctx, dice, "no attack" if imp.acts else "Pass")
+        if offer_advantage(ctx, "impulse"):
+            return
+    close_impulse(ctx, dice)
+
+
+def close_impulse(ctx: Ctx, dice: Dice) -> None:
+    """Spent the units that acted (8.13, 10.3, 10.4), move the Impulse marker, hand over."""
+    state = ctx.state
+    imp = ctx.impulse
+    side = imp.side
+    for uid, act in imp.acts.items():
+        unit = state.units.get(uid)
+        if unit is None or unit.loc in (DEAD, POOL):
+            continue
+        if act.regroup:
+            continue  # 8.27: Regrouping does not increase Disruption
+        if not ctx.d(uid).combat:
+            ctx.disrupt(uid, 1)  # 8.24
+        elif unit.fresh:
+            ctx.disrupt(uid, act.penalty)
+        ctx.event("spent", f"{uid} is Spent (Duration {act.penalty if ctx.d(uid).combat else 1})",
+                  "10.2", unit=uid, duration=act.penalty if ctx.d(uid).combat else 1,
+                  recover=unit.recover)
+    flip = False
+    if side == GERMAN:
+        if state.date == 0 and state.day and \
+                state.german_impulses_today < opt(state.options, "fixed_impulses", 12):
+            state.german_impulses_today += 1
+            if state.german_impulses_today >= opt(state.options, "fixed_impulses", 12):
+                flip = True
+            else:
+                state.box = min(state.box + opt(state.options, "box_step", 1),
+                                opt(state.options, "box_max", 12))
+        elif state.switch:
+            flip = True
+        else:
+            state.box = min(state.box + opt(state.options, "box_step", 1),
+                            opt(state.options, "box_max", 12))
+    if state.passes >= 2:
+        flip = True  # 8.14
+    state.impulse = None
+    state.switch = False
+    if flip:
+        flip_period(ctx, dice)
+    else:
+        state.turn = other(side)
+
+
+def flip_period(ctx: Ctx, dice: Dice) -> None:
+    """Sunset (6.31) or Dawn (6.32); the Russian moves first in the new period."""
+    state = ctx.state
+    state.passes = 0
+    state.turn = RUSSIAN
+    if state.day:
+        state.day = False
+        state.box = opt(state.options, "night_box", 3)
+        state.sunset_control = {z: ctx.controller(z) for z in BREAKTHROUGH_ZONES
+                                if z in ctx.board.areas}
+        ctx.event("sunset", f"Sunset on {date_label(state.date)}: night impulses begin",
+                  "6.31", date=state.date)
+        return
+    dawn(ctx, dice)
+
+
+def dawn(ctx: Ctx, dice: Dice) -> None:
+    """6.32: advance the date, remove Duration markers, Spent -> Fresh, then the new
+    Game Turn's Reinforcement Phase (6.2)."""
+    from adjudicator.stalingrad.crossing import reinforcement_phase
+
+    state = ctx.state
+    state.day = True
+    state.box = opt(state.options, "day_box", 1)
+    finished_week = state.date % 7 == 6
+    state.date += 1
+    state.german_impulses_today = 0
+    state.advantage_start = state.advantage
+    state.advantage_used = False
+    ctx.event("dawn", f"Dawn: {date_label(state.date)}", "6.32", date=state.date)
+    if finished_week:
+        end_of_week(ctx)
+    recovered = 0
+    for uid, unit in state.units.items():
+        if unit.fresh or unit.loc in (DEAD, POOL):
+            continue
+        if unit.recover is not None and unit.recover <= state.date and ctx.supplied(uid):
+            unit.fresh = True
+            unit.recover = None
+            recovered += 1
+    ctx.event("recover", f"{recovered} Spent unit(s) return to Fresh", "6.32", count=recovered)
+    reinforcement_phase(ctx)
+
+
+def end_of_week(ctx: Ctx) -> None:
+    """6.4: the week's end. Victory (19) is part 2; this hook only marks the moment."""
+    week = ctx.state.date // 7
+    ctx.event("end-of-week", f"end of week {week} ({date_label(ctx.state.date - 1)})", "6.4",
+              week=week)

@@ -1,0 +1,134 @@
+"""Prepare for play (5): Control markers (5.2), colour-coded free setup with the Russian
+first (5.4-5.6), the historical setup (21.2) and the initial Rubble drs (5.7).
+
+Dice order of the initial Rubble: one dr per white-Rubble-symbol Area, in Area order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from adjudicator.kernel.dice import Dice
+from adjudicator.kernel.errors import RuleError
+from adjudicator.stalingrad.board import GERMAN, RUSSIAN, AreaInfo, Board, UnitDef
+from adjudicator.stalingrad.context import MAX_STACK, Ctx
+from adjudicator.stalingrad.orders import Setup
+from adjudicator.stalingrad.state import POOL, StalingradState, UnitState
+
+SETUP = POOL  # units waiting to be set up share the pool with future reinforcements
+#: 12.1 / 19.1: Germans trace supply to Zones C-F and start holding Zone H; the other
+#: Zones are Russian. Used only when the pack gives a Zone no initial control.
+ZONE_CONTROL = {"C": GERMAN, "D": GERMAN, "E": GERMAN, "F": GERMAN, "H": GERMAN}
+
+
+def area_key_order(key: str) -> tuple[int, int, str]:
+    return (0, int(key), "") if key.isdigit() else (1, 0, key)
+
+
+def initial_control(info: AreaInfo) -> str:
+    """5.2: German Control in square-ID Areas, Russian in the rest."""
+    if info.control is not None:
+        return info.control
+    if info.zone:
+        return ZONE_CONTROL.get(info.key, RUSSIAN)
+    return GERMAN if info.id_shape == "square" else RUSSIAN
+
+
+def on_start(d: UnitDef) -> bool:
+    return d.arrival is None or d.arrival <= 0
+
+
+def initial_state(board: Board, scenario: str, options: Mapping[str, Any]) -> StalingradState:
+    state = StalingradState(scenario=scenario, options=dict(options))
+    state.control = {k: initial_control(a) for k, a in board.areas.items()}
+    for uid in board.units:
+        state.units[uid] = UnitState(loc=POOL)
+    if scenario == "historical" or options.get("historical"):
+        for uid, d in board.units.items():
+            if on_start(d) and d.historical is not None:
+                state.units[uid].loc = d.historical
+        state.phase = "rubble"
+    else:
+        state.phase = "setup"
+    return state
+
+
+def setup_units(board: Board, state: StalingradState, side: str) -> list[str]:
+    return sorted(u for u, d in board.units.items()
+                  if d.side == side and on_start(d) and d.setup)
+
+
+def matches(d: UnitDef, info: AreaInfo) -> bool:
+    """5.4: same colour and shape; Germans on square IDs, Russians on circles/triangles."""
+    if info.zone or info.id_colour in (None, "white"):
+        return False
+    shapes = ("square",) if d.side == GERMAN else ("circle", "triangle")
+    if info.id_shape not in shapes:
+        return False
+    for code in d.setup:
+        parts = code.lower().replace("_", "-").split("-")
+        colour = parts[0]
+        shape = parts[1] if len(parts) > 1 else None
+        if colour == info.id_colour and (shape is None or shape == info.id_shape):
+            return True
+    return False
+
+
+def do_setup(ctx: Ctx, side: str, order: Setup) -> None:
+    area = ctx.area_key(order.area)
+    info = ctx.board.area(area)
+    uids = ctx.own(side, order.units, "5.4")
+    for uid in uids:
+        d = ctx.d(uid)
+        if not on_start(d) or not d.setup:
+            raise RuleError("5.4", f"{uid} is a reinforcement, not a starting unit")
+        if info.id_colour in (None, "white"):
+            raise RuleError("5.6", f"{ctx.name(area)} has a white ID: no units start there")
+        if not matches(d, info):
+            legal = sorted((k for k, a in ctx.board.areas.items() if matches(d, a)),
+                           key=area_key_order)
+            raise RuleError("5.4", f"{uid} ({', '.join(d.setup)}) does not match "
+                            f"{ctx.name(area)} ({info.id_colour} {info.id_shape})", legal)
+    for uid in uids:
+        ctx.place(uid, area)
+    if len(ctx.combat(area, side)) > MAX_STACK:
+        raise RuleError("5.6", f"no more than ten Combat units may set up in {ctx.name(area)}")
+    ctx.event("setup", f"{side} sets up {', '.join(uids)} in {ctx.name(area)}", "5.4",
+              area=area, units=uids)
+
+
+def do_setup_done(ctx: Ctx, side: str) -> None:
+    waiting = [u for u in setup_units(ctx.board, ctx.state, side) if ctx.loc(u) == POOL]
+    if waiting:
+        raise RuleError("5.4", f"{len(waiting)} starting unit(s) not yet placed",
+                        [f"setup {u} in AREA" for u in waiting[:12]])
+    shapes = ("square",) if side == GERMAN else ("circle", "triangle")
+    for key, info in ctx.board.areas.items():
+        if info.zone or info.id_colour in (None, "white") or info.id_shape not in shapes:
+            continue
+        if not any(matches(ctx.d(u), info) for u in ctx.units_at(key) if ctx.side_of(u) == side):
+            raise RuleError("5.6", f"{ctx.name(key)} must contain at least one unit with a "
+                            "matching ID colour")
+    ctx.state.setup_done.append(side)
+    ctx.event("setup-done", f"{side} has finished setting up", "5.4", side=side)
+    if GERMAN in ctx.state.setup_done and RUSSIAN in ctx.state.setup_done:
+        ctx.state.phase = "rubble"
+
+
+def do_rubble(ctx: Ctx, dice: Dice) -> None:
+    """5.7: a dr per white-Rubble-symbol Area; Rubble 1 where dr + TEM >= 7."""
+    for key in sorted((k for k, a in ctx.board.areas.items() if a.rubble_symbol),
+                      key=area_key_order):
+        tem = ctx.board.area(key).tem
+        roll = dice.roll(f"initial Rubble dr ({key})", count=1)
+        made = roll.total + tem >= 7
+        if made:
+            ctx.state.rubble[key] = 1
+        ctx.event("initial-rubble", f"{ctx.name(key)}: dr {roll.total} + TEM {tem}"
+                  + (" -> Rubble 1" if made else ": no Rubble"), "5.7", area=key,
+                  dr=roll.total, rubble=made)
+    state = ctx.state
+    state.phase = "play"
+    state.turn = GERMAN
+    ctx.event("start", "the game begins: German impulse 1 of September 13", "6.1")

@@ -1,0 +1,128 @@
+"""What a viewer may know, and the console board.
+
+TP:S hides almost nothing on the map: every counter's position and side up are public.
+What is private — standing orders and the options of a pending decision — is handled by
+the kernel's :meth:`Game.view`. The view carries no secret today; part 2 keeps it so.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from adjudicator.kernel.views import View
+from adjudicator.stalingrad.board import Board, date_label
+from adjudicator.stalingrad.setup import area_key_order
+from adjudicator.stalingrad.state import DEAD, EAST, OFFBOARD, POOL, StalingradState
+
+
+class UnitView(BaseModel):
+    id: str
+    side: str
+    kind: str
+    loc: str
+    fresh: bool
+    duration: int | None = None  # dates until it recovers
+    attack: int | None = None
+    defense: int
+    mf: int
+    label: str = ""
+
+
+class AreaView(BaseModel):
+    key: str
+    label: str
+    control: str
+    rubble: int = 0
+    tem: int = 0
+
+
+class StalingradView(View):
+    scenario: str
+    phase: str
+    date: int
+    date_label: str
+    day: bool
+    box: int
+    turn: str
+    advantage: str
+    advantage_usable: bool
+    areas: list[AreaView]
+    units: list[UnitView]
+    impulse_origin: str | None = None
+    impulse_mf: dict[str, int] = Field(default_factory=dict)
+    attacked: list[str] = Field(default_factory=list)
+    battle: str | None = None
+    eliminated: dict[str, int] = Field(default_factory=dict)
+
+
+def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> StalingradView:
+    units = []
+    for uid, unit in state.units.items():
+        d = board.units[uid]
+        units.append(UnitView(
+            id=uid, side=d.side, kind=d.kind, loc=unit.loc, fresh=unit.fresh,
+            duration=(unit.recover - state.date) if unit.recover is not None else None,
+            attack=d.attack, defense=d.defense if unit.fresh else d.spent_defense, mf=d.mf,
+            label=d.name,
+        ))
+    areas = [AreaView(key=k, label=a.label, control=state.control.get(k, "russian"),
+                      rubble=state.rubble.get(k, 0), tem=a.tem)
+             for k, a in sorted(board.areas.items(), key=lambda kv: area_key_order(kv[0]))]
+    imp = state.impulse
+    battle = state.battle
+    return StalingradView(
+        game=game, viewer=viewer, scenario=state.scenario, phase=state.phase, date=state.date,
+        date_label=date_label(state.date), day=state.day, box=state.box, turn=state.turn,
+        advantage=state.advantage,
+        advantage_usable=not state.advantage_used and state.advantage == state.advantage_start,
+        areas=areas, units=sorted(units, key=lambda u: u.id),
+        impulse_origin=imp.origin if imp else None,
+        impulse_mf={u: a.mf for u, a in imp.acts.items()} if imp else {},
+        attacked=list(imp.attacked_areas) if imp else [],
+        battle=(f"{battle.side} vs {battle.group} in {battle.area} at {battle.ov}:{battle.dv}"
+                if battle else None),
+        eliminated=dict(state.eliminated),
+    )
+
+
+def unit_token(u: UnitView) -> str:
+    if u.fresh:
+        attack = "*" if u.attack is None else str(u.attack)
+        return f"{u.id}[{attack}-{u.defense}-{u.mf}]"
+    return f"{u.id}(s{u.defense}{'/' + str(u.duration) if u.duration else ''})"
+
+
+def board_text(view: StalingradView) -> str:
+    """A compact console board: one line per occupied/rubbled Area."""
+    period = "day" if view.day else "night"
+    head = (f"{view.date_label} {period}, impulse box {view.box} — {view.turn} to act"
+            f" — Advantage: {view.advantage}{'' if view.advantage_usable else ' (used)'}")
+    if view.phase != "play":
+        head += f" — {view.phase}"
+    lines = [head]
+    by_loc: dict[str, list[UnitView]] = {}
+    for u in view.units:
+        by_loc.setdefault(u.loc, []).append(u)
+    for area in view.areas:
+        here = by_loc.get(area.key, [])
+        if not here and not area.rubble:
+            continue
+        mark = "G" if area.control == "german" else "R"
+        rubble = f" R{area.rubble}" if area.rubble else ""
+        sides = []
+        for side, tag in (("german", "G"), ("russian", "R")):
+            mine = [unit_token(u) for u in here if u.side == side]
+            if mine:
+                sides.append(f"{tag}: " + " ".join(mine))
+        lines.append(f"{area.key:>3} [{mark}{rubble}] " + " | ".join(sides))
+    for loc, title in ((EAST, "east bank"), (OFFBOARD, "off board")):
+        here = by_loc.get(loc, [])
+        if here:
+            lines.append(f"{title}: " + " ".join(unit_token(u) for u in here))
+    waiting = len(by_loc.get(POOL, []))
+    dead = len(by_loc.get(DEAD, []))
+    lines.append(f"to come: {waiting}; eliminated: German {view.eliminated.get('german', 0)},"
+                 f" Russian {view.eliminated.get('russian', 0)} ({dead} in the dead pile)")
+    if view.battle:
+        lines.append(f"attack in progress: {view.battle}")
+    return "\n".join(lines)
