@@ -403,3 +403,22 @@ def test_space_lookup_by_number_or_letter(pack: StalingradPack) -> None:
         pack.space(97)
     with pytest.raises(KeyError):
         pack.zone("Q")
+
+
+def test_example_1_action_lies_in_the_south_central_quadrant_15_31(
+    pack: StalingradPack,
+) -> None:
+    # "the Russian South-Central Artillery is Spent" matters only if 24 and 35 lie there.
+    assert pack.area(24).quadrant == "south-central"
+    assert pack.area(35).quadrant == "south-central"
+    assert "south-central" in pack.zone("C").quadrants  # Zone C: arrow to Area 6 (Example 3)
+
+
+def test_german_starts_with_zone_h_only_19_1(pack: StalingradPack) -> None:
+    german_vp = sum(s.vp for s in pack.spaces() if s.initial_control == "german")
+    assert german_vp == 2 and pack.zone("H").vp == 2
+    # Zone H traces supply to a German supply Zone through German-controlled Zones (12.1).
+    path = ["H", "G", "F"]
+    assert all(pack.adjacent(a, b) for a, b in itertools.pairwise(path))
+    assert all(pack.zone(z).initial_control == "german" for z in path)
+    assert pack.zone("F").supply == "german"
