@@ -219,6 +219,7 @@ class GameService:
         dice_factory: Callable[[bytes, str, int, int], Dice] = default_dice,
         seed_source: Callable[[int], bytes] = os.urandom,
         snapshot_every: int = 50,
+        snapshot_on_side_change: bool = True,
         outage_after: float = 600.0,
     ) -> None:
         self.store = store
@@ -226,6 +227,7 @@ class GameService:
         self.dice_factory = dice_factory
         self.seed_source = seed_source
         self.snapshot_every = snapshot_every
+        self.snapshot_on_side_change = snapshot_on_side_change
         self.outage_after = outage_after
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
@@ -827,7 +829,8 @@ class GameService:
         last = ctx.last_snapshot
         before = ctx.state
         for action, state in zip(plan.actions, plan.states, strict=True):
-            side_changed = ctx.game.acting_side(before) != ctx.game.acting_side(state)
+            side_changed = (self.snapshot_on_side_change and
+                            ctx.game.acting_side(before) != ctx.game.acting_side(state))
             if plan.force_snapshot or side_changed or action.seq - last >= self.snapshot_every:
                 out.append(Snapshot(action.seq, state.to_bytes(), action.state_hash))
                 last = action.seq

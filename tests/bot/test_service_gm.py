@@ -277,3 +277,11 @@ def test_cli_export_and_verify(service: GameService, tmp_path: Path) -> None:
     assert result.exit_code == 1 and "does not match" in result.output
     result = runner.invoke(app, ["import", str(out), "--db", str(tmp_path / "n.db")])
     assert result.exit_code == 0 and "imported as game" in result.output
+
+
+def test_bench_store_runs_on_a_small_game() -> None:
+    result = CliRunner().invoke(app, ["bench", "store", "--actions", "30"])
+    assert result.exit_code == 0, result.output
+    for line in ("submit      p50", "bare insert p50", "rollback to middle", "rollback to start",
+                 "state load"):
+        assert line in result.output
