@@ -122,9 +122,34 @@ def data_show(
 
 
 @app.command()
-def bot() -> None:
-    """Run the Discord bot."""
-    not_yet("bot")
+def bot(
+    guild: Annotated[int | None, typer.Option(
+        "--guild", help="sync the commands to this server only (instant; for testing)")] = None,
+    db: Annotated[Path | None, typer.Option("--db", help="database file (or $UMPIRE_DB)")]
+    = None,
+    config: Annotated[Path | None, typer.Option(
+        help="TOML file with token, guild, gm_role, games")] = None,
+    gm_role: Annotated[str | None, typer.Option(help="name of the GM role (default "
+                                                "'Umpire GM')")] = None,
+    game: Annotated[list[str] | None, typer.Option(
+        "--game", help="also offer this plug-in game (module:Class)")] = None,
+) -> None:
+    """Run the Discord bot. The token comes from $DISCORD_TOKEN or the config file."""
+    from bot.discord.app import run
+    from bot.discord.settings import SettingsError, load_settings
+    from bot.store import default_db_path
+
+    try:
+        settings = load_settings(config, guild, gm_role, game or ())
+    except SettingsError as error:
+        console.print(f"[red]{error}[/red]", highlight=False)
+        raise typer.Exit(code=2) from error
+    path = default_db_path(db)
+    console.print(f"Umpire bot: database {path}"
+                  + (f", commands synced to server {settings.guild_id}"
+                     if settings.guild_id else ", commands synced globally"), highlight=False)
+    run(settings.token.reveal(), path, settings.guild_id, settings.gm_role,
+        settings.extra_games)
 
 
 @app.command()

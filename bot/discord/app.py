@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import logging
+import signal
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -50,10 +52,28 @@ async def serve(token: str, db: Path, guild_id: int | None = None,
     bot = create_bot(GameService(store),
                      BotConfig(guild_id=guild_id, gm_role=gm_role, extra_games=extra_games),
                      load_renderer())
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
     try:
         async with bot:
-            await bot.start(token)
+            running = asyncio.create_task(bot.start(token), name="umpire-bot")
+            stopping = asyncio.create_task(stop.wait(), name="umpire-stop")
+            try:
+                await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stopping.cancel()
+                if running.done():
+                    running.result()
+                else:
+                    log.info("shutting down")
+                    await bot.close()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await running
     finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGTERM)
         store.close()
 
 

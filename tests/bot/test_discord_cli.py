@@ -1,0 +1,100 @@
+"""``umpire bot``: where the token comes from, that it is never shown, and that the real
+start-up path (store, service, bot, command sync) runs against the fake Discord."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import discord
+import pytest
+import yarl
+from typer.testing import CliRunner
+
+from bot.cli import app
+from bot.discord import app as discord_app
+from bot.discord.settings import SettingsError, load_settings
+from tests.fakediscord import FakeDiscord
+
+runner = CliRunner()
+SECRET = "very-secret-token-value"
+
+
+def test_without_a_token_it_explains_where_to_put_one(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    result = runner.invoke(app, ["bot", "--config", str(tmp_path / "none.toml")])
+    assert result.exit_code == 2
+    assert "no config file" in result.output
+    empty = tmp_path / "empty.toml"
+    empty.write_text("", encoding="utf-8")
+    result = runner.invoke(app, ["bot", "--config", str(empty)])
+    assert result.exit_code == 2 and "DISCORD_TOKEN" in result.output
+
+
+def test_token_from_the_environment_is_passed_on_and_never_printed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, Any] = {}
+
+    def fake_run(token: str, db: Path, guild: int | None, gm_role: str,
+                 games: list[str]) -> None:
+        seen.update(token=token, db=db, guild=guild, gm_role=gm_role, games=games)
+
+    monkeypatch.setattr(discord_app, "run", fake_run)
+    monkeypatch.setenv("DISCORD_TOKEN", SECRET)
+    db = tmp_path / "u.db"
+    empty = tmp_path / "empty.toml"
+    empty.write_text("", encoding="utf-8")
+    result = runner.invoke(app, ["bot", "--guild", "123", "--db", str(db),
+                                 "--config", str(empty)])
+    assert result.exit_code == 0, result.output
+    assert seen == {"token": SECRET, "db": db, "guild": 123, "gm_role": "Umpire GM",
+                    "games": []}
+    assert SECRET not in result.output and "123" in result.output
+
+
+def test_config_file_settings(tmp_path: Path) -> None:
+    config = tmp_path / "discord.toml"
+    config.write_text('token = "from-file"\nguild = 42\ngm_role = "Referee"\n'
+                      'games = ["tests.kernel.duel:DuelGame"]\n', encoding="utf-8")
+    settings = load_settings(config, environ={})
+    assert settings.token.reveal() == "from-file" and "from-file" not in repr(settings)
+    assert (settings.guild_id, settings.gm_role) == (42, "Referee")
+    assert settings.extra_games == ["tests.kernel.duel:DuelGame"]
+    assert load_settings(config, guild_id=7, environ={"DISCORD_TOKEN": "env"}).guild_id == 7
+    assert load_settings(config, environ={"DISCORD_TOKEN": "env"}).token.reveal() == "env"
+    config.write_text("guild = 'x'\ntoken = 't'\n", encoding="utf-8")
+    with pytest.raises(SettingsError, match="number"):
+        load_settings(config, environ={})
+
+
+async def test_serve_starts_syncs_and_shuts_down(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeDiscord()
+    await fake.start()
+    monkeypatch.setattr(discord.http.Route, "BASE", fake.rest_base)
+    monkeypatch.setattr(discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY",
+                        yarl.URL(fake.gateway_url))
+    task = asyncio.create_task(discord_app.serve(SECRET, tmp_path / "u.db", fake.guild_id))
+    try:
+        for _ in range(200):
+            if str(fake.guild_id) in fake.commands:
+                break
+            await asyncio.sleep(0.02)
+        assert fake.token_seen == SECRET
+        assert "game" in {c["name"] for c in fake.commands[str(fake.guild_id)]}
+        assert (tmp_path / "u.db").exists()
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await fake.stop()
+
+
+def test_the_documented_invite_permissions() -> None:
+    text = (Path(__file__).parents[2] / "docs" / "discord.md").read_text(encoding="utf-8")
+    wanted = discord.Permissions(send_messages=True, attach_files=True,
+                                 create_public_threads=True, send_messages_in_threads=True)
+    assert f"`{wanted.value}`" in text
