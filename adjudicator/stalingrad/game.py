@@ -200,7 +200,9 @@ class StalingradGame(Game[StalingradState]):
             case Recross():
                 crossing.do_recross(ctx, side, order, dice)
             case Advantage():
-                raise RuleError("9.3", "the Advantage is used right after the roll it changes "
+                if state.advantage_used:
+                    raise RuleError("9.5", "the Advantage has already been used this date")
+                raise RuleError("9.2", "the Advantage is used right after the roll it changes "
                                 "(the game asks the holder then)")
             case _:
                 raise RuleError("8.1", f"'{self.format(order)}' is not an impulse order",
@@ -344,7 +346,8 @@ def case_state(game: StalingradGame, position: Mapping[str, Any]) -> StalingradS
             for u in units]}
     else:
         local = None
-    state = StalingradState(local=local, options=options, phase="play")
+    state = StalingradState(local=local, options=options,
+                            phase=position.get("phase", "play"))
     board = game.board_for(state) if local is not None else game.pack_board
     state.date = _date(position.get("date", 0))
     state.day = bool(position.get("day", True))
