@@ -15,7 +15,6 @@ Run: ``uv run umpire bench store`` (``--actions 500`` for a quicker run).
 from __future__ import annotations
 
 import sqlite3
-import statistics
 import sys
 import tempfile
 import time
