@@ -140,6 +140,7 @@ def answer_advantage(ctx: Ctx, side: str, action: str, dice: Dice) -> None:
         state.box = opt(state.options, "day_box" if state.day else "night_box",
                         1 if state.day else 3)
         state.switch = False
+        ctx.impulse.prolonged = True
         ctx.event("prolong", f"the Impulse marker returns to box {state.box}", "9.3",
                   box=state.box)
     if context == "battle":
@@ -243,6 +244,8 @@ def close_impulse(ctx: Ctx, dice: Dice) -> None:
                                 opt(state.options, "box_max", 12))
         elif state.switch:
             flip = True
+        elif imp.prolonged:
+            pass  # 9.3: the marker stays in the box the Advantage returned it to
         else:
             state.box = min(state.box + opt(state.options, "box_step", 1),
                             opt(state.options, "box_max", 12))

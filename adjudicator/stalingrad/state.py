@@ -105,6 +105,7 @@ class Impulse(BaseModel):
     ferry_area: str | None = None
     recrossed: int = 0
     acted: bool = False
+    prolonged: bool = False  # the Advantage reset the Impulse marker (9.3)
 
 
 class StalingradState(GameState):
