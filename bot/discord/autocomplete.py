@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 #: Discord shows at most 25 choices, each at most 100 characters.
 MAX_CHOICES = 25
@@ -25,13 +26,19 @@ _PLACEHOLDER = re.compile(r"^\{(\w+)\}$")
 
 @dataclass(frozen=True)
 class Template:
-    """An order template: literal words and ``{option}`` placeholders."""
+    """An order template: literal words and ``{option}`` placeholders.
+
+    A placeholder may take several words ("24pz 71inf"); literal words between
+    placeholders ("with", "to", "at") anchor them. Optional placeholders drop out, with the
+    literal words just before them, when they have no value.
+    """
 
     words: tuple[str, ...]
+    optional: frozenset[str] = frozenset()
 
     @classmethod
-    def parse(cls, text: str) -> Template:
-        return cls(tuple(text.split()))
+    def parse(cls, text: str, optional: Iterable[str] = ()) -> Template:
+        return cls(tuple(text.split()), frozenset(optional))
 
     @property
     def options(self) -> list[str]:
@@ -41,9 +48,9 @@ class Template:
         return self.words.index("{" + option + "}")
 
     def build(self, values: Mapping[str, str | None]) -> str:
-        """The order text. A missing (optional) value drops itself and the literal words
-        just before it ("with {units}"); the words before the first option (the verb) and
-        after the last are always kept."""
+        """The order text. A missing value drops itself and the literal words just before
+        it ("with {units}"); the words before the first option (the verb) and after the
+        last are always kept."""
         out: list[str] = []
         literals: list[str] = []
         first = True
@@ -61,30 +68,73 @@ class Template:
         out.extend(literals)
         return " ".join(out)
 
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        """Matches an order of this shape, capturing each option's words."""
+        parts: list[str] = []
+        literals: list[str] = []
+        first = True
+        for word in self.words:
+            match = _PLACEHOLDER.match(word)
+            if match is None:
+                literals.append(re.escape(word))
+                continue
+            name = match.group(1)
+            segment = r"\s+".join([*literals, f"(?P<{name}>.+?)"])
+            if not first:
+                segment = r"\s+" + segment
+            if name in self.optional:
+                segment = f"(?:{segment})?"
+            parts.append(segment)
+            literals, first = [], False
+        if literals:
+            parts.append((r"\s+" if parts else "") + r"\s+".join(literals))
+        return re.compile("^" + "".join(parts) + "$", re.IGNORECASE)
+
+    def read(self, order: str) -> dict[str, str] | None:
+        """The option values of ``order``, or None if it does not have this shape."""
+        match = self.regex.match(" ".join(order.split()))
+        if match is None:
+            return None
+        return {k: v for k, v in match.groupdict().items() if v is not None}
+
 
 def _key(text: str) -> str:
     return text.casefold()
 
 
+_SPLIT = re.compile(r"[\s,;:/()\-]+")
+
+
 def matches(candidate: str, typed: str) -> int | None:
-    """How well ``typed`` matches ``candidate``: 0 prefix, 1 word prefix, 2 substring,
-    3 letters in order; None for no match. Case-insensitive."""
+    """How well ``typed`` matches ``candidate``, case-insensitively: 0 prefix, 1 prefix of
+    a word, 2 each typed word a prefix of successive words ("att 14" -> "attack 14 with"),
+    3 substring, 4 letters in order; None for no match."""
     c, t = _key(candidate), _key(typed.strip())
-    if not t:
+    if not t or c.startswith(t):
         return 0
-    if c.startswith(t):
-        return 0
-    if any(word.startswith(t) for word in re.split(r"[\s,;:/()\-]+", c)):
+    words = [w for w in _SPLIT.split(c) if w]
+    if any(word.startswith(t) for word in words):
         return 1
-    if t in c:
+    wanted = [w for w in _SPLIT.split(t) if w]
+    position = 0
+    for part in wanted:
+        while position < len(words) and not words[position].startswith(part):
+            position += 1
+        if position == len(words):
+            break
+        position += 1
+    else:
         return 2
+    if t in c:
+        return 3
     position = 0
     for char in t:
         position = c.find(char, position)
         if position < 0:
             return None
         position += 1
-    return 3
+    return 4
 
 
 def rank(candidates: Iterable[str], typed: str, limit: int = MAX_CHOICES) -> list[str]:
@@ -99,41 +149,24 @@ def rank(candidates: Iterable[str], typed: str, limit: int = MAX_CHOICES) -> lis
     return sorted(scored, key=lambda c: scored[c])[:limit]
 
 
-def _agrees(token: str, given: str) -> bool:
-    given = _key(given.strip())
-    return not given or _key(token).startswith(given) or _key(token) == given
+def _agrees(value: str, given: str) -> bool:
+    """Whether an option value in a legal order fits what the user already typed."""
+    wanted = _key(" ".join(given.split()))
+    score = matches(value, wanted)
+    return not wanted or (score is not None and score <= 3)
 
 
 def option_candidates(legal: Sequence[str], template: Template, option: str,
                       filled: Mapping[str, str | None]) -> list[str]:
     """Values of ``option`` that occur in legal orders consistent with ``filled``."""
-    words = template.words
-    target = template.position(option)
-    last_placeholder = max(i for i, w in enumerate(words) if _PLACEHOLDER.match(w))
     out: list[str] = []
     for order in legal:
-        tokens = order.split()
-        if len(tokens) <= target:
+        values = template.read(order)
+        if values is None or option not in values:
             continue
-        ok = True
-        for index, word in enumerate(words):
-            if index >= len(tokens) or index > last_placeholder:
-                break
-            placeholder = _PLACEHOLDER.match(word)
-            if placeholder is None:
-                if _key(tokens[index]) != _key(word):
-                    ok = False
-                    break
-            elif index != target:
-                given = filled.get(placeholder.group(1))
-                if given and not _agrees(tokens[index] if index < last_placeholder
-                                         else " ".join(tokens[index:]), given):
-                    ok = False
-                    break
-        if not ok:
-            continue
-        value = " ".join(tokens[target:]) if target == last_placeholder else tokens[target]
-        out.append(value)
+        if all(_agrees(values.get(name, ""), given) for name, given in filled.items()
+               if given and name != option):
+            out.append(values[option])
     return out
 
 
@@ -150,14 +183,10 @@ def suggest(legal: Sequence[str], template: Template, option: str,
     ranked = rank(candidates, typed)
     if canonical is not None and typed.strip():
         text = canonical(template.build({**others, option: typed}))
-        if text is not None:
-            words = text.split()
-            target = template.position(option)
-            last = max(i for i, w in enumerate(template.words) if _PLACEHOLDER.match(w))
-            if len(words) > target:
-                value = " ".join(words[target:]) if target == last else words[target]
-                if value in candidates:
-                    ranked = [value, *(c for c in ranked if c != value)][:MAX_CHOICES]
+        values = template.read(text) if text is not None else None
+        value = values.get(option) if values else None
+        if value is not None and value in candidates:
+            ranked = [value, *(c for c in ranked if c != value)][:MAX_CHOICES]
     return ranked
 
 

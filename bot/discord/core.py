@@ -22,7 +22,7 @@ from adjudicator.kernel.views import View
 from bot.discord import formatting as fmt
 from bot.discord.permissions import DEFAULT_GM_ROLE, in_dm, is_gm
 from bot.discord.port import THREAD_KEY, ServicePort, gms_of, players_of
-from bot.discord.verbs import SECRET_VERBS
+from bot.discord.verbs import secret_verbs
 from bot.messages import Message
 from bot.service import Actor, GameInfo, ServiceError, SubmitResult
 
@@ -70,6 +70,7 @@ class UmpireBot(discord.Client):
         self.tree.on_error = self.on_command_error  # type: ignore[method-assign]
         self._ticker: asyncio.Task[None] | None = None
         self.pending_rollbacks: dict[str, tuple[str, int, str, int, int]] = {}
+        self._prompted: dict[str, tuple[str, str, int]] = {}
 
     # ---- start-up -----------------------------------------------------------------------
 
@@ -288,15 +289,20 @@ class UmpireBot(discord.Client):
         await self.prompt_secret_placement(info)
 
     async def prompt_secret_placement(self, info: GameInfo) -> None:
-        """DM the side to act when what it must do now is a secret placement."""
+        """DM the side to act, once per turn of set-up, when it may place secretly now."""
         side = info.to_act
         if side is None or info.status != "active":
             return
+        key = (info.id, side, info.branch)
+        if self._prompted.get(info.id) == key:
+            return
+        secret = secret_verbs(self.port.rules(info.game))
         for user_id in players_of(info, side):
             legal = await self.port.legal_orders(info, Actor.discord(user_id))
-            verbs = {order.split()[0] for order in legal if order.split()}
-            if legal and verbs <= SECRET_VERBS:
-                commands = ", ".join(f"/{verb}" for verb in sorted(verbs))
+            verbs = sorted({order.split()[0] for order in legal if order.split()} & secret)
+            if verbs:
+                self._prompted[info.id] = key
+                commands = ", ".join(f"/{verb}" for verb in verbs)
                 await self.dm(user_id, f"**{game_label(info)}**: your secret placement is due "
                               f"({side}). Use {commands} here, in this DM — never in the "
                               f"game thread.")

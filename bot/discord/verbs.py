@@ -42,41 +42,78 @@ def _o(name: str, description: str, required: bool = True,
     return VerbOption(name, description, required, choices)
 
 
-UNITS = _o("units", "unit(s), e.g. 24pz or 24pz,71inf")
+UNITS = _o("units", "unit(s), e.g. 24pz or 24pz 71inf")
 UNIT = _o("unit", "the unit")
 TARGET = _o("target", "Area, hex or unit attacked")
-TO = _o("to", "destination Area or hex (or a path of hexes)")
+TO = _o("to", "destination Area, or the hexes of the path")
+FACING = _o("facing", "final facing: N, NE, SE, S, SW, NW (Stalin's Tanks)", required=False)
 
 VERBS: tuple[Verb, ...] = (
     Verb("move", "Move units (Stalingrad: to an Area; Stalin's Tanks: along a path, facing)",
-         (UNITS, TO, _o("facing", "final facing (Stalin's Tanks)", required=False))),
-    Verb("attack", "Attack an adjacent Area or cell", (UNITS, TARGET)),
-    Verb("ranged", "Ranged attack (Turning Point: Stalingrad)", (UNITS, TARGET)),
+         (UNITS, TO, FACING, _o("via", "Areas passed through (Stalingrad)", required=False))),
+    Verb("attack", "Attack an Area, cell or unit", (UNITS, TARGET)),
+    Verb("ranged", "Ranged attack from an adjacent Area (Turning Point: Stalingrad)",
+         (UNITS, TARGET)),
     Verb("fortify", "Fortification attempt (Turning Point: Stalingrad)",
-         (_o("area", "the Area"),)),
-    Verb("infiltrate", "Infiltration move (Turning Point: Stalingrad)", (UNITS, TO)),
-    Verb("regroup", "Regroup (Turning Point: Stalingrad)", (UNITS, TO)),
+         (_o("area", "the Area"), UNITS)),
+    Verb("infiltrate", "Night Infiltration (Turning Point: Stalingrad)", (UNITS, TO)),
+    Verb("regroup", "Regroup Spent units at night (Turning Point: Stalingrad)", (UNITS, TO)),
     Verb("cross", "Cross the Volga (Turning Point: Stalingrad)", (UNITS, TO)),
-    Verb("advantage", "Use the Advantage", (_o("use", "what for (e.g. reroll)"),)),
+    Verb("recross", "Back to the east bank (Turning Point: Stalingrad)",
+         (UNITS, _o("area", "the Area they leave"))),
+    Verb("advantage", "Use the Advantage (Turning Point: Stalingrad)",
+         (_o("use", "what for", choices=("reroll", "prolong", "decline")),)),
     Verb("artillery", "Artillery support (Turning Point: Stalingrad part 2)", (TARGET,)),
     Verb("stuka", "Stuka strike (Turning Point: Stalingrad part 2)", (TARGET,)),
     Verb("refit", "Refit units (Turning Point: Stalingrad part 2)", (UNITS,)),
-    Verb("fire", "Fire at a target (Stalin's Tanks)",
+    Verb("setup", "Set up units, or 'done' (Turning Point: Stalingrad)",
+         (_o("units", "units, or done"), _o("area", "the Area", required=False))),
+    Verb("rubble", "The German's initial Rubble rolls (Turning Point: Stalingrad)"),
+    Verb("fire", "Fire at a target (Stalin's Tanks; several infantry: a+b)",
          (UNIT, TARGET, _o("ammo", "ammunition", required=False, choices=("AT", "AP", "HE")))),
     Verb("assault", "Close assault (Stalin's Tanks)", (UNIT, TARGET)),
-    Verb("load", "Load onto a carrier (Stalin's Tanks)", (UNIT, _o("carrier", "the carrier"))),
-    Verb("unload", "Unload from a carrier (Stalin's Tanks)",
-         (UNIT, _o("to", "hex to unload into", required=False))),
+    Verb("load", "A halftrack loads a passenger, then moves (Stalin's Tanks)",
+         (_o("carrier", "the halftrack"), _o("unit", "the passenger"),
+          _o("to", "hexes the halftrack then moves through", required=False))),
+    Verb("unload", "A halftrack unloads, then moves (Stalin's Tanks)",
+         (_o("carrier", "the halftrack"),
+          _o("to", "hexes it then moves through", required=False))),
     Verb("barrage", "Call a barrage (Stalin's Tanks)", (_o("target", "target hex"),)),
+    Verb("place", "Set up a unit openly (Stalin's Tanks)", (UNIT, _o("hex", "hex"), FACING)),
     Verb("pass", "Pass"),
     Verb("end", "End the impulse (Turning Point: Stalingrad)"),
-    Verb("done", "End my phase (Stalin's Tanks)"),
-    Verb("hide", "Place a hidden unit (DM with the bot only)", (UNIT, _o("hex", "hex")),
+    Verb("done", "End my phase or my set-up (Stalin's Tanks)"),
+    Verb("hide", "Place a hidden unit (DM with the bot only)", (UNIT, _o("hex", "hex"), FACING),
          secret=True),
     Verb("mine", "Place a minefield (DM with the bot only)", (_o("hex", "hex"),), secret=True),
     Verb("trap", "Place the trap (Duel test game; DM with the bot only)",
          (_o("cell", "cell"),), secret=True),
 )
+
+#: Each game's canonical notation for the verbs whose words differ from the default
+#: "verb option option ...". A game class may also declare ``order_templates``.
+GAME_TEMPLATES: dict[str, dict[str, str]] = {
+    "stalingrad": {
+        "move": "move {units} via {via} to {to}",
+        "attack": "attack {target} with {units}",
+        "ranged": "attack {target} with {units}",
+        "fortify": "fortify {area} with {units}",
+        "infiltrate": "infiltrate {to} with {units}",
+        "regroup": "regroup {units} to {to}",
+        "cross": "cross {units} to {to}",
+        "recross": "recross {units} from {area}",
+        "setup": "setup {units} in {area}",
+    },
+    "tanks": {
+        "move": "move {units} {to} face {facing}",
+        "fire": "fire {unit} at {target} {ammo}",
+        "assault": "assault {unit} at {target}",
+        "load": "load {carrier} {unit} {to}",
+        "unload": "unload {carrier} {to}",
+        "place": "place {unit} {hex} face {facing}",
+        "hide": "hide {unit} {hex} face {facing}",
+    },
+}
 
 VERBS_BY_NAME = {verb.name: verb for verb in VERBS}
 
@@ -85,11 +122,13 @@ SECRET_VERBS = frozenset(verb.name for verb in VERBS if verb.secret)
 
 
 def template_for(game: Any, verb: Verb) -> Template:
-    """The template a game uses for ``verb``: its own declaration, else the default."""
+    """The template a game uses for ``verb``: its own declaration, ours, or the default."""
+    optional = [o.name for o in verb.options if not o.required]
     declared = getattr(game, "order_templates", None)
     if isinstance(declared, dict) and isinstance(declared.get(verb.name), str):
-        return Template.parse(declared[verb.name])
-    return Template.parse(verb.default_template)
+        return Template.parse(declared[verb.name], optional)
+    ours = GAME_TEMPLATES.get(str(getattr(game, "name", "")), {}).get(verb.name)
+    return Template.parse(ours or verb.default_template, optional)
 
 
 def secret_verbs(game: Any) -> frozenset[str]:
@@ -103,20 +142,24 @@ def secret_verbs(game: Any) -> frozenset[str]:
 def is_secret_order(game: Any, text: str) -> bool:
     """Whether any line of a (multi-line) order text is a secret order.
 
-    Each line is read with the game's parser; a line it cannot read counts as secret when
-    its first word could abbreviate a secret verb, so a mistyped secret is not echoed.
+    A game's own ``is_secret_text(line)`` decides first; otherwise the parsed verb is
+    compared with the secret verbs. A line the game cannot read counts as secret when its
+    first word could abbreviate a secret verb, so a mistyped secret is not echoed either.
     """
     secret = secret_verbs(game)
+    declared = getattr(game, "is_secret_text", None)
     for line in text.splitlines():
         words = line.split("#", 1)[0].split()
         if not words:
             continue
+        if callable(declared) and declared(line):
+            return True
         try:
             verb = getattr(game.parse(line), "verb", None)
         except (RuleError, ValueError):  # unreadable: decide from the first word alone
-            verb = None
             if any(v.startswith(words[0].lower()) for v in secret):
                 return True
+            continue
         if verb in secret:
             return True
     return False

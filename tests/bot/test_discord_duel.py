@@ -7,12 +7,16 @@ rollback. Every message the bot posts is recorded; the last test scans them all.
 
 from __future__ import annotations
 
+import io
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import PIL.Image
+import PIL.PngImagePlugin
 import pytest
 
+from adjudicator.kernel.views import View
 from bot.discord.core import BotConfig, UmpireBot
 from bot.discord.port import ServicePort
 from bot.service import GameService
@@ -241,3 +245,53 @@ async def test_permissions_and_places(table: Table) -> None:
     fake.give_role(t.eve, "Umpire GM")
     by_role = await h.slash(t.eve, thread, "gm reveal-seed")
     assert "Seed of" in by_role
+
+
+def png_of(view: View) -> bytes:
+    """A stand-in renderer: a valid PNG that records which viewer it was drawn for."""
+    image = PIL.Image.new("RGB", (8, 8), "white")
+    info = PIL.PngImagePlugin.PngInfo()
+    info.add_text("viewer", view.viewer)
+    info.add_text("trap", str(getattr(view, "trap", None)))
+    out = io.BytesIO()
+    image.save(out, format="PNG", pnginfo=info)
+    return out.getvalue()
+
+
+def drawn_for(data: bytes) -> tuple[str, str]:
+    image = PIL.Image.open(io.BytesIO(data))
+    image.verify()
+    text = PIL.Image.open(io.BytesIO(data)).text  # type: ignore[attr-defined]
+    return text["viewer"], text["trap"]
+
+
+async def test_pictures_are_drawn_from_each_audiences_view(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeDiscord()
+    gm, ann, bob = fake.add_user("gm"), fake.add_user("ann"), fake.add_user("bob")
+    await fake.start()
+    store = Store(tmp_path / "umpire.db")
+    bot = UmpireBot(ServicePort(GameService(store)),
+                    BotConfig(guild_id=fake.guild_id, extra_games=[DUEL], tick_seconds=0,
+                              game_ids=["duel1"]),
+                    renderer=png_of, guild_ready_timeout=0.05)
+    try:
+        async with run_client(fake, bot, bot.tree, monkeypatch) as h:
+            t = Table(h, fake, gm, ann, bob, fake.add_user("eve"))
+            thread = await open_game(t)
+            await h.slash(ann, fake.dm_channel(ann), "trap", cell="2")
+            await h.slash(ann, thread, "move", units="r1", to="2")
+            await h.slash(bob, thread, "game map")
+            mine = await h.slash(ann, thread, "game map", private=True)
+            assert mine.ephemeral and drawn_for(mine.original.attachments[0].data) == (
+                "red", "2")
+    finally:
+        store.close()
+        await fake.stop()
+    public = [a for m in fake.public_messages() for a in m.all_attachments()]
+    assert len(public) >= 3
+    assert {drawn_for(a.data) for a in public} == {("public", "None")}
+    private = [a for m in fake.dms_to(ann) for a in m.all_attachments()]
+    assert private and {drawn_for(a.data) for a in private} == {("red", "2")}
+    assert not [a for m in fake.dms_to(bob) for a in m.all_attachments()
+                if drawn_for(a.data)[0] != "blue"]

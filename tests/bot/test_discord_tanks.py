@@ -1,0 +1,93 @@
+"""Stalin's Tanks through the fake Discord: hidden set-up in DMs, a long scripted stretch of
+the Pakfront scenario, and a scan proving no hidden unit shows before its reveal."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.discord.core import BotConfig, UmpireBot
+from bot.discord.port import ServicePort
+from bot.service import GameService
+from bot.store import Store
+from tests.fakediscord import FakeDiscord, Harness, User, run_client
+
+HIDDEN = {"pak75-1": "0101", "pak75-2": "0102", "flak88-1": "0103"}
+PLACED = ["flak88-2", "pak88-1", "pak88-2", *(f"infde-{n}" for n in range(1, 10))]
+ENTRIES = ["t34a-1", "t34a-2", "t34b-1", "t34b-2", "t34b-3", "t34b-4", "t34c-1", "t34c-2",
+           "t34c-3", "t34c-4", "t34c-5", "t34c-6", "kvia-1", "kvia-2", "kvia-3", "kvia-4",
+           "kvic-1", "kvic-2", "su152-1", "su152-2"]
+
+
+@pytest.fixture
+async def tanks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                ) -> AsyncIterator[tuple[Harness, User, User, User]]:
+    fake = FakeDiscord()
+    gm, gerd, sasha = fake.add_user("gm"), fake.add_user("gerd"), fake.add_user("sasha")
+    await fake.start()
+    store = Store(tmp_path / "umpire.db")
+    bot = UmpireBot(ServicePort(GameService(store, seed_source=lambda n: b"\x07" * n)),
+                    BotConfig(guild_id=fake.guild_id, tick_seconds=0, game_ids=["tanks1"]),
+                    guild_ready_timeout=0.05)
+    try:
+        async with run_client(fake, bot, bot.tree, monkeypatch) as harness:
+            yield harness, gm, gerd, sasha
+    finally:
+        store.close()
+        await fake.stop()
+
+
+async def test_pakfront_hidden_setup_and_reveals(
+        tanks: tuple[Harness, User, User, User]) -> None:
+    h, gm, gerd, sasha = tanks
+    fake = h.fake
+    await h.slash(gm, fake.general, "game new", game="tanks", scenario="pakfront")
+    (thread,) = fake.threads()
+    await h.slash(gerd, thread, "game join", side="german")
+    await h.slash(sasha, thread, "game join", side="soviet")
+    await h.slash(gm, thread, "game start")
+    gerd_dm = fake.dm_channel(gerd)
+    assert any("/hide" in m.content for m in fake.dms_to(gerd))
+
+    refused = await h.slash(gerd, thread, "hide", unit="pak75-1", hex="0101")
+    assert refused.ephemeral and "0101" not in refused.text and "pak75" not in refused.text
+    assert "pak75-1" in await h.autocomplete(gerd, gerd_dm, "hide", "unit", unit="pak")
+    for unit, where in HIDDEN.items():
+        placed = await h.slash(gerd, gerd_dm, "hide", unit=unit, hex=where)
+        assert "Applied" in placed, placed
+    assert any("pak75-1 set up hidden in 0101" in m.content for m in fake.dms_to(gerd))
+    for number, unit in enumerate(PLACED, start=4):
+        reply = await h.slash(gerd, thread, "place", unit=unit, hex=f"01{number:02d}")
+        assert "Applied" in reply, reply
+    done = await h.slash(gerd, thread, "done")
+    assert "Applied: `done`" in done
+    commitment = fake.channel_messages(thread)[-1].content
+    assert "commitment" in commitment and "0103" not in commitment
+
+    # The Soviet player sees legal entry moves (nothing about hidden units) and enters.
+    assert "0101" in await h.autocomplete(sasha, thread, "move", "to", units="t34a-1")
+    for index, unit in enumerate(ENTRIES, start=1):
+        reply = await h.slash(sasha, thread, "move", units=unit, to=f"{index:02d}01")
+        assert "Applied" in reply, reply
+    assert any("pak75-1 revealed in 0101" in m.content for m in fake.public_messages())
+    assert any("pak75-2 revealed in 0102" in m.content for m in fake.public_messages())
+    early = await h.slash(sasha, thread, "done")
+    assert early.ephemeral and "rule 6.5" in early and "t34a-1" in early
+    await h.slash(sasha, thread, "move", units="t34a-1", to="2101")
+    public_map = await h.slash(sasha, thread, "game map")
+    assert "flak88-1" not in public_map.text
+
+    # No hidden unit in any public message (or version, or button) before its reveal.
+    revealed: set[str] = set()
+    for message in fake.public_messages():
+        text = " ".join(message.texts())
+        for unit in HIDDEN:
+            if f"{unit} revealed" in text:
+                revealed.add(unit)
+        for unit in set(HIDDEN) - revealed:
+            assert unit not in text, (unit, text)
+    assert "flak88-1" not in revealed
+    for message in fake.dms_to(sasha):
+        assert "flak88-1" not in " ".join(message.texts())
