@@ -89,10 +89,13 @@ class Ctx:
         return sorted(out)
 
     def enemy(self, loc: str, side: str) -> bool:
-        return bool(self.combat(loc, other(side)))
+        units, defs = self.board.units, self.at.get(loc, ())
+        return any(units[u].side != side and units[u].combat for u in defs)
 
     def fresh_enemy(self, loc: str, side: str) -> bool:
-        return bool(self.combat(loc, other(side), fresh=True))
+        units, states = self.board.units, self.state.units
+        return any(units[u].side != side and units[u].combat and states[u].fresh
+                   for u in self.at.get(loc, ()))
 
     def enemy_kinds(self, loc: str, side: str) -> set[str]:
         return {self.board.units[u].kind for u in self.combat(loc, other(side))}

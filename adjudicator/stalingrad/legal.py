@@ -71,6 +71,7 @@ def legal_info(ctx: Ctx, side: str, area: str | None = None) -> LegalInfo:
     units = actors(ctx, side, area)
     reach: dict[str, list[Reach]] = {}
     attacks: list[AttackOption] = []
+    profiles: dict[tuple[object, ...], list[Reach]] = {}
     for loc, uids in units.items():
         if loc in OFF_MAP and loc != OFFBOARD:
             continue
@@ -79,10 +80,17 @@ def legal_info(ctx: Ctx, side: str, area: str | None = None) -> LegalInfo:
                 reach[uid] = [Reach(area=z, mf=1, via=[]) for z in "CDEF"
                               if z in ctx.board.areas]
                 continue
-            found = reachable(ctx, uid)
-            reach[uid] = [Reach(area=k, mf=mf, via=path[:-1])
-                          for k, (mf, path) in sorted(found.items(),
-                                                      key=lambda kv: area_key_order(kv[0]))]
+            d = ctx.d(uid)
+            acted = ctx.state.impulse is not None and uid in ctx.state.impulse.acts
+            # Units of one Area with the same movement profile reach the same Areas.
+            key = (loc, d.side, d.kind, d.mf, d.mechanized, d.motorized, d.combat,
+                   uid if acted else None)
+            if key not in profiles:
+                found = reachable(ctx, uid)
+                profiles[key] = [Reach(area=k, mf=mf, via=path[:-1])
+                                 for k, (mf, path) in sorted(
+                                     found.items(), key=lambda kv: area_key_order(kv[0]))]
+            reach[uid] = profiles[key]
         if loc in OFF_MAP:
             continue
         for target in sorted({loc, *ctx.board.adjacent(loc)}, key=area_key_order):

@@ -3,6 +3,7 @@ Rubble Entrance (14.4, 14.41) and Zones (11)."""
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 
 from adjudicator.kernel.dice import Dice
@@ -473,16 +474,19 @@ def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
     base = ctx.act(uid).model_copy(deep=True) if uid in ctx.impulse.acts else Act(start=start)
     pay_origin_wait(ctx, uid, base)
     best: dict[str, tuple[int, list[str]]] = {}
-    frontier: list[tuple[int, str, list[str], Act]] = [(base.mf, start, [], base)]
+    frontier: list[tuple[int, int, str, list[str], Act]] = [(base.mf, 0, start, [], base)]
+    counter = 0
     while frontier:
-        frontier.sort(key=lambda item: item[0])
-        mf, cur, path, act = frontier.pop(0)
+        mf, _, cur, path, act = heapq.heappop(frontier)
         if cur in OFF_MAP:
             continue
         for nxt in sorted(ctx.board.adjacent(cur)):
             if nxt in path or nxt == start:
                 continue
-            sim = act.model_copy(deep=True)
+            sim = Act.model_construct(
+                start=act.start, mf=act.mf, path=act.path, entered=act.entered,
+                left_enemy=act.left_enemy, no_double=act.no_double, attacked=act.attacked,
+                must_attack=act.must_attack, doubled=act.doubled)
             try:
                 check_exit(ctx, uid, sim, cur, nxt, True)
                 check_entry(ctx, uid, nxt, True, [])
@@ -505,7 +509,8 @@ def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
             if nxt not in best or best[nxt][0] > sim.mf:
                 best[nxt] = (sim.mf, new_path)
                 if sim.entered is None and (not sim.left_enemy or d.kind == "armor"):
-                    frontier.append((sim.mf, nxt, new_path, sim))
+                    counter += 1
+                    heapq.heappush(frontier, (sim.mf, counter, nxt, new_path, sim))
     return best
 
 
