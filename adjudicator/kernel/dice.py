@@ -56,15 +56,29 @@ class DiceExhausted(RuleError):
         super().__init__("dice", f"no fixed die left for {label!r}")
 
 
-class FixedDice:
-    """Dice that return the given values in order (one value per die)."""
+class RecordingDice:
+    """Numbers each roll on its branch and records it; subclasses supply the values."""
 
-    def __init__(self, values: Iterable[int] = (), start_index: int = 0, branch: int = 0) -> None:
-        self._values = list(values)
-        self._pos = 0
+    def __init__(self, start_index: int = 0, branch: int = 0) -> None:
         self._next_index = start_index
         self._branch = branch
         self.rolls: list[Roll] = []
+
+    def _record(self, label: str, values: tuple[int, ...], sides: int, audience: str) -> Roll:
+        roll = Roll(index=self._next_index, label=label, values=values, sides=sides,
+                    branch=self._branch, audience=audience)
+        self._next_index += 1
+        self.rolls.append(roll)
+        return roll
+
+
+class FixedDice(RecordingDice):
+    """Dice that return the given values in order (one value per die)."""
+
+    def __init__(self, values: Iterable[int] = (), start_index: int = 0, branch: int = 0) -> None:
+        super().__init__(start_index, branch)
+        self._values = list(values)
+        self._pos = 0
 
     @property
     def unused(self) -> list[int]:
@@ -78,17 +92,7 @@ class FixedDice:
             if not 1 <= value <= sides:
                 raise ValueError(f"fixed die {value} is not a face of a d{sides} ({label})")
         self._pos += count
-        roll = Roll(
-            index=self._next_index,
-            label=label,
-            values=values,
-            sides=sides,
-            branch=self._branch,
-            audience=audience,
-        )
-        self._next_index += 1
-        self.rolls.append(roll)
-        return roll
+        return self._record(label, values, sides, audience)
 
     def check_all_used(self) -> None:
         """Fail loudly when a case supplied dice the rules never asked for."""
@@ -128,37 +132,19 @@ def derive_values(
     return tuple(values)
 
 
-class CommittedDice:
+class CommittedDice(RecordingDice):
     """Verifiable dice for real games."""
 
-    def __init__(
-        self,
-        seed: bytes,
-        game_id: str,
-        branch: int = 0,
-        start_index: int = 0,
-    ) -> None:
+    def __init__(self, seed: bytes, game_id: str, branch: int = 0, start_index: int = 0) -> None:
+        super().__init__(start_index, branch)
         self._seed = seed
         self._game_id = game_id
-        self._branch = branch
-        self._next_index = start_index
-        self.rolls: list[Roll] = []
 
     def roll(self, label: str, count: int = 2, sides: int = 6, audience: str = "public") -> Roll:
         values = derive_values(
             self._seed, self._game_id, self._branch, self._next_index, label, count, sides
         )
-        roll = Roll(
-            index=self._next_index,
-            label=label,
-            values=values,
-            sides=sides,
-            branch=self._branch,
-            audience=audience,
-        )
-        self._next_index += 1
-        self.rolls.append(roll)
-        return roll
+        return self._record(label, values, sides, audience)
 
 
 class VerifyReport(BaseModel):
