@@ -295,9 +295,44 @@ class TanksGame(Game[TanksState]):
                 f"entry_turn_{side}") == state.turn:
             late += [u for u in state.units if u.side == side and u.status == "waiting"
                      and u not in late]
-        if late:
+        able = [u for u in late if self._can_enter(ctx, side, u)]
+        if able:
             raise RuleError("6.5", f"these {side} units must enter the map this turn: "
-                            + ", ".join(u.id for u in late), [u.id for u in late])
+                            + ", ".join(u.id for u in able),
+                            [o for u in able for o in self._move_samples(ctx, side, u)])
+        if late:  # no free entry hex is left: they enter on a later turn (docs/rulings.md)
+            ctx.emit("entry-blocked", f"{', '.join(u.id for u in late)} could not enter: "
+                     "every entry hex is blocked; they may enter next turn", "6.5",
+                     units=[u.id for u in late])
+            for unit in late:
+                unit.enter_turns = [*unit.enter_turns, state.turn + 1]
+
+    def _can_enter(self, ctx: Ctx, side: str, unit: Unit) -> bool:
+        return bool(self._entry_samples(ctx, side, unit, limit=1))
+
+    def _entry_samples(self, ctx: Ctx, side: str, unit: Unit, limit: int) -> list[str]:
+        """Up to ``limit`` legal entry moves (the edge hex, and one hex further in)."""
+        if unit.enter_turns and ctx.state.turn not in unit.enter_turns:
+            return []
+        hexes: list[str] = []
+        if unit.enter_hexes:
+            hexes = list(unit.enter_hexes)
+        else:
+            for edge in unit.enter_edges or ["N", "S", "E", "W"]:
+                hexes += [str(h) for h in ctx.map.edge_hexes(edge)]
+        out: list[str] = []
+        for h in hexes:
+            if ctx.visible_occupants(h, side) or not self._try(ctx, side, unit, (h,)):
+                continue
+            out.append(f"move {unit.id} {h}")
+            for d in Direction:
+                step = str(neighbour(Hex.parse(h), d))
+                if ctx.on_map(step) and self._try(ctx, side, unit, (h, step)):
+                    out.append(f"move {unit.id} {h} {step}")
+                    break
+            if len(out) >= limit:
+                break
+        return out
 
     def _next_player_turn(self, ctx: Ctx) -> None:
         state = ctx.state
@@ -437,18 +472,7 @@ class TanksGame(Game[TanksState]):
             return []
         out: list[str] = []
         if unit.status == "waiting":
-            hexes: list[str] = []
-            if unit.enter_turns and ctx.state.turn not in unit.enter_turns:
-                return []
-            if unit.enter_hexes:
-                hexes = list(unit.enter_hexes)
-            else:
-                for edge in unit.enter_edges or ["N", "S", "E", "W"]:
-                    hexes += [str(h) for h in ctx.map.edge_hexes(edge)]
-            for h in hexes:
-                if self._try(ctx, side, unit, (h,)):
-                    out.append(f"move {unit.id} {h}")
-            return out
+            return self._entry_samples(ctx, side, unit, limit=6)
         assert unit.hex is not None
         here = Hex.parse(unit.hex)
         for direction in Direction:
@@ -481,12 +505,18 @@ class TanksGame(Game[TanksState]):
         if not waiting:
             orders.append("done")
         free = [h for h in ctx.map.all_hexes if not state.at(str(h))]
+        allowed = state.flags.get("mines", {}).get(side)
+        if allowed and len(state.mines.get(side, [])) < int(allowed["count"]):
+            zone = [str(h) for h in free if scenario.zone_allows(ctx, side, "", str(h))
+                    and str(h) not in state.mines.get(side, [])]
+            orders += [f"mine {h}" for h in zone[:: max(1, len(zone) // 6)][:6]]
         rules = state.flags.get("hidden", {}).get(side)
         for unit in waiting[:4]:
             count = 0
+            group = "" if unit.force == "setup" else unit.force
             for h in free:
                 name = str(h)
-                if not scenario.zone_allows(ctx, side, "", name):
+                if not scenario.zone_allows(ctx, side, group, name):
                     continue
                 kind = ctx.type_of(unit).kind
                 if ctx.tables.terrain[ctx.terrain(name)].move_cost.get(kind) == -1:

@@ -49,6 +49,11 @@ def commit(ctx: Ctx, side: str) -> None:
 
 def publish_all(ctx: Ctx) -> None:
     """At the end of the game: every salt and secret set, for anyone to check."""
+    for unit in ctx.state.units:
+        unit.hidden = unit.concealed = False
+    for owner, hexes in ctx.state.mines.items():
+        for hex_name in hexes:
+            ctx.state.known_mines.setdefault(hex_name, owner)
     for side, secret in sorted(ctx.state.secrets.items()):
         if secret.revealed:
             continue

@@ -128,7 +128,12 @@ def _setup_unit(ctx: Ctx, side: str, unit_id: str, hex_name: str, rule: str) -> 
                         [u for u in state.flags.get("setup_units", [])
                          if (found := state.unit(u)) and found.side == side
                          and found.status == "waiting"])
-    if unit.status != "waiting":
+    if unit.status == "on":  # placed earlier in this set-up: pick it up and place again
+        unit.status, unit.hex, unit.hidden, unit.carrier = "waiting", None, False, None
+        for rider in state.units:
+            if rider.carrier == unit.id:
+                rider.status, rider.hex, rider.hidden, rider.carrier = "waiting", None, False, None
+    elif unit.status != "waiting":
         raise RuleError(rule, f"{unit.id} is already placed")
     if not zone_allows(ctx, side, unit.force if unit.force != "setup" else "", hex_name):
         raise RuleError("4.0", f"{hex_name} is outside {side}'s set-up zone")
@@ -152,6 +157,12 @@ def place(ctx: Ctx, side: str, unit_id: str, hex_name: str, facing: str | None,
         if rules["terrain"] and ctx.terrain(hex_name) not in rules["terrain"]:
             raise RuleError("20.0", f"hidden units set up in {' or '.join(rules['terrain'])} "
                             f"hexes only; {hex_name} is {ctx.terrain(hex_name)}")
+        needed = rules["unhidden"].get(unit.type, 0)
+        visible = sum(1 for u in state.units if u.side == side and u.type == unit.type
+                      and not u.hidden and u.id != unit.id)
+        if needed and visible < needed:
+            raise RuleError("25.2", f"at least {needed} {kind_type.label} units must set up "
+                            "unhidden")
     carrier = None
     for other_unit in state.at(hex_name):
         if other_unit.side != side:

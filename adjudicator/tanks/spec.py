@@ -153,7 +153,20 @@ class MapSpec:
 
     def edges(self, h: Hex) -> frozenset[str]:
         """The map edges ``h`` lies on (empty for inner hexes)."""
-        return frozenset(self.edge_of_offmap(n) for n in neighbours(h) if not self.on_map(n))
+        found = self._edge_table.get(h)
+        if found is None:
+            return frozenset(self.edge_of_offmap(n) for n in neighbours(h)
+                             if not self.on_map(n))
+        return found
+
+    @cached_property
+    def _edge_table(self) -> dict[Hex, frozenset[str]]:
+        return {h: frozenset(self.edge_of_offmap(n) for n in neighbours(h)
+                             if not self.on_map(n)) for h in self.all_hexes}
+
+    @cached_property
+    def _edge_lists(self) -> dict[str, list[Hex]]:
+        return {e: [h for h in self.all_hexes if e in self._edge_table[h]] for e in "NESW"}
 
     @cached_property
     def all_hexes(self) -> tuple[Hex, ...]:
@@ -161,7 +174,7 @@ class MapSpec:
                      for r in range(1, self.rows + 1))
 
     def edge_hexes(self, edge: str) -> list[Hex]:
-        return [h for h in self.all_hexes if edge in self.edges(h)]
+        return list(self._edge_lists[edge])
 
 
 @dataclass(frozen=True)
