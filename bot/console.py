@@ -16,6 +16,7 @@ from adjudicator.kernel.game import Game
 HELP = """\
 Type an order in the game's notation (several separated by ';'), or one of:
   board [SIDE|public|gm]   show the board as that viewer sees it (default: the side to act)
+  map [SIDE|public|gm] [FILE]  write that viewer's map picture (PNG) to FILE
   legal                    list legal orders for the side to act
   standing KIND POLICY     set a standing order (standing KIND off clears it)
   policies                 list the standing-order policies
@@ -34,11 +35,13 @@ class LocalGame:
         self.commitment = commitment(self.server_seed)
         self.dice = CommittedDice(effective_seed(self.server_seed), game_id="local")
         self.record: list[tuple[str, str]] = []
+        self.last_events: list[Any] = []
 
     def submit(self, side: str, text: str) -> tuple[list[str], str | None]:
         """Apply lines for ``side``; returns the texts to print and an error, if any."""
         batch = self.game.submit_lines(self.state, side, text.replace(";", "\n"), self.dice)
         self.state = batch.state
+        self.last_events = list(batch.events)
         self.record.extend((side, line) for line in batch.applied)
         # Hot-seat: everyone shares the screen, so show what the acting side may see.
         shown = [event.text for event in visible_to(batch.events, side)]
@@ -93,6 +96,22 @@ def run_console(
                 console.print(f"[red]{error}[/red]")
                 continue
             console.print(board, markup=False, highlight=False)
+        elif command == "map":
+            parts = line.split()
+            viewer = parts[1] if len(parts) > 1 else side
+            path = parts[2] if len(parts) > 2 else f"{game.name}-{viewer}.png"
+            try:
+                import render
+
+                view = game.view(local.state, viewer)
+                data = render.render(view, render.load_pack(game.name, game.pack),
+                                     events=local.last_events)
+                with open(path, "wb") as handle:
+                    handle.write(data)
+            except (ValueError, OSError) as error:
+                console.print(f"[red]{escape(str(error))}[/red]")
+                continue
+            console.print(f"map written to {path}", markup=False, highlight=False)
         elif command == "legal":
             console.print(", ".join(game.legal_orders(local.state, side)) or "none", markup=False)
         elif command == "policies":

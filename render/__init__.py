@@ -1,0 +1,62 @@
+"""Pictures of the map: a game's View (plus its data pack) -> PNG bytes.
+
+``render(view, pack=None, events=(), crop=False)`` dispatches on ``view.game``. The renderers
+never see a game state: only what the viewer may know (the View, and the events of the last
+action that the viewer may see). See ``docs/render.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+from adjudicator.kernel.events import Event
+from adjudicator.kernel.views import View
+
+GAMES = ("stalingrad", "tanks")
+
+
+class NoPicture(ValueError):
+    """The game has no map picture (e.g. a plug-in game)."""
+
+
+def load_pack(game: str, path: Path | str | None = None) -> Any:
+    """The data pack a picture of ``game`` needs (``path``: a GM's replacement)."""
+    if game == "stalingrad":
+        from adjudicator.stalingrad.data import load_pack as load
+
+        return load(path)
+    if game == "tanks":
+        from adjudicator.tanks.data import load_pack as load_tanks
+
+        return load_tanks(Path(path) if path is not None else None)
+    raise NoPicture(f"no map picture for the game {game!r}")
+
+
+def draw(view: View, pack: Any = None, *, events: Iterable[Event] = (),
+         crop: bool = False) -> Image.Image:
+    """The picture of ``view`` as a palette image."""
+    if view.game == "stalingrad":
+        from adjudicator.stalingrad.views import StalingradView
+        from render import stalingrad
+
+        assert isinstance(view, StalingradView)
+        return stalingrad.draw(view, pack, events=events, crop=crop)
+    if view.game == "tanks":
+        from adjudicator.tanks.views import TanksView
+        from render import tanks
+
+        assert isinstance(view, TanksView)
+        return tanks.draw(view, pack, events=events, crop=crop)
+    raise NoPicture(f"no map picture for the game {view.game!r}")
+
+
+def render(view: View, pack: Any = None, *, events: Iterable[Event] = (),
+           crop: bool = False) -> bytes:
+    """PNG bytes of the picture of ``view`` (``crop``: zoomed on the last action)."""
+    from render.common import encode_png
+
+    return encode_png(draw(view, pack, events=events, crop=crop))

@@ -1,0 +1,45 @@
+"""Random legal games for the picture tests: every step's state and the events it made."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from adjudicator.kernel.dice import CommittedDice
+from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.events import Event
+from adjudicator.kernel.game import Game
+
+
+@dataclass
+class Step:
+    state: Any
+    side: str
+    order: str
+    events: list[Event]
+
+
+def random_game(game: Game[Any], scenario: str | None, orders: int, seed: int) -> list[Step]:
+    """Up to ``orders`` random legal orders from the start (refused ones are skipped)."""
+    rnd = random.Random(seed)
+    dice = CommittedDice(bytes([seed % 256]) * 32, game_id=f"render-{seed}")
+    state = game.setup(scenario)
+    steps = [Step(state, "", "", [])]
+    tries = 0
+    while len(steps) <= orders and tries < orders * 4:
+        tries += 1
+        side = game.acting_side(state)
+        if side is None:
+            break
+        legal = game.legal_orders(state, side)
+        if not legal:
+            break
+        text = rnd.choice(legal)
+        try:
+            outcome = game.apply_text(state, side, text, dice)
+        except RuleError:
+            continue
+        state = outcome.state
+        steps.append(Step(state, side, text, list(outcome.events)))
+    return steps
