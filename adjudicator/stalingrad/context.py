@@ -14,6 +14,41 @@ from adjudicator.stalingrad.state import DEAD, Act, Impulse, StalingradState
 MAX_STACK = 10  # 7.1
 
 
+class Occupancy:
+    """Who is where, seen by one side: enemy-occupied Areas, Areas with Fresh enemies,
+    the enemy unit kinds per Area, and the Areas next to a Fresh enemy (8.23B, 11.3).
+
+    Built in O(units) on first use and dropped whenever a unit moves or changes side up,
+    so a legal query answers every step of its searches with set lookups.
+    """
+
+    __slots__ = ("case_b", "enemy", "fresh_enemy", "kinds")
+
+    def __init__(self, ctx: Ctx, side: str) -> None:
+        units, states, board = ctx.board.units, ctx.state.units, ctx.board
+        self.enemy: set[str] = set()
+        self.fresh_enemy: set[str] = set()
+        self.kinds: dict[str, set[str]] = {}
+        for loc, here in ctx.at.items():
+            for uid in here:
+                d = units[uid]
+                if d.side == side or not d.combat:
+                    continue
+                self.enemy.add(loc)
+                self.kinds.setdefault(loc, set()).add(d.kind)
+                if states[uid].fresh:
+                    self.fresh_enemy.add(loc)
+        self.case_b: set[str] = set()
+        for loc in self.fresh_enemy:
+            info = board.areas.get(loc)
+            if info is None:
+                continue
+            for n in board.adjacent(loc):
+                other_info = board.areas.get(n)
+                if other_info is not None and other_info.zone == info.zone:
+                    self.case_b.add(n)
+
+
 class Ctx:
     def __init__(self, board: Board, state: StalingradState) -> None:
         self.board = board
@@ -22,6 +57,18 @@ class Ctx:
         self.at: dict[str, set[str]] = {}
         for uid, unit in state.units.items():
             self.at.setdefault(unit.loc, set()).add(uid)
+        self._occupancy: dict[str, Occupancy] = {}
+
+    def occupancy(self, side: str) -> Occupancy:
+        """The occupancy tables as ``side`` sees them (cached until something changes)."""
+        table = self._occupancy.get(side)
+        if table is None:
+            table = self._occupancy[side] = Occupancy(self, side)
+        return table
+
+    def changed(self) -> None:
+        """Forget the occupancy tables after a change made outside :meth:`place`."""
+        self._occupancy.clear()
 
     # ---- units -------------------------------------------------------------------------
 
@@ -42,6 +89,7 @@ class Ctx:
         self.at.get(old, set()).discard(uid)
         self.at.setdefault(loc, set()).add(uid)
         self.state.units[uid].loc = loc
+        self._occupancy.clear()
 
     def eliminate(self, uid: str, rule: str, why: str) -> None:
         area = self.loc(uid)
@@ -64,6 +112,7 @@ class Ctx:
         else:
             unit.recover = min(max(unit.recover, target), date + 4)
         unit.fresh = False
+        self._occupancy.clear()
 
     def extend(self, uid: str, days: int = 1) -> None:
         """Extend a Spent unit's Disruption by ``days`` dates, capped at four (10.5, 10.8)."""

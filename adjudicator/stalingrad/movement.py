@@ -468,49 +468,104 @@ def do_fortify(ctx: Ctx, side: str, order: Fortify, dice: Dice) -> None:
 
 def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
     """Areas ``uid`` could move to now (cheapest MF and path), checked step by step with
-    the same exit/entry rules as a real move (ignoring Rubble Entrance dice)."""
+    the same exit/entry rules as a real move (ignoring Rubble Entrance dice).
+
+    The rules are those of :func:`check_exit`, :func:`check_entry`, :func:`entry_cost` and
+    :func:`allowance`, evaluated against the context's occupancy tables (set lookups), so
+    a search over the whole map costs a few thousand dictionary probes.
+    ``test_reachable_agrees_with_moves`` keeps the two in step.
+    """
     side = ctx.side_of(uid)
+    d = ctx.d(uid)
     start = ctx.loc(uid)
-    base = ctx.act(uid).model_copy(deep=True) if uid in ctx.impulse.acts else Act(start=start)
+    if start in OFF_MAP:
+        return {}
+    occ = ctx.occupancy(side)
+    enemy, fresh_enemy, kinds, case_b = occ.enemy, occ.fresh_enemy, occ.kinds, occ.case_b
+    state = ctx.state
+    imp = ctx.impulse
+    rubble = state.rubble
+    control = state.control
+    foe = other(side)
+    day = state.day
+    board = ctx.board
+    attacked_areas = set(imp.attacked_areas)
+    base = imp.acts[uid].model_copy(deep=True) if uid in imp.acts else Act(start=start)
     pay_origin_wait(ctx, uid, base)
+    kind = d.kind
+    armor = kind == "armor"
+    mech, motor = d.mechanized, d.motorized
+    motor_only = motor and not mech
+    bonus = ctx.is_night_russian_bonus(uid)
+    printed = d.mf + bonus
+    doubled_mf = 2 * d.mf + bonus
+    can_double = (mech or motor) and not base.attacked and base.entered is None
+    at_helpers: set[str] = set()
+    if kind == "at":
+        at_helpers = {a.entered for u, a in imp.acts.items()
+                      if a.entered and a.must_attack and ctx.d(u).numeric_attack}
+    blockers = {"armor", "at", "aa"}
     best: dict[str, tuple[int, list[str]]] = {}
-    frontier: list[tuple[int, int, str, list[str], Act]] = [(base.mf, 0, start, [], base)]
+    # (mf, tiebreak, area, path, left_enemy, no_double)
+    frontier: list[tuple[int, int, str, list[str], bool, bool]] = [
+        (base.mf, 0, start, [], base.left_enemy, base.no_double)]
     counter = 0
     while frontier:
-        mf, _, cur, path, act = heapq.heappop(frontier)
-        if cur in OFF_MAP:
-            continue
-        for nxt in sorted(ctx.board.adjacent(cur)):
+        mf, _, cur, path, left, no_double = heapq.heappop(frontier)
+        cur_enemy = cur in enemy
+        moved = bool(base.path) or bool(path)
+        if cur_enemy:
+            # 8.21 exits
+            if base.entered == cur or kind == "aa" or (kind == "at" and cur in fresh_enemy):
+                continue
+            if not armor and moved:
+                continue
+        for nxt in sorted(board.adjacent(cur)):
             if nxt in path or nxt == start:
                 continue
-            sim = Act.model_construct(
-                start=act.start, mf=act.mf, path=act.path, entered=act.entered,
-                left_enemy=act.left_enemy, no_double=act.no_double, attacked=act.attacked,
-                must_attack=act.must_attack, doubled=act.doubled)
-            try:
-                check_exit(ctx, uid, sim, cur, nxt, True)
-                check_entry(ctx, uid, nxt, True, [])
-            except RuleError:
+            nxt_enemy = nxt in enemy
+            if cur_enemy:
+                if armor:
+                    if nxt_enemy and (kinds.get(cur, set()) & blockers
+                                      or kinds.get(nxt, set()) & blockers):
+                        continue
+                elif nxt_enemy:
+                    continue
+            # 8.12, 8.22 entrances
+            if nxt in attacked_areas:
                 continue
-            cost, _ = entry_cost(ctx, uid, nxt)
-            if ctx.enemy(cur, side):
-                sim.left_enemy = True
-            d = ctx.d(uid)
-            if d.motorized and not d.mechanized and (
-                    ctx.controller(nxt) == other(side) or ctx.state.rubble.get(nxt, 0)):
-                sim.no_double = True
-            if ctx.enemy(nxt, side) and d.combat:
-                sim.entered = nxt
-            sim.mf = mf + cost
-            if sim.mf > allowance(ctx, uid, sim):
+            if nxt_enemy:
+                if kind == "aa":
+                    continue
+                if kind == "at" and (nxt in fresh_enemy or nxt not in at_helpers):
+                    continue
+            # 8.23 costs
+            if nxt in fresh_enemy:
+                cost = 4
+            elif nxt_enemy:
+                cost = 3
+            elif day and nxt in case_b:
+                cost = 2
+            else:
+                cost = 1
+            if mech and rubble.get(nxt, 0) > 0:
+                cost += 1
+            new_left = left or cur_enemy
+            new_no_double = no_double or (motor_only and (
+                control.get(nxt) == foe or rubble.get(nxt, 0) > 0))
+            entered = nxt_enemy and d.combat
+            total = mf + cost
+            doubling = can_double and not new_left and not entered \
+                and not (motor_only and new_no_double)
+            if total > (doubled_mf if doubling else printed):
                 continue
-            new_path = [*path, nxt]
-            sim.path = [*sim.path, nxt]
-            if nxt not in best or best[nxt][0] > sim.mf:
-                best[nxt] = (sim.mf, new_path)
-                if sim.entered is None and (not sim.left_enemy or d.kind == "armor"):
+            if nxt not in best or best[nxt][0] > total:
+                new_path = [*path, nxt]
+                best[nxt] = (total, new_path)
+                if not entered and (not new_left or armor):
                     counter += 1
-                    heapq.heappush(frontier, (sim.mf, counter, nxt, new_path, sim))
+                    heapq.heappush(frontier, (total, counter, nxt, new_path, new_left,
+                                              new_no_double))
     return best
 
 

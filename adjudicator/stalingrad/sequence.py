@@ -299,6 +299,7 @@ def dawn(ctx: Ctx, dice: Dice) -> None:
             unit.fresh = True
             unit.recover = None
             recovered += 1
+    ctx.changed()
     ctx.event("recover", f"{recovered} Spent unit(s) return to Fresh", "6.32", count=recovered)
     reinforcement_phase(ctx)
 

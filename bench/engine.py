@@ -1,0 +1,124 @@
+"""``umpire bench engine``: what one Turning Point: Stalingrad order costs the rules engine.
+
+On the full historical setup (21.2, every starting counter on the map, initial Rubble
+rolled) it measures, as medians:
+
+* ``apply``: ``Game.apply`` of typical impulse orders (moves from the legal list, every
+  listed attack, a Pass) — the budget is 5 ms;
+* ``legal (one Area)``: the structured legal query for one Area's units (reachable Areas
+  with MF, attackable Groups), for every Area holding units of the side to act — budget
+  5 ms; the full ``legal_orders`` list for the whole side is printed for comparison;
+* ``serialize + hash``: canonical bytes and their SHA-256 — budget 5 ms;
+* ``deserialize``: bytes back to a state;
+
+and prints the ratio apply / (deserialize + serialize): how much an order costs next to
+the storage round trip the service does around it.
+
+Run: ``uv run umpire bench engine`` (``--actions N`` sets how many orders are timed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from adjudicator.kernel.dice import CommittedDice, FixedDice  # noqa: E402
+from adjudicator.kernel.errors import RuleError  # noqa: E402
+from adjudicator.stalingrad.context import Ctx  # noqa: E402
+from adjudicator.stalingrad.game import StalingradGame  # noqa: E402
+from adjudicator.stalingrad.legal import legal_info  # noqa: E402
+from adjudicator.stalingrad.state import OFF_MAP, StalingradState  # noqa: E402
+
+BUDGET_MS = 5.0
+
+
+def timed(action: Callable[[], object], repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        action()
+        out.append(1000 * (time.perf_counter() - start))
+    return out
+
+
+def full_setup(game: StalingradGame) -> StalingradState:
+    state = game.setup("historical")
+    return game.apply_text(state, "german", "rubble", FixedDice([4] * 8)).state
+
+
+def run(actions: int = 200, out: Callable[[str], Any] = print) -> dict[str, float]:
+    game = StalingradGame()
+    state = full_setup(game)
+    side = game.acting_side(state)
+    assert side is not None
+    board = game.board_for(state)
+    on_map = sum(1 for u in state.units.values() if u.loc not in OFF_MAP)
+    out(f"full historical setup: {on_map} units on the map, {side} to act")
+    dice = CommittedDice(b"bench-engine".ljust(32, b"."), "bench")
+
+    legal = game.legal_orders(state, side)
+    moves = [o for o in legal if o.startswith("move")]
+    attacks = [o for o in legal if o.startswith("attack")]
+    step = max(1, len(moves) // max(1, actions))
+    sample = ["pass", *attacks, *moves[::step]][:max(3, actions)]
+    apply_ms: list[float] = []
+    for text in sample:
+        order = game.parse(text)
+        try:
+            game.apply(state, side, order, dice)
+        except RuleError:
+            continue
+        apply_ms += timed(lambda order=order: game.apply(state, side, order, dice), 3)
+
+    areas = sorted({u.loc for uid, u in state.units.items()
+                    if board.units[uid].side == side and u.loc in board.areas})
+    legal_ms: list[float] = []
+    for area in areas:
+        legal_ms += timed(lambda area=area: legal_info(Ctx(board, state), side, area), 3)
+    full_ms = timed(lambda: game.legal_orders(state, side), 5)
+
+    data = state.to_bytes()
+    serialize_ms = timed(lambda: hashlib.sha256(state.to_bytes()).hexdigest(), 50)
+    deserialize_ms = timed(lambda: game.load_state(data), 50)
+
+    figures = {
+        "apply_ms": statistics.median(apply_ms),
+        "apply_max_ms": max(apply_ms),
+        "legal_area_ms": statistics.median(legal_ms),
+        "legal_area_max_ms": max(legal_ms),
+        "legal_all_ms": statistics.median(full_ms),
+        "serialize_hash_ms": statistics.median(serialize_ms),
+        "deserialize_ms": statistics.median(deserialize_ms),
+    }
+    figures["ratio"] = figures["apply_ms"] / (figures["deserialize_ms"]
+                                              + figures["serialize_hash_ms"])
+
+    def line(label: str, value: float, budget: float | None = BUDGET_MS) -> None:
+        verdict = "" if budget is None else ("  ok" if value < budget else "  OVER BUDGET")
+        shown = f"{value:8.2f} ms" + (f"  (budget {budget:.0f} ms){verdict}" if budget else "")
+        out(f"  {label:<42}{shown}")
+
+    out(f"orders timed: {len(apply_ms) // 3} ({len(attacks)} attacks listed); "
+        f"Areas queried: {len(areas)}; state size {len(data):,} bytes")
+    line("apply (median)", figures["apply_ms"])
+    line("apply (slowest)", figures["apply_max_ms"], None)
+    line("legal query, one Area (median)", figures["legal_area_ms"])
+    line("legal query, one Area (slowest)", figures["legal_area_max_ms"], None)
+    line("legal orders, whole side", figures["legal_all_ms"], None)
+    line("serialize + hash (median)", figures["serialize_hash_ms"])
+    line("deserialize (median)", figures["deserialize_ms"], None)
+    out(f"  {'ratio apply / (deserialize + serialize)':<42}{figures['ratio']:8.2f}")
+    return figures
+
+
+if __name__ == "__main__":
+    run()
