@@ -160,11 +160,12 @@ def mail() -> None:
 
 @app.command()
 def bench(
-    target: Annotated[str | None, typer.Argument(help="what to measure: store, render")] = None,
+    target: Annotated[str | None, typer.Argument(
+        help="what to measure: store, engine")] = None,
     actions: Annotated[int, typer.Option(help="actions in the benchmark game")] = 2000,
 ) -> None:
     """Run the benchmarks and print ratios."""
-    if target not in ("store", "render"):
+    if target not in ("store", "engine"):
         not_yet("bench" + (f" {target}" if target else ""))
     import importlib.util
 
@@ -175,10 +176,7 @@ def bench(
         raise typer.Exit(code=2)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    if target == "render":
-        module.run(out=console.print)
-    else:
-        module.run(actions=actions, out=console.print)
+    module.run(actions=actions, out=console.print)
 
 
 DbOption = Annotated[Path | None, typer.Option("--db", help="database file (or $UMPIRE_DB)")]
@@ -248,106 +246,6 @@ def import_game(
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(code=1) from error
     console.print(f"imported as game {game_id}", highlight=False)
-
-
-def _stored_game(game_id: str, db: Path | None) -> tuple[Any, Any, list[dict[str, Any]]]:
-    """(rules, service, active action rows) of a stored game."""
-    from bot.service import GameService, ServiceError
-    from bot.store import Store, default_db_path
-
-    service = GameService(Store(default_db_path(db)))
-    try:
-        rules = service.rules(game_id)
-    except ServiceError as error:
-        console.print(f"[red]{error}[/red]")
-        raise typer.Exit(code=1) from error
-    return rules, service, service.store.actions(game_id, active_only=True)
-
-
-def _events(row: dict[str, Any] | None) -> list[Any]:
-    import json
-
-    from adjudicator.kernel.events import Event
-
-    if row is None or not row.get("events"):
-        return []
-    return [Event.model_validate(e) for e in json.loads(row["events"])]
-
-
-@app.command("render")
-def render_map(
-    game_id: Annotated[str | None, typer.Argument(help="a stored game's id")] = None,
-    new: Annotated[str | None, typer.Option(help="picture a fresh set-up of this game "
-                                            "instead (stalingrad, tanks)")] = None,
-    scenario: Annotated[str | None, typer.Option(help="scenario for --new")] = None,
-    viewer: Annotated[str, typer.Option(help="a side, public or gm")] = "public",
-    crop: Annotated[bool, typer.Option(help="zoom on the last action")] = False,
-    out: Annotated[Path | None, typer.Option(help="PNG file (default GAME-VIEWER.png)")]
-    = None,
-    db: DbOption = None,
-) -> None:
-    """Write the map picture of a stored game (or of a fresh set-up) as a PNG."""
-    import render
-
-    events: list[Any] = []
-    if new is not None:
-        rules: Game[Any] = _game(new)
-        state = rules.setup(scenario)
-        name = new
-    elif game_id is not None:
-        rules, service, rows = _stored_game(game_id, db)
-        state = service.load_state(game_id)
-        events = _events(rows[-1] if rows else None)
-        name = game_id
-    else:
-        console.print("[red]give a game id, or --new GAME[/red]")
-        raise typer.Exit(code=2)
-    try:
-        view = rules.view(state, viewer)
-        data = render.render(view, render.load_pack(rules.name, rules.pack), events=events,
-                             crop=crop)
-    except (ValueError, render.NoPicture) as error:
-        console.print(f"[red]{error}[/red]")
-        raise typer.Exit(code=2) from error
-    target = out or Path(f"{name}-{viewer}.png")
-    target.write_bytes(data)
-    console.print(f"{target}: {len(data) // 1024} KB", highlight=False)
-
-
-@app.command("export-gif")
-def export_gif(
-    game_id: Annotated[str, typer.Argument(help="a stored game's id")],
-    viewer: Annotated[str, typer.Option(help="a side, public or gm")] = "public",
-    apng: Annotated[bool, typer.Option(help="write an animated PNG instead of a GIF")]
-    = False,
-    out: Annotated[Path | None, typer.Option(help="file (default GAME.gif)")] = None,
-    db: DbOption = None,
-) -> None:
-    """Write an animated replay: one frame per impulse or phase, with the date and caption."""
-    import render
-    from bot.history import ReplayError, replay_row
-    from render.replay import Frame, animate, frames_by_step
-
-    rules, service, rows = _stored_game(game_id, db)
-    snapshot = service.store.latest_snapshot(game_id, upto=0)
-    if snapshot is None:
-        console.print(f"[red]game {game_id} has not started[/red]")
-        raise typer.Exit(code=1)
-    state = rules.load_state(snapshot.state)
-    try:
-        items = [Frame(rules.view(state, viewer), "set-up")]
-        for row in rows:
-            state = replay_row(rules, state, row)
-            caption = f"{row['side']}: {row['text']}" if row.get("text") else str(row["kind"])
-            items.append(Frame(rules.view(state, viewer), caption, _events(row)))
-        data = animate(frames_by_step(items), render.load_pack(rules.name, rules.pack),
-                       fmt="png" if apng else "gif")
-    except (ReplayError, ValueError, render.NoPicture) as error:
-        console.print(f"[red]{error}[/red]")
-        raise typer.Exit(code=1) from error
-    target = out or Path(f"{game_id}.{'png' if apng else 'gif'}")
-    target.write_bytes(data)
-    console.print(f"{target}: {len(items)} actions, {len(data) // 1024} KB", highlight=False)
 
 
 if __name__ == "__main__":
