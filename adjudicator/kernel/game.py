@@ -165,6 +165,21 @@ class Game(ABC, Generic[S]):
             return format_standing(order)
         return self.format_game_order(order)
 
+    def is_secret(self, order: Order) -> bool:
+        """Whether an order's text belongs to the side that gives it (and the GM) only.
+
+        Standing orders always are; a game adds its secret placements (hidden units,
+        mines, traps). Frontends take such orders only privately and never echo them.
+        """
+        return isinstance(order, SetStanding)
+
+    def is_secret_text(self, text: str) -> bool:
+        """:meth:`is_secret` for a line of text; text that is no order is not secret."""
+        try:
+            return self.is_secret(self.parse(text))
+        except RuleError:
+            return False
+
     def acting_side(self, state: S) -> str | None:
         """Who must act now: the side owing a decision, else the side to move."""
         if state.result is not None:

@@ -154,6 +154,9 @@ class DuelGame(Game[DuelState]):
                 return f"decide {choice}"
         raise TypeError(f"not a duel order: {order!r}")
 
+    def is_secret(self, order: Order) -> bool:
+        return isinstance(order, PlaceTrap) or super().is_secret(order)
+
     # ---- rules --------------------------------------------------------------------------
 
     def to_act(self, state: DuelState) -> str | None:

@@ -231,3 +231,10 @@ def test_random_legal_games_keep_invariants(seed: bytes, rnd: object) -> None:
         assert len({u.id for u in state.units}) == len(state.units)
         assert all(u.cell in CELLS for u in state.units)
         assert GAME.view(state, "blue").trap is None  # type: ignore[attr-defined]
+
+
+def test_secret_orders_are_declared_by_the_game() -> None:
+    assert GAME.is_secret_text("trap mill")
+    assert GAME.is_secret_text("standing casualty lose")
+    assert not GAME.is_secret_text("move r1 2")
+    assert not GAME.is_secret_text("no such order")
