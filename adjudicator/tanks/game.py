@@ -102,6 +102,20 @@ class TanksGame(Game[TanksState]):
         """Orders whose text must stay with the side that gives it (hide, mine)."""
         return is_secret(order)
 
+    def private_input(self, state: TanksState) -> str | None:
+        """The side that is now entering secrets (hidden set-up, mines), if any.
+
+        Frontends take that side's lines privately (a DM, a hidden console prompt) and show
+        its events only to it; they must never echo a secret order's text to anyone else.
+        """
+        side = scenario.setup_side(state)
+        if side is None:
+            return None
+        rules = state.flags.get("hidden", {}).get(side)
+        if (rules and rules["mode"] == "hidden") or side in state.flags.get("mines", {}):
+            return side
+        return None
+
     def is_secret_text(self, text: str) -> bool:
         try:
             return is_secret(self.parse(text))
