@@ -15,7 +15,7 @@ from rich.table import Table
 from adjudicator.kernel.conformance import run_paths
 from adjudicator.kernel.game import Game
 from adjudicator.registry import UnknownGame, load_game
-from bot.console import run_console
+from bot.console import LocalGame, run_console
 
 app = typer.Typer(help="Umpire: a neutral referee for board wargames.", no_args_is_help=True)
 data_app = typer.Typer(help="Data packs: validate a replacement pack, show a pack's contents.",
@@ -38,9 +38,18 @@ def _game(name: str) -> Game[Any]:
 def play(
     game: Annotated[str, typer.Argument(help="stalingrad, tanks, or a plug-in module:Class")],
     scenario: Annotated[str | None, typer.Option(help="scenario name")] = None,
-    seed: Annotated[str | None, typer.Option(help="dice seed as hex, to replay a game")] = None,
+    resume: Annotated[str | None, typer.Option(help="continue a stored game by its id")] = None,
+    db: Annotated[Path | None, typer.Option("--db", help="database file (or $UMPIRE_DB)")]
+    = None,
 ) -> None:
-    """Play a game locally, hot-seat or solitaire, at this console."""
+    """Play a game locally, hot-seat or solitaire, at this console (stored, resumable)."""
+    import getpass
+
+    from rich.markup import escape
+
+    from bot.service import GameService, ServiceError
+    from bot.store import Store, default_db_path
+
     try:
         rules = load_game(game)
     except UnknownGame as error:
@@ -50,12 +59,19 @@ def play(
         console.print(f"[red]unknown scenario {scenario!r}; choose from "
                       f"{', '.join(rules.scenarios())}[/red]")
         raise typer.Exit(code=2)
+    path = default_db_path(db)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    service = GameService(Store(path))
     try:
-        seed_bytes = bytes.fromhex(seed) if seed is not None else None
-    except ValueError as error:
-        console.print("[red]--seed must be hexadecimal[/red]")
+        if resume is not None:
+            local = LocalGame(service, resume)
+        else:
+            local = LocalGame.new(service, game, scenario)
+    except ServiceError as error:
+        console.print(f"[red]{escape(str(error))}[/red]")
         raise typer.Exit(code=2) from error
-    run_console(rules, scenario, console.input, console, seed_bytes)
+    run_console(service, local, console.input, console,
+                read_private=lambda prompt: getpass.getpass(prompt))
 
 
 @app.command()
@@ -161,11 +177,11 @@ def mail() -> None:
 @app.command()
 def bench(
     target: Annotated[str | None, typer.Argument(
-        help="what to measure: store, engine")] = None,
+        help="what to measure: store, render, engine")] = None,
     actions: Annotated[int, typer.Option(help="actions in the benchmark game")] = 2000,
 ) -> None:
     """Run the benchmarks and print ratios."""
-    if target not in ("store", "engine"):
+    if target not in ("store", "render", "engine"):
         not_yet("bench" + (f" {target}" if target else ""))
     import importlib.util
 
@@ -176,7 +192,10 @@ def bench(
         raise typer.Exit(code=2)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    module.run(actions=actions, out=console.print)
+    if target == "render":
+        module.run(out=console.print)
+    else:
+        module.run(actions=actions, out=console.print)
 
 
 DbOption = Annotated[Path | None, typer.Option("--db", help="database file (or $UMPIRE_DB)")]
@@ -246,6 +265,106 @@ def import_game(
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(code=1) from error
     console.print(f"imported as game {game_id}", highlight=False)
+
+
+def _stored_game(game_id: str, db: Path | None) -> tuple[Any, Any, list[dict[str, Any]]]:
+    """(rules, service, active action rows) of a stored game."""
+    from bot.service import GameService, ServiceError
+    from bot.store import Store, default_db_path
+
+    service = GameService(Store(default_db_path(db)))
+    try:
+        rules = service.rules(game_id)
+    except ServiceError as error:
+        console.print(f"[red]{error}[/red]")
+        raise typer.Exit(code=1) from error
+    return rules, service, service.store.actions(game_id, active_only=True)
+
+
+def _events(row: dict[str, Any] | None) -> list[Any]:
+    import json
+
+    from adjudicator.kernel.events import Event
+
+    if row is None or not row.get("events"):
+        return []
+    return [Event.model_validate(e) for e in json.loads(row["events"])]
+
+
+@app.command("render")
+def render_map(
+    game_id: Annotated[str | None, typer.Argument(help="a stored game's id")] = None,
+    new: Annotated[str | None, typer.Option(help="picture a fresh set-up of this game "
+                                            "instead (stalingrad, tanks)")] = None,
+    scenario: Annotated[str | None, typer.Option(help="scenario for --new")] = None,
+    viewer: Annotated[str, typer.Option(help="a side, public or gm")] = "public",
+    crop: Annotated[bool, typer.Option(help="zoom on the last action")] = False,
+    out: Annotated[Path | None, typer.Option(help="PNG file (default GAME-VIEWER.png)")]
+    = None,
+    db: DbOption = None,
+) -> None:
+    """Write the map picture of a stored game (or of a fresh set-up) as a PNG."""
+    import render
+
+    events: list[Any] = []
+    if new is not None:
+        rules: Game[Any] = _game(new)
+        state = rules.setup(scenario)
+        name = new
+    elif game_id is not None:
+        rules, service, rows = _stored_game(game_id, db)
+        state = service.load_state(game_id)
+        events = _events(rows[-1] if rows else None)
+        name = game_id
+    else:
+        console.print("[red]give a game id, or --new GAME[/red]")
+        raise typer.Exit(code=2)
+    try:
+        view = rules.view(state, viewer)
+        data = render.render(view, render.load_pack(rules.name, rules.pack), events=events,
+                             crop=crop)
+    except (ValueError, render.NoPicture) as error:
+        console.print(f"[red]{error}[/red]")
+        raise typer.Exit(code=2) from error
+    target = out or Path(f"{name}-{viewer}.png")
+    target.write_bytes(data)
+    console.print(f"{target}: {len(data) // 1024} KB", highlight=False)
+
+
+@app.command("export-gif")
+def export_gif(
+    game_id: Annotated[str, typer.Argument(help="a stored game's id")],
+    viewer: Annotated[str, typer.Option(help="a side, public or gm")] = "public",
+    apng: Annotated[bool, typer.Option(help="write an animated PNG instead of a GIF")]
+    = False,
+    out: Annotated[Path | None, typer.Option(help="file (default GAME.gif)")] = None,
+    db: DbOption = None,
+) -> None:
+    """Write an animated replay: one frame per impulse or phase, with the date and caption."""
+    import render
+    from bot.history import ReplayError, replay_row
+    from render.replay import Frame, animate, frames_by_step
+
+    rules, service, rows = _stored_game(game_id, db)
+    snapshot = service.store.latest_snapshot(game_id, upto=0)
+    if snapshot is None:
+        console.print(f"[red]game {game_id} has not started[/red]")
+        raise typer.Exit(code=1)
+    state = rules.load_state(snapshot.state)
+    try:
+        items = [Frame(rules.view(state, viewer), "set-up")]
+        for row in rows:
+            state = replay_row(rules, state, row)
+            caption = f"{row['side']}: {row['text']}" if row.get("text") else str(row["kind"])
+            items.append(Frame(rules.view(state, viewer), caption, _events(row)))
+        data = animate(frames_by_step(items), render.load_pack(rules.name, rules.pack),
+                       fmt="png" if apng else "gif")
+    except (ReplayError, ValueError, render.NoPicture) as error:
+        console.print(f"[red]{error}[/red]")
+        raise typer.Exit(code=1) from error
+    target = out or Path(f"{game_id}.{'png' if apng else 'gif'}")
+    target.write_bytes(data)
+    console.print(f"{target}: {len(items)} actions, {len(data) // 1024} KB", highlight=False)
 
 
 if __name__ == "__main__":

@@ -1,80 +1,138 @@
-"""Local play: a hot-seat / solitaire console speaking the same notation as every frontend."""
+"""Local play: a hot-seat / solitaire console speaking the same notation as every frontend.
+
+The console is one more frontend of the game service: every game is stored in the SQLite
+file (``--db`` / ``UMPIRE_DB`` / the user data directory), so it can be resumed with
+``umpire play --resume ID`` and exported, verified or rendered like any other game. The
+local player holds every side's seat and the GM seat.
+"""
 
 from __future__ import annotations
 
-import os
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 
-from adjudicator.kernel.dice import CommittedDice, commitment, effective_seed, verify
-from adjudicator.kernel.events import PUBLIC, visible_to
+from adjudicator.kernel.events import PUBLIC, Event
 from adjudicator.kernel.game import Game
+from adjudicator.kernel.state import GameState
+from bot.records import export_lines, verify
+from bot.service import Actor, GameService, SubmitResult
+
+#: The person at the console: seated for every side and as GM of their local games.
+LOCAL = Actor(email="console@localhost")
 
 HELP = """\
 Type an order in the game's notation (several separated by ';'), or one of:
   board [SIDE|public|gm]   show the board as that viewer sees it (default: the side to act)
   map [SIDE|public|gm] [FILE]  write that viewer's map picture (PNG) to FILE
   legal                    list legal orders for the side to act
+  secret                   type orders privately (hidden units, mines): nothing is echoed
   standing KIND POLICY     set a standing order (standing KIND off clears it)
   policies                 list the standing-order policies
+  log [N]                  the last N actions
   dice                     show the dice commitment
   help                     this text
-  quit                     leave (the dice seed is revealed for verification)"""
+  quit                     leave; the game stays stored (umpire play --resume ID)"""
 
 
 class LocalGame:
-    """One game at the console: state, committed dice and the running record."""
+    """One stored game played at the console through the game service."""
 
-    def __init__(self, game: Game[Any], scenario: str | None, seed: bytes | None = None) -> None:
-        self.game = game
-        self.state = game.setup(scenario)
-        self.server_seed = seed if seed is not None else os.urandom(32)
-        self.commitment = commitment(self.server_seed)
-        self.dice = CommittedDice(effective_seed(self.server_seed), game_id="local")
-        self.record: list[tuple[str, str]] = []
-        self.last_events: list[Any] = []
+    def __init__(self, service: GameService, game_id: str) -> None:
+        self.service = service
+        self.game_id = game_id
+        self.rules: Game[Any] = service.rules(game_id)
+        self.last_events: list[Event] = []
 
-    def submit(self, side: str, text: str) -> tuple[list[str], str | None]:
-        """Apply lines for ``side``; returns the texts to print and an error, if any."""
-        batch = self.game.submit_lines(self.state, side, text.replace(";", "\n"), self.dice)
-        self.state = batch.state
-        self.last_events = list(batch.events)
-        self.record.extend((side, line) for line in batch.applied)
-        # Hot-seat: everyone shares the screen, so show what the acting side may see.
-        shown = [event.text for event in visible_to(batch.events, side)]
+    @classmethod
+    def new(cls, service: GameService, game: str, scenario: str | None,
+            game_id: str | None = None) -> LocalGame:
+        info = service.create_game(LOCAL, game, scenario, bindings={"console": True},
+                                   game_id=game_id)
+        rules = service.rules(info.id)
+        for side in rules.sides:
+            service.seat(info.id, LOCAL, side, LOCAL)
+        service.start(info.id, LOCAL)
+        return cls(service, info.id)
+
+    @property
+    def state(self) -> GameState:
+        return self.service.load_state(self.game_id)
+
+    @property
+    def commitment(self) -> str:
+        return self.service.info(self.game_id).commitment
+
+    def submit(self, side: str, text: str, private: bool = False) -> tuple[list[str], str | None]:
+        """Submit lines for ``side``; returns the lines to print and an error, if any.
+
+        Hot-seat: everyone shares the screen, so a normal order shows what the acting side
+        may see, and a private one only what everybody may see.
+        """
+        result: SubmitResult = self.service.submit(self.game_id, LOCAL,
+                                                   text.replace(";", "\n"), side=side)
+        message = result.messages.get(PUBLIC if private else side)
+        shown = list(message.lines) if message is not None else []
+        if private and result.applied:
+            shown.append(f"{len(result.applied)} private order(s) accepted")
+        if result.seqs:
+            self.last_events = self._events_of(result.seqs)
         error = None
-        if batch.error is not None:
-            error = f"line {batch.stopped_at}: {batch.error}"
+        if result.error is not None:
+            where = f"line {result.stopped_at}: " if result.stopped_at else ""
+            error = where + result.error
         return shown, error
 
-    def verify_dice(self) -> bool:
-        return verify(self.commitment, self.server_seed, "local", self.dice.rolls).ok
+    def _events_of(self, seqs: list[int]) -> list[Event]:
+        """The stored events of the given actions (the map filters them by viewer)."""
+        events: list[Event] = []
+        for seq in seqs:
+            row = self.service.store.action(self.game_id, seq)
+            if row is not None:
+                events += [Event.model_validate(e) for e in json.loads(row["events"])]
+        return events
+
+    def verify_dice(self) -> tuple[str, bool]:
+        """The revealed seed and whether every roll so far verifies against it."""
+        seed = self.service.reveal_seed(self.game_id, LOCAL)
+        report = verify(export_lines(self.service.store, self.game_id), seed)
+        return seed, report.ok
+
+
+def _print_lines(console: Console, lines: list[str]) -> None:
+    for text in lines:
+        console.print(f"  {text}", markup=False, highlight=False)
 
 
 def run_console(
-    game: Game[Any],
-    scenario: str | None,
+    service: GameService,
+    local: LocalGame,
     read: Callable[[str], str],
     console: Console,
-    seed: bytes | None = None,
+    read_private: Callable[[str], str] | None = None,
 ) -> LocalGame:
     """Prompt the side to act (or owing a decision) until the game ends or input ends."""
-    local = LocalGame(game, scenario, seed)
-    name = scenario or next(iter(game.scenarios()))
-    console.print(f"[bold]{game.title}[/bold] — scenario {name}")
+    game = local.rules
+    info = service.info(local.game_id)
+    console.print(f"[bold]{game.title}[/bold] — game {local.game_id}, scenario "
+                  f"{info.scenario or next(iter(game.scenarios()))}")
     console.print(f"Dice commitment: {local.commitment}  (type 'help' for commands)")
     console.print(game.board_text(game.view(local.state, PUBLIC)), markup=False, highlight=False)
+    private_read = read_private or read
     while True:
-        side = game.acting_side(local.state)
+        state = local.state
+        side = game.acting_side(state)
         if side is None:
-            console.print(f"[bold]Game over:[/bold] {local.state.result}")
+            console.print(f"[bold]Game over:[/bold] {escape(str(state.result))}")
             break
-        pending = local.state.pending
+        pending = state.pending
         if pending is not None and pending.side == side:
-            console.print(f"[yellow]{side} decides ({pending.rule}):[/yellow] {pending.prompt}")
+            console.print(f"[yellow]{side} decides ({pending.rule}):[/yellow] "
+                          f"{escape(pending.prompt)}")
             for option in pending.options:
                 console.print(f"   {option.order}   {option.label}", markup=False)
         try:
@@ -83,51 +141,78 @@ def run_console(
             break
         if not line:
             continue
-        command = line.split()[0].lower()
+        words = line.split()
+        command = words[0].lower()
         if command == "quit":
             break
         if command == "help":
             console.print(HELP, markup=False)
         elif command == "board":
-            viewer = line.split()[1] if len(line.split()) > 1 else side
+            viewer = words[1] if len(words) > 1 else side
             try:
-                board = game.board_text(game.view(local.state, viewer))
+                board = game.board_text(game.view(state, viewer))
             except ValueError as error:
-                console.print(f"[red]{error}[/red]")
+                console.print(f"[red]{escape(str(error))}[/red]")
                 continue
             console.print(board, markup=False, highlight=False)
         elif command == "map":
-            parts = line.split()
-            viewer = parts[1] if len(parts) > 1 else side
-            path = parts[2] if len(parts) > 2 else f"{game.name}-{viewer}.png"
+            viewer = words[1] if len(words) > 1 else side
+            path = Path(words[2] if len(words) > 2 else f"{game.name}-{viewer}.png")
             try:
                 import render
 
-                view = game.view(local.state, viewer)
+                view = game.view(state, viewer)
                 data = render.render(view, render.load_pack(game.name, game.pack),
                                      events=local.last_events)
-                with open(path, "wb") as handle:
-                    handle.write(data)
+                path.write_bytes(data)
             except (ValueError, OSError) as error:
                 console.print(f"[red]{escape(str(error))}[/red]")
                 continue
             console.print(f"map written to {path}", markup=False, highlight=False)
         elif command == "legal":
-            console.print(", ".join(game.legal_orders(local.state, side)) or "none", markup=False)
+            console.print(", ".join(game.legal_orders(state, side)) or "none", markup=False)
         elif command == "policies":
             for policy in game.standing_policies():
                 console.print(f"standing {policy.kind} {policy.policy}: {policy.description}",
                               markup=False)
+        elif command == "log":
+            count = int(words[1]) if len(words) > 1 and words[1].isdigit() else 10
+            for entry in service.log(local.game_id, LOCAL, count, audience=PUBLIC):
+                text = entry.text if entry.text is not None else "(private)"
+                console.print(f"  {entry.seq:>4} {entry.side or '':<8} {text}", markup=False,
+                              highlight=False)
         elif command == "dice":
-            console.print(f"commitment {local.commitment}; {len(local.dice.rolls)} rolls so far")
+            console.print(f"commitment {local.commitment}")
+        elif command == "secret":
+            console.print(f"{side}: type private orders (not shown); an empty line ends.")
+            lines: list[str] = []
+            while True:
+                try:
+                    typed = private_read("  secret> ").strip()
+                except (EOFError, KeyboardInterrupt):
+                    break
+                if not typed:
+                    break
+                lines.append(typed)
+            if lines:
+                shown, problem = local.submit(side, "\n".join(lines), private=True)
+                _print_lines(console, shown)
+                if problem is not None:
+                    console.print(f"[red]{escape(problem)}[/red]", highlight=False)
         else:
+            if game.is_secret_text(line):
+                console.print("[yellow]that order is secret: use 'secret' to type it without "
+                              "showing it on the screen[/yellow]")
             shown, problem = local.submit(side, line)
-            for text in shown:
-                console.print(f"  {text}", markup=False, highlight=False)
+            _print_lines(console, shown)
             if problem is not None:
                 console.print(f"[red]{escape(problem)}[/red]", highlight=False)
-    console.print(f"Dice seed (check the commitment): {local.server_seed.hex()}")
-    console.print("Dice verified: " + ("yes" if local.verify_dice() else "NO"))
+    finished = local.state.result is not None
+    if finished:
+        seed, ok = local.verify_dice()
+        console.print(f"Dice seed (check the commitment): {seed}")
+        console.print("Dice verified: " + ("yes" if ok else "NO"))
+    else:
+        console.print(f"Game {local.game_id} is saved: resume with "
+                      f"'umpire play {info.game} --resume {local.game_id}'", markup=False)
     return local
-
-

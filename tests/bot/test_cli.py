@@ -2,30 +2,70 @@
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
+from rich.console import Console
 from typer.testing import CliRunner
 
 from bot.cli import app
+from bot.console import LocalGame, run_console
+from bot.service import GameService
+from bot.store import Store
 
 runner = CliRunner()
 DUEL = "tests.kernel.duel:DuelGame"
 
 
-def test_play_runs_a_hot_seat_game_to_the_end() -> None:
-    script = "\n".join([
+def test_play_runs_a_hot_seat_game_to_the_end(tmp_path: Path) -> None:
+    script = [
         "trap 1", "move r1 2", "move b2 3", "attack r1 3", "decide lose",
         "move b1 4", "move r1 3", "pass", "attack r1 4", "decide lose",
-    ]) + "\n"
-    # With this seed both attacks hit; the seed is shown at the end for verification.
-    result = runner.invoke(app, ["play", DUEL, "--seed", "00000000"], input=script)
-    assert result.exit_code == 0, result.output
-    assert "Dice commitment:" in result.output
-    assert "Game over: red wins" in result.output
-    assert "Dice seed (check the commitment): 00000000" in result.output
-    assert "Dice verified: yes" in result.output
+    ]
+    # With this server seed and game id both attacks hit.
+    service = GameService(Store(tmp_path / "umpire.db"), seed_source=lambda _n: bytes([1]) * 32)
+    local = LocalGame.new(service, DUEL, None, game_id="console-test")
+    console = Console(file=io.StringIO(), width=200)
+    inputs = iter(script)
+    run_console(service, local, lambda _prompt: next(inputs), console)
+    output = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "Game over: red wins" in output
+    assert f"Dice seed (check the commitment): {(bytes([1]) * 32).hex()}" in output
+    assert "Dice verified: yes" in output
 
 
-def test_play_reports_illegal_orders_with_their_rule() -> None:
-    result = runner.invoke(app, ["play", DUEL], input="trap 3\nmove r1 5\nquit\n")
+def test_play_stores_the_game_and_resumes_it(tmp_path: Path) -> None:
+    db = str(tmp_path / "umpire.db")
+    first = runner.invoke(app, ["play", DUEL, "--db", db], input="trap 3\nmove r1 2\nquit\n")
+    assert first.exit_code == 0, first.output
+    assert "Dice commitment:" in first.output
+    game_id = Store(db).db.execute("SELECT id FROM games").fetchone()[0]
+    assert f"--resume {game_id}" in first.output.replace("\n", " ")
+    second = runner.invoke(app, ["play", DUEL, "--db", db, "--resume", game_id],
+                           input="log\nmove b1 4\nquit\n")
+    assert second.exit_code == 0, second.output
+    assert "move r1 2" in second.output          # the log shows the stored order
+    assert "trap 3" not in second.output         # but not red's secret
+    assert "b1 moves to Bridge" in second.output
+
+
+def test_secret_orders_are_typed_privately(tmp_path: Path) -> None:
+    service = GameService(Store(tmp_path / "umpire.db"))
+    local = LocalGame.new(service, DUEL, None)
+    console = Console(file=io.StringIO(), width=200)
+    public = iter(["secret", "quit"])
+    private = iter(["trap bridge", ""])
+    run_console(service, local, lambda _p: next(public), console,
+                read_private=lambda _p: next(private))
+    output = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "1 private order(s) accepted" in output and "red has placed a trap" in output
+    assert "Bridge" not in output.split("private orders")[1]
+    assert local.state.trap == "4"  # type: ignore[attr-defined]
+
+
+def test_play_reports_illegal_orders_with_their_rule(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["play", DUEL, "--db", str(tmp_path / "u.db")],
+                           input="trap 3\nmove r1 5\nquit\n")
     assert result.exit_code == 0
     assert "D2" in result.output and "not adjacent" in result.output
 
