@@ -108,6 +108,31 @@ def _print_lines(console: Console, lines: list[str]) -> None:
         console.print(f"  {text}", markup=False, highlight=False)
 
 
+def _private_round(local: LocalGame, side: str, read: Callable[[str], str],
+                   console: Console) -> bool:
+    """Read private lines until an empty one and submit them; False when the player quits."""
+    lines: list[str] = []
+    ended = False
+    while True:
+        try:
+            typed = read("  secret> ").strip()
+        except (EOFError, KeyboardInterrupt):
+            ended = True
+            break
+        if typed.lower() == "quit":
+            ended = True
+            break
+        if not typed:
+            break
+        lines.append(typed)
+    if lines:
+        shown, problem = local.submit(side, "\n".join(lines), private=True)
+        _print_lines(console, shown)
+        if problem is not None:
+            console.print(f"[red]{escape(problem)}[/red]", highlight=False)
+    return not ended
+
+
 def run_console(
     service: GameService,
     local: LocalGame,
@@ -135,6 +160,12 @@ def run_console(
                           f"{escape(pending.prompt)}")
             for option in pending.options:
                 console.print(f"   {option.order}   {option.label}", markup=False)
+        if game.private_input(state) == side:
+            console.print(f"{side} is placing secrets: the other player looks away. Type "
+                          "private orders (not shown); an empty line ends.")
+            if not _private_round(local, side, private_read, console):
+                break
+            continue
         try:
             line = read(f"\\[{side}] > ").strip()
         except (EOFError, KeyboardInterrupt):
@@ -185,20 +216,7 @@ def run_console(
             console.print(f"commitment {local.commitment}")
         elif command == "secret":
             console.print(f"{side}: type private orders (not shown); an empty line ends.")
-            lines: list[str] = []
-            while True:
-                try:
-                    typed = private_read("  secret> ").strip()
-                except (EOFError, KeyboardInterrupt):
-                    break
-                if not typed:
-                    break
-                lines.append(typed)
-            if lines:
-                shown, problem = local.submit(side, "\n".join(lines), private=True)
-                _print_lines(console, shown)
-                if problem is not None:
-                    console.print(f"[red]{escape(problem)}[/red]", highlight=False)
+            _private_round(local, side, private_read, console)
         else:
             if game.is_secret_text(line):
                 console.print("[yellow]that order is secret: use 'secret' to type it without "

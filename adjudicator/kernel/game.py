@@ -180,6 +180,14 @@ class Game(ABC, Generic[S]):
         except RuleError:
             return False
 
+    def private_input(self, state: S) -> str | None:
+        """The side now entering secrets (hidden set-up, mines), if any.
+
+        While it returns a side, frontends take that side's lines privately (a DM, a
+        console prompt without echo) and show its events only to it.
+        """
+        return None
+
     def acting_side(self, state: S) -> str | None:
         """Who must act now: the side owing a decision, else the side to move."""
         if state.result is not None:

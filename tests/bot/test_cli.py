@@ -86,3 +86,18 @@ def test_unfinished_commands_exit_non_zero() -> None:
         result = runner.invoke(app, [command])
         assert result.exit_code != 0
         assert "not available yet" in result.output
+
+
+def test_hidden_setup_is_read_at_the_private_prompt_20_0(tmp_path: Path) -> None:
+    """Stalin's Tanks 20.0: hidden placement is typed privately and never printed."""
+    service = GameService(Store(tmp_path / "umpire.db"))
+    local = LocalGame.new(service, "tanks", "pakfront")
+    console = Console(file=io.StringIO(), width=200)
+    private = iter(["hide pak75-1 0105", "quit"])
+    run_console(service, local, lambda _p: "quit", console, read_private=lambda _p: next(private))
+    output = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "german is placing secrets" in output
+    assert "0105" not in output
+    board = local.rules.view(local.state, "german").model_dump_json()
+    assert "0105" in board
+    assert "0105" not in local.rules.view(local.state, "soviet").model_dump_json()
