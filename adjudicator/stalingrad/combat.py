@@ -21,7 +21,7 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.board import GERMAN, RUSSIAN, date_index, other
 from adjudicator.stalingrad.context import MAX_STACK, Ctx
 from adjudicator.stalingrad.movement import base_mf, pay_origin_wait, rubble_drm, start_units
-from adjudicator.stalingrad.orders import Attack, Casualties, Notation
+from adjudicator.stalingrad.orders import Attack, Casualties, Notation, Overflow
 from adjudicator.stalingrad.state import DEAD, EAST, Battle
 
 SEPT_27 = date_index(9, 27)
@@ -681,8 +681,8 @@ def answer_casualties(ctx: Ctx, order: Casualties, dice: Dice) -> None:
             data={"area": area, "units": movers, "choices": choices},
         )
         return
-    do_retreat(ctx, side, movers, area, dest, dice)
-    finish_battle(ctx)
+    if do_retreat(ctx, side, movers, area, dest, dice):
+        finish_battle(ctx)
 
 
 def answer_retreat(ctx: Ctx, area_text: str, dice: Dice) -> None:
@@ -694,8 +694,35 @@ def answer_retreat(ctx: Ctx, area_text: str, dice: Dice) -> None:
         raise RuleError("8.3551", f"{ctx.name(dest)} is not a legal retreat",
                         pending.option_orders())
     side = other(battle.side)
-    do_retreat(ctx, side, list(pending.data["units"]), battle.area, dest, dice)
-    finish_battle(ctx)
+    src = str(pending.data.get("from", battle.area))
+    visited = {str(v) for v in pending.data.get("visited", [])}
+    ctx.state.pending = None
+    if do_retreat(ctx, side, list(pending.data["units"]), src, dest, dice, visited):
+        finish_battle(ctx)
+
+
+def answer_overflow(ctx: Ctx, units: tuple[str, ...], dice: Dice) -> None:
+    """8.3553: the owner names the units that continue the retreat; the rest stay."""
+    battle = ctx.state.battle
+    pending = ctx.state.pending
+    assert battle is not None and pending is not None
+    side = other(battle.side)
+    group = [str(u) for u in pending.data["units"]]
+    going = ctx.own(side, units, "8.3553")
+    need = len(group) - int(pending.data["stay"])
+    strays = [u for u in going if u not in group]
+    if strays or len(set(going)) != need:
+        raise RuleError("8.3553", f"name exactly {need} of {', '.join(group)} to continue the "
+                        f"retreat (the maximum number must stay)", pending.option_orders())
+    area = str(pending.data["area"])
+    staying = [u for u in group if u not in going]
+    ctx.state.pending = None
+    ctx.event("retreat", f"{', '.join(staying)} stay(s) in {ctx.name(area)}; "
+              f"{', '.join(sorted(going))} continue(s) the retreat", "8.3553", units=staying,
+              area=area, going=sorted(going))
+    visited = {str(v) for v in pending.data["visited"]}
+    if continue_retreat(ctx, side, sorted(going), area, dice, visited):
+        finish_battle(ctx)
 
 
 # ---- retreats ------------------------------------------------------------------------------------
@@ -729,8 +756,14 @@ def retreat_options(ctx: Ctx, side: str, src: str, visited: set[str]) -> tuple[l
 
 
 def do_retreat(ctx: Ctx, side: str, movers: list[str], src: str, dest: str, dice: Dice,
-               visited: set[str] | None = None) -> None:
-    """Move a retreating Group (8.3553 unison) and roll its dangers (14.5, 8.3552)."""
+               visited: set[str] | None = None) -> bool:
+    """Move a retreating Group (8.3553 unison) and roll its dangers (14.5, 8.3552).
+
+    Returns False when a decision was left pending (which units continue out of a full
+    Area, 8.3553; where a continued retreat goes, 8.3551), True when the retreat is over.
+    """
+    from adjudicator.stalingrad.sequence import offer_reroll
+
     visited = set(visited or ()) | {src}
     survivors: list[str] = []
     enemies = len(ctx.combat(dest, other(side)))
@@ -742,35 +775,89 @@ def do_retreat(ctx: Ctx, side: str, movers: list[str], src: str, dest: str, dice
             drm = rubble_drm(ctx, side, dest)
             roll = dice.roll(f"Rubble Entrance DR ({uid} retreating into {dest})")
             need = 7 if level == 1 else 9
-            if roll.total + drm < need:
+            failed = roll.total + drm < need
+            offer_reroll(ctx, dice, roll, loser=side if failed else other(side))
+            if failed:
                 ctx.eliminate(uid, "14.5", f"failed Rubble Entrance DR {roll.total}+{drm}")
                 continue
         if enemies:
             friendly = ctx.controller(dest) == side
             roll = dice.roll(f"Contested retreat {'DR' if friendly else 'dr'} ({uid} into {dest})",
                              count=2 if friendly else 1)
-            if roll.total <= enemies:
+            lost = roll.total <= enemies
+            offer_reroll(ctx, dice, roll, loser=side if lost else other(side))
+            if lost:
                 ctx.eliminate(uid, "8.3552", f"Contested retreat roll {roll.total} <= {enemies}")
                 continue
         survivors.append(uid)
     room = len(survivors) if ctx.zone(dest) else max(0, MAX_STACK - len(ctx.combat(dest, side)))
-    staying, going = survivors[:room], survivors[room:]
-    for uid in staying:
+    # 7.1: the limit may be exceeded while a retreat passes through an Area.
+    for uid in survivors:
         ctx.place(uid, dest)
-    if staying:
-        ctx.event("retreat", f"{', '.join(staying)} retreat(s) from {ctx.name(src)} to "
-                  f"{ctx.name(dest)}", "8.355", units=staying, area=dest, **{"from": src})
     ctx.update_control(src)
     ctx.update_control(dest)
-    if going:
+    if not survivors:
+        return True
+    if len(survivors) <= room:
+        ctx.event("retreat", f"{', '.join(survivors)} retreat(s) from {ctx.name(src)} to "
+                  f"{ctx.name(dest)}", "8.355", units=survivors, area=dest, **{"from": src})
+        return True
+    visited.add(dest)
+    if room == 0:
+        ctx.event("retreat", f"{', '.join(survivors)} retreat(s) through {ctx.name(dest)}, "
+                  "already holding ten", "8.355", units=[], area=dest, going=survivors,
+                  **{"from": src})
+        return continue_retreat(ctx, side, survivors, dest, dice, visited)
+    ask_overflow(ctx, side, survivors, dest, room, visited)
+    return False
+
+
+def overflow_choices(ctx: Ctx, units: Sequence[str], stay: int) -> tuple[list[str], list[str]]:
+    """(strongest stay, weakest stay): the units that continue under each standing policy."""
+    ranked = sorted(units, key=lambda u: (-defense_factor(ctx, u, False), u))
+    going = len(units) - stay
+    return sorted(ranked[stay:]), sorted(ranked[:going])
+
+
+def ask_overflow(ctx: Ctx, side: str, units: list[str], area: str, stay: int,
+                 visited: set[str]) -> None:
+    """8.3553: the maximum number stay; the owner chooses which continue."""
+    strongest, weakest = overflow_choices(ctx, units, stay)
+    options = [Option(order=FMT(Overflow(units=tuple(strongest))),
+                      label="the strongest stay (the default)")]
+    if weakest != strongest:
+        options.append(Option(order=FMT(Overflow(units=tuple(weakest))),
+                              label="the weakest stay"))
+    ctx.state.pending = PendingDecision(
+        kind="overflow", side=side, rule="8.3553",
+        prompt=f"{ctx.name(area)} has room for {stay} of the {len(units)} retreating units "
+               f"({', '.join(units)}): name the {len(units) - stay} that continue the retreat",
+        options=tuple(options), default=options[0].order,
+        data={"area": area, "units": units, "stay": stay, "visited": sorted(visited)},
+    )
+
+
+def continue_retreat(ctx: Ctx, side: str, going: list[str], here: str, dice: Dice,
+                     visited: set[str]) -> bool:
+    """8.355: units that may not stop in a full Area retreat on, never re-entering an Area
+    of this retreat, by the same priorities (8.3551) — the owner's choice on ties."""
+    choices, why = retreat_options(ctx, side, here, visited)
+    if not choices:
         for uid in going:
-            ctx.place(uid, dest)
-        choices, _ = retreat_options(ctx, side, dest, visited | {dest})
-        if not choices:
-            for uid in going:
-                ctx.eliminate(uid, "8.355", "no Area open to continue the retreat")
-            return
-        do_retreat(ctx, side, going, dest, choices[0], dice, visited | {dest})
+            ctx.eliminate(uid, "8.355", "no Area open to continue the retreat")
+        return True
+    if len(choices) == 1:
+        return do_retreat(ctx, side, going, here, choices[0], dice, visited)
+    ctx.state.pending = PendingDecision(
+        kind="retreat", side=side, rule="8.3551",
+        prompt=f"{', '.join(going)} continue the retreat from {ctx.name(here)} ({why}): "
+               "the priorities leave a choice",
+        options=tuple(Option(order=f"decide retreat {c}", label=ctx.name(c)) for c in choices),
+        default=f"decide retreat {choices[0]}",
+        data={"area": here, "from": here, "units": going, "choices": choices,
+              "visited": sorted(visited)},
+    )
+    return False
 
 
 def drop_dead(ctx: Ctx, units: Sequence[str]) -> list[str]:

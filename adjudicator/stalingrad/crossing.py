@@ -10,11 +10,17 @@ from __future__ import annotations
 from adjudicator.kernel.decisions import Option, PendingDecision
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
-from adjudicator.stalingrad.board import GERMAN, RUSSIAN, date_index
+from adjudicator.stalingrad.board import GERMAN, RUSSIAN, date_index, other
 from adjudicator.stalingrad.context import Ctx
-from adjudicator.stalingrad.movement import base_mf, entry_cost, rubble_entry, start_units
+from adjudicator.stalingrad.movement import (
+    base_mf,
+    entry_cost,
+    offer_reroll,
+    rubble_entry,
+    start_units,
+)
 from adjudicator.stalingrad.orders import Cross, Recross
-from adjudicator.stalingrad.state import EAST, OFFBOARD, POOL
+from adjudicator.stalingrad.state import EAST, OFFBOARD, OUT, POOL
 
 GERMAN_ENTRY = ("C", "D", "E", "F")  # 6.2, 18.2
 BREAKTHROUGH = ("A", "B", "G", "H")  # 18.6
@@ -27,15 +33,38 @@ MAX_FERRY = 3  # 18.3, 18.6, 18.7
 # ---- the Reinforcement Phase ---------------------------------------------------------------
 
 
-def reinforcement_phase(ctx: Ctx) -> None:
+def german_entry_zones(ctx: Ctx) -> tuple[str, ...]:
+    """6.2/18.2: Zones C-F (a scenario may name others: the Sawmill's Zone B)."""
+    zones = ctx.state.options.get("entry_zones")
+    return tuple(str(z) for z in zones) if isinstance(zones, list) else GERMAN_ENTRY
+
+
+def reinforcement_phase(ctx: Ctx, dice: Dice | None = None) -> None:
     """6.2/18.1: this date's reinforcements become available. Russians wait on the east
-    bank; the German places his in friendly-controlled Zones C-F, or delays them."""
+    bank; the German places his in friendly-controlled Zones C-F (split as he likes), or
+    delays them. A scenario may make each arrival roll first (the Sawmill's rule 6)."""
     state = ctx.state
     arriving: dict[str, list[str]] = {GERMAN: [], RUSSIAN: []}
     for uid, unit in state.units.items():
         arrival = ctx.d(uid).arrival
         if unit.loc == POOL and arrival is not None and arrival <= state.date:
             arriving[ctx.side_of(uid)].append(uid)
+    limit = state.options.get("reinforcement_max_dr")
+    if isinstance(limit, int) and dice is not None:
+        for side in (GERMAN, RUSSIAN):
+            kept = []
+            for uid in sorted(arriving[side]):
+                roll = dice.roll(f"reinforcement dr ({uid})", count=1)
+                ok = roll.total <= limit
+                offer_reroll(ctx, dice, roll, loser=other(side) if ok else side)
+                ctx.event("reinforcement-dr", f"{uid} reinforcement dr {roll.total}: "
+                          + ("arrives" if ok else "is sent to another sector"),
+                          "Sawmill 6", unit=uid, dr=roll.total, arrives=ok)
+                if ok:
+                    kept.append(uid)
+                else:
+                    ctx.place(uid, OUT)
+            arriving[side] = kept
     for uid in sorted(arriving[RUSSIAN]):
         ctx.place(uid, EAST)
     if arriving[RUSSIAN]:
@@ -46,39 +75,74 @@ def reinforcement_phase(ctx: Ctx) -> None:
         return
     for uid in german:
         ctx.place(uid, OFFBOARD)
-    zones = [z for z in GERMAN_ENTRY if z in ctx.board.areas and ctx.controller(z) == GERMAN]
+    zones = [z for z in german_entry_zones(ctx)
+             if z in ctx.board.areas and ctx.controller(z) == GERMAN]
     if not zones:
-        ctx.event("reinforcements", "German reinforcements wait off the board: Zones C-F are "
-                  "all Russian-controlled", "6.2", side=GERMAN, units=german)
+        ctx.event("reinforcements", "German reinforcements wait off the board: every entry "
+                  "Zone is Russian-controlled", "6.2", side=GERMAN, units=german)
         return
-    state.pending = PendingDecision(
+    ask_reinforcements(ctx, german, zones, [])
+
+
+def ask_reinforcements(ctx: Ctx, units: list[str], zones: list[str], used: list[str]) -> None:
+    """The German's Reinforcement Phase decision (6.2, 18.2): all the units still to place
+    in one Zone, some of them (``decide reinforcements UNITS in ZONE``, then the rest are
+    asked again), or delay."""
+    ctx.state.pending = PendingDecision(
         kind="reinforcements", side=GERMAN, rule="6.2",
-        prompt=f"place {len(german)} German reinforcement(s) in a friendly Zone, or delay them",
-        options=(*(Option(order=f"decide reinforcements {z}", label=f"Zone {z}") for z in zones),
+        prompt=f"place {len(units)} German reinforcement(s) ({', '.join(units)}) in friendly "
+               f"Zone(s) {', '.join(zones)} — all in one, or 'decide reinforcements UNITS in "
+               "ZONE' to split them — or delay them",
+        options=(*(Option(order=f"decide reinforcements {z}", label=f"all in Zone {z}")
+                   for z in zones),
                  Option(order="decide reinforcements delay", label="keep them off the board")),
         default=f"decide reinforcements {zones[0]}",
-        data={"units": german, "zones": zones},
+        data={"units": units, "zones": zones, "used": used},
     )
 
 
-def answer_reinforce(ctx: Ctx, zone: str | None) -> None:
+def answer_reinforce(ctx: Ctx, zone: str | None, chosen: tuple[str, ...] = ()) -> None:
     pending = ctx.state.pending
     assert pending is not None
     units = list(pending.data["units"])
-    ctx.state.pending = None
-    if zone is None:
-        ctx.event("reinforcements", f"the German delays {len(units)} reinforcement(s)", "6.2",
-                  side=GERMAN, units=units)
-        return
-    key = ctx.area_key(zone)
-    if key not in pending.data["zones"]:
-        ctx.state.pending = pending
+    zones = list(pending.data["zones"])
+    used = list(pending.data.get("used", []))
+    picked = ctx.own(GERMAN, chosen, "18.2") if chosen else units
+    strays = [u for u in picked if u not in units]
+    if strays:
+        raise RuleError("18.2", f"{', '.join(strays)} not among the reinforcements to place",
+                        pending.option_orders())
+    key = None if zone is None else ctx.area_key(zone)
+    if key is not None and key not in zones:
         raise RuleError("18.2", "German reinforcements are placed in a friendly-controlled Zone"
-                        " C, D, E or F", pending.option_orders())
-    for uid in units:
-        ctx.place(uid, key)
-    ctx.event("reinforcements", f"{len(units)} German reinforcement(s) placed in Zone {key}",
-              "18.2", side=GERMAN, units=units, area=key)
+                        f" ({', '.join(zones)})", pending.option_orders())
+    ctx.state.pending = None
+    if key is None:
+        ctx.event("reinforcements", f"the German delays {len(picked)} reinforcement(s)", "6.2",
+                  side=GERMAN, units=picked)
+    else:
+        for uid in picked:
+            ctx.place(uid, key)
+        ctx.event("reinforcements", f"{len(picked)} German reinforcement(s) placed in Zone "
+                  f"{key}", "18.2", side=GERMAN, units=picked, area=key)
+        used = [*used, key] if key not in used else used
+    rest = [u for u in units if u not in picked]
+    if rest:
+        ask_reinforcements(ctx, rest, zones, used)
+
+
+def spread_answer(data: dict[str, object]) -> str:
+    """Standing policy ``spread``: the units still to place, shared out over the friendly
+    Zones not yet used this phase, in Zone order."""
+    units = [str(u) for u in data["units"]]  # type: ignore[attr-defined]
+    zones = [str(z) for z in data["zones"]]  # type: ignore[attr-defined]
+    used = [str(z) for z in data.get("used", [])]  # type: ignore[attr-defined]
+    free = [z for z in zones if z not in used] or zones[-1:]
+    share = -(-len(units) // len(free))
+    chunk = units[:share]
+    if len(chunk) == len(units):
+        return f"decide reinforcements {free[0]}"
+    return f"decide reinforcements {' '.join(chunk)} in {free[0]}"
 
 
 # ---- Interdiction (18.4) ------------------------------------------------------------------------
@@ -197,6 +261,7 @@ def do_cross(ctx: Ctx, side: str, order: Cross, dice: Dice) -> None:
         roll = dice.roll(f"Crossing DR ({uid} to {dest})")
         total = roll.total + ip
         outcome, duration = crossing_result(total)
+        offer_reroll(ctx, dice, roll, loser=GERMAN if outcome == "landed" else RUSSIAN)
         ctx.event("crossing", f"{uid} Crossing DR {roll.total}+{ip} = {total}: {outcome}"
                   + (f" (Duration {duration})" if duration else ""), "18.5", unit=uid,
                   dr=roll.total, total=total, outcome=outcome, duration=duration)
@@ -271,6 +336,7 @@ def do_recross(ctx: Ctx, side: str, order: Recross, dice: Dice) -> None:
         roll = dice.roll(f"Recrossing DR ({uid} from {src})")
         total = roll.total + ip
         outcome, duration = crossing_result(total)
+        offer_reroll(ctx, dice, roll, loser=GERMAN if outcome == "landed" else RUSSIAN)
         ctx.event("recross", f"{uid} Recrossing DR {roll.total}+{ip} = {total}: {outcome}",
                   "18.7", unit=uid, dr=roll.total, total=total, outcome=outcome)
         if outcome == "eliminated":

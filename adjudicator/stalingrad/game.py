@@ -40,6 +40,7 @@ from adjudicator.stalingrad.orders import (
     Infiltrate,
     Move,
     Notation,
+    Overflow,
     Pass,
     Recross,
     Regroup,
@@ -47,11 +48,17 @@ from adjudicator.stalingrad.orders import (
     RetreatTo,
     RollRubble,
     Setup,
+    SetupAuto,
     SetupDone,
     Tie,
 )
 from adjudicator.stalingrad.state import StalingradState, UnitState
 from adjudicator.stalingrad.views import StalingradView, board_text, build_view
+
+#: Orders whose procedure may roll a DR/dr other than an attack's (9.4): Rubble Entrance,
+#: retreats, Infiltration, Fortification, crossings, the initial Rubble.
+ROLLING_ORDERS = (Move, Regroup, Infiltrate, Fortify, Cross, Recross, Casualties, RetreatTo,
+                  Overflow, RollRubble)
 
 
 class PackUnavailable(ValueError):
@@ -105,14 +112,17 @@ class StalingradGame(Game[StalingradState]):
     # ---- setup ---------------------------------------------------------------------------
 
     def scenarios(self) -> dict[str, str]:
+        """Scenario names; the first is the default (``umpire play stalingrad``)."""
         return {
-            "basic": "the Basic Game: colour-coded free setup, the Russian first (5.4-5.6)",
-            "historical": "the Basic Game with the historical setup (21.2)",
+            "historical": "the Basic Game, every unit at its historical Area (21.2): "
+                          "roll the initial Rubble and play",
+            "basic": "the Basic Game with the colour-coded free setup, the Russian first "
+                     "(5.4-5.6); 'setup auto' completes it from the historical Areas",
         }
 
     def setup(self, scenario: str | None = None,
               options: Mapping[str, Any] | None = None) -> StalingradState:
-        name = scenario or "basic"
+        name = scenario or next(iter(self.scenarios()))
         if name not in self.scenarios():
             raise ValueError(f"unknown scenario {name!r}; choose from {list(self.scenarios())}")
         return setup.initial_state(self.pack_board, name, options or {})
@@ -162,24 +172,90 @@ class StalingradGame(Game[StalingradState]):
 
     def resolve(self, state: StalingradState, side: str, order: Order,
                 dice: Dice) -> list[Event]:
+        pending = state.pending
+        if pending is not None and pending.kind == "advantage" \
+                and pending.data.get("context") == "roll":
+            return self._answer_reroll(state, side, order, dice)
+        return self._run(state, side, order, dice)
+
+    def _may_pause(self, state: StalingradState, order: Order) -> bool:
+        """Could this order roll a DR/dr the Advantage may change (9.4)? Only then is the
+        state kept aside to be put back while the holder decides."""
+        if isinstance(order, ROLLING_ORDERS):
+            return True
+        # A Dawn inside the order may roll the Sawmill's reinforcement drs.
+        return "reinforcement_max_dr" in state.options
+
+    def _run(self, state: StalingradState, side: str, order: Order, dice: Dice,
+             replay: list[tuple[int, ...]] | None = None, offer_from: int = 0,
+             reroll_at: int | None = None) -> list[Event]:
+        snapshot = state.copy_for_apply() if self._may_pause(state, order) else None
+        run = sequence.RerollDice(dice, replay, offer_from, reroll_at,
+                                  enabled=snapshot is not None)
         ctx = Ctx(self.board_for(state), state)
+        try:
+            self._dispatch(ctx, side, order, run)
+        except sequence.RollPause as pause:
+            assert snapshot is not None
+            for name in StalingradState.model_fields:
+                setattr(state, name, getattr(snapshot, name))
+            state.pending = sequence.reroll_decision(pause, self.format(order), side,
+                                                     run.values, snapshot.pending)
+            return [Event(kind="advantage-offer", rule="9.4",
+                          text=f"{pause.roll.label}: {pause.roll.total} — {pause.holder} may "
+                               "use the Advantage to reroll it",
+                          data={"label": pause.roll.label, "total": pause.roll.total,
+                                "holder": pause.holder, "loser": pause.loser})]
+        return ctx.events
+
+    def _answer_reroll(self, state: StalingradState, side: str, order: Order,
+                       dice: Dice) -> list[Event]:
+        """The holder's answer to a 9.4 offer: re-run the interrupted order with the rolls
+        before it replayed, keeping the roll or drawing it anew."""
+        pending = state.pending
+        assert pending is not None
+        if not isinstance(order, Advantage) or order.action == "prolong":
+            raise RuleError("9.4", f"answer the pending decision first: {pending.prompt}",
+                            pending.option_orders())
+        data = pending.data
+        resume = data.get("resume")
+        state.pending = PendingDecision.model_validate(resume) if resume else None
+        values = [tuple(int(x) for x in v) for v in data["values"]]
+        index = int(data["index"])
+        original = self.parse(str(data["order"]))
+        by = str(data["by"])
+        ctx = Ctx(self.board_for(state), state)
+        if order.action == "reroll":
+            sequence.use_advantage(ctx, side, f"reroll the {data['label']} (9.4)")
+            return [*ctx.events, *self._run(state, by, original, dice, values[:index], index,
+                                            index)]
+        ctx.event("advantage-declined", f"{side} keeps the {data['label']}: {data['total']}",
+                  "9.4", label=data["label"])
+        return [*ctx.events, *self._run(state, by, original, dice, values[:index + 1],
+                                        index + 1)]
+
+    def _dispatch(self, ctx: Ctx, side: str, order: Order, dice: Dice) -> None:
+        state = ctx.state
         if state.pending is not None:
             self._answer(ctx, side, order, dice)
-            return ctx.events
+            return
         if state.phase == "setup":
             if isinstance(order, Setup):
                 setup.do_setup(ctx, side, order)
             elif isinstance(order, SetupDone):
                 setup.do_setup_done(ctx, side)
+            elif isinstance(order, SetupAuto):
+                setup.do_setup_auto(ctx, side)
             else:
-                raise RuleError("5.4", "during setup: 'setup UNITS in AREA' or 'setup done'")
-            return ctx.events
+                raise RuleError("5.4", "during setup: 'setup UNITS in AREA', 'setup auto' or "
+                                "'setup done'", ["setup auto", "setup done"])
+            return
         if state.phase == "rubble":
             if not isinstance(order, RollRubble):
                 raise RuleError("5.7", "the German rolls for the initial Rubble first",
                                 ["rubble"])
             setup.do_rubble(ctx, dice)
-            return ctx.events
+            return
         match order:
             case Pass():
                 sequence.do_pass(ctx, side, dice)
@@ -207,7 +283,6 @@ class StalingradGame(Game[StalingradState]):
             case _:
                 raise RuleError("8.1", f"'{self.format(order)}' is not an impulse order",
                                 self.legal_orders(state, side)[:12])
-        return ctx.events
 
     def _answer(self, ctx: Ctx, side: str, order: Order, dice: Dice) -> None:
         pending = ctx.state.pending
@@ -222,7 +297,9 @@ class StalingradGame(Game[StalingradState]):
         elif kind == "retreat" and isinstance(order, RetreatTo):
             combat.answer_retreat(ctx, order.area, dice)
         elif kind == "reinforcements" and isinstance(order, Reinforce):
-            crossing.answer_reinforce(ctx, order.zone)
+            crossing.answer_reinforce(ctx, order.zone, order.units)
+        elif kind == "overflow" and isinstance(order, Overflow):
+            combat.answer_overflow(ctx, order.units, dice)
         else:
             raise RuleError(pending.rule or "decision",
                             f"answer the pending decision first: {pending.prompt}",
@@ -264,19 +341,30 @@ class StalingradGame(Game[StalingradState]):
                                        "first (the default)"),
             StandingPolicy(kind="retreat", policy="first",
                            description="the first Area the priorities allow (the default)"),
+            StandingPolicy(kind="overflow", policy="strongest-stay",
+                           description="when a retreat overfills an Area, the strongest units "
+                                       "stay and the weakest retreat on (the default)"),
+            StandingPolicy(kind="overflow", policy="weakest-stay",
+                           description="when a retreat overfills an Area, the weakest units "
+                                       "stay and the strongest retreat on"),
             StandingPolicy(kind="advantage", policy="never",
                            description="never use the Advantage (the default)"),
             StandingPolicy(kind="advantage", policy="reroll-bad",
-                           description="reroll an attack that goes against me"),
+                           description="reroll an attack, or any other DR/dr (9.4), that goes "
+                                       "against me"),
             StandingPolicy(kind="advantage", policy="prolong-mine",
                            description="prolong my time of day (German day, Russian night)"),
             StandingPolicy(kind="advantage", policy="both",
-                           description="prolong my time of day, else reroll a bad attack"),
+                           description="prolong my time of day, else reroll a roll that goes "
+                                       "against me"),
             StandingPolicy(kind="reinforcements", policy="first-zone",
                            description="place German reinforcements in the first friendly "
                                        "Zone of C-F (the default)"),
             StandingPolicy(kind="reinforcements", policy="delay",
                            description="keep German reinforcements off the board"),
+            StandingPolicy(kind="reinforcements", policy="spread",
+                           description="share German reinforcements out over the friendly "
+                                       "Zones of C-F"),
         ]
 
     def standing_answer(self, state: StalingradState, decision: PendingDecision,
@@ -288,7 +376,11 @@ class StalingradGame(Game[StalingradState]):
         if kind == "voluntary":
             return decision.default if policy == "never" else decision.options[-1].order
         if kind == "reinforcements":
+            if policy == "spread":
+                return crossing.spread_answer(decision.data)
             return "decide reinforcements delay" if policy == "delay" else decision.default
+        if kind == "overflow":
+            return decision.options[-1].order if policy == "weakest-stay" else decision.default
         if kind in ("tie", "retreat"):
             return decision.default
         if kind == "advantage":
@@ -300,6 +392,10 @@ class StalingradGame(Game[StalingradState]):
                           policy: str) -> str:
         options = decision.option_orders()
         holder = decision.side
+        if decision.data.get("context") == "roll":  # 9.4
+            bad = decision.data.get("loser") == holder
+            return "advantage reroll" if bad and policy in ("reroll-bad", "both") \
+                else "advantage decline"
         if policy in ("prolong-mine", "both") and "advantage prolong" in options:
             mine = (holder == GERMAN and state.day) or (holder == RUSSIAN and not state.day)
             if mine:

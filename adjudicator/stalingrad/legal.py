@@ -143,7 +143,7 @@ def legal_orders(ctx: Ctx, side: str) -> list[str]:
                 if matches(ctx.d(uid), info):
                     out.append(f"setup {uid} in {key}")
                     break
-        return [*out, "setup done"]
+        return [*out, "setup auto", "setup done"] if waiting else ["setup done"]
     if state.phase == "rubble":
         return ["rubble"]
     imp = state.impulse

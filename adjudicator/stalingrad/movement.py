@@ -6,7 +6,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 
-from adjudicator.kernel.dice import Dice
+from adjudicator.kernel.dice import Dice, Roll
 from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.board import RUSSIAN, other
 from adjudicator.stalingrad.context import MAX_STACK, Ctx
@@ -14,6 +14,13 @@ from adjudicator.stalingrad.orders import Fortify, Infiltrate, Move, Regroup
 from adjudicator.stalingrad.state import EAST, OFF_MAP, OFFBOARD, Act
 
 # ---- costs ---------------------------------------------------------------------------------
+
+
+def offer_reroll(ctx: Ctx, dice: Dice, roll: Roll, loser: str) -> None:
+    """9.4: the Advantage may reroll this DR/dr (see :mod:`sequence`)."""
+    from adjudicator.stalingrad.sequence import offer_reroll as offer
+
+    offer(ctx, dice, roll, loser)
 
 
 def fresh_enemy_adjacent(ctx: Ctx, side: str, dest: str) -> bool:
@@ -181,6 +188,7 @@ def rubble_entry(ctx: Ctx, uid: str, dest: str, dice: Dice, why: str = "") -> bo
     roll = dice.roll(f"Rubble Entrance DR ({uid} into {dest}{why})")
     need = 7 if level == 1 else 9
     ok = roll.total + drm >= need
+    offer_reroll(ctx, dice, roll, loser=other(side) if ok else side)  # 9.4
     ctx.event("rubble-entry", f"{uid} Rubble Entrance DR {roll.total}+{drm} vs {need} into "
               f"{ctx.name(dest)}: {'passes' if ok else 'fails'}", "14.4", unit=uid, area=dest,
               dr=roll.total, drm=drm, passed=ok)
@@ -402,6 +410,7 @@ def do_infiltrate(ctx: Ctx, side: str, order: Infiltrate, dice: Dice) -> None:
         act.path.append(dest)
         roll = dice.roll(f"Infiltration dr ({uid} into {dest})", count=1)
         ok = roll.total < target
+        offer_reroll(ctx, dice, roll, loser=other(side) if ok else side)  # 9.4
         act.tried_infiltration = True
         ctx.place(uid, dest)
         if ok:
@@ -450,6 +459,7 @@ def do_fortify(ctx: Ctx, side: str, order: Fortify, dice: Dice) -> None:
     roll = dice.roll(f"Fortification dr ({area})", count=1)
     total = roll.total + tem - spent_mf
     ok = total >= 7
+    offer_reroll(ctx, dice, roll, loser=other(side) if ok else side)  # 9.4
     for uid in uids:
         act = ctx.act(uid)
         act.done = True

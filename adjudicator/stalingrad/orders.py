@@ -18,8 +18,13 @@ Grammar (canonical form; ``U`` = unit ids, ``A`` = an Area number, Zone letter o
     decide casualties none
     decide tie U                           attacker picks the first loss among ties (8.354)
     decide retreat A                       retreat destination (8.3551)
-    decide reinforcements A|delay          German Reinforcement Phase (6.2)
+    decide overflow U..                    units continuing a retreat out of an Area the
+                                           Group would overfill (8.355, 8.3553)
+    decide reinforcements A|delay          German Reinforcement Phase (6.2): all in one
+    decide reinforcements U.. in A|delay   Zone, or some of them (the rest are asked again)
     setup U.. in A  /  setup done          free setup (5.4-5.6)
+    setup auto                             place the side's remaining starting units at
+                                           their historical Areas (21.2), legally
     rubble                                 the German's initial Rubble drs (5.7)
 
 Forgiving input: any case, extra spaces, commas or spaces between units, verb prefixes
@@ -141,9 +146,21 @@ class RetreatTo(Order):
     area: str
 
 
+class Overflow(Order):
+    """The units that continue a retreat out of an Area the Group would overfill (8.3553)."""
+
+    verb: Literal["overflow"] = "overflow"
+    units: tuple[str, ...]
+
+    _sort = field_validator("units")(_units)
+
+
 class Reinforce(Order):
     verb: Literal["reinforcements"] = "reinforcements"
     zone: str | None = None  # None: delay (6.2)
+    units: tuple[str, ...] = ()  # () = every reinforcement still to place (6.2, 18.2)
+
+    _sort = field_validator("units")(_units)
 
 
 class Setup(Order):
@@ -156,6 +173,10 @@ class Setup(Order):
 
 class SetupDone(Order):
     verb: Literal["setup-done"] = "setup-done"
+
+
+class SetupAuto(Order):
+    verb: Literal["setup-auto"] = "setup-auto"
 
 
 class RollRubble(Order):
@@ -173,8 +194,9 @@ TEMPLATES = [
     "fortify AREA with UNITS", "cross UNITS to AREA", "recross UNITS from AREA",
     "advantage reroll|prolong|decline",
     "decide casualties disrupt UNITS, retreat UNITS, eliminate UNITS, voluntary UNITS, to AREA",
-    "decide casualties none", "decide tie UNIT", "decide retreat AREA",
-    "decide reinforcements ZONE|delay", "setup UNITS in AREA", "setup done", "rubble",
+    "decide casualties none", "decide tie UNIT", "decide retreat AREA", "decide overflow UNITS",
+    "decide reinforcements [UNITS in] ZONE|delay", "setup UNITS in AREA", "setup auto",
+    "setup done", "rubble",
 ]
 
 Resolver = Callable[[str], str]
@@ -299,6 +321,8 @@ class Notation:
         if verb == "setup":
             if low == ["done"]:
                 return SetupDone()
+            if low == ["auto"]:
+                return SetupAuto()
             parts = self._split(args, ("in", "to"))
             where = parts.get("in") or parts.get("to")
             if where is None:
@@ -309,19 +333,26 @@ class Notation:
         raise NotationError(f"cannot read {text.strip()!r}", TEMPLATES)
 
     def _decide(self, kind: str, args: list[str]) -> Order:
-        known = ("casualties", "tie", "retreat", "reinforcements")
+        known = ("casualties", "tie", "retreat", "reinforcements", "overflow")
         kinds = [k for k in known if k.startswith(kind)]
         if len(kinds) != 1:
             raise NotationError(f"unknown decision {kind!r}",
-                                ["casualties", "tie", "retreat", "reinforcements"])
+                                list(known))
         kind = kinds[0]
         if kind == "tie":
             return Tie(unit=self.unit(args[0]))
         if kind == "retreat":
             return RetreatTo(area=self._area(args))
+        if kind == "overflow":
+            return Overflow(units=self._units(args))
         if kind == "reinforcements":
-            if [a.lower() for a in args] == ["delay"]:
-                return Reinforce(zone=None)
+            lows = [a.lower() for a in args]
+            if "in" in lows:
+                cut = lows.index("in")
+                return Reinforce(units=self._units(args[:cut]), zone=self._area(args[cut + 1:]))
+            if lows and lows[-1] == "delay":
+                units = self._units(args[:-1]) if len(args) > 1 else ()
+                return Reinforce(zone=None, units=units)
             return Reinforce(zone=self._area(args))
         if [a.lower() for a in args if a != ","] == ["none"]:
             return Casualties()
@@ -387,12 +418,19 @@ class Notation:
                 return f"decide tie {unit}"
             case RetreatTo(area=area):
                 return f"decide retreat {area}"
-            case Reinforce(zone=zone):
+            case Overflow(units=units):
+                return f"decide overflow {' '.join(units)}"
+            case Reinforce(zone=zone, units=units):
+                if units:
+                    return (f"decide reinforcements {' '.join(units)} "
+                            + (f"in {zone}" if zone else "delay"))
                 return f"decide reinforcements {zone or 'delay'}"
             case Setup(units=units, area=area):
                 return f"setup {' '.join(units)} in {area}"
             case SetupDone():
                 return "setup done"
+            case SetupAuto():
+                return "setup auto"
         raise TypeError(f"not a Stalingrad order: {order!r}")
 
 

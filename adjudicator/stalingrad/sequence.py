@@ -9,7 +9,7 @@ attack DR this impulse, 8.1), then — if the Advantage is used to reroll it —
 from __future__ import annotations
 
 from adjudicator.kernel.decisions import Option, PendingDecision
-from adjudicator.kernel.dice import Dice
+from adjudicator.kernel.dice import Dice, Roll
 from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.board import GERMAN, RUSSIAN, date_label, other
 from adjudicator.stalingrad.context import MAX_STACK, Ctx
@@ -101,6 +101,99 @@ def offer_advantage(ctx: Ctx, context: str) -> bool:
         default="advantage decline", data={"context": context},
     )
     return True
+
+
+# ---- 9.4: the Advantage on any other DR/dr ------------------------------------------------------
+#
+# A Rubble Entrance DR, a Crossing DR, a retreat's Contested DR/dr, a Fortification or
+# Infiltration dr... is rolled in the middle of a procedure. Rather than freeze every
+# procedure half-way, the engine runs an order's procedure with :class:`RerollDice`; when a
+# roll the holder may change comes up, :func:`offer_reroll` stops the procedure
+# (:class:`RollPause`), the game puts the state back as it was before the order, and asks
+# the holder. The answer re-runs the same order on the same state with the earlier rolls
+# replayed: "decline" keeps the roll (later rolls may still be offered), "reroll" draws
+# that one roll anew and forfeits the Advantage (9.4). The procedure is deterministic, so
+# the re-run reaches the same roll with the same history.
+
+
+class RollPause(Exception):
+    """The holder of the Advantage may reroll the roll just made (9.4)."""
+
+    def __init__(self, index: int, roll: Roll, loser: str, holder: str) -> None:
+        super().__init__(roll.label)
+        self.index = index
+        self.roll = roll
+        self.loser = loser
+        self.holder = holder
+
+
+class RerollDice:
+    """The dice one order's procedure sees: earlier rolls replayed, then live ones.
+
+    ``values`` records every roll of this run in order (replayed or live); a roll whose
+    index is ``reroll_at`` is drawn anew, labelled as the Advantage reroll.
+    """
+
+    def __init__(self, inner: Dice, replay: list[tuple[int, ...]] | None = None,
+                 offer_from: int = 0, reroll_at: int | None = None,
+                 enabled: bool = True) -> None:
+        self.inner = inner
+        self.rolls = inner.rolls
+        self.replay = list(replay or [])
+        self.offer_from = offer_from
+        self.reroll_at = reroll_at
+        self.enabled = enabled
+        self.values: list[tuple[int, ...]] = []
+
+    def roll(self, label: str, count: int = 2, sides: int = 6,
+             audience: str = "public") -> Roll:
+        index = len(self.values)
+        if index < len(self.replay):
+            roll = Roll(index=-1, label=label, values=self.replay[index], sides=sides,
+                        audience=audience)
+        elif index == self.reroll_at:
+            roll = self.inner.roll(f"{label} (Advantage reroll, 9.4)", count, sides, audience)
+        else:
+            roll = self.inner.roll(label, count, sides, audience)
+        self.values.append(tuple(roll.values))
+        return roll
+
+
+#: Standing policies that never reroll a DR/dr other than an attack's (9.4).
+NO_REROLL = ("never", "prolong-mine")
+
+
+def offer_reroll(ctx: Ctx, dice: Dice, roll: Roll, loser: str) -> None:
+    """9.4: after a DR/dr whose result goes against ``loser``, offer the Advantage to its
+    eligible holder (9.5) when the result goes against the holder — a roll in his favour
+    is not worth a round trip — unless his standing order already says no."""
+    if not isinstance(dice, RerollDice) or not dice.enabled:
+        return
+    index = len(dice.values) - 1
+    if index < dice.offer_from or index == dice.reroll_at:
+        return
+    holder = advantage_holder(ctx)
+    if holder is None or loser != holder:
+        return
+    if ctx.state.standing.get(holder, {}).get("advantage") in NO_REROLL:
+        return
+    raise RollPause(index, roll, loser, holder)
+
+
+def reroll_decision(pause: RollPause, order: str, by: str, values: list[tuple[int, ...]],
+                    resume: PendingDecision | None) -> PendingDecision:
+    total = pause.roll.total
+    return PendingDecision(
+        kind="advantage", side=pause.holder, rule="9.4",
+        prompt=f"use the Advantage to reroll the {pause.roll.label}: {total}, against you?",
+        options=(Option(order="advantage decline", label="keep the roll"),
+                 Option(order="advantage reroll", label="reroll it (9.4)")),
+        default="advantage decline",
+        data={"context": "roll", "order": order, "by": by, "index": pause.index,
+              "values": [list(v) for v in values], "label": pause.roll.label,
+              "total": total, "loser": pause.loser,
+              "resume": resume.model_dump(mode="json") if resume is not None else None},
+    )
 
 
 def use_advantage(ctx: Ctx, side: str, why: str) -> None:
@@ -301,7 +394,7 @@ def dawn(ctx: Ctx, dice: Dice) -> None:
             recovered += 1
     ctx.changed()
     ctx.event("recover", f"{recovered} Spent unit(s) return to Fresh", "6.32", count=recovered)
-    reinforcement_phase(ctx)
+    reinforcement_phase(ctx, dice)
 
 
 def end_of_week(ctx: Ctx) -> None:

@@ -13,6 +13,7 @@ from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.board import GERMAN, RUSSIAN, AreaInfo, Board, UnitDef
 from adjudicator.stalingrad.context import MAX_STACK, Ctx
+from adjudicator.stalingrad.movement import offer_reroll
 from adjudicator.stalingrad.orders import Setup
 from adjudicator.stalingrad.state import POOL, StalingradState, UnitState
 
@@ -98,6 +99,50 @@ def do_setup(ctx: Ctx, side: str, order: Setup) -> None:
               area=area, units=uids)
 
 
+def _room(ctx: Ctx, uid: str, area: str, side: str) -> bool:
+    return not ctx.d(uid).combat or len(ctx.combat(area, side)) < MAX_STACK
+
+
+def do_setup_auto(ctx: Ctx, side: str) -> None:
+    """Place every starting unit of ``side`` not yet set up: at its historical Area
+    (21.2) when that is a legal free-setup Area with room (5.4, 5.6), else in the matching
+    Area with the fewest of the side's units; then make sure every matching Area holds at
+    least one matching unit (5.6) by moving a unit from an Area that has two or more."""
+    board = ctx.board
+    waiting = [u for u in setup_units(board, ctx.state, side) if ctx.loc(u) == POOL]
+    if not waiting:
+        raise RuleError("5.4", f"every {side} starting unit is already set up", ["setup done"])
+    shapes = ("square",) if side == GERMAN else ("circle", "triangle")
+    keys = sorted((k for k, a in board.areas.items() if not a.zone
+                   and a.id_colour not in (None, "white") and a.id_shape in shapes),
+                  key=area_key_order)
+    for uid in waiting:
+        d = ctx.d(uid)
+        home = d.historical
+        if home in board.areas and matches(d, board.area(home)) and _room(ctx, uid, home, side):
+            ctx.place(uid, home)
+            continue
+        fits = [k for k in keys if matches(d, board.area(k)) and _room(ctx, uid, k, side)]
+        if not fits:
+            raise RuleError("5.4", f"no Area matches {uid} ({', '.join(d.setup)}) with room")
+        ctx.place(uid, min(fits, key=lambda k: (len(ctx.combat(k, side)), area_key_order(k))))
+    for key in keys:
+        info = board.area(key)
+
+        def mine(area: str) -> list[str]:
+            return sorted(u for u in ctx.combat(area, side) if matches(ctx.d(u), board.area(area)))
+
+        if mine(key):
+            continue
+        donors = [(k, u) for k in keys if k != key and len(mine(k)) > 1
+                  for u in mine(k) if matches(ctx.d(u), info)]
+        if donors:
+            ctx.place(donors[0][1], key)
+    ctx.event("setup", f"{side} sets up {len(waiting)} unit(s) automatically; "
+              "type 'setup done' to finish (or adjust with 'setup UNITS in AREA' first)",
+              "5.4", units=waiting, auto=True)
+
+
 def do_setup_done(ctx: Ctx, side: str) -> None:
     waiting = [u for u in setup_units(ctx.board, ctx.state, side) if ctx.loc(u) == POOL]
     if waiting:
@@ -123,6 +168,8 @@ def do_rubble(ctx: Ctx, dice: Dice) -> None:
         tem = ctx.board.area(key).tem
         roll = dice.roll(f"initial Rubble dr ({key})", count=1)
         made = roll.total + tem >= 7
+        # 9.4: Rubble in the city's Areas hinders the German attacker.
+        offer_reroll(ctx, dice, roll, loser=GERMAN if made else RUSSIAN)
         if made:
             ctx.state.rubble[key] = 1
         ctx.event("initial-rubble", f"{ctx.name(key)}: dr {roll.total} + TEM {tem}"

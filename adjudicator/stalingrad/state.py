@@ -22,7 +22,8 @@ EAST = "east"  # Russian reinforcements waiting on the east bank of the Volga (1
 OFFBOARD = "offboard"  # German reinforcements kept off the board (6.2, 18.2)
 POOL = "pool"  # not yet arrived
 DEAD = "dead"
-OFF_MAP = frozenset({EAST, OFFBOARD, POOL, DEAD})
+OUT = "out"  # not in this scenario (the Sawmill's other Quadrants, relegated arrivals)
+OFF_MAP = frozenset({EAST, OFFBOARD, POOL, DEAD, OUT})
 
 Phase = Literal["setup", "rubble", "play"]
 

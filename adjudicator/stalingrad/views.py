@@ -92,14 +92,28 @@ def unit_token(u: UnitView) -> str:
     return f"{u.id}(s{u.defense}{'/' + str(u.duration) if u.duration else ''})"
 
 
+PHASE_HINTS = {
+    "setup": "setup (5.4-5.6): 'setup UNITS in AREA', 'setup auto' places the rest at their "
+             "historical Areas, then 'setup done'",
+    "rubble": "initial Rubble (5.7): the German types 'rubble' to roll, and play begins",
+}
+
+
 def board_text(view: StalingradView) -> str:
     """A compact console board: one line per occupied/rubbled Area."""
     period = "day" if view.day else "night"
-    head = (f"{view.date_label} {period}, impulse box {view.box} — {view.turn} to act"
+    # Whoever must act now: the side owing a decision, a side still setting up, or the
+    # side whose impulse it is (the kernel fills ``to_act``; ``turn`` is the fallback).
+    acting = view.to_act or ("nobody" if view.result else view.turn)
+    head = (f"{view.date_label} {period}, impulse box {view.box} — {acting} to act"
             f" — Advantage: {view.advantage}{'' if view.advantage_usable else ' (used)'}")
     if view.phase != "play":
         head += f" — {view.phase}"
     lines = [head]
+    if view.phase in PHASE_HINTS:
+        lines.append(PHASE_HINTS[view.phase])
+    if view.result:
+        lines.append(f"result: {view.result}")
     by_loc: dict[str, list[UnitView]] = {}
     for u in view.units:
         by_loc.setdefault(u.loc, []).append(u)

@@ -189,6 +189,8 @@ def test_legal_orders_are_accepted() -> None:
 def test_historical_setup_and_initial_rubble_on_the_pack_21_2_5_7() -> None:
     state = GAME.setup("historical")
     assert state.phase == "rubble"
+    # The German holds the Advantage and would be asked to reroll Rubble (9.4); not here.
+    state = GAME.apply_text(state, "german", "standing advantage never", FixedDice()).state
     outcome = GAME.apply_text(state, "german", "rubble", FixedDice([6] * 8))
     rubbled = {e.data["area"] for e in outcome.events if e.kind == "initial-rubble"}
     assert rubbled == {"33", "59", "61", "62", "63", "64", "65", "66"}
