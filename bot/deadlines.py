@@ -108,6 +108,11 @@ def default_order(game: Game[Any], state: GameState, side: str) -> str | None:
     return "pass" if "pass" in game.legal_orders(state, side) else None
 
 
+def duration(seconds: float) -> str:
+    """``2 h 05 min``, ``12 min`` or ``40 s``."""
+    return _duration(seconds)
+
+
 def _duration(seconds: float) -> str:
     seconds = max(0, int(seconds))
     hours, rest = divmod(seconds, 3600)

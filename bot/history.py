@@ -122,3 +122,18 @@ def replay_chain(game: Game[Any], state: GameState, rows: Sequence[Mapping[str, 
             raise ReplayError(f"action {row['seq']}: replay gives state {state.state_hash()[:12]},"
                               f" the log recorded {str(row['state_hash'])[:12]}")
     return state
+
+
+def forced_queue(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The GM's forced dice still unused after ``rows`` (active actions, in order)."""
+    declared: list[dict[str, Any]] = []
+    used = 0
+    for row in rows:
+        for roll in json.loads(row["rolls"]):
+            used += len(roll.get("forced", []))
+        if row["kind"] == "gm-override":
+            payload = json.loads(row["payload"])
+            if payload["op"]["op"] == "force-dice":
+                declared += [{"value": v, "reason": payload["reason"]}
+                             for v in payload["op"]["values"]]
+    return declared[used:]

@@ -8,12 +8,16 @@ channel through a message.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from adjudicator.kernel.events import GM, PUBLIC, Event, visible_to
+from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.events import GM, PUBLIC, Event, may_see, visible_to
+from adjudicator.kernel.game import Game
+from adjudicator.kernel.orders import Order, SetStanding
 from adjudicator.kernel.views import View
 
 
@@ -80,3 +84,144 @@ def events_to_json(events: Sequence[Event]) -> list[dict[str, Any]]:
 
 def events_from_json(data: Sequence[dict[str, Any]]) -> list[Event]:
     return [Event.model_validate(item) for item in data]
+
+
+# ---- the action log as one audience may read it ---------------------------------------------
+
+#: Verbs Umpire keeps secret in a game that declares nothing of its own (hidden set-up,
+#: minefields, the Duel test game's trap).
+SECRET_VERBS = frozenset({"hide", "mine", "trap"})
+
+
+def is_secret_order(game: Game[Any], order: Order) -> bool:
+    """Whether an order's text belongs to the side that gave it (and the GM) only.
+
+    The rule, in order:
+
+    1. a ``standing`` order is private to its side (kernel contract);
+    2. a game with an ``is_secret(order)`` hook decides (Stalin's Tanks: ``hide``, ``mine``);
+    3. else an order model with a boolean ``secret`` class attribute decides;
+    4. else the verb is compared with the game's ``secret_verbs`` declaration, or, when
+       the game declares none, with :data:`SECRET_VERBS`.
+    """
+    if isinstance(order, SetStanding):
+        return True
+    hook = getattr(game, "is_secret", None)
+    if callable(hook):
+        return bool(hook(order))
+    flag = getattr(type(order), "secret", None)
+    if isinstance(flag, bool):
+        return flag
+    declared = getattr(game, "secret_verbs", None)
+    verbs = (frozenset(str(v) for v in declared)
+             if isinstance(declared, frozenset | set | tuple | list) else SECRET_VERBS)
+    return getattr(order, "verb", None) in verbs
+
+
+class LogEntry(BaseModel):
+    """One action of the log as one audience may read it."""
+
+    seq: int
+    kind: str
+    side: str | None
+    actor: str
+    #: The order text, or for the GM an override's operation; None when there is none or
+    #: this audience may not read it (then ``withheld`` is True).
+    text: str | None
+    withheld: bool = False
+    lines: list[str]
+    reverted_by: int | None = None
+    created: float
+
+    def summary(self) -> str:
+        """One line: ``#12 order red: move r2 3 — r2 moves to Mill``."""
+        head = f"#{self.seq} {self.kind}{' ' + self.side if self.side else ''}"
+        said = self.text or ("(secret)" if self.withheld else "")
+        body = "; ".join(self.lines)
+        parts = [part for part in (said, body) if part]
+        text = f"{head}: {' — '.join(parts) or '—'}"
+        return text + (f" [reverted by #{self.reverted_by}]" if self.reverted_by else "")
+
+
+def _json(value: Any, default: Any) -> Any:
+    if value is None or value == "":
+        return default
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def override_text(payload: Mapping[str, Any]) -> str:
+    """A GM override as the GM reads it in the log: ``force-dice values=[6, 6] (reason)``."""
+    op = dict(payload.get("op") or {})
+    name = op.pop("op", "override")
+    args = " ".join(f"{k}={json.dumps(v, sort_keys=True)}" for k, v in sorted(op.items()))
+    reason = payload.get("reason")
+    return f"{name} {args}".strip() + (f" ({reason})" if reason else "")
+
+
+def text_visible(game: Game[Any], row: Mapping[str, Any], audience: str) -> bool:
+    """Whether ``audience`` may read the order text of a stored action.
+
+    The GM and the side that gave it always may. Anyone else may read an ``order`` (or a
+    ``system`` order played for a side at its deadline) unless :func:`is_secret_order`
+    says it is secret; never a ``decision`` answer (it is one of the decision's options,
+    which the kernel shows only to the owing side and the GM), nor a deadline answer to a
+    decision, nor an unreadable text.
+    """
+    if audience == GM or (row["side"] is not None and audience == row["side"]):
+        return True
+    kind = row["kind"]
+    if kind == "system":
+        if _json(row.get("payload"), {}).get("decision") is not False:
+            return False
+    elif kind != "order":
+        return False
+    try:
+        order = game.parse(str(row["text"]))
+    except (RuleError, ValueError):
+        return False
+    return not is_secret_order(game, order)
+
+
+def log_entry(game: Game[Any], row: Mapping[str, Any], audience: str) -> LogEntry:
+    """One stored action rendered for ``audience`` from what it may see only."""
+    events = events_from_json(_json(row.get("events"), []))
+    lines = [event.text for event in visible_to(events, audience)]
+    text: str | None = None
+    withheld = False
+    if row["kind"] == "gm-override":
+        if audience == GM:
+            text = override_text(_json(row.get("payload"), {}))
+    elif row.get("text"):
+        if text_visible(game, row, audience):
+            text = str(row["text"])
+        else:
+            withheld = True
+    return LogEntry(seq=int(row["seq"]), kind=str(row["kind"]), side=row["side"],
+                    actor=str(row["actor"]), text=text, withheld=withheld, lines=lines,
+                    reverted_by=row.get("reverted_by"), created=float(row["created"]))
+
+
+#: Payload keys any audience may read, by action kind (the rest stays in the full record).
+PUBLIC_PAYLOAD = {"rollback": ("to_seq", "reason", "undo", "reverted"),
+                  "pause": ("reason",), "resume": ("reason", "extended")}
+
+
+def view_record_line(game: Game[Any], row: Mapping[str, Any], audience: str) -> dict[str, Any]:
+    """One action of a record redacted for ``audience`` (a player's export during play).
+
+    No state hash (hashing a guessed position would confirm a hidden unit), no override
+    details, no forced-dice marks, only the rolls and events the audience may see.
+    """
+    entry = log_entry(game, row, audience)
+    rolls = [{k: v for k, v in roll.items() if k != "forced"}
+             for roll in _json(row.get("rolls"), [])
+             if may_see(str(roll.get("audience", PUBLIC)), audience)]
+    events = [event.model_dump(mode="json")
+              for event in visible_to(events_from_json(_json(row.get("events"), [])), audience)]
+    payload = _json(row.get("payload"), {})
+    keep = PUBLIC_PAYLOAD.get(entry.kind, ())
+    return {"seq": entry.seq, "kind": entry.kind, "branch": row["branch"], "side": entry.side,
+            "text": entry.text, "withheld": entry.withheld,
+            "payload": {k: payload[k] for k in keep if k in payload} or None,
+            "rolls": rolls, "events": events, "created": entry.created,
+            "reverted_by": entry.reverted_by}

@@ -3,8 +3,10 @@
 A record is readable text, one JSON object a line:
 
 * line 1, the header: ``{"record": "umpire/1", game, scenario, options, pack_hash,
-  commitment, dice_id, entropy, seats, initial_hash, status, result, seed?}`` — ``seed``
-  only once the game is over (or when a GM exports with the seed);
+  commitment, dice_id, entropy, seats, closed_seats?, initial_hash, status, result,
+  pause_reason?, seed?}`` — ``seed`` only once the game is over (or when a GM exports
+  with the seed); ``closed_seats`` the seats of replaced players, with when, by whom and
+  why they were closed;
 * then one line per action, in order, reverted ones included: ``seq, kind, branch,
   actor, side, text, payload, rolls, applied, next_roll, state_hash, created,
   reverted_by``.
@@ -28,8 +30,7 @@ from adjudicator.kernel.dice import commitment, derive_values, effective_seed
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.state import GameState
 from adjudicator.registry import UnknownGame, load_game
-from bot.history import ReplayError, replay_row
-from bot.service import forced_queue
+from bot.history import ReplayError, forced_queue, replay_row
 from bot.store import NewAction, Snapshot, Store, dumps
 
 FORMAT = "umpire/1"
@@ -66,6 +67,14 @@ def export_lines(store: Store, game_id: str, include_seed: bool = False) -> list
         "initial_hash": snapshot.state_hash if snapshot else None,
         "status": row["status"], "result": row["result"], "created": row["created"],
     }
+    closed = [s for s in store.seat_history(game_id) if s["removed"] is not None]
+    if closed:
+        header["closed_seats"] = [
+            {"side": s["side"], "role": s["role"], "discord_id": s["discord_id"],
+             "email": s["email"], "removed": s["removed"], "removed_by": s["removed_by"],
+             "removed_reason": s["removed_reason"]} for s in closed]
+    if row["status"] == "paused":
+        header["pause_reason"] = row["pause_reason"]
     if (include_seed or row["seed_revealed"]) and row["server_seed"] is not None:
         header["seed"] = bytes(row["server_seed"]).hex()
     lines = [header]
@@ -142,6 +151,11 @@ def replay_record(game: Game[Any], header: Mapping[str, Any], actions: Sequence[
 def verify(lines: Sequence[Mapping[str, Any]], seed_hex: str | None = None,
            pack: Path | None = None) -> VerifyResult:
     header, actions = lines[0], lines[1:]
+    if header.get("record") != FORMAT:
+        return VerifyResult(ok=False, actions=0, rolls_checked=0, rolls_forced=0,
+                            seed_checked=False, problems=[
+                                f"not a full {FORMAT} record ({header.get('record')!r}): a "
+                                "record redacted for one audience cannot be verified"])
     game = _rules(header, pack)
     states, problems = replay_record(game, header, actions)
     seed_hex = seed_hex or header.get("seed")
@@ -199,7 +213,7 @@ def import_record(store: Store, lines: Sequence[Mapping[str, Any]], seed_hex: st
     active = [a for a in actions if a.get("reverted_by") is None]
     current = states[int(active[-1]["seq"])] if active else states[0]
     status = header["status"]
-    if seed is None and status == "active":
+    if seed is None and status in ("active", "paused"):
         status = "archived"
     rows = [_as_row(a) for a in actions]
     action_rows = [NewAction(
@@ -224,8 +238,9 @@ def import_record(store: Store, lines: Sequence[Mapping[str, Any]], seed_hex: st
                 [{**r, "rolls": dumps(r["rolls"]), "payload": dumps(r["payload"])}
                  for r in rows if r.get("reverted_by") is None])),
             "state_hash": current.state_hash(), "to_act": game.acting_side(current),
-            "result": current.result})
-        for seat in header.get("seats") or []:
+            "result": current.result,
+            "pause_reason": header.get("pause_reason") if status == "paused" else None})
+        for seat in [*(header.get("closed_seats") or []), *(header.get("seats") or [])]:
             db.table("seats").insert({**seat, "game_id": gid, "created": 0.0})
         for text in header.get("entropy") or []:
             db.table("entropy").insert({"game_id": gid, "actor": "import", "text": text,

@@ -41,9 +41,18 @@ from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View
 from adjudicator.registry import UnknownGame, load_game
 from bot import deadlines
-from bot.history import ForcingDice, ReplayError, replay_chain, rolls_to_json
-from bot.messages import Message, audiences, build_messages, events_to_json
+from bot.history import ForcingDice, ReplayError, forced_queue, replay_chain, rolls_to_json
+from bot.messages import (
+    LogEntry,
+    Message,
+    audiences,
+    build_messages,
+    events_to_json,
+    log_entry,
+    view_record_line,
+)
 from bot.overrides import ForceDice, Override, apply_override, parse_override
+from bot.records import FORMAT, export_lines
 from bot.store import DuplicateKey, NewAction, SequenceConflict, Snapshot, Store
 
 SYSTEM_ACTOR = "system"
@@ -119,6 +128,31 @@ class GameInfo(BaseModel):
     branch: int
     deadline_at: float | None
     bindings: dict[str, Any]
+    #: While the game is paused: when, by whom and why (the clock is stopped meanwhile).
+    paused_at: float | None = None
+    paused_by: str | None = None
+    pause_reason: str | None = None
+
+    @property
+    def paused(self) -> bool:
+        return self.status == "paused"
+
+
+#: The ``record`` tag of a record redacted for one audience (a player's export in play).
+VIEW_FORMAT = "umpire/1-view"
+
+
+class Export(BaseModel):
+    """A game record for one requester: the full record, or one audience's redacted view."""
+
+    game_id: str
+    full: bool
+    audience: str
+    lines: list[dict[str, Any]]
+
+    def jsonl(self) -> bytes:
+        return "".join(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n"
+                       for line in self.lines).encode()
 
 
 class SubmitResult(BaseModel):
@@ -311,6 +345,36 @@ class GameService:
         self.store.add_seat(game_id, self._seat_row(side, role, player))
         return self.info(game_id)
 
+    def unseat(self, game_id: str, gm: Actor, who: str | Actor, reason: str,
+               role: Literal["player", "gm"] = "player") -> GameInfo:
+        """Close seats so another player can take over (``seat`` then seats the new one).
+
+        ``who`` is a side (every player seated for it) or a player (their seats of
+        ``role``). Seats are closed, never deleted: the record keeps who held which side,
+        until when, who closed it and why. The last GM seat cannot be closed.
+        """
+        row = self._row(game_id)
+        seats = self.store.seats(game_id)
+        self._require_gm(seats, gm, "unseat players")
+        if not reason.strip():
+            raise InvalidOperation("say why (the reason is kept with the seat)")
+        if isinstance(who, str):
+            sides = self._rules_for(row).sides
+            if who not in sides:
+                raise InvalidOperation(f"unknown side {who!r}; sides are {', '.join(sides)}")
+            closing = [s for s in seats if s["role"] == "player" and s["side"] == who]
+            if not closing:
+                raise InvalidOperation(f"no player is seated for {who}")
+        else:
+            closing = [s for s in seats if who.holds(s) and s["role"] == role]
+            if not closing:
+                raise InvalidOperation(f"that person holds no {role} seat in game {game_id}")
+            if role == "gm" and len([s for s in seats if s["role"] == "gm"]) <= len(closing):
+                raise InvalidOperation("a game keeps at least one GM")
+        self.store.close_seats(game_id, [int(s["id"]) for s in closing], gm.label, reason,
+                               self.clock())
+        return self.info(game_id)
+
     def add_entropy(self, game_id: str, actor: Actor, text: str) -> None:
         """A seated player's contribution to the dice seed; only before the game starts."""
         row = self._row(game_id)
@@ -352,7 +416,10 @@ class GameService:
             self._require_gm(ctx.seats, by, "set deadlines")
             fields = deadlines.settings(seconds, reminders)
             side = ctx.game.acting_side(ctx.state)
-            fields.update(deadlines.reset(side, seconds, self.clock()))
+            # While paused the clock is stopped: the new period starts when play resumes.
+            since = ctx.row["paused_at"] if ctx.row["status"] == "paused" else None
+            fields.update(deadlines.reset(side, seconds,
+                                          float(since) if since is not None else self.clock()))
             self.store.update_game(game_id, fields, expected_seq=ctx.head)
         return self.info(game_id)
 
@@ -369,7 +436,8 @@ class GameService:
             seats=[SeatInfo(side=s["side"], role=s["role"], discord_id=s["discord_id"],
                             email=s["email"]) for s in seats],
             head_seq=row["head_seq"], branch=row["branch"], deadline_at=row["deadline_at"],
-            bindings=json.loads(row["bindings"] or "{}"))
+            bindings=json.loads(row["bindings"] or "{}"), paused_at=row.get("paused_at"),
+            paused_by=row.get("paused_by"), pause_reason=row.get("pause_reason"))
 
     def games_for(self, actor: Actor) -> list[GameInfo]:
         rows = self.store.games_of(actor.discord_id, actor.email)
@@ -378,14 +446,21 @@ class GameService:
     def view(self, game_id: str, actor: Actor, viewer: str | None = None) -> View:
         """The view ``actor`` may have: their side's, the GM's, or the public one."""
         ctx = self._load(game_id)
-        mine = [s for s in ctx.seats if actor.holds(s)]
+        return ctx.game.view(ctx.state, self._audience(ctx.game, ctx.seats, actor, viewer))
+
+    @staticmethod
+    def _audience(game: Game[Any], seats: Sequence[Mapping[str, Any]], actor: Actor,
+                  wanted: str | None) -> str:
+        """The audience ``actor`` reads as: ``wanted`` if allowed, else the richest one
+        (GM, then their own side, then public)."""
+        mine = [s for s in seats if actor.holds(s)]
         allowed = {PUBLIC} | {s["side"] for s in mine if s["role"] == "player"}
         if any(s["role"] == "gm" for s in mine):
-            allowed |= {GM, *ctx.game.sides}
-        wanted = viewer or next((v for v in (GM, *ctx.game.sides) if v in allowed), PUBLIC)
-        if wanted not in allowed:
-            raise PermissionDenied(f"you may not see the {wanted} view")
-        return ctx.game.view(ctx.state, wanted)
+            allowed |= {GM, *game.sides}
+        chosen = wanted or next((v for v in (GM, *game.sides) if v in allowed), PUBLIC)
+        if chosen not in allowed:
+            raise PermissionDenied(f"you may not see the {chosen} view")
+        return chosen
 
     def reveal_seed(self, game_id: str, by: Actor) -> str:
         """The server seed (hex): to a GM at any time, to anyone once the game is over."""
@@ -395,6 +470,97 @@ class GameService:
         if row["server_seed"] is None:
             raise InvalidOperation("this game's seed is not held here")
         return bytes(row["server_seed"]).hex()
+
+    def game_rules(self, name: str) -> Game[Any]:
+        """The rules of a kind of game with its shipped data pack (names, sides, notation);
+        a game's own rules, bound to its pack, are :meth:`rules`."""
+        try:
+            return self._load_rules(name, None)
+        except UnknownGame as error:
+            raise InvalidOperation(str(error)) from error
+
+    def find_by_binding(self, key: str, value: str | int) -> GameInfo | None:
+        """The game a frontend bound to ``key`` = ``value`` (e.g. a Discord thread id);
+        the newest if several were."""
+        rows = self.store.games_bound(key, str(value))
+        if not rows:
+            return None
+        return self._info(rows[0], self.store.seats(str(rows[0]["id"])))
+
+    def legal_orders(self, game_id: str, actor: Actor, side: str | None = None) -> list[str]:
+        """The orders ``side`` may give now, from the game's own rules and data pack.
+
+        Without ``side``: the side to act if the actor holds it (a GM: the side to act),
+        else the actor's own side (usually nothing until it is their turn). A player may
+        ask only for a side they hold; a GM for any. Nothing is legal unless the game is
+        in play (set-up, paused, finished and archived games give an empty list).
+        """
+        ctx = self._load(game_id)
+        mine = [s for s in ctx.seats if actor.holds(s)]
+        held = [str(s["side"]) for s in mine if s["role"] == "player"]
+        is_gm = any(s["role"] == "gm" for s in mine)
+        if side is None:
+            acting = ctx.game.acting_side(ctx.state)
+            if acting is not None and (acting in held or is_gm):
+                side = acting
+            elif held:
+                side = held[0]
+            elif not is_gm:
+                raise PermissionDenied(f"you are not seated in game {game_id}")
+        elif side not in ctx.game.sides:
+            raise InvalidOperation(f"unknown side {side!r}; sides are "
+                                   + ", ".join(ctx.game.sides))
+        elif side not in held and not is_gm:
+            raise PermissionDenied(f"you hold no seat for {side}")
+        if side is None or ctx.row["status"] != "active":
+            return []
+        return list(ctx.game.legal_orders(ctx.state, side))
+
+    def log(self, game_id: str, viewer: Actor, n: int = 10, *, audience: str | None = None,
+            include_reverted: bool = False) -> list[LogEntry]:
+        """The last ``n`` actions as ``viewer`` may read them (oldest first).
+
+        Each entry is rendered only from what that audience may see: the events
+        ``visible_to`` it, and the order text unless it is another side's secret or
+        decision answer (:func:`bot.messages.text_visible`); a GM override's details only
+        for the GM. ``audience`` picks a narrower view than the viewer's richest one.
+        """
+        row = self._row(game_id)
+        game = self._rules_for(row)
+        chosen = self._audience(game, self.store.seats(game_id), viewer, audience)
+        rows = self.store.last_actions(game_id, max(0, n), active_only=not include_reverted)
+        return [log_entry(game, action, chosen) for action in rows]
+
+    def export(self, game_id: str, actor: Actor) -> Export:
+        """The game record for ``actor``.
+
+        * A GM, at any time, and anyone once the game is over: the full record
+          (:mod:`bot.records`; it verifies; the seed is in it once the game is over).
+        * Anyone else while the game is not over: the record redacted for their richest
+          audience (their side, else public), tagged ``umpire/1-view``: each action with
+          the text, events and rolls that audience may see — no state hashes, no seed,
+          no override details, no other side's secrets. It cannot be verified; the full
+          record can, after the end.
+        """
+        row = self._row(game_id)
+        seats = self.store.seats(game_id)
+        game = self._rules_for(row)
+        chosen = self._audience(game, seats, actor, None)
+        if chosen == GM or row["status"] == "finished":
+            return Export(game_id=game_id, full=True, audience=chosen,
+                          lines=export_lines(self.store, game_id))
+        header: dict[str, Any] = {
+            "record": VIEW_FORMAT, "full_record": FORMAT, "game_id": row["id"],
+            "game": row["game"], "scenario": row["scenario"],
+            "options": json.loads(row["options"]), "pack_hash": row["pack_hash"],
+            "commitment": row["commitment"], "dice_id": row["dice_id"], "audience": chosen,
+            "seats": [{"side": s["side"], "role": s["role"], "discord_id": s["discord_id"]}
+                      for s in seats],
+            "status": row["status"], "result": row["result"], "created": row["created"],
+        }
+        lines = [header, *(view_record_line(game, action, chosen)
+                           for action in self.store.actions(game_id))]
+        return Export(game_id=game_id, full=False, audience=chosen, lines=lines)
 
     # ---- orders -------------------------------------------------------------------------
 
@@ -418,10 +584,23 @@ class GameService:
                            side: str | None = None) -> SubmitResult:
         return await asyncio.to_thread(self.submit, game_id, actor, text, idempotency_key, side)
 
+    def _not_in_play(self, ctx: Loaded) -> SubmitResult | None:
+        """A refusal when the game takes no orders now (paused, not started, over)."""
+        status = ctx.row["status"]
+        if status == "paused":
+            reason = ctx.row["pause_reason"]
+            return self._refused(ctx.id, "the game is paused by the GM"
+                                 + (f" ({reason})" if reason else "")
+                                 + ": orders and decisions wait until the GM resumes it",
+                                 rule="paused")
+        if status != "active":
+            return self._refused(ctx.id, f"the game is {status}, not in play", rule="status")
+        return None
+
     def _side_for(self, ctx: Loaded, actor: Actor, side: str | None) -> str | SubmitResult:
-        if ctx.row["status"] != "active":
-            return self._refused(ctx.id, f"the game is {ctx.row['status']}, not in play",
-                                 rule="status")
+        stopped = self._not_in_play(ctx)
+        if stopped is not None:
+            return stopped
         mine = [s for s in ctx.seats if actor.holds(s)]
         if not mine:
             return self._refused(ctx.id, f"you are not seated in game {ctx.id}",
@@ -540,6 +719,78 @@ class GameService:
                         side=done.side)
 
         return self._execute(game_id, plan, idempotency_key, gm.label)
+
+    # ---- pause, resume --------------------------------------------------------------------
+
+    def pause(self, game_id: str, gm: Actor, reason: str,
+              idempotency_key: str | None = None) -> SubmitResult:
+        """Stop play: orders and decisions are refused and deadlines frozen until resumed.
+
+        Logged as a ``pause`` action with the reason and a public notice; the game's state
+        does not change. GM tools (overrides, rollback) still work while paused.
+        """
+
+        def plan(ctx: Loaded) -> Plan | SubmitResult:
+            denied = self._gm_refusal(ctx, gm, "pause the game")
+            if denied is not None:
+                return denied
+            if not reason.strip():
+                return self._refused(game_id, "a pause needs a reason", rule="pause")
+            if ctx.row["status"] != "active":
+                return self._refused(game_id, f"only a game in play can be paused; this one "
+                                     f"is {ctx.row['status']}", rule="pause")
+            now = self.clock()
+            clock = (" The deadline clock is stopped." if ctx.row["deadline_at"] is not None
+                     else "")
+            notice = Event(kind="pause", audience=PUBLIC,
+                           text=f"The GM paused the game — reason: {reason}. Orders and "
+                                f"decisions wait until the GM resumes it.{clock}")
+            return self._status_plan(ctx, gm.label, "pause", notice, {"reason": reason},
+                                     {"status": "paused", "paused_at": now,
+                                      "paused_by": gm.label, "pause_reason": reason})
+
+        return self._execute(game_id, plan, idempotency_key, gm.label)
+
+    def resume(self, game_id: str, gm: Actor, reason: str,
+               idempotency_key: str | None = None) -> SubmitResult:
+        """Restart play after :meth:`pause`; a running deadline is extended by the time the
+        game stood paused (reminders already sent stay sent)."""
+
+        def plan(ctx: Loaded) -> Plan | SubmitResult:
+            denied = self._gm_refusal(ctx, gm, "resume the game")
+            if denied is not None:
+                return denied
+            if not reason.strip():
+                return self._refused(game_id, "say why play resumes", rule="pause")
+            if ctx.row["status"] != "paused":
+                return self._refused(game_id, f"the game is {ctx.row['status']}, not paused",
+                                     rule="pause")
+            now = self.clock()
+            stopped = max(0.0, now - float(ctx.row["paused_at"] or now))
+            fields: dict[str, Any] = {"status": "active", "paused_at": None,
+                                      "paused_by": None, "pause_reason": None}
+            text = f"The GM resumed the game — reason: {reason}."
+            if ctx.row["deadline_at"] is not None:
+                fields["deadline_at"] = float(ctx.row["deadline_at"]) + stopped
+                if ctx.row["deadline_start"] is not None:
+                    fields["deadline_start"] = float(ctx.row["deadline_start"]) + stopped
+                text += (f" The deadline is extended by {deadlines.duration(stopped)} "
+                         "(the time the game stood paused).")
+            notice = Event(kind="resume", audience=PUBLIC, text=text)
+            return self._status_plan(ctx, gm.label, "resume", notice,
+                                     {"reason": reason, "extended": stopped}, fields)
+
+        return self._execute(game_id, plan, idempotency_key, gm.label)
+
+    def _status_plan(self, ctx: Loaded, actor: str, kind: str, notice: Event,
+                     payload: dict[str, Any], fields: dict[str, Any]) -> Plan:
+        """A logged action that changes the game's status, not its state."""
+        action = NewAction(
+            seq=ctx.head + 1, branch=int(ctx.row["branch"]), actor=actor, kind=kind,
+            payload=payload, events=events_to_json([notice]),
+            next_roll=int(ctx.row["next_roll"]), state_hash=ctx.state.state_hash(),
+            created=self.clock())
+        return Plan(actions=[action], states=[ctx.state], events=[notice], fields=fields)
 
     # ---- rollback, roll-forward, undo ----------------------------------------------------
 
@@ -661,6 +912,9 @@ class GameService:
         """Take back one's own last order, if it revealed nothing (see ``undo_refusal``)."""
 
         def plan(ctx: Loaded) -> Plan | SubmitResult:
+            stopped = self._not_in_play(ctx)
+            if stopped is not None:
+                return stopped
             mine = {s["side"] for s in ctx.seats if actor.holds(s) and s["role"] == "player"}
             if not mine:
                 return self._refused(game_id, f"you play no side in game {game_id}",
@@ -740,10 +994,16 @@ class GameService:
                     text=f"{side}'s deadline passed and the rules give no default order; "
                          "the GM must act"))
                 return self._refused(game_id, "no default order", rule="deadline")
+            decision = ctx.state.pending is not None
+            # A decision's answer is one of its options, which only its side may read.
+            said = (f"Umpire answers {side}'s {ctx.state.pending.kind} decision (by "
+                    f"{'its standing order' if _standing(ctx.state, side) else 'default'})"
+                    if ctx.state.pending is not None else f"Umpire plays {text}")
             notice = Event(kind="deadline", audience=PUBLIC,
-                           text=f"{side}'s deadline passed: Umpire plays {text}")
+                           text=f"{side}'s deadline passed: {said}")
             return self._lines_plan(ctx, SYSTEM_ACTOR, str(side), [text], kind="system",
-                                    payload={"deadline": True}, notice=[notice])
+                                    payload={"deadline": True, "decision": decision},
+                                    notice=[notice])
 
         result = self._execute(game_id, plan, None, SYSTEM_ACTOR)
         if result.ok:
@@ -814,7 +1074,8 @@ class GameService:
         fields: dict[str, Any] = {**plan.fields, "state_hash": state.state_hash(),
                                   "to_act": acting, "result": state.result}
         if state.result is not None:
-            fields.update({"status": "finished", "seed_revealed": 1, "deadline_at": None})
+            fields.update({"status": "finished", "seed_revealed": 1, "deadline_at": None,
+                           "paused_at": None, "paused_by": None, "pause_reason": None})
         elif ctx.row["status"] == "finished":
             fields.update({"status": "active", "seed_revealed": 0})
         seconds = ctx.row["deadline_seconds"]
@@ -912,19 +1173,10 @@ class GameService:
                             legal=list(legal), side=side, stopped_at=stopped_at)
 
 
-def forced_queue(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The GM's forced dice still unused after ``rows`` (active actions, in order)."""
-    declared: list[dict[str, Any]] = []
-    used = 0
-    for row in rows:
-        for roll in json.loads(row["rolls"]):
-            used += len(roll.get("forced", []))
-        if row["kind"] == "gm-override":
-            payload = json.loads(row["payload"])
-            if payload["op"]["op"] == "force-dice":
-                declared += [{"value": v, "reason": payload["reason"]}
-                             for v in payload["op"]["values"]]
-    return declared[used:]
+def _standing(state: GameState, side: str) -> bool:
+    """Whether ``side`` has a standing order for the decision it owes."""
+    pending = state.pending
+    return pending is not None and pending.kind in state.standing.get(side, {})
 
 
 def undo_refusal(game: Game[Any], last: Mapping[str, Any], sides: set[str],

@@ -34,7 +34,9 @@ from sqlite_utils import Database
 DB_ENV = "UMPIRE_DB"
 #: Seconds a connection waits for another writer before giving up.
 BUSY_TIMEOUT_S = 15.0
-ACTION_KINDS = ("order", "decision", "gm-override", "rollback", "system")
+#: Action kinds of schema version 1; version 2 adds ``pause`` and ``resume``.
+KINDS_V1 = ("order", "decision", "gm-override", "rollback", "system")
+ACTION_KINDS = (*KINDS_V1, "pause", "resume")
 
 
 def default_db_path(explicit: str | Path | None = None) -> Path:
@@ -127,7 +129,7 @@ def _migration_1(db: Database) -> None:
     db.executescript(
         f"""
         CREATE TRIGGER actions_kind_check BEFORE INSERT ON actions
-        WHEN NEW.kind NOT IN ({", ".join(repr(k) for k in ACTION_KINDS)})
+        WHEN NEW.kind NOT IN ({", ".join(repr(k) for k in KINDS_V1)})
         BEGIN SELECT RAISE(ABORT, 'unknown action kind'); END;
         CREATE TRIGGER actions_no_delete BEFORE DELETE ON actions
         BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END;
@@ -149,8 +151,41 @@ def _migration_1(db: Database) -> None:
     )
 
 
+def _migration_2(db: Database) -> None:
+    """Pause/resume and seat history.
+
+    * two more action kinds, ``pause`` and ``resume`` (a GM stops and restarts the clock;
+      they change no game state and replay as no-ops);
+    * ``games.paused_at``, ``paused_by``, ``pause_reason`` while a game is paused;
+    * ``seats.removed``, ``removed_by``, ``removed_reason``: a replaced player's seat is
+      closed, never deleted, so the record keeps who played which side when.
+    """
+    db.execute("DROP TRIGGER actions_kind_check")
+    db.execute(
+        f"""
+        CREATE TRIGGER actions_kind_check BEFORE INSERT ON actions
+        WHEN NEW.kind NOT IN ({", ".join(repr(k) for k in ACTION_KINDS)})
+        BEGIN SELECT RAISE(ABORT, 'unknown action kind'); END;
+        """
+    )
+    games = db.table("games")
+    games.add_column("paused_at", float)
+    games.add_column("paused_by", str)
+    games.add_column("pause_reason", str)
+    seats = db.table("seats")
+    seats.add_column("removed", float)
+    seats.add_column("removed_by", str)
+    seats.add_column("removed_reason", str)
+    db.executescript(
+        """
+        CREATE TRIGGER seats_no_delete BEFORE DELETE ON seats
+        BEGIN SELECT RAISE(ABORT, 'seats are closed, never deleted'); END;
+        """
+    )
+
+
 #: Ordered migrations; version N is ``MIGRATIONS[N - 1]``. Never edit a shipped one: append.
-MIGRATIONS: list[Callable[[Database], None]] = [_migration_1]
+MIGRATIONS: list[Callable[[Database], None]] = [_migration_1, _migration_2]
 
 
 @dataclass
@@ -295,15 +330,37 @@ class Store:
             db.table("seats").insert({**seat, "game_id": game_id})
 
     def seats(self, game_id: str) -> list[dict[str, Any]]:
+        """The game's current seats (closed seats are kept, see :meth:`seat_history`)."""
+        return list(self.db.query("SELECT * FROM seats WHERE game_id = ? AND removed IS NULL "
+                                  "ORDER BY id", [game_id]))
+
+    def seat_history(self, game_id: str) -> list[dict[str, Any]]:
+        """Every seat the game ever had, closed ones included, in the order they were taken."""
         return list(self.db.query("SELECT * FROM seats WHERE game_id = ? ORDER BY id",
                                   [game_id]))
+
+    def close_seats(self, game_id: str, seat_ids: Sequence[int], by: str, reason: str,
+                    when: float) -> None:
+        """Close seats (a replaced player); the rows stay for the record."""
+        with self.write() as db:
+            for seat_id in seat_ids:
+                db.execute("UPDATE seats SET removed = ?, removed_by = ?, removed_reason = ? "
+                           "WHERE id = ? AND game_id = ? AND removed IS NULL",
+                           [when, by, reason, seat_id, game_id])
 
     def games_of(self, discord_id: str | None, email: str | None) -> list[dict[str, Any]]:
         return list(self.db.query(
             "SELECT DISTINCT g.* FROM games g JOIN seats s ON s.game_id = g.id "
-            "WHERE (s.discord_id IS NOT NULL AND s.discord_id = ?) "
-            "OR (s.email IS NOT NULL AND lower(s.email) = lower(?)) ORDER BY g.created",
+            "WHERE s.removed IS NULL AND ((s.discord_id IS NOT NULL AND s.discord_id = ?) "
+            "OR (s.email IS NOT NULL AND lower(s.email) = lower(?))) ORDER BY g.created",
             [discord_id, email]))
+
+    def games_bound(self, key: str, value: str) -> list[dict[str, Any]]:
+        """Games whose frontend ``bindings`` hold ``key`` = ``value`` (newest first)."""
+        path = "$." + json.dumps(key)
+        return list(self.db.query(
+            "SELECT * FROM games WHERE CAST(json_extract(bindings, ?) AS TEXT) = ? "
+            "ORDER BY created DESC, rowid DESC", [path, str(value)]))
 
     def games_with_deadlines(self) -> list[dict[str, Any]]:
         return list(self.db.query(
@@ -388,6 +445,15 @@ class Store:
         if active_only:
             sql += " AND reverted_by IS NULL"
         return list(self.db.query(sql + " ORDER BY seq", params))
+
+    def last_actions(self, game_id: str, n: int, *, active_only: bool = True
+                     ) -> list[dict[str, Any]]:
+        """The last ``n`` actions, oldest first."""
+        sql = "SELECT * FROM actions WHERE game_id = ?"
+        if active_only:
+            sql += " AND reverted_by IS NULL"
+        rows = list(self.db.query(sql + " ORDER BY seq DESC LIMIT ?", [game_id, n]))
+        return rows[::-1]
 
     def action(self, game_id: str, seq: int) -> dict[str, Any] | None:
         rows = list(self.db.query("SELECT * FROM actions WHERE game_id = ? AND seq = ?",

@@ -226,7 +226,12 @@ def test_deadline_answers_a_pending_decision_with_its_default(tmp_path: Path) ->
     service.tick()
     clock.advance(101)
     notices = service.tick()
-    assert any("Umpire plays decide lose" in n.text for n in notices)
+    # The public notice says a decision was answered, not which option (options are the
+    # owing side's to read); the log keeps the answer for blue and the GM.
+    assert any("Umpire answers blue's casualty decision (by default)" in n.text
+               for n in notices)
+    assert not any("decide lose" in n.text for n in notices)
+    assert service.store.actions(game_id)[-1]["text"] == "decide lose"
     assert service.view(game_id, GM_ACTOR).pending is None
 
 

@@ -1,0 +1,79 @@
+"""Duel variants for the service and Discord tests (the kernel's Duel stays as it is).
+
+* :class:`PackedDuel` reads where red's r2 starts from its data pack (``start.json``), so
+  a test can tell whether the service used the game's own pack.
+* :class:`PostsDuel` replaces blue's casualty decision after a hit by a choice among
+  :data:`POSTS` fall-back posts — more options than a message's buttons can hold, so the
+  bot must offer a select menu.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
+
+from adjudicator.kernel.decisions import Option, PendingDecision
+from adjudicator.kernel.dice import Dice
+from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.events import Event
+from adjudicator.kernel.orders import Order, words
+from tests.kernel.duel import DuelGame, DuelState
+
+PACKED = "tests.bot.duel_variants:PackedDuel"
+POSTS_GAME = "tests.bot.duel_variants:PostsDuel"
+#: Options of PostsDuel's decision: more than the 20 buttons a prompt may carry.
+POSTS = 22
+
+
+class PackedDuel(DuelGame):
+    def setup(self, scenario: str | None = None,
+              options: Mapping[str, Any] | None = None) -> DuelState:
+        state = super().setup(scenario, options)
+        if self.pack is not None:
+            start = json.loads((self.pack / "start.json").read_text(encoding="utf-8"))
+            for unit in state.units:
+                unit.cell = str(start.get(unit.id, unit.cell))
+        return state
+
+
+class Post(Order):
+    verb: Literal["post"] = "post"
+    number: int
+
+
+class PostsDuel(DuelGame):
+    name: ClassVar[str] = "posts-duel"
+
+    def parse_game_order(self, text: str) -> Order:
+        parts = words(text)
+        if len(parts) == 2 and parts[0].lower() == "post" and parts[1].isdigit():
+            return Post(number=int(parts[1]))
+        return super().parse_game_order(text)
+
+    def format_game_order(self, order: Order) -> str:
+        if isinstance(order, Post):
+            return f"post {order.number}"
+        return super().format_game_order(order)
+
+    def resolve(self, state: DuelState, side: str, order: Order, dice: Dice) -> list[Event]:
+        pending = state.pending
+        if pending is not None and pending.kind == "post":
+            if not isinstance(order, Post) or self.format(order) not in pending.option_orders():
+                raise RuleError("P1", "choose one of the posts", pending.option_orders())
+            state.pending = None
+            state.turn = side
+            unit = str(pending.data["unit"])
+            return [Event(kind="post", text=f"{unit} falls back to post {order.number}",
+                          rule="P1")]
+        events = super().resolve(state, side, order, dice)
+        hit = state.pending
+        if hit is not None and hit.kind == "casualty":
+            unit = str(hit.data["unit"])
+            state.pending = PendingDecision(
+                kind="post", side=hit.side, rule="P1",
+                prompt=f"{unit} is hit: choose the post it falls back to",
+                options=tuple(Option(order=f"post {n}", label=f"fall back to post {n}")
+                              for n in range(1, POSTS + 1)),
+                default="post 1", data={"unit": unit})
+        return events
