@@ -19,7 +19,7 @@ from bot.discord.core import Refusal, UmpireBot, format_result_ack, game_label
 from bot.discord.permissions import in_dm
 from bot.discord.port import CHANNEL_KEY, GUILD_KEY, THREAD_KEY, players_of, viewer_for
 from bot.records import verify
-from bot.service import GameInfo, ServiceError
+from bot.service import Actor, GameInfo, ServiceError
 
 
 def parse_options(text: str | None) -> dict[str, Any]:
@@ -55,6 +55,14 @@ def seats_text(bot: UmpireBot, info: GameInfo) -> str:
     gms = [s.discord_id for s in info.seats if s.role == "gm" and s.discord_id]
     lines.append(f"GM: {fmt.mentions([str(g) for g in gms]) or '(none)'}")
     return "\n".join(lines)
+
+
+async def _reader(bot: UmpireBot, interaction: discord.Interaction[Any], info: GameInfo
+                  ) -> Actor:
+    """The actor reading the log or record; a Discord GM is seated as the game's GM first."""
+    if bot.is_gm(interaction, info):
+        return await bot.require_gm(interaction, info)
+    return bot.actor(interaction)
 
 
 def register(bot: UmpireBot) -> None:
@@ -176,6 +184,8 @@ def register(bot: UmpireBot) -> None:
             deadline = (f"\nDeadline: <t:{int(info.deadline_at)}:R>" if info.deadline_at
                         else "")
             state = (info.result and f"over — {info.result}") or info.status
+            if info.paused:
+                state += f" by the GM ({info.pause_reason}); the clock is stopped"
             await bot.reply(interaction, fmt.clip(
                 f"**{game_label(info)}** ({info.scenario or 'default scenario'}): {state}, "
                 f"action {info.head_seq}\nTo act: {info.to_act or '—'}\n"
@@ -207,28 +217,34 @@ def register(bot: UmpireBot) -> None:
                   last: app_commands.Range[int, 1, 50] = 10, game: str | None = None) -> None:
         async def work() -> None:
             info = await bot.game_of(interaction, game)
-            viewer = viewer_for(info, bot.actor(interaction), bot.is_gm(interaction, info))
-            entries = await bot.port.log(info.id, viewer, last)
-            lines = [f"#{e.seq} {e.kind}{' ' + e.side if e.side else ''}: "
-                     + ("; ".join(e.lines) or "—") for e in entries]
-            body = fmt.clip_lines(lines, 1850, more="/game export") or "no actions yet"
+            actor = await _reader(bot, interaction, info)
+            entries = await bot.port.log(info.id, actor, last)
+            body = fmt.clip_lines([e.summary() for e in entries], 1850,
+                                  more="/game export") or "no actions yet"
+            viewer = viewer_for(info, actor, bot.is_gm(interaction, info))
             await bot.reply(interaction, f"**{game_label(info)}** — {viewer} log\n{body}",
                             ephemeral=True)
 
         await bot.handle(interaction, work)
 
-    @group.command(name="export", description="The game record (JSON lines)")
+    @group.command(name="export", description="The game record (JSON lines): full for the GM "
+                   "and after the end, your own view during play")
     async def export(interaction: discord.Interaction[Any], game: str | None = None) -> None:
         async def work() -> None:
             info = await bot.game_of(interaction, game)
-            gm = bot.is_gm(interaction, info)
-            if info.status != "finished" and not gm:
-                raise Refusal("the full record holds both sides' secrets: players get it "
-                              "when the game is over (the GM at any time)")
+            actor = await _reader(bot, interaction, info)
             await bot.defer(interaction, ephemeral=True)
-            data = await bot.port.export(info.id, include_seed=info.status == "finished")
-            await bot.reply(interaction, f"Record of {game_label(info)}",
-                            file=discord.File(io.BytesIO(data), f"umpire-{info.id}.jsonl"),
+            record = await bot.port.export(info.id, actor)
+            if record.full:
+                name, text = f"umpire-{info.id}.jsonl", f"Record of {game_label(info)}"
+            else:
+                name = f"umpire-{info.id}-{record.audience}.jsonl"
+                text = (f"Your view of the record of {game_label(info)} ({record.audience}): "
+                        "what you may see of each action. The full record — both sides' "
+                        "secrets, verifiable — is for everyone when the game is over "
+                        "(the GM at any time).")
+            await bot.reply(interaction, text,
+                            file=discord.File(io.BytesIO(record.jsonl()), name),
                             ephemeral=True)
 
         await bot.handle(interaction, work)
@@ -241,11 +257,10 @@ def register(bot: UmpireBot) -> None:
                     "(sha256 of the secret seed, published at the start).")
             if info.status == "finished":
                 await bot.defer(interaction, ephemeral=False)
-                seed = await bot.port.call(bot.port.service.reveal_seed, info.id,
-                                           bot.actor(interaction))
-                record = json.loads("[" + (await bot.port.export(info.id, True)).decode()
-                                    .strip().replace("\n", ",") + "]")
-                checked = await bot.port.call(verify, record, seed)
+                actor = bot.actor(interaction)
+                seed = await bot.port.call(bot.port.service.reveal_seed, info.id, actor)
+                record = await bot.port.export(info.id, actor)
+                checked = await bot.port.call(verify, record.lines, seed)
                 verdict = ("every roll verified" if checked.ok
                            else "PROBLEMS: " + "; ".join(checked.problems[:5]))
                 text += (f"\nSeed: `{seed}`\nVerification: {verdict} "

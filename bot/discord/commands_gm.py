@@ -1,4 +1,5 @@
-"""``/gm``: rollback (preview + confirm), roll-forward, override, roll, seat, reveal-seed.
+"""``/gm``: rollback (preview + confirm), roll-forward, override, roll, pause, resume, seat,
+reveal-seed.
 
 A GM is the game's creator, a holder of the GM role, or a server administrator; the first
 GM command of a role holder or administrator seats them as a GM of that game.
@@ -14,7 +15,8 @@ from discord import app_commands
 
 from bot.discord import formatting as fmt
 from bot.discord.core import Refusal, UmpireBot, format_result_ack, game_label
-from bot.discord.decisions import RollbackConfirm
+from bot.discord.decisions import RollbackConfirm, choose_view
+from bot.discord.port import players_of
 from bot.service import Actor, GameInfo, SubmitResult
 
 OverrideOp = Literal["force-dice", "answer-decision", "set-standing", "edit"]
@@ -46,12 +48,12 @@ def override_op(op: str, args: str) -> dict[str, Any]:
     if op == "edit":
         if not words:
             raise Refusal("edit takes `NAME key=value ...`")
-        values: dict[str, Any] = {}
+        values: dict[str, str] = {}
         for word in words[1:]:
             key, sep, value = word.partition("=")
             if not sep:
                 raise Refusal(f"edit arguments are key=value; cannot read {word!r}")
-            values[key] = int(value) if value.lstrip("-").isdigit() else value
+            values[key] = value  # the game's argument model converts numbers
         return {"op": op, "name": words[0], "args": values}
     raise Refusal(f"unknown override {op!r}")
 
@@ -146,18 +148,78 @@ def register(bot: UmpireBot) -> None:
 
         await bot.handle(interaction, work)
 
-    @group.command(name="seat", description="Seat a player for a side (e.g. a replacement)")
-    async def seat(interaction: discord.Interaction[Any], side: str,
-                   player: discord.User) -> None:
+    @group.command(name="pause", description="Pause the game: no orders or decisions, "
+                   "deadlines stopped (announced)")
+    @app_commands.describe(reason="why (posted publicly)")
+    async def pause(interaction: discord.Interaction[Any], reason: str) -> None:
         async def work() -> None:
             info = await bot.game_of(interaction)
             gm = await bot.require_gm(interaction, info)
-            await bot.port.call(bot.port.service.seat, info.id, gm, side,
-                                Actor.discord(player.id))
-            await bot.reply(interaction, f"{player.mention} now plays **{side}** "
-                            f"(seated by the GM).", ephemeral=False)
+            await bot.defer(interaction, ephemeral=True)
+            result = await bot.port.pause(info.id, gm, reason, f"discord:{interaction.id}")
+            await _after(bot, interaction, info, result)
 
         await bot.handle(interaction, work)
+
+    @group.command(name="resume", description="Resume a paused game (deadlines are extended "
+                   "by the pause)")
+    @app_commands.describe(reason="why (posted publicly)")
+    async def resume(interaction: discord.Interaction[Any], reason: str) -> None:
+        async def work() -> None:
+            info = await bot.game_of(interaction)
+            gm = await bot.require_gm(interaction, info)
+            await bot.defer(interaction, ephemeral=True)
+            result = await bot.port.resume(info.id, gm, reason, f"discord:{interaction.id}")
+            await _after(bot, interaction, info, result)
+
+        await bot.handle(interaction, work)
+
+    @group.command(name="seat", description="Seat a player for a side, replacing whoever "
+                   "plays it")
+    @app_commands.describe(side="the side", player="who plays it from now on",
+                           reason="why (posted publicly; kept with the closed seat)")
+    async def seat(interaction: discord.Interaction[Any], side: str, player: discord.User,
+                   reason: str | None = None) -> None:
+        async def work() -> None:
+            info = await bot.game_of(interaction)
+            gm = await bot.require_gm(interaction, info)
+            sides = bot.port.rules(info.game).sides
+            if side not in sides:
+                raise Refusal(f"unknown side {side!r}; sides are {', '.join(sides)}")
+            before = players_of(info, side)
+            if before == [str(player.id)]:
+                raise Refusal(f"{fmt.mention(player.id)} already plays **{side}**.")
+            why = (reason or "").strip() or "replaced by the GM"
+            if before:
+                await bot.port.call(bot.port.service.unseat, info.id, gm, side, why)
+            info = await bot.port.call(bot.port.service.seat, info.id, gm, side,
+                                       Actor.discord(player.id))
+            text = f"{fmt.mention(player.id)} now plays **{side}**"
+            text += (f", replacing {fmt.mentions(before)} — reason: {why}." if before
+                     else " (seated by the GM).")
+            view = None
+            if info.status == "active" and info.to_act == side:
+                public = await bot.port.view(info.id, gm, "public")
+                if public.pending is not None:
+                    text += f"\n{fmt.mention(player.id)} {public.pending.side} owes a decision: " \
+                            f"{public.pending.prompt}"
+                    view = choose_view(info.id, info.head_seq)
+                else:
+                    text += f"\nTo act: **{side}** {fmt.mention(player.id)}"
+            await bot.reply(interaction, fmt.clip(text), ephemeral=False, view=view)
+
+        await bot.handle(interaction, work)
+
+    @seat.autocomplete("side")
+    async def seat_side(interaction: discord.Interaction[Any],
+                        current: str) -> list[app_commands.Choice[str]]:
+        try:
+            info = await bot.game_of(interaction)
+        except Refusal:
+            return []
+        sides = [s for s in bot.port.rules(info.game).sides
+                 if s.casefold().startswith(current.casefold().strip())]
+        return [app_commands.Choice(name=s, value=s) for s in sides]
 
     @group.command(name="reveal-seed", description="The secret dice seed (GM only, shown "
                    "only to you)")

@@ -142,7 +142,7 @@ class UmpireBot(discord.Client):
                 raise Refusal(str(error)) from error
         channel = interaction.channel
         if isinstance(channel, discord.Thread):
-            info = await self.port.game_for_thread(channel.id, fmt.game_id_from_name(channel.name))
+            info = await self.port.game_for_thread(channel.id)
             if info is not None:
                 return info
         if in_dm(interaction):
@@ -240,7 +240,11 @@ class UmpireBot(discord.Client):
         """The map picture of a view, when a renderer is plugged in."""
         if self.renderer is None or view is None:
             return None
-        data = await asyncio.to_thread(self.renderer, view)
+        try:
+            data = await asyncio.to_thread(self.renderer, view)
+        except Exception:  # a game without pictures, or a drawing bug: post the text alone
+            log.exception("no picture for a %s view", view.game)
+            return None
         return discord.File(io.BytesIO(data), filename=name)
 
     async def publish(self, info: GameInfo, result: SubmitResult) -> None:
@@ -254,6 +258,11 @@ class UmpireBot(discord.Client):
         info = await self.port.info(info.id)
         public = result.messages.get(PUBLIC)
         if public is None:
+            return
+        if info.paused:  # nobody can act: the notice only, no prompts or buttons
+            await self.post_to_thread(info, fmt.public_post(
+                public.model_copy(update={"prompt": None, "to_act": None}), None, "", ""))
+            await self.dm_gm_only(info, result)
             return
         owing = result.pending_side
         to_act_ids = players_of(info, public.to_act) if public.to_act else []
@@ -277,16 +286,20 @@ class UmpireBot(discord.Client):
                 elif text is not None:
                     await self.dm(user_id, text, file=await self.picture(message.view,
                                                                          f"{side}.png"))
-        gm = result.messages.get(GM)
-        if gm is not None:
-            seen = {line for m in result.messages.values() if m.audience != GM
-                    for line in m.lines}
-            gm_only = [line for line in gm.lines if line not in seen]
-            if gm_only:
-                for user_id in gms_of(info):
-                    await self.dm(user_id, f"**{label}** — GM only:\n"
-                                  + fmt.clip_lines(gm_only, 1800))
+        await self.dm_gm_only(info, result)
         await self.prompt_secret_placement(info)
+
+    async def dm_gm_only(self, info: GameInfo, result: SubmitResult) -> None:
+        """DM every GM of the game what only the GM's message holds (GM-only events)."""
+        gm = result.messages.get(GM)
+        if gm is None:
+            return
+        seen = {line for m in result.messages.values() if m.audience != GM for line in m.lines}
+        gm_only = [line for line in gm.lines if line not in seen]
+        if gm_only:
+            for user_id in gms_of(info):
+                await self.dm(user_id, f"**{game_label(info)}** — GM only:\n"
+                              + fmt.clip_lines(gm_only, 1800))
 
     async def prompt_secret_placement(self, info: GameInfo) -> None:
         """DM the side to act, once per turn of set-up, when it may place secretly now."""

@@ -80,6 +80,9 @@ async def _owing(bot: UmpireBot, interaction: discord.Interaction[Any], game_id:
                  seq: int) -> tuple[GameInfo, str, Actor]:
     """The game and the owing side, if the clicking user owes this (still open) decision."""
     info = await bot.port.info(game_id)
+    if info.paused:
+        raise Refusal(f"The game is paused by the GM ({info.pause_reason}): decisions wait "
+                      "until the GM resumes it.")
     actor = bot.actor(interaction)
     public = await bot.port.view(game_id, actor, PUBLIC)
     if info.head_seq != seq or public.pending is None:

@@ -57,14 +57,6 @@ def thread_name(title: str, game_id: str) -> str:
     return clip(title, 100 - len(suffix)) + suffix
 
 
-def game_id_from_name(name: str) -> str | None:
-    if name.endswith("]") and "[" in name:
-        candidate = name[name.rindex("[") + 1 : -1]
-        if candidate and candidate.isalnum():
-            return candidate
-    return None
-
-
 def public_post(message: Message, actor_side: str | None, to_act_mentions: str,
                 owing_mentions: str) -> str:
     """The one public message after an action: what everyone may know, who acts next."""

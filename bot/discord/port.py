@@ -2,33 +2,31 @@
 
 Everything the bot needs from the service goes through :class:`ServicePort`: each call
 runs in a worker thread (the service is synchronous and thread-safe), so the event loop
-never blocks on SQLite or on adjudication. The port adds only what a chat frontend needs
-around the service: finding the game bound to a Discord thread, the acting side's legal
-orders for autocomplete (cached per game position), the recent log as an audience sees
-it, and the game record for export.
+never blocks on SQLite or on adjudication. The port keeps only what a chat frontend
+caches: the game bound to each Discord thread and, per game position and user, the legal
+orders that autocomplete ranks. Everything else — legal orders, the log and the record
+as each audience may read them, the thread binding — is the service's.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
-from adjudicator.kernel.events import GM, PUBLIC, Event, visible_to
+from adjudicator.kernel.events import GM, PUBLIC
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.views import View
-from adjudicator.registry import UnknownGame, load_game
 from bot.deadlines import Notice
-from bot.records import export_lines
+from bot.messages import LogEntry
 from bot.service import (
     Actor,
+    Export,
     GameInfo,
     GameService,
-    NotFound,
+    InvalidOperation,
     RollbackPreview,
     ServiceError,
     SubmitResult,
@@ -42,20 +40,11 @@ CHANNEL_KEY = "discord_channel"
 GUILD_KEY = "discord_guild"
 
 
-@dataclass(frozen=True)
-class LogEntry:
-    seq: int
-    kind: str
-    side: str | None
-    lines: list[str]
-
-
 class ServicePort:
     def __init__(self, service: GameService) -> None:
         self.service = service
         self._by_thread: dict[int, str] = {}
-        self._legal: dict[tuple[str, int, int, str], list[str]] = {}
-        self._rules: dict[str, Game[Any]] = {}
+        self._legal: dict[tuple[str, int, int, str, str], list[str]] = {}
 
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.to_thread(partial(fn, *args, **kwargs))
@@ -63,16 +52,18 @@ class ServicePort:
     # ---- rules metadata (names, sides, scenarios, notation) -----------------------------
 
     def rules(self, name: str) -> Game[Any]:
-        """The rules object of a game kind (metadata and notation only, never a state)."""
-        if name not in self._rules:
-            self._rules[name] = load_game(name)
-        return self._rules[name]
+        """The rules of a kind of game (metadata and notation only, never a state)."""
+        return self.service.game_rules(name)
 
     def known_rules(self, name: str) -> Game[Any] | None:
         try:
             return self.rules(name)
-        except UnknownGame:
+        except InvalidOperation:
             return None
+
+    async def game_rules(self, info: GameInfo) -> Game[Any]:
+        """The rules one game is played with, bound to its own data pack."""
+        return await self.call(self.service.rules, info.id)
 
     # ---- games and threads ----------------------------------------------------------------
 
@@ -86,25 +77,18 @@ class ServicePort:
             self._by_thread[int(thread)] = info.id
         return info
 
-    async def game_for_thread(self, thread_id: int, hinted_id: str | None) -> GameInfo | None:
-        """The game bound to a Discord thread.
-
-        Known bindings are cached; after a restart the game id written in the thread's
-        name (``hinted_id``) is checked against the binding stored with the game, so a
-        renamed thread cannot point at someone else's game.
-        """
-        candidates = [self._by_thread.get(thread_id), hinted_id]
-        for game_id in candidates:
-            if not game_id:
-                continue
-            try:
-                info = await self.call(self.service.info, game_id)
-            except NotFound:
-                continue
+    async def game_for_thread(self, thread_id: int) -> GameInfo | None:
+        """The game bound to a Discord thread (the binding is stored with the game)."""
+        known = self._by_thread.get(thread_id)
+        if known is not None:
+            info = await self.info(known)
             if str(info.bindings.get(THREAD_KEY)) == str(thread_id):
-                self._by_thread[thread_id] = info.id
                 return info
-        return None
+        found: GameInfo | None = await self.call(self.service.find_by_binding, THREAD_KEY,
+                                                 thread_id)
+        if found is not None:
+            self._by_thread[thread_id] = found.id
+        return found
 
     async def info(self, game_id: str) -> GameInfo:
         return await self.call(self.service.info, game_id)
@@ -122,25 +106,21 @@ class ServicePort:
         return await self.call(self.service.view, game_id, actor, viewer)
 
     async def legal_orders(self, info: GameInfo, actor: Actor) -> list[str]:
-        """The orders the actor's side may give now (empty when it is not theirs to act)."""
-        sides = [s.side for s in info.seats if s.role == "player" and s.side
-                 and _holds(actor, s.discord_id)]
-        acting = info.to_act
-        side = acting if acting in sides else None
-        if side is None or info.status != "active":
+        """The orders the actor may give now (the service's answer for their seat: empty
+        when it is not their turn, the game is not in play, or they hold no seat)."""
+        if info.status != "active":
             return []
-        key = (info.id, info.branch, info.head_seq, side)
+        key = (info.id, info.branch, info.head_seq, info.status, actor.label)
         cached = self._legal.get(key)
         if cached is None:
-            cached = await self.call(self._compute_legal, info, side)
+            try:
+                cached = await self.call(self.service.legal_orders, info.id, actor)
+            except ServiceError:
+                cached = []
             if len(self._legal) > 256:
                 self._legal.clear()
             self._legal[key] = cached
         return cached
-
-    def _compute_legal(self, info: GameInfo, side: str) -> list[str]:
-        state = self.service.load_state(info.id)
-        return list(self.rules(info.game).legal_orders(state, side))
 
     # ---- GM -----------------------------------------------------------------------------
 
@@ -167,27 +147,24 @@ class ServicePort:
     async def rollback(self, game_id: str, gm: Actor, to_seq: int, reason: str) -> SubmitResult:
         return await self.call(self.service.rollback, game_id, gm, to_seq, reason)
 
+    async def pause(self, game_id: str, gm: Actor, reason: str, key: str) -> SubmitResult:
+        return await self.call(self.service.pause, game_id, gm, reason, key)
+
+    async def resume(self, game_id: str, gm: Actor, reason: str, key: str) -> SubmitResult:
+        return await self.call(self.service.resume, game_id, gm, reason, key)
+
     async def tick(self) -> list[Notice]:
         return await self.call(self.service.tick)
 
     # ---- log and record ---------------------------------------------------------------------
 
-    async def log(self, game_id: str, viewer: str, last: int) -> list[LogEntry]:
-        """The last ``last`` active actions, each as the events ``viewer`` may see."""
-        return await self.call(self._log, game_id, viewer, last)
+    async def log(self, game_id: str, actor: Actor, last: int) -> list[LogEntry]:
+        """The last ``last`` actions as the actor may read them."""
+        return await self.call(self.service.log, game_id, actor, last)
 
-    def _log(self, game_id: str, viewer: str, last: int) -> list[LogEntry]:
-        rows = self.service.store.actions(game_id, active_only=True)[-last:]
-        out = []
-        for row in rows:
-            events = [Event.model_validate(e) for e in json.loads(row["events"] or "[]")]
-            lines = [event.text for event in visible_to(events, viewer)]
-            out.append(LogEntry(int(row["seq"]), str(row["kind"]), row["side"], lines))
-        return out
-
-    async def export(self, game_id: str, include_seed: bool) -> bytes:
-        lines = await self.call(export_lines, self.service.store, game_id, include_seed)
-        return "".join(json.dumps(line, sort_keys=True) + "\n" for line in lines).encode()
+    async def export(self, game_id: str, actor: Actor) -> Export:
+        """The record the actor may have: full, or redacted to their view during play."""
+        return await self.call(self.service.export, game_id, actor)
 
 
 def _holds(actor: Actor, discord_id: str | None) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.orders import SetStanding
 from bot.discord.autocomplete import Template
 
 
@@ -140,26 +141,31 @@ def secret_verbs(game: Any) -> frozenset[str]:
 
 
 def is_secret_order(game: Any, text: str) -> bool:
-    """Whether any line of a (multi-line) order text is a secret order.
+    """Whether any line of a (multi-line) order text must be given only in a DM.
 
-    A game's own ``is_secret_text(line)`` decides first; otherwise the parsed verb is
-    compared with the secret verbs. A line the game cannot read counts as secret when its
-    first word could abbreviate a secret verb, so a mistyped secret is not echoed either.
+    Each line is parsed; the game's ``is_secret(order)`` decides (hidden set-up, mines,
+    traps), else the verb is compared with the secret verbs. ``standing`` orders are
+    private too, but they are never posted — the bot acknowledges them only to their
+    sender — so they may be set anywhere. A line the game cannot read counts as secret
+    when its first word could abbreviate a secret verb, so a mistyped secret is not
+    echoed either.
     """
     secret = secret_verbs(game)
-    declared = getattr(game, "is_secret_text", None)
+    hook = getattr(game, "is_secret", None)
     for line in text.splitlines():
         words = line.split("#", 1)[0].split()
         if not words:
             continue
-        if callable(declared) and declared(line):
-            return True
         try:
-            verb = getattr(game.parse(line), "verb", None)
+            order = game.parse(line)
         except (RuleError, ValueError):  # unreadable: decide from the first word alone
             if any(v.startswith(words[0].lower()) for v in secret):
                 return True
             continue
-        if verb in secret:
+        if isinstance(order, SetStanding):
+            continue
+        if callable(hook) and hook(order):
+            return True
+        if getattr(order, "verb", None) in secret:
             return True
     return False

@@ -125,6 +125,24 @@ class Harness:
         assert reply.record.response_type == 8, reply.record.response_type
         return [str(choice["value"]) for choice in reply.record.choices]
 
+    async def submit_modal(self, user: User, channel: Channel, shown: Reply,
+                           *values: str) -> Reply:
+        """Fill the modal the bot answered ``shown`` with (one value per text input, in
+        order) and submit it as ``user``."""
+        assert shown.record.response_type == 9, "the bot showed no modal"
+        modal = shown.record.response_data
+        inputs: list[dict[str, Any]] = []
+        for row in modal.get("components", []):
+            inputs.extend(row.get("components", []) if row.get("type") == 1
+                          else [row.get("component", row)])
+        inputs = [item for item in inputs if item.get("type") == 4]
+        assert len(inputs) == len(values), (inputs, values)
+        rows = [{"type": 1, "components": [{"type": 4, "custom_id": item["custom_id"],
+                                           "value": value}]}
+                for item, value in zip(inputs, values, strict=True)]
+        data = {"custom_id": modal["custom_id"], "components": rows}
+        return await self._run(5, user, channel, data)
+
     async def click(self, user: User, message: Message, custom_id: str,
                     values: list[str] | None = None) -> Reply:
         """Press a button (or pick ``values`` in a select menu) on ``message``."""

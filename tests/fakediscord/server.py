@@ -736,8 +736,18 @@ class FakeDiscord:
         for depth in range(len(names) - 1, 0, -1):
             kind = 1 if depth == len(names) - 1 else 2
             nested = [{"name": names[depth], "type": kind, "options": nested}]
-        return {"id": command["id"], "name": names[0], "type": 1, "options": nested,
-                "guild_id": str(self.guild_id)}
+        data: JSON = {"id": command["id"], "name": names[0], "type": 1, "options": nested,
+                      "guild_id": str(self.guild_id)}
+        # Discord resolves user options (type 6) into the user and, in a guild, the member.
+        users = [self.users[int(o["value"])] for o in leaf
+                 if o["type"] == 6 and int(o["value"]) in self.users]
+        if users:
+            data["resolved"] = {
+                "users": {str(u.id): u.payload() for u in users},
+                "members": {str(u.id): {k: v for k, v in self.member_payload(u).items()
+                                        if k != "user"} for u in users},
+            }
+        return data
 
     @staticmethod
     def _option_type(spec: list[JSON], path: list[str], name: str) -> int:
