@@ -44,7 +44,7 @@ class ServicePort:
     def __init__(self, service: GameService) -> None:
         self.service = service
         self._by_thread: dict[int, str] = {}
-        self._legal: dict[tuple[str, int, int, str, str], list[str]] = {}
+        self._legal: dict[tuple[str, int, int, int, str], list[str]] = {}
 
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.to_thread(partial(fn, *args, **kwargs))
@@ -110,7 +110,8 @@ class ServicePort:
         when it is not their turn, the game is not in play, or they hold no seat)."""
         if info.status != "active":
             return []
-        key = (info.id, info.branch, info.head_seq, info.status, actor.label)
+        seats = hash(tuple((s.side, s.role, s.discord_id) for s in info.seats))
+        key = (info.id, info.branch, info.head_seq, seats, actor.label)
         cached = self._legal.get(key)
         if cached is None:
             try:
