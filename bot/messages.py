@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC, Event, may_see, visible_to
 from adjudicator.kernel.game import Game
-from adjudicator.kernel.orders import Order, SetStanding
+from adjudicator.kernel.orders import Order
 from adjudicator.kernel.views import View
 
 
@@ -90,32 +90,13 @@ def events_from_json(data: Sequence[dict[str, Any]]) -> list[Event]:
 
 #: Verbs Umpire keeps secret in a game that declares nothing of its own (hidden set-up,
 #: minefields, the Duel test game's trap).
-SECRET_VERBS = frozenset({"hide", "mine", "trap"})
-
-
 def is_secret_order(game: Game[Any], order: Order) -> bool:
     """Whether an order's text belongs to the side that gave it (and the GM) only.
 
-    The rule, in order:
-
-    1. a ``standing`` order is private to its side (kernel contract);
-    2. a game with an ``is_secret(order)`` hook decides (Stalin's Tanks: ``hide``, ``mine``);
-    3. else an order model with a boolean ``secret`` class attribute decides;
-    4. else the verb is compared with the game's ``secret_verbs`` declaration, or, when
-       the game declares none, with :data:`SECRET_VERBS`.
+    The game decides (:meth:`Game.is_secret`): standing orders always are, and each game
+    adds its secret placements (Stalin's Tanks ``hide`` and ``mine``, Duel's ``trap``).
     """
-    if isinstance(order, SetStanding):
-        return True
-    hook = getattr(game, "is_secret", None)
-    if callable(hook):
-        return bool(hook(order))
-    flag = getattr(type(order), "secret", None)
-    if isinstance(flag, bool):
-        return flag
-    declared = getattr(game, "secret_verbs", None)
-    verbs = (frozenset(str(v) for v in declared)
-             if isinstance(declared, frozenset | set | tuple | list) else SECRET_VERBS)
-    return getattr(order, "verb", None) in verbs
+    return game.is_secret(order)
 
 
 class LogEntry(BaseModel):
