@@ -97,10 +97,10 @@ class TanksGame(Game[TanksState]):
     def format_game_order(self, order: Order) -> str:
         return format_order(order)
 
-    @staticmethod
-    def is_secret(order: Order) -> bool:
-        """Orders whose text must stay with the side that gives it (hide, mine)."""
-        return is_secret(order)
+    def is_secret(self, order: Order) -> bool:
+        """Orders whose text must stay with the side that gives it: what the kernel keeps
+        private (standing orders) and this game's secret placements (hide 20.0, mine 19.1)."""
+        return super().is_secret(order) or is_secret(order)
 
     def private_input(self, state: TanksState) -> str | None:
         """The side that is now entering secrets (hidden set-up, mines), if any.
@@ -116,11 +116,26 @@ class TanksGame(Game[TanksState]):
             return side
         return None
 
-    def is_secret_text(self, text: str) -> bool:
-        try:
-            return is_secret(self.parse(text))
-        except RuleError:
-            return False
+    def undo_reveals(self, public_events: list[Event]) -> list[str]:
+        """What an order's public events disclosed that an undo could not take back.
+
+        The service refuses a player's undo when this names anything (docs/service.md): a
+        hidden unit spotted or revealed (20.0), a minefield found (19.2), face-down units
+        turned up (25.7), secret set-ups published. Undoing would hide again what the
+        opponent has already seen.
+        """
+        found: list[str] = []
+        for event in public_events:
+            data = event.data
+            if event.kind == "revealed":
+                found.append(f"hidden unit {data.get('unit')} in {data.get('hex')} (20.0)")
+            elif event.kind == "mine-revealed":
+                found.append(f"a minefield in {data.get('hex')} (19.2)")
+            elif event.kind == "face-up":
+                found.append(f"face-down units {', '.join(data.get('units', []))} (25.7)")
+            elif event.kind == "secrets-revealed":
+                found.append(f"{data.get('side')}'s secret set-up (20.0)")
+        return found
 
     # ---- whose turn ---------------------------------------------------------------------
 

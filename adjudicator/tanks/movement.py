@@ -302,24 +302,51 @@ def _plan_overrun(ctx: Ctx, unit: Unit, kind_type: UnitType, cur: str | None,
 # ---- carrying the move out ---------------------------------------------------------------------
 
 
+def may_stop(ctx: Ctx, unit: Unit, hex_name: str, loading: Unit | None = None) -> bool:
+    """6.2: whether ``unit`` may end a move in ``hex_name`` (no other friend there, apart
+    from its own passenger, or the unit it is moving in to load, 17.1)."""
+    for other_unit in ctx.state.at(hex_name):
+        if other_unit.side != unit.side or other_unit.id == unit.id:
+            continue
+        if other_unit.carrier == unit.id or (loading is not None and other_unit.id == loading.id):
+            continue
+        return False
+    return True
+
+
 def execute(ctx: Ctx, move: Plan, loading: Unit | None = None) -> bool:
-    """Carry out a planned move. Returns False when it halted before its end."""
+    """Carry out a planned move. Returns False when it halted before its end.
+
+    A move halts where a mine is found or a hidden unit is revealed (19.2, 20.0), so the
+    player may decide again — but never in a hex where the unit may not end a move (6.2: a
+    friend is there). It then goes on along its written path and halts at the first hex
+    where it may stop. If the way on is blocked by an enemy just revealed (or an overrun's
+    exit hex is), it goes back to the last hex of its path where it could stop
+    (docs/rulings.md, "Halts in a friend's hex").
+    """
     state = ctx.state
     unit = move.unit
     if unit.hidden:
         ctx.reveal(unit, "it moves")
     passenger = ctx.passenger_of(unit)
     start = unit.hex or "off the map"
+    entered_from = unit.hex
     path: list[str] = []
+    hexes: list[str] = [unit.hex] if unit.hex else []
     taken: list[Step] = []
     halted = False
     completed = True
+    deferred: str | None = None  # where a halt was due but the unit could not stop
+    last_stop: tuple[str, str | None] | None = (
+        (unit.hex, unit.facing) if unit.hex is not None else None)
     for number, step in enumerate(move.steps):
         more = number < len(move.steps) - 1
         if step.kind == "face":
             unit.facing = step.facing
             path.append(f"face {step.facing}")
             taken.append(step)
+            if unit.hex is not None and may_stop(ctx, unit, unit.hex, loading):
+                last_stop = (unit.hex, unit.facing)
         elif step.kind == "exit":
             unit.status, unit.hex, unit.exited_edge = "exited", None, step.edge
             unit.exited_loaded = (passenger is not None
@@ -331,16 +358,21 @@ def execute(ctx: Ctx, move: Plan, loading: Unit | None = None) -> bool:
             taken.append(step)
         elif step.kind == "overrun":
             assert step.target is not None and step.hex is not None
-            taken.append(step)
             if not _execute_overrun(ctx, unit, step):
-                halted, completed = unit.status == "on", False
+                if unit.status == "on":  # 23.2: blocked before the tank moved: no MF spent
+                    halted, completed = True, False
+                else:
+                    taken.append(step)
+                    completed = False
                 break
+            taken.append(step)
             path.append(f"overrun {step.target} to {step.hex}")
+            hexes += [step.target, step.hex]
         else:
             assert step.hex is not None
-            hidden = [u for u in state.at(step.hex) if u.hidden and u.side != unit.side]
-            if hidden:  # only possible on entry, or next to a unit placed beside it
-                for enemy in hidden:
+            enemies = [u for u in state.at(step.hex) if u.side != unit.side]
+            if enemies:  # hidden when the move was planned (or revealed on the way): 6.3
+                for enemy in enemies:
                     ctx.reveal(enemy, f"{unit.id} tried to enter its hex")
                 halted, completed = True, False
                 break
@@ -356,15 +388,26 @@ def execute(ctx: Ctx, move: Plan, loading: Unit | None = None) -> bool:
                     passenger.status = "on"
                 _on_entry(ctx, unit)
             path.append(step.hex + (" (backing up)" if step.backing else ""))
+            hexes.append(step.hex)
             taken.append(step)
             survived, fresh = mine_attacks(ctx, unit, passenger, step.hex)
             if not survived:
                 completed = False
                 break
             revealed = ctx.reveal_adjacent_to(step.hex, unit.side)
-            if (revealed or fresh) and more:
-                halted, completed = True, False
-                break
+            stoppable = may_stop(ctx, unit, step.hex, loading)
+            if stoppable:
+                last_stop = (step.hex, unit.facing)
+            if (revealed or fresh or deferred) and more:
+                if stoppable:
+                    halted, completed = True, False
+                    break
+                deferred = deferred or step.hex
+    moved_back: str | None = None
+    if unit.status == "on" and unit.hex is not None and not may_stop(ctx, unit, unit.hex,
+                                                                     loading):
+        moved_back = _step_back(ctx, unit, passenger, last_stop)
+        halted, completed = unit.status == "on", False
     unit.spent += sum(s.cost for s in taken)
     unit.road_spent += sum(s.road_cost for s in taken)
     if not all(s.road for s in taken):
@@ -376,10 +419,16 @@ def execute(ctx: Ctx, move: Plan, loading: Unit | None = None) -> bool:
         unit.move_done = True
         unit.move_open = halted
     text = f"{unit.id} moves from {start}: " + (" ".join(path) if path else "no step taken")
+    if deferred and not moved_back:
+        text += (f" — it could not stop in {deferred}, where a friend stands (6.2), and "
+                 "went on")
+    if moved_back:
+        text += f" — it may not stop where a friend stands (6.2) and goes back to {moved_back}"
+        hexes.append(moved_back)
     if halted:
         text += " — halted; it may continue with the Movement Factor it has left"
     ctx.emit("move", text, "6.0", unit=unit.id, path=path, hex=unit.hex, facing=unit.facing,
-             halted=halted)
+             halted=halted, start=entered_from, hexes=hexes)
     if loading is not None and completed and unit.status == "on" and unit.hex == loading.hex:
         loading.carrier = unit.id
         unit.loaded_now = True
@@ -387,6 +436,20 @@ def execute(ctx: Ctx, move: Plan, loading: Unit | None = None) -> bool:
         ctx.emit("load", f"{unit.id} loads {loading.id} in {unit.hex}", "17.1",
                  unit=unit.id, passenger=loading.id)
     return completed
+
+
+def _step_back(ctx: Ctx, unit: Unit, passenger: Unit | None,
+               last_stop: tuple[str, str | None] | None) -> str:
+    """Put a unit that may not stay where it is back in the last hex it could stop in."""
+    if last_stop is None:  # it entered the map this move and had nowhere to stop: off again
+        unit.status, unit.hex = "waiting", None
+        if passenger is not None:
+            passenger.status, passenger.hex = "waiting", None
+        return "off the map"
+    unit.hex, unit.facing = last_stop
+    if passenger is not None:
+        passenger.hex = last_stop[0]
+    return last_stop[0]
 
 
 def mine_attacks(ctx: Ctx, unit: Unit, passenger: Unit | None,
