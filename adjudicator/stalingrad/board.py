@@ -125,6 +125,13 @@ class Board:
     adjacency: dict[str, frozenset[str]]
     units: dict[str, UnitDef]
     source: str = "local"
+    #: The pack's scenarios (``data_models.Scenario``), by key; empty for a case's board.
+    scenarios: dict[str, Any] = field(default_factory=dict)
+    #: Spaces a scenario may use when it plays on part of the map (the Sawmill's South
+    #: Quadrant: its Areas and the Zones with an arrow into it), by scenario key.
+    playable: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: Blue Victory Point number per week (19.2), week 1 = Sept 13-19.
+    blue: dict[int, int] = field(default_factory=dict)
     names: NameIndex = field(init=False)
     unit_names: dict[str, NameIndex] = field(init=False)
     regiment_size: dict[str, int] = field(init=False)
@@ -144,6 +151,15 @@ class Board:
             if unit.regiment and unit.battalion and unit.kind == "infantry":
                 sizes[unit.regiment] = sizes.get(unit.regiment, 0) + 1
         self.regiment_size = sizes
+
+    def restricted(self, keys: frozenset[str]) -> Board:
+        """The same board limited to ``keys`` (a scenario on part of the map): other
+        spaces cannot be entered, retreated into or counted."""
+        return Board(areas={k: a for k, a in self.areas.items() if k in keys},
+                     adjacency={k: frozenset(n for n in adj if n in keys)
+                                for k, adj in self.adjacency.items() if k in keys},
+                     units=self.units, source=self.source, scenarios=self.scenarios,
+                     playable=self.playable, blue=self.blue)
 
     def adjacent(self, key: str) -> frozenset[str]:
         return self.adjacency.get(key, frozenset())
@@ -272,4 +288,14 @@ def board_from_pack(pack: Any) -> Board:
             arrival=(unit.arrive - FIRST_DATE).days if unit.arrive else None,
             withdrawal=(unit.withdraw - FIRST_DATE).days if unit.withdraw else None,
         )
-    return Board(areas=areas, adjacency=adjacency, units=units, source="pack")
+    playable: dict[str, frozenset[str]] = {}
+    for key, scenario in pack.scenarios.items():
+        quadrants = set(scenario.playable_quadrants)
+        if len(quadrants) >= len(pack.quadrants):
+            continue
+        playable[key] = frozenset(
+            {str(k) for k, a in pack.areas.items() if a.quadrant in quadrants}
+            | {z for z, zone in pack.zones.items() if quadrants & set(zone.quadrants)})
+    blue = {week.number: week.blue for week in pack.calendar.weeks}
+    return Board(areas=areas, adjacency=adjacency, units=units, source="pack",
+                 scenarios=dict(pack.scenarios), playable=playable, blue=blue)

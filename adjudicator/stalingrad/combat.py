@@ -256,9 +256,10 @@ def do_attack(ctx: Ctx, side: str, order: Attack, dice: Dice) -> None:
         act = ctx.act(uid)
         if act.designated is not None and act.designated != group:
             raise RuleError("8.12", f"{uid} is designated to attack the {act.designated} Group")
-    if not ctx.zone(area) and len(ctx.combat(area, side)) > MAX_STACK:
-        raise RuleError("7.1", f"more than ten {side} Combat units in {ctx.name(area)} at the "
-                        "instant of attack")
+    for where in sorted({area, *(ctx.loc(u) for u in ranged)}):
+        if not ctx.zone(where) and len(ctx.combat(where, side)) > MAX_STACK:
+            raise RuleError("7.1", f"more than ten {side} Combat units in {ctx.name(where)} at "
+                            "the instant of attack")
     cost = attack_cost(ctx, area, group)
     prepaid = [u for u in in_area if ctx.act(u).must_attack and ctx.act(u).entered == area]
     costs: dict[str, int] = {}
@@ -271,6 +272,18 @@ def do_attack(ctx: Ctx, side: str, order: Attack, dice: Dice) -> None:
         if act.mf + costs[uid] > base_mf(ctx, uid):
             raise RuleError("8.34", f"{uid} lacks the MF to attack: {act.mf} used, attack costs "
                             f"{costs[uid]}, MF {base_mf(ctx, uid)}")
+    # 8.34: units that entered the Area must attack one of its Groups; if this attack takes
+    # the only Group left to them, they must be part of it.
+    untouched = [g for g, units in (("fresh", fresh_group), ("spent", spent_group))
+                 if units and g != group and (area, g) not in [tuple(x) for x in imp.attacked]]
+    bound = sorted(u for u, a in imp.acts.items()
+                   if a.entered == area and a.must_attack and u not in uids
+                   and ctx.loc(u) == area and (a.designated == group
+                                               or (a.designated is None and not untouched)))
+    if bound and group != "rubble":
+        raise RuleError("8.34", f"{', '.join(bound)} entered {ctx.name(area)} and must attack "
+                        f"this Group: include them", [FMT(Attack(area=area, group=group,
+                                                                 units=(*uids, *bound)))])
     # The attack is legal: commit it.
     imp.attacked.append((area, group))
     if area not in imp.attacked_areas:
@@ -406,7 +419,28 @@ def rout(ctx: Ctx, battle: Battle) -> None:
         act.entered = None
         if act.came_from != EAST:
             ctx.update_control(act.came_from)
+            rout_on(ctx, uid, battle.area, act.came_from)
     ctx.update_control(battle.area)
+
+
+def rout_on(ctx: Ctx, uid: str, src: str, here: str) -> None:
+    """7.1/8.355: a Routed unit may not stop in an Area it would overfill; it retreats on
+    by the priorities (8.3551, the first Area they allow), or is eliminated."""
+    side = ctx.side_of(uid)
+    visited = {src, here}
+    while ctx.full(here, side):
+        choices, _ = retreat_options(ctx, side, here, visited)
+        if not choices:
+            ctx.eliminate(uid, "8.355", "Routed into a full Area with no retreat open")
+            return
+        nxt = choices[0]
+        ctx.place(uid, nxt)
+        ctx.update_control(here)
+        ctx.update_control(nxt)
+        ctx.event("retreat", f"{uid} cannot stop in the full {ctx.name(here)}: on to "
+                  f"{ctx.name(nxt)}", "8.355", units=[uid], area=nxt, **{"from": here})
+        visited.add(nxt)
+        here = nxt
 
 
 def resolve_rubble(ctx: Ctx, battle: Battle, diff: int) -> None:

@@ -152,6 +152,7 @@ def interdiction(ctx: Ctx, landing: str) -> tuple[int, list[tuple[str, int]]]:
     parts: list[tuple[str, int]] = []
     state = ctx.state
     mk = str(state.options.get("mamayev_kurgan", MAMAYEV_KURGAN))
+    a = 0
     if mk in ctx.board.areas:
         observer = any(ctx.side_of(u) == GERMAN and ctx.d(u).kind == "artillery"
                        for u in ctx.units_at(mk))
@@ -159,11 +160,13 @@ def interdiction(ctx: Ctx, landing: str) -> tuple[int, list[tuple[str, int]]]:
             a = 3 if observer else 2
         elif ctx.combat(mk, GERMAN):
             a = 2 if observer else 1
-        else:
-            a = 0
-        bonus_from = state.options.get("mk_bonus_from")
-        if isinstance(bonus_from, int) and state.date >= bonus_from:
-            a += 1  # Kuibyshev Sawmill scenario rule 7
+    bonus_from = state.options.get("mk_bonus_from")
+    if isinstance(bonus_from, int) and state.date >= bonus_from:
+        # The Sawmill's rule 7: an extra IP for Mamayev Kurgan from September 15 (the
+        # Area itself lies outside the scenario's map).
+        bonus = state.options.get("mk_bonus", 1)
+        a += bonus if isinstance(bonus, int) else 1
+    if mk in ctx.board.areas or a:
         parts.append(("A Mamayev Kurgan", a))
     banks = [k for k, a in ctx.board.areas.items() if a.river_bank and not a.zone]
     if any(ctx.controller(k) == GERMAN for k in banks):
@@ -246,6 +249,9 @@ def do_cross(ctx: Ctx, side: str, order: Cross, dice: Dice) -> None:
         cost, _ = entry_cost(ctx, uid, dest)
         if cost > base_mf(ctx, uid):
             raise RuleError("18.3", f"{uid} lacks the MF to land in {ctx.name(dest)}")
+    if ctx.full(dest, side, extra=len(uids)):
+        raise RuleError("7.1", f"{ctx.name(dest)} has no room for {len(uids)} more {side} "
+                        "Combat unit(s) (see docs/rulings.md)")
     imp.ferried += len(uids)
     imp.ferry_area = dest
     ip, parts = (0, []) if breakthrough else interdiction(ctx, dest)

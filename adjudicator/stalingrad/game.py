@@ -99,11 +99,24 @@ class StalingradGame(Game[StalingradState]):
 
     def board_for(self, state: StalingradState) -> Board:
         if state.local is None:
-            return self.pack_board
+            keys = self.pack_board.playable.get(state.scenario)
+            if keys is None:
+                return self.pack_board
+            board = self._local.get(state.scenario)
+            if board is None:
+                board = self._local[state.scenario] = self.pack_board.restricted(keys)
+            return board
         key = json.dumps(state.local, sort_keys=True)
         board = self._local.get(key)
         if board is None:
-            board = board_from_spec(state.local.get("map", {}), state.local.get("units", []))
+            spec_map = state.local.get("map", {})
+            if spec_map == "pack":
+                pack = self.pack_board
+                units = board_from_spec({}, state.local.get("units", [])).units
+                board = Board(areas=pack.areas, adjacency=pack.adjacency, units=units,
+                              source="case")
+            else:
+                board = board_from_spec(spec_map, state.local.get("units", []))
             if len(self._local) > 64:
                 self._local.clear()
             self._local[key] = board
@@ -118,6 +131,8 @@ class StalingradGame(Game[StalingradState]):
                           "roll the initial Rubble and play",
             "basic": "the Basic Game with the colour-coded free setup, the Russian first "
                      "(5.4-5.6); 'setup auto' completes it from the historical Areas",
+            "sawmill": "the Kuibyshev Sawmill introductory scenario: the South Quadrant, "
+                       "September 13-19, the German needs 4 VP",
         }
 
     def setup(self, scenario: str | None = None,
@@ -437,7 +452,10 @@ def case_state(game: StalingradGame, position: Mapping[str, Any]) -> StalingradS
     units = list(position.get("units", []))
     options = dict(position.get("options", {}))
     if "map" in position:
-        local: dict[str, Any] | None = {"map": dict(position["map"]), "units": [
+        # ``map = "pack"``: the shipped pack's Areas and adjacency, the case's own counters.
+        spec_map = position["map"]
+        local: dict[str, Any] | None = {
+            "map": "pack" if spec_map == "pack" else dict(spec_map), "units": [
             {k: v for k, v in u.items() if k not in ("area", "fresh", "duration")}
             for u in units]}
     else:

@@ -15,10 +15,10 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.board import RUSSIAN, other
 from adjudicator.stalingrad.combat import attack_cost
 from adjudicator.stalingrad.context import Ctx
-from adjudicator.stalingrad.movement import allowance, reachable
+from adjudicator.stalingrad.movement import allowance, entry_cost, entry_points, reachable
 from adjudicator.stalingrad.orders import Cross, Move, Notation, Regroup
 from adjudicator.stalingrad.setup import area_key_order, matches, setup_units
-from adjudicator.stalingrad.state import EAST, OFF_MAP, OFFBOARD, POOL
+from adjudicator.stalingrad.state import DEAD, EAST, OFF_MAP, OFFBOARD, OUT, POOL
 
 FMT = Notation.format
 MAX_ORDERS = 400
@@ -58,7 +58,7 @@ def actors(ctx: Ctx, side: str, area: str | None = None) -> dict[str, list[str]]
                 out.setdefault(imp.origin, []).append(uid)
     else:
         for uid, unit in ctx.state.units.items():
-            if unit.fresh and unit.loc not in (POOL, "dead") and ctx.side_of(uid) == side:
+            if unit.fresh and unit.loc not in (POOL, DEAD, OUT) and ctx.side_of(uid) == side:
                 if unit.loc == EAST:
                     continue
                 out.setdefault(unit.loc, []).append(uid)
@@ -70,15 +70,16 @@ def actors(ctx: Ctx, side: str, area: str | None = None) -> dict[str, list[str]]
 def legal_info(ctx: Ctx, side: str, area: str | None = None) -> LegalInfo:
     units = actors(ctx, side, area)
     reach: dict[str, list[Reach]] = {}
-    attacks: list[AttackOption] = []
+    merged: dict[tuple[str, str, str], AttackOption] = {}
     profiles: dict[tuple[object, ...], list[Reach]] = {}
     for loc, uids in units.items():
         if loc in OFF_MAP and loc != OFFBOARD:
             continue
         for uid in uids:
             if loc == OFFBOARD:
-                reach[uid] = [Reach(area=z, mf=1, via=[]) for z in "CDEF"
-                              if z in ctx.board.areas]
+                reach[uid] = [Reach(area=z, mf=entry_cost(ctx, uid, z)[0], via=[])
+                              for z in entry_points(ctx, side)
+                              if entry_cost(ctx, uid, z)[0] <= ctx.d(uid).mf]
                 continue
             d = ctx.d(uid)
             acted = ctx.state.impulse is not None and uid in ctx.state.impulse.acts
@@ -120,9 +121,17 @@ def legal_info(ctx: Ctx, side: str, area: str | None = None) -> LegalInfo:
                         continue
                     if used + (0 if first else cost) <= allowance_for_attack(ctx, uid):
                         able.append(uid)
-                if able and any(ctx.d(u).numeric_attack for u in able):
-                    attacks.append(AttackOption(area=target, group=group, units=able,
-                                                cost=cost, ranged=ranged))
+                if able:
+                    # Units of one impulse started in one Area (8.11): before the impulse
+                    # begins, each Area's units are a separate choice.
+                    origin = ctx.state.impulse.origin if ctx.state.impulse else None
+                    option = merged.setdefault((origin or loc, target, group), AttackOption(
+                        area=target, group=group, units=[], cost=cost, ranged=False))
+                    option.units = sorted({*option.units, *able})
+                    option.ranged = option.ranged or ranged
+    # Units of one impulse may combine an in-Area and a Ranged attack on one Area (8.31).
+    attacks = [a for a in merged.values() if any(ctx.d(u).numeric_attack for u in a.units)]
+    attacks.sort(key=lambda a: (area_key_order(a.area), a.group))
     return LegalInfo(side=side, origin=ctx.state.impulse.origin if ctx.state.impulse else None,
                      units=units, reach=reach, attacks=attacks)
 
@@ -155,7 +164,12 @@ def legal_orders(ctx: Ctx, side: str) -> list[str]:
         if not leaders:
             continue
         orders.append(f"attack {option.area} {option.group} with {' '.join(option.units)}")
-        orders.append(f"attack {option.area} {option.group} with {leaders[0]}")
+        # 8.34: units that entered the Area and must attack come along.
+        bound = [u for u in option.units if imp is not None and u in imp.acts
+                 and imp.acts[u].entered == option.area and imp.acts[u].must_attack]
+        few = sorted({leaders[0], *bound})
+        if len(few) < len(option.units):
+            orders.append(f"attack {option.area} {option.group} with {' '.join(few)}")
     if pending_attack:
         # 8.34: units that entered an enemy-occupied Area must attack before 'end'.
         return [o for o in orders if o.startswith("attack")] or orders
@@ -195,7 +209,7 @@ def _night_orders(ctx: Ctx, side: str) -> list[str]:
         if imp and uid in imp.acts:
             continue
         for key in sorted(ctx.board.adjacent(unit.loc), key=area_key_order):
-            if ctx.free(key, side):
+            if ctx.free(key, side) and not ctx.full(key, side, extra=1):
                 out.append(FMT(Regroup(units=(uid,), to=key)))
                 break
         if len(out) > 40:
@@ -206,9 +220,10 @@ def _night_orders(ctx: Ctx, side: str) -> list[str]:
         room = 3 - (imp.ferried if imp else 0)
         if east and room > 0:
             for key, info in sorted(ctx.board.areas.items(), key=lambda kv: area_key_order(kv[0])):
-                if info.ferry and ctx.controller(key) == RUSSIAN and \
+                space = 10 - len(ctx.combat(key, side))
+                if info.ferry and ctx.controller(key) == RUSSIAN and space > 0 and \
                         (imp is None or imp.ferry_area in (None, key)):
-                    out.append(FMT(Cross(units=tuple(east[:room]), to=key)))
+                    out.append(FMT(Cross(units=tuple(east[:min(room, space)]), to=key)))
     return out
 
 

@@ -72,6 +72,18 @@ def allowance(ctx: Ctx, uid: str, act: Act) -> int:
 # ---- who may act -----------------------------------------------------------------------------
 
 
+def entry_points(ctx: Ctx, side: str) -> list[str]:
+    """Where units kept off the board enter by paying entry MF: German reinforcements in
+    Zones C-F (6.2, 18.2; a scenario's own Zones, the Sawmill's B); a scenario's Russian
+    units entering in an Area (the Sawmill's 272nd NKVD in Area 61)."""
+    if side == RUSSIAN:
+        listed = ctx.state.options.get("russian_entry", [])
+    else:
+        listed = ctx.state.options.get("entry_zones") or ["C", "D", "E", "F"]
+    keys = [str(k) for k in listed] if isinstance(listed, list) else []
+    return [k for k in keys if k in ctx.board.areas]
+
+
 def start_units(ctx: Ctx, side: str, uids: Sequence[str], rule: str = "8.11",
                 regroup: bool = False) -> None:
     """Every unit must belong to the impulse's Area (8.1, 8.11), and be able to act."""
@@ -223,9 +235,11 @@ def do_move(ctx: Ctx, side: str, order: Move, dice: Dice) -> None:
         return
     start_units(ctx, side, uids)
     if cur0 == OFFBOARD:
-        if path[0] not in ("C", "D", "E", "F") or not ctx.zone(path[0]):
-            raise RuleError("18.2", "German reinforcements enter through Zone C, D, E or F",
-                            [f"move {' '.join(uids)} to {z}" for z in "CDEF"])
+        entries = entry_points(ctx, side)
+        if path[0] not in entries:
+            raise RuleError("18.2", "units off the board enter through "
+                            + (", ".join(entries) or "no entry point"),
+                            [f"move {' '.join(uids)} to {z}" for z in entries])
     elif cur0 == EAST:
         raise RuleError("18.3", "Russian reinforcements enter by crossing the Volga",
                         [f"cross {' '.join(uids)} to LANDING"])
@@ -265,6 +279,16 @@ def do_move(ctx: Ctx, side: str, order: Move, dice: Dice) -> None:
             costs[(uid, i)] = (cost, case)
             act.path.append(nxt)
             cur = nxt
+    end = path[-1]
+    arriving = [u for u in uids if ctx.d(u).combat]
+    if arriving and not ctx.zone(end) and ctx.full(end, side, extra=len(arriving)):
+        # 7.1: units may pass through a full Area but not stop there; one that must stop
+        # (it has to attack, or has no MF left) may not go in.
+        for uid in arriving:
+            act = sims[uid]
+            if act.entered == end or allowance(ctx, uid, act) - act.mf < 1:
+                raise RuleError("7.1", f"{uid} would have to stop in {ctx.name(end)}, which "
+                                f"cannot take more {side} Combat units")
     # Execution pass: step by step, Rubble Entrance DRs for Mechanized units (14.4).
     moving = list(uids)
     cur = cur0
@@ -347,6 +371,11 @@ def do_regroup(ctx: Ctx, side: str, order: Regroup, dice: Dice) -> None:
                             f"{ctx.name(dest)} is not Free")
         if dest in ctx.impulse.attacked_areas:
             raise RuleError("8.12", f"{ctx.name(dest)} has been attacked this impulse")
+    arriving = [u for u in uids if ctx.d(u).combat and ctx.loc(u) != dest]
+    if arriving and ctx.full(dest, side, extra=len(arriving)):
+        # 7.1: a Regrouping unit ends its one-MF move there, so it may not overfill it.
+        raise RuleError("7.1", f"{ctx.name(dest)} cannot take {len(arriving)} more {side} "
+                        "Combat unit(s): a Regrouping unit must stop there")
     for uid in uids:
         act = ctx.act(uid)
         act.regroup = True

@@ -382,8 +382,6 @@ def dawn(ctx: Ctx, dice: Dice) -> None:
     state.advantage_start = state.advantage
     state.advantage_used = False
     ctx.event("dawn", f"Dawn: {date_label(state.date)}", "6.32", date=state.date)
-    if finished_week:
-        end_of_week(ctx)
     recovered = 0
     for uid, unit in state.units.items():
         if unit.fresh or unit.loc in (DEAD, POOL):
@@ -394,11 +392,54 @@ def dawn(ctx: Ctx, dice: Dice) -> None:
             recovered += 1
     ctx.changed()
     ctx.event("recover", f"{recovered} Spent unit(s) return to Fresh", "6.32", count=recovered)
+    if finished_week:
+        end_of_week(ctx)
+        if state.result is not None:
+            return
     reinforcement_phase(ctx, dice)
 
 
+def victory_points(ctx: Ctx) -> tuple[int, list[str]]:
+    """19.1: the German's Victory Points — the VP of every Area he controls (supply to
+    them, 19.1's last sentence, is part 2: every unit is supplied until then)."""
+    areas = sorted((k for k, a in ctx.board.areas.items()
+                    if a.vp and ctx.controller(k) == GERMAN), key=_key_order)
+    return sum(ctx.board.area(k).vp for k in areas), areas
+
+
+def _key_order(key: str) -> tuple[int, int, str]:
+    return (0, int(key), "") if key.isdigit() else (1, 0, key)
+
+
 def end_of_week(ctx: Ctx) -> None:
-    """6.4: the week's end. Victory (19) is part 2; this hook only marks the moment."""
-    week = ctx.state.date // 7
-    ctx.event("end-of-week", f"end of week {week} ({date_label(ctx.state.date - 1)})", "6.4",
-              week=week)
+    """6.4: after the last night impulse of a week, total the German Victory Points.
+
+    The Kuibyshev Sawmill scenario ends here with its own victory condition (its rule 3:
+    the German wins with at least four VP). In the Basic Game the total is compared with
+    the week's blue number (19.2) and reported; deciding the game on it is part 2.
+    """
+    state = ctx.state
+    week = state.date // 7
+    vp, areas = victory_points(ctx)
+    where = ", ".join(areas) or "none"
+    if state.options.get("victory") == "vp_at_week_end":
+        need = state.options.get("victory_vp")
+        need = int(need) if isinstance(need, int) else 4
+        german = vp >= need
+        state.result = (f"german wins: {vp} VP (Areas {where}) >= {need}" if german else
+                        f"russian wins: the German holds {vp} VP (Areas {where}), "
+                        f"fewer than {need}")
+        ctx.event("end-of-week", f"end of week {week} ({date_label(state.date - 1)}): German "
+                  f"{vp} VP vs {need} needed — {state.result}", "Sawmill 3", week=week, vp=vp,
+                  need=need, winner=GERMAN if german else RUSSIAN, areas=areas)
+        return
+    blue = ctx.board.blue.get(week)
+    if blue is None:
+        ctx.event("end-of-week", f"end of week {week} ({date_label(state.date - 1)}): German "
+                  f"{vp} VP (Areas {where})", "6.4", week=week, vp=vp, areas=areas)
+        return
+    verdict = ("above it: a German win" if vp > blue else "below it: a Russian win"
+               if vp < blue else "equal: the game goes on")
+    ctx.event("end-of-week", f"end of week {week} ({date_label(state.date - 1)}): German "
+              f"{vp} VP (Areas {where}) vs blue {blue} — {verdict} (19.2; the result is "
+              "declared by part 2)", "6.4", week=week, vp=vp, blue=blue, areas=areas)

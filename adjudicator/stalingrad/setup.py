@@ -15,7 +15,7 @@ from adjudicator.stalingrad.board import GERMAN, RUSSIAN, AreaInfo, Board, UnitD
 from adjudicator.stalingrad.context import MAX_STACK, Ctx
 from adjudicator.stalingrad.movement import offer_reroll
 from adjudicator.stalingrad.orders import Setup
-from adjudicator.stalingrad.state import POOL, StalingradState, UnitState
+from adjudicator.stalingrad.state import OFFBOARD, OUT, POOL, StalingradState, UnitState
 
 SETUP = POOL  # units waiting to be set up share the pool with future reinforcements
 #: 12.1 / 19.1: Germans trace supply to Zones C-F and start holding Zone H; the other
@@ -41,6 +41,8 @@ def on_start(d: UnitDef) -> bool:
 
 
 def initial_state(board: Board, scenario: str, options: Mapping[str, Any]) -> StalingradState:
+    if scenario == "sawmill":
+        return sawmill_state(board, options)
     state = StalingradState(scenario=scenario, options=dict(options))
     state.control = {k: initial_control(a) for k, a in board.areas.items()}
     for uid in board.units:
@@ -52,6 +54,64 @@ def initial_state(board: Board, scenario: str, options: Mapping[str, Any]) -> St
         state.phase = "rubble"
     else:
         state.phase = "setup"
+    return state
+
+
+def sawmill_state(full: Board, options: Mapping[str, Any]) -> StalingradState:
+    """The Kuibyshev Sawmill introductory scenario (its rules 1-8), from the pack's
+    ``scenarios.toml``: the South Quadrant only; grey and purple Russians (plus the 272nd
+    NKVD, entering in Area 61 in any Russian impulse) and grey, purple and orange Germans
+    (plus three yellow units in Area 5) at their historical Areas; September 13 to 19."""
+    spec = full.scenarios["sawmill"]
+    board = full.restricted(full.playable["sawmill"])
+    settings: dict[str, Any] = {
+        # 4: two spaces per German impulse, never past 11; Sunset after the German
+        # impulse on space 11 of September 13 — six German impulses (see docs/rulings.md).
+        "box_step": spec.impulse_advance,
+        "box_max": spec.impulse_max,
+        "fixed_impulses": (spec.sept13_automatic_sunset_after - 1) // spec.impulse_advance + 1,
+        "rubble_areas": [str(a) for a in spec.rubble_roll_areas],  # 1, 5.7
+        "reinforcement_max_dr": spec.reinforcement_max_dr,  # 6
+        "entry_zones": list(spec.german.entry_zones or ()),  # 6
+        "russian_entry": sorted({p.area for p in spec.russian.placements
+                                 if p.when == "any_impulse"}),  # 2
+        "victory": spec.victory, "victory_vp": spec.victory_vp,  # 3
+        "last_date": (spec.end - spec.start).days,
+    }
+    if spec.interdiction_bonus is not None:  # 7
+        area, points, start = spec.interdiction_bonus
+        settings["mamayev_kurgan"] = str(area)
+        settings["mk_bonus"] = points
+        settings["mk_bonus_from"] = (start - spec.start).days
+    settings.update(options)
+    state = StalingradState(scenario="sawmill", options=settings)
+    state.control = {k: initial_control(a) for k, a in board.areas.items()}
+    placed: dict[str, str] = {}
+    entering: set[str] = set()
+    for side in (GERMAN, RUSSIAN):
+        side_spec = spec.side(side)
+        for placement in side_spec.placements:
+            for pid in placement.units:
+                if placement.when == "any_impulse":
+                    entering.add(pid.lower())
+                else:
+                    placed[pid.lower()] = placement.area
+    colours = {GERMAN: set(spec.german.colours or ()), RUSSIAN: set(spec.russian.colours or ())}
+    for uid, d in full.units.items():
+        loc = OUT
+        if uid in entering:
+            loc = OFFBOARD
+        elif uid in placed:
+            loc = placed[uid]
+        elif on_start(d):
+            if {c.split("-")[0] for c in d.setup} & colours[d.side] and d.historical:
+                loc = d.historical
+        elif d.arrival is not None and d.arrival <= settings["last_date"]:
+            loc = POOL  # 6: rolls for its arrival at Dawn of its date
+        if loc not in (OUT, OFFBOARD, POOL) and loc not in board.areas:
+            loc = OUT
+        state.units[uid] = UnitState(loc=loc)
+    state.phase = "rubble"
     return state
 
 
@@ -163,8 +223,10 @@ def do_setup_done(ctx: Ctx, side: str) -> None:
 
 def do_rubble(ctx: Ctx, dice: Dice) -> None:
     """5.7: a dr per white-Rubble-symbol Area; Rubble 1 where dr + TEM >= 7."""
-    for key in sorted((k for k, a in ctx.board.areas.items() if a.rubble_symbol),
-                      key=area_key_order):
+    listed = ctx.state.options.get("rubble_areas")
+    keys = [str(k) for k in listed] if isinstance(listed, list) else \
+        [k for k, a in ctx.board.areas.items() if a.rubble_symbol]
+    for key in sorted(keys, key=area_key_order):
         tem = ctx.board.area(key).tem
         roll = dice.roll(f"initial Rubble dr ({key})", count=1)
         made = roll.total + tem >= 7
