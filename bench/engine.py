@@ -51,8 +51,12 @@ def timed(action: Callable[[], object], repeat: int) -> list[float]:
 
 
 def full_setup(game: StalingradGame) -> StalingradState:
+    """The historical setup after its initial Rubble. The Advantage stays out of the way of
+    the Rubble drs (9.4) but is usable in play, so orders are timed with its checks."""
     state = game.setup("historical")
-    return game.apply_text(state, "german", "rubble", FixedDice([4] * 8)).state
+    state = game.apply_text(state, "german", "standing advantage never", FixedDice()).state
+    state = game.apply_text(state, "german", "rubble", FixedDice([4] * 8)).state
+    return game.apply_text(state, "german", "standing advantage off", FixedDice()).state
 
 
 def run(actions: int = 200, out: Callable[[str], Any] = print) -> dict[str, float]:
