@@ -71,10 +71,12 @@ def fall(ctx: Ctx) -> None:
         direction = ctx.tables.scatter_directions[face]
         target = neighbour(target, direction)
         ctx.emit("scatter", f"the barrage scatters {direction.name} to {target}", "18.2",
-                 hex=str(target), direction=direction.name)
+                 hex=str(target), direction=direction.name, marker=marker.hex)
     need = ctx.tables.barrage_need[marker.weight]
     ctx.emit("barrage", f"a {marker.weight} barrage falls on {target} and the hexes around it "
-             f"(destroys on {need} or less)", "18.3", hex=str(target), weight=marker.weight)
+             f"(destroys on {need} or less)", "18.3", hex=str(target), weight=marker.weight,
+             marker=marker.hex, side=marker.side,
+             hexes=[str(h) for h in barrage_hexes(target) if ctx.map.on_map(h)])
     for h in barrage_hexes(target):
         if not ctx.map.on_map(h):
             continue

@@ -309,6 +309,8 @@ def resolve_fire(ctx: Ctx, shot: Shot) -> None:
         "range": shot.range, "need": shot.need, "drm": shot.drm,
         "to_hit": shot.roll_needed, "armor_class": shot.armor_class, "factor": shot.factor,
         "effect": shot.effect, "odds": shot.odds, "defense": shot.defense,
+        # where the shot came from and went to; a hidden firer was revealed just above (20.0)
+        "firer_hexes": [u.hex for u in shot.firers], "target_hex": target.hex,
     }
     rule = {"at": "10.2", "ap": "13.2", "he": "14.2", "inf-at": "15.3", "inf-ap": "15.1"}
     # To Hit
@@ -399,7 +401,8 @@ def resolve_assault(ctx: Ctx, unit: Unit, target: Unit, need: int, suicide: bool
     ctx.emit("assault", f"{unit.id} makes a {kind} on {target.id} in {where}: {total} vs "
              f"{need} or less — " + ("destroyed" if destroyed else "fails"),
              "24.0" if suicide else "16.2", unit=unit.id, target=target.id, roll=total,
-             need=need, destroyed=destroyed, suicide=suicide)
+             need=need, destroyed=destroyed, suicide=suicide, unit_hex=unit.hex,
+             target_hex=where)
     if destroyed:
         ctx.destroy(target, f"{kind} by {unit.id}", "16.2")
         assert where is not None

@@ -53,7 +53,7 @@ from adjudicator.tanks.state import (
     Unit,
     other,
 )
-from adjudicator.tanks.views import TanksView, board_text, build_view
+from adjudicator.tanks.views import TanksView, board_text, build_view, last_action_parts
 
 DEFENSIVE = "defensive-fire"
 
@@ -182,7 +182,16 @@ class TanksGame(Game[TanksState]):
                 raise RuleError("5.0", f"{self.format(order)} is not an order of this game")
         if state.phase == "defensive" and state.result is None:
             state.pending = self._defensive_decision(ctx)
+        self._record_last_action(ctx)
         return ctx.events
+
+    @staticmethod
+    def _record_last_action(ctx: Ctx) -> None:
+        """Keep what this order did for the map picture (a ``done`` that only ends a phase
+        leaves the previous action in place; one that lets a barrage fall replaces it)."""
+        parts = last_action_parts(ctx.events)
+        if parts:
+            ctx.state.last_action = parts
 
     def _own_unit(self, ctx: Ctx, side: str, text: str) -> Unit:
         """A unit of ``side`` by id or unique id prefix (forgiving notation)."""

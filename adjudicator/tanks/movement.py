@@ -424,7 +424,8 @@ def execute(ctx: Ctx, move: Plan, loading: Unit | None = None) -> bool:
                  "went on")
     if moved_back:
         text += f" — it may not stop where a friend stands (6.2) and goes back to {moved_back}"
-        hexes.append(moved_back)
+        if unit.hex is not None:
+            hexes.append(unit.hex)
     if halted:
         text += " — halted; it may continue with the Movement Factor it has left"
     ctx.emit("move", text, "6.0", unit=unit.id, path=path, hex=unit.hex, facing=unit.facing,

@@ -108,6 +108,9 @@ class TanksState(GameState):
     map_size: list[int] | None = None  # case-local [columns, rows]
     types: dict[str, dict[str, Any]] = Field(default_factory=dict)  # case-local unit types
     log_points: dict[str, int] = Field(default_factory=dict)  # victory points
+    # what the last action did, for pictures: parts "move", "shot", "barrage", each with the
+    # audience of the event it was made from (views filter by it)
+    last_action: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     @property
     def phasing(self) -> str:

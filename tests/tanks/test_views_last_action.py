@@ -1,0 +1,126 @@
+"""View fields for the map picture: revealed mines, shot hexes, the last action (19.0, 20.0)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adjudicator.kernel.dice import FixedDice
+from adjudicator.kernel.events import Event, visible_to
+from adjudicator.tanks.game import TanksGame
+from adjudicator.tanks.views import TanksView, last_action_for, last_action_parts
+
+GAME = TanksGame()
+
+
+def view(state: Any, viewer: str) -> TanksView:
+    found = GAME.view(state, viewer)
+    assert isinstance(found, TanksView)
+    return found
+
+
+def test_known_mines_tell_revealed_mines_from_secret_ones_19_2() -> None:
+    state = GAME.case_position({
+        "blank_map": True, "phasing": "german", "phase": "move1",
+        "mines": {"soviet": ["1012", "2012"]},
+        "units": [{"id": "a", "side": "german", "type": "ivh", "hex": "1010", "facing": "S"}],
+    })
+    assert view(state, "soviet").known_mines == {}
+    state = GAME.apply_text(state, "german", "move a 1011 1012", FixedDice([6, 6])).state
+    owner = view(state, "soviet")
+    assert owner.mines == {"1012": "soviet", "2012": "soviet"}
+    assert owner.known_mines == {"1012": "soviet"}  # 2012 is still the owner's secret
+    public = view(state, "public")
+    assert public.mines == public.known_mines == {"1012": "soviet"}
+    assert view(state, "german").known_mines == {"1012": "soviet"}
+
+
+DEFENSIVE = {
+    "blank_map": True, "phasing": "soviet", "phase": "defensive",
+    "units": [
+        {"id": "gun", "side": "german", "type": "pak-88", "hex": "1113", "hidden": True},
+        {"id": "t34", "side": "soviet", "type": "t34a", "hex": "1108", "facing": "S"},
+    ],
+}
+
+
+def test_a_hidden_firer_s_hex_goes_public_only_with_its_reveal_20_0() -> None:
+    state = GAME.case_position(DEFENSIVE)
+    assert "1113" not in view(state, "public").model_dump_json()
+    assert "1113" not in view(state, "soviet").model_dump_json()
+    outcome = GAME.apply_text(state, "german", "fire gun at t34", FixedDice([4, 3, 2, 2]))
+    public = visible_to(outcome.events, "public")
+    kinds = [e.kind for e in public if e.kind in ("revealed", "fire")]
+    assert kinds == ["revealed", "fire"]  # the fire reveals it (20.0) before the shot is told
+    shot = next(e for e in public if e.kind == "fire")
+    assert shot.data["firer_hexes"] == ["1113"] and shot.data["target_hex"] == "1108"
+    seen = view(outcome.state, "public").last_action
+    assert seen is not None
+    assert seen["shot"]["from"] == ["1113"] and seen["shot"]["to"] == "1108"
+    assert seen["shot"]["destroyed"] is True and seen["shot"]["text"] == "HIT - destroyed"
+
+
+def test_last_action_move_path_and_shot_line_10_2() -> None:
+    state = GAME.case_position({
+        "blank_map": True, "phasing": "german", "phase": "move1",
+        "units": [
+            {"id": "pan", "side": "german", "type": "panther", "hex": "1010", "facing": "S"},
+            {"id": "kv", "side": "soviet", "type": "kvia", "hex": "1016", "facing": "N"},
+        ],
+    })
+    assert view(state, "public").last_action is None
+    state = GAME.apply_text(state, "german", "move pan 1011 face SE 1111",
+                            FixedDice()).state
+    for viewer in ("public", "german", "soviet", "gm"):
+        seen = view(state, viewer).last_action
+        assert seen == {"move": {"unit": "pan", "path": ["1010", "1011", "1111"]}}
+    for _ in range(3):  # ends of phases leave the last action as it was
+        state = GAME.apply_text(state, "german" if state.phase != "defensive" else "soviet",
+                                "done", FixedDice()).state
+    assert state.phase == "mobile"
+    state = GAME.apply_text(state, "german", "fire pan at kv", FixedDice([6, 6])).state
+    seen = view(state, "public").last_action
+    assert seen is not None and set(seen) == {"shot"}
+    assert seen["shot"]["from"] == ["1111"] and seen["shot"]["to"] == "1016"
+    assert seen["shot"]["hit"] is False and seen["shot"]["text"] == "MISS"
+
+
+def test_last_action_barrage_target_and_scatter_18_2() -> None:
+    state = GAME.case_position({
+        "blank_map": True, "phasing": "german", "phase": "move1",
+        "barrages": {"german": {"weight": "light", "per_turn": 1}},
+        "units": [
+            {"id": "pan", "side": "german", "type": "panther", "hex": "1010", "facing": "S"},
+            {"id": "kv", "side": "soviet", "type": "kvia", "hex": "1016", "facing": "N"},
+        ],
+    })
+    state = GAME.apply_text(state, "german", "barrage 1016", FixedDice()).state
+    assert view(state, "soviet").last_action == {
+        "barrage": {"target": "1016", "scatter_to": None, "hexes": []}}
+    for side in ("german", "german", "soviet"):
+        state = GAME.apply_text(state, side, "done", FixedDice()).state
+    # end of Mobile Fire: scatter dr 1 (scatters), direction dr, then one DR for the KV
+    outcome = GAME.apply_text(state, "german", "done", FixedDice([1, 4, 6, 6]))
+    seen = view(outcome.state, "public").last_action
+    assert seen is not None
+    barrage = seen["barrage"]
+    scatter = next(e for e in outcome.events if e.kind == "scatter")
+    assert barrage["target"] == "1016" and barrage["scatter_to"] == scatter.data["hex"]
+    assert barrage["scatter_to"] in barrage["hexes"] and len(barrage["hexes"]) == 7
+
+
+def test_last_action_parts_keep_to_their_audience() -> None:
+    events = [
+        Event(kind="move", text="m", audience="german",
+              data={"unit": "a", "hexes": ["0101", "0102"]}),
+        Event(kind="fire", text="f", data={"firers": ["b"], "firer_hexes": ["0303"],
+                                           "target": "c", "target_hex": "0306", "hit": True}),
+    ]
+    parts = last_action_parts(events)
+    assert last_action_for(parts, "german") == {
+        "move": {"unit": "a", "path": ["0101", "0102"]},
+        "shot": {"from": ["0303"], "to": "0306", "hit": True, "destroyed": False,
+                 "disrupted": False, "text": "HIT - no effect", "firers": ["b"],
+                 "target": "c", "mode": None}}
+    assert set(last_action_for(parts, "soviet") or {}) == {"shot"}
+    assert set(last_action_for(parts, "public") or {}) == {"shot"}
+    assert set(last_action_for(parts, "gm") or {}) == {"move", "shot"}
