@@ -22,9 +22,8 @@ from adjudicator.kernel.game import Game
 from adjudicator.kernel.orders import Order
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View
-from adjudicator.tanks import artillery, fire, movement, scenario
+from adjudicator.tanks import artillery, fire, legal, movement, scenario
 from adjudicator.tanks.context import Ctx
-from adjudicator.tanks.hexgrid import Direction, Hex, neighbour
 from adjudicator.tanks.hidden import publish_all
 from adjudicator.tanks.orders import (
     Assault,
@@ -222,7 +221,7 @@ class TanksGame(Game[TanksState]):
                     self._start_player_turn(ctx)
             case _:
                 raise RuleError("4.0", "during the set-up: place, hide, mine or done",
-                                self.legal_orders(ctx.state, side)[:12])
+                                legal.setup_orders(ctx, side)[:12])
 
     def _load(self, ctx: Ctx, side: str, order: Load) -> None:
         state = ctx.state
@@ -333,44 +332,20 @@ class TanksGame(Game[TanksState]):
                 f"entry_turn_{side}") == state.turn:
             late += [u for u in state.units if u.side == side and u.status == "waiting"
                      and u not in late]
-        able = [u for u in late if self._can_enter(ctx, side, u)]
+        moves: dict[str, list[str]] = {}
+        for text in legal.movement_orders(ctx, side, late):
+            moves.setdefault(text.split()[1], []).append(text)
+        able = [u for u in late if moves.get(u.id)]
         if able:
             raise RuleError("6.5", f"these {side} units must enter the map this turn: "
                             + ", ".join(u.id for u in able),
-                            [o for u in able for o in self._move_samples(ctx, side, u)])
+                            [o for u in able for o in moves[u.id][:6]])
         if late:  # no free entry hex is left: they enter on a later turn (docs/rulings.md)
             ctx.emit("entry-blocked", f"{', '.join(u.id for u in late)} could not enter: "
                      "every entry hex is blocked; they may enter next turn", "6.5",
                      units=[u.id for u in late])
             for unit in late:
                 unit.enter_turns = [*unit.enter_turns, state.turn + 1]
-
-    def _can_enter(self, ctx: Ctx, side: str, unit: Unit) -> bool:
-        return bool(self._entry_samples(ctx, side, unit, limit=1))
-
-    def _entry_samples(self, ctx: Ctx, side: str, unit: Unit, limit: int) -> list[str]:
-        """Up to ``limit`` legal entry moves (the edge hex, and one hex further in)."""
-        if unit.enter_turns and ctx.state.turn not in unit.enter_turns:
-            return []
-        hexes: list[str] = []
-        if unit.enter_hexes:
-            hexes = list(unit.enter_hexes)
-        else:
-            for edge in unit.enter_edges or ["N", "S", "E", "W"]:
-                hexes += [str(h) for h in ctx.map.edge_hexes(edge)]
-        out: list[str] = []
-        for h in hexes:
-            if ctx.visible_occupants(h, side) or not self._try(ctx, side, unit, (h,)):
-                continue
-            out.append(f"move {unit.id} {h}")
-            for d in Direction:
-                step = str(neighbour(Hex.parse(h), d))
-                if ctx.on_map(step) and self._try(ctx, side, unit, (h, step)):
-                    out.append(f"move {unit.id} {h} {step}")
-                    break
-            if len(out) >= limit:
-                break
-        return out
 
     def _next_player_turn(self, ctx: Ctx) -> None:
         state = ctx.state
@@ -389,49 +364,11 @@ class TanksGame(Game[TanksState]):
 
     # ---- the Defensive Fire decision --------------------------------------------------------
 
-    def _fire_options(self, ctx: Ctx, side: str, include_hidden: bool = True
-                      ) -> list[tuple[str, float, str]]:
-        """(order, probability of destroying, label) for the side that fires now."""
-        options: list[tuple[str, float, str]] = []
-        state = ctx.state
-        targets = [u for u in ctx.enemies_seen_by(side) if not u.concealed]
-        for unit in state.units:
-            if unit.side != side or unit.status != "on" or unit.fired:
-                continue
-            if unit.hidden and not include_hidden:
-                continue
-            try:
-                kind = fire.check_firer(ctx, side, unit).kind
-            except RuleError:
-                continue
-            for target in targets:
-                modes: list[str | None] = [None]
-                if ctx.type_of(target).armored and kind != "infantry" and state.advanced:
-                    modes.append("he")
-                for mode in modes:
-                    try:
-                        shot = fire.plan_fire(ctx, side, (unit.id,), target.id, mode)
-                    except RuleError:
-                        continue
-                    p = shot.kill_probability()
-                    text = format_order(Fire(units=(unit.id,), target=target.id, mode=mode))
-                    options.append((text, p, f"{p:.0%} to destroy"))
-                if kind == "infantry" and state.advanced:
-                    try:
-                        _, _, need = fire.plan_assault(ctx, side, unit.id, target.id, False)
-                    except RuleError:
-                        continue
-                    from adjudicator.tanks.context import two_dice_at_most
-
-                    p = two_dice_at_most(need)
-                    text = format_order(Assault(unit=unit.id, target=target.id))
-                    options.append((text, p, f"close assault, {p:.0%}"))
-        return options
-
     def _defensive_decision(self, ctx: Ctx) -> PendingDecision:
         state = ctx.state
         side = other(state.phasing)
-        options = [Option(order=o, label=label) for o, _, label in self._fire_options(ctx, side)]
+        options = [Option(order=o, label=label)
+                   for o, _, label in legal.fire_options(ctx, side)]
         options.append(Option(order="done", label="end the Defensive Fire Phase"))
         return PendingDecision(
             kind=DEFENSIVE, side=side, rule="5.1",
@@ -441,9 +378,10 @@ class TanksGame(Game[TanksState]):
     def standing_policies(self) -> list[StandingPolicy]:
         return [
             StandingPolicy(kind=DEFENSIVE, policy="best-shot",
-                           description="each unit fires at the target it is most likely to "
-                                       "destroy; infantry close assault when adjacent and that "
-                                       "is likelier; hidden units fire too"),
+                           description="each shot the one most likely to destroy: single "
+                                       "shots, combined infantry fire (with no more squads "
+                                       "than it needs), close or suicide assaults when "
+                                       "likelier; hidden units fire too"),
             StandingPolicy(kind=DEFENSIVE, policy="best-shot-stay-hidden",
                            description="as best-shot, but hidden units hold their fire"),
             StandingPolicy(kind=DEFENSIVE, policy="hold", description="never fire"),
@@ -456,12 +394,8 @@ class TanksGame(Game[TanksState]):
         if policy == "hold":
             return "done"
         ctx = self.ctx(state)
-        options = self._fire_options(ctx, decision.side,
-                                     include_hidden=policy == "best-shot")
-        useful = [(p, o) for o, p, _ in options if p > 0]
-        if not useful:
-            return "done"
-        return max(useful, key=lambda item: (item[0], item[1]))[1]
+        options = legal.fire_options(ctx, decision.side, include_hidden=policy == "best-shot")
+        return best_shot(options)
 
     # ---- views --------------------------------------------------------------------------
 
@@ -472,101 +406,16 @@ class TanksGame(Game[TanksState]):
         assert isinstance(view, TanksView)
         return board_text(view)
 
-    # ---- legal orders (a useful sample) ------------------------------------------------------
+    # ---- legal orders ---------------------------------------------------------------------
 
     def legal_orders(self, state: TanksState, side: str) -> list[str]:
+        """Every order ``side`` may give now, judged on what it knows (``tanks.legal``)."""
         if state.result is not None or self.acting_side(state) != side:
             return []
         if state.pending is not None:
             return state.pending.option_orders()
-        ctx = self.ctx(state)
-        if state.phase == "setup":
-            return self._setup_orders(ctx, side)
-        orders = ["done"]
-        if state.phase in FIRE_PHASES:
-            orders += [o for o, _, _ in self._fire_options(ctx, side)]
-            return orders
-        if state.phase == "move1" and not state.moves_started and state.marker is None \
-                and artillery.available(ctx, side):
-            seen = {str(Hex.parse(u.hex)) for u in ctx.enemies_seen_by(side) if u.hex}
-            orders += [f"barrage {h}" for h in sorted(seen)[:3]]
-        for unit in state.units:
-            if unit.side != side or unit.status not in ("on", "waiting"):
-                continue
-            orders += self._move_samples(ctx, side, unit)
-        return orders
+        return legal.legal_orders(self.ctx(state), side)
 
-    def _try(self, ctx: Ctx, side: str, unit: Unit, steps: tuple[str, ...]) -> bool:
-        try:
-            movement.plan(ctx, side, unit, steps)
-        except RuleError:
-            return False
-        return True
-
-    def _move_samples(self, ctx: Ctx, side: str, unit: Unit) -> list[str]:
-        try:
-            movement.check_mover(ctx, side, unit)
-        except RuleError:
-            return []
-        out: list[str] = []
-        if unit.status == "waiting":
-            return self._entry_samples(ctx, side, unit, limit=6)
-        assert unit.hex is not None
-        here = Hex.parse(unit.hex)
-        for direction in Direction:
-            target = neighbour(here, direction)
-            if ctx.map.on_map(target) and self._try(ctx, side, unit, (str(target),)):
-                out.append(f"move {unit.id} {target}")
-        if ctx.map.edges(here) and self._try(ctx, side, unit, ("exit",)):
-            out.append(f"move {unit.id} exit")
-        kind = ctx.type_of(unit).kind
-        if kind == "halftrack" and ctx.state.phase == "move2" and ctx.passenger_of(unit) \
-                and not unit.spent:
-            out.append(f"unload {unit.id}")
-        if kind == "halftrack" and ctx.state.phase == "move1" and not ctx.passenger_of(unit):
-            for other_unit in ctx.friends(side):
-                if other_unit.carrier is None and other_unit.hex and ctx.type_of(
-                        other_unit).kind in ("infantry", "at_gun") and ctx.range(
-                        unit.hex, other_unit.hex) == 1:
-                    try:
-                        movement.plan(ctx, side, unit, (other_unit.hex,), loading=other_unit)
-                    except RuleError:
-                        continue
-                    out.append(f"load {unit.id} {other_unit.id} {other_unit.hex}")
-        return out
-
-    def _setup_orders(self, ctx: Ctx, side: str) -> list[str]:
-        state = ctx.state
-        orders: list[str] = []
-        waiting = [u for u in state.units if u.side == side and u.status == "waiting"
-                   and u.id in state.flags.get("setup_units", [])]
-        if not waiting:
-            orders.append("done")
-        free = [h for h in ctx.map.all_hexes if not state.at(str(h))]
-        allowed = state.flags.get("mines", {}).get(side)
-        if allowed and len(state.mines.get(side, [])) < int(allowed["count"]):
-            zone = [str(h) for h in free if scenario.zone_allows(ctx, side, "", str(h))
-                    and str(h) not in state.mines.get(side, [])]
-            orders += [f"mine {h}" for h in zone[:: max(1, len(zone) // 6)][:6]]
-        rules = state.flags.get("hidden", {}).get(side)
-        for unit in waiting[:4]:
-            count = 0
-            group = "" if unit.force == "setup" else unit.force
-            for h in free:
-                name = str(h)
-                if not scenario.zone_allows(ctx, side, group, name):
-                    continue
-                kind = ctx.type_of(unit).kind
-                if ctx.tables.terrain[ctx.terrain(name)].move_cost.get(kind) == -1:
-                    continue
-                orders.append(f"place {unit.id} {name}")
-                if rules and rules["mode"] == "hidden" and (
-                        not rules["terrain"] or ctx.terrain(name) in rules["terrain"]):
-                    orders.append(f"hide {unit.id} {name}")
-                count += 1
-                if count >= 3:
-                    break
-        return orders
 
     # ---- conformance ----------------------------------------------------------------------
 
@@ -684,6 +533,21 @@ class TanksGame(Game[TanksState]):
 
     def dump(self, state: TanksState) -> str:
         return json.dumps(state.model_dump(mode="json"), indent=1)
+
+
+def best_shot(options: list[tuple[str, float, str]]) -> str:
+    """The ``best-shot`` standing policy's pick among the legal shots and assaults: the one
+    most likely to destroy its target; on a tie, the one using fewer units (so a combined
+    fire, 15.2, takes no more infantry than it needs), then the first in notation order."""
+    useful = [(p, o) for o, p, _ in options if p > 0]
+    if not useful:
+        return "done"
+    return min(useful, key=lambda item: (-item[0], _firers(item[1]), item[1]))[1]
+
+
+def _firers(order: str) -> int:
+    parts = order.split()
+    return parts[1].count("+") + 1 if parts[0] == "fire" else 1
 
 
 def _as_list(value: Any) -> list[str]:

@@ -39,7 +39,9 @@ def step(game: TanksGame, state: TanksState, dice: CommittedDice,
     for order in choose(game, state, side, rng):
         try:
             return side, order, game.apply_text(state, side, order, dice)
-        except RuleError as error:  # a sampled order may be refused (e.g. set-up limits)
+        except RuleError as error:
+            # every listed order is legal; only 'done' may be refused (6.5: units must enter)
+            assert order == "done", f"listed order {order!r} refused: {error}"
             last = error
     raise AssertionError(f"no legal order for {side} in {state.phase}: {last}")
 

@@ -1,0 +1,804 @@
+"""The legal orders of a position, for autocomplete, the console and random play.
+
+Everything is judged from what the side to act knows — its own units, enemy units not
+hidden, minefields already found — never from a secret, so the list cannot be used to probe
+for hidden units or mines (the same property as the refusals of ``movement.plan`` and
+``fire.plan_fire``). What the list holds, per phase:
+
+* **movement**: for every unit that may move, one order per reachable destination hex with
+  the cheapest legal path (a search over hex and facing within the Movement Factor left:
+  8.2 forward moves, 8.3 facing changes, 8.4 backing up, 7.2 road moves as a second search,
+  7.8 the one hex always allowed, 6.5 entry with its stacking cost); turning in place; one
+  exit per map edge (6.6); overruns (23.0); loading onto a halftrack (17.1) and unloading
+  with every destination after it (17.3); barrage hexes (18.1: every hex one of the side's
+  units sees). Equal-cost paths avoid known minefields.
+* **fire phases**: every legal shot per unit and ammunition (AT/AP by default, HE against
+  armour), combined infantry fire (15.2, bounded below), close and suicide assaults.
+* **set-up**: every hex of the zone for the next unplaced unit of each type and group (units
+  of one type are interchangeable), shown and hidden where allowed, and every mine hex.
+
+Sizes are bounded by the map: at most one order per unit and destination hex (plus one per
+edge, overrun target and passenger), and per target at most one combined fire per odds
+column. ``umpire bench tanks`` measures the cost.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from adjudicator.kernel.errors import RuleError
+from adjudicator.tanks import artillery, fire, movement, scenario
+from adjudicator.tanks.context import Ctx, two_dice_at_most
+from adjudicator.tanks.hexgrid import Direction, Hex, distance, line_of_sight, neighbour
+from adjudicator.tanks.orders import Assault, Fire, format_order
+from adjudicator.tanks.spec import PROHIBITED, MapSpec, UnitType
+from adjudicator.tanks.state import FIRE_PHASES, Unit
+
+DIRECTIONS = tuple(Direction)
+ANY = 6  # node slot: on the hex after a facing change, any facing still to choose
+ENTRY = 7  # node slot: just entered at this hex, facing chosen by the next step (6.5, 8.2)
+SLOTS = 8
+MINE_WEIGHT = 64  # a path's key is cost * MINE_WEIGHT + known minefields entered
+
+# ---- the map as integer tables (cached per map) -----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Grid:
+    names: tuple[str, ...]
+    index: dict[str, int]
+    nb: tuple[tuple[int, ...], ...]  # per hex, the six neighbours N..NW (-1: off the map)
+    exits: tuple[tuple[int, ...], ...]  # per hex, directions (0-5) leading off the map
+    entry_dirs: tuple[tuple[int, ...], ...]  # per edge hex: first steps after entering
+    entry_face: tuple[int, ...]  # per edge hex: the facing on entry if no step follows
+
+
+_GRIDS: dict[int, tuple[MapSpec, Grid]] = {}
+_COSTS: dict[tuple[Any, ...], tuple[int, ...]] = {}
+_ZONES: dict[tuple[Any, ...], tuple[int, ...]] = {}
+
+
+def grid_of(m: MapSpec) -> Grid:
+    cached = _GRIDS.get(id(m))
+    if cached is not None and cached[0] is m:
+        return cached[1]
+    hexes = m.all_hexes
+    names = tuple(str(h) for h in hexes)
+    index = {name: i for i, name in enumerate(names)}
+    position = {h: i for i, h in enumerate(hexes)}
+    nb = tuple(tuple(position.get(neighbour(h, d), -1) for d in DIRECTIONS) for h in hexes)
+    exits = tuple(tuple(d for d in range(6) if row[d] < 0) for row in nb)
+    entry_dirs: list[tuple[int, ...]] = []
+    entry_face: list[int] = []
+    for h, row in zip(hexes, nb, strict=True):
+        # movement.entry_facings / _entry_facing: rear towards the edge, and when the
+        # next step is a hex, a facing that has it ahead
+        options = [d for d in range(6) if row[(d + 3) % 6] < 0]
+        entry_dirs.append(tuple(sorted({(o + k) % 6 for o in options for k in (5, 0, 1)})))
+        face = options[0] if options else -1
+        for edge in sorted(m.edges(h)):
+            inward = movement.EDGE_INWARD[edge].value - 1
+            if inward in options:
+                face = inward
+                break
+        entry_face.append(face)
+    grid = Grid(names, index, nb, exits, tuple(entry_dirs), tuple(entry_face))
+    if len(_GRIDS) > 64:
+        _GRIDS.clear()
+    _GRIDS[id(m)] = (m, grid)
+    return grid
+
+
+def _costs(ctx: Ctx, grid: Grid, kind: str) -> tuple[int, ...]:
+    """Terrain cost of entering each hex for a unit kind (PROHIBITED where it may not)."""
+    key = (id(ctx.map), id(ctx.tables), bool(ctx.state.flags.get("clear_terrain")), kind)
+    found = _COSTS.get(key)
+    if found is None:
+        found = tuple(movement.terrain_cost(ctx, name, kind) for name in grid.names)
+        if len(_COSTS) > 256:
+            _COSTS.clear()
+        _COSTS[key] = found
+    return found
+
+
+def _roads(ctx: Ctx, grid: Grid) -> tuple[int, ...]:
+    key = (id(ctx.map), bool(ctx.state.flags.get("clear_terrain")), "road")
+    found = _COSTS.get(key)
+    if found is None:
+        found = tuple(int(ctx.is_road(name)) for name in grid.names)
+        _COSTS[key] = found
+    return found
+
+
+# ---- movement ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Search:
+    """Cheapest known-safe paths of one unit: node -> (key, parent node, tokens to it)."""
+
+    best: dict[int, int]
+    parent: dict[int, tuple[int, tuple[str, ...]]]
+    starts: dict[int, tuple[str, ...]]
+
+    def tokens(self, node: int) -> list[str]:
+        out: list[str] = []
+        while node not in self.starts:
+            node, step = self.parent[node]
+            out[:0] = step
+        return [*self.starts[node], *out]
+
+
+@dataclass
+class Weights:
+    """Per hex, the key a step into it adds (cost * MINE_WEIGHT + 1 for a known minefield),
+    -1 where the unit may not go: forward and backing (8.4), normal and all-road (7.2)."""
+
+    forward: list[int]
+    back: list[int]
+    road: list[int]
+    road_back: list[int]
+
+
+def weights(ctx: Ctx, grid: Grid, kind: str, known: frozenset[int], enemy: frozenset[int],
+            road_bound: bool) -> Weights:
+    cost, roads = _costs(ctx, grid, kind), _roads(ctx, grid)
+    back = int(ctx.tables.const("backing_up_multiplier"))
+    w = Weights([], [], [], [])
+    for h, c in enumerate(cost):
+        if c == PROHIBITED or h in enemy or (road_bound and not roads[h]):
+            w.forward.append(-1)
+            w.back.append(-1)
+            w.road.append(-1)
+            w.road_back.append(-1)
+            continue
+        mine = int(h in known)
+        w.forward.append(c * MINE_WEIGHT + mine)
+        w.back.append(back * c * MINE_WEIGHT + mine)
+        w.road.append(MINE_WEIGHT + mine if roads[h] else -1)
+        w.road_back.append(back * MINE_WEIGHT + mine if roads[h] else -1)
+    return w
+
+
+class Mover:
+    """What one unit may do in the current movement phase, as seen by its side."""
+
+    def __init__(self, ctx: Ctx, side: str, unit: Unit, kind_type: UnitType, grid: Grid,
+                 weights: Weights, enemy: frozenset[int], friends: dict[int, int]):
+        self.ctx, self.side, self.unit, self.type, self.grid = ctx, side, unit, kind_type, grid
+        self.kind = kind_type.kind
+        self.facing = kind_type.has_facing
+        self.cost = _costs(ctx, grid, self.kind)
+        self.roads = _roads(ctx, grid)
+        self.w = weights
+        self.enemy = enemy  # hexes holding enemy units this side knows of
+        self.friends = friends  # hex -> number of this side's other units there (6.2)
+        state = ctx.state
+        self.face_cost = int(ctx.tables.const("facing_change_cost"))
+        self.back = int(ctx.tables.const("backing_up_multiplier"))
+        normal, road = movement.allowance(ctx, unit, kind_type)
+        self.budget = normal - unit.spent
+        started_on_road = unit.hex is None or ctx.is_road(unit.hex)
+        self.road_budget = (road - unit.road_spent if road is not None and not unit.off_road
+                            and started_on_road else None)
+        self.road_bound = (state.flags.get("road_bound") == side
+                           and not state.flags.get("road_released"))
+        self.single = unit.spent == 0 and not unit.move_open
+        self.start = grid.index[unit.hex] if unit.hex is not None else None
+        self._searches: list[Search] | None = None
+
+    # -- the searches --
+
+    def enterable(self, h: int) -> bool:
+        return self.w.forward[h] >= 0
+
+    def entry_starts(self) -> dict[int, tuple[int, int]]:
+        """Entry hex -> (terrain cost, road cost) for a unit entering the map now."""
+        ctx, unit = self.ctx, self.unit
+        if unit.enter_turns and ctx.state.turn not in unit.enter_turns:
+            return {}
+        if unit.enter_hexes:
+            names = list(unit.enter_hexes)
+        else:
+            names = []
+            for edge in unit.enter_edges or ["N", "S", "E", "W"]:
+                names += [str(h) for h in ctx.map.edge_hexes(edge)]
+        locked = ctx.state.flags.get(f"entry_edge_{unit.side}")
+        out: dict[int, tuple[int, int]] = {}
+        for name in names:
+            h = self.grid.index.get(name)
+            if h is None or h in out or not self.enterable(h):
+                continue
+            edges = ctx.map.edges(Hex.parse(name))
+            if not edges or (unit.enter_edges and not edges & set(unit.enter_edges)):
+                continue
+            if locked and locked not in edges:
+                continue
+            multiplier = ctx.state.entries.get(name, 0) + 1
+            out[h] = (self.cost[h] * multiplier, multiplier)
+        return out
+
+    def searches(self) -> list[Search]:
+        if self._searches is None:
+            self._searches = [s for s in (self.search(False), self.search(True))
+                              if s is not None]
+        return self._searches
+
+    def search(self, road: bool) -> Search | None:
+        """Dijkstra over (hex, facing slot); ``road``: the 7.2 all-road search."""
+        budget = self.road_budget if road else self.budget
+        if budget is None or budget < 0:
+            return None
+        fw = self.w.road if road else self.w.forward
+        bw = self.w.road_back if road else self.w.back
+        best: dict[int, int] = {}
+        parent: dict[int, tuple[int, tuple[str, ...]]] = {}
+        starts: dict[int, tuple[str, ...]] = {}
+        heap: list[tuple[int, int]] = []
+        names = self.grid.names
+        if self.start is not None:
+            slot = Direction[self.unit.facing].value - 1 if (
+                self.facing and self.unit.facing) else 0
+            if road and not self.roads[self.start]:
+                return None
+            node = self.start * SLOTS + slot
+            best[node] = 0
+            starts[node] = ()
+            heap.append((0, node))
+        else:
+            for h, (terrain, multiplier) in self.entry_starts().items():
+                if fw[h] < 0:
+                    continue
+                cost = multiplier if road else terrain
+                if cost > budget:
+                    continue
+                node = h * SLOTS + (ENTRY if self.facing else 0)
+                key = cost * MINE_WEIGHT + fw[h] % MINE_WEIGHT
+                best[node] = key
+                starts[node] = (names[h],)
+                heap.append((key, node))
+            heapq.heapify(heap)
+        nb = self.grid.nb
+        entry_dirs = self.grid.entry_dirs
+        limit = (budget + 1) * MINE_WEIGHT
+        face = self.face_cost * MINE_WEIGHT
+        get = best.get
+        push = heapq.heappush
+        pop = heapq.heappop
+        facing = self.facing
+        all_dirs = range(6)
+        while heap:
+            key, node = pop(heap)
+            if key != get(node):
+                continue
+            h, slot = divmod(node, SLOTS)
+            row = nb[h]
+            if not facing:
+                for n in row:
+                    if n < 0 or fw[n] < 0:
+                        continue
+                    nk = key + fw[n]
+                    target = n * SLOTS
+                    if nk < limit and nk < get(target, limit):
+                        best[target] = nk
+                        parent[target] = (node, (names[n],))
+                        push(heap, (nk, target))
+                continue
+            turned = slot == ANY
+            if slot < 6:
+                forward: Iterable[int] = ((slot + 5) % 6, slot, (slot + 1) % 6)
+                backs: Iterable[int] = ((slot + 3) % 6,)
+            elif slot == ENTRY:
+                forward = entry_dirs[h]
+                backs = ()
+            else:  # ANY: face first, then step
+                forward = backs = all_dirs
+            if not turned:
+                nk = key + face
+                target = h * SLOTS + ANY
+                if nk < limit and nk < get(target, limit):
+                    best[target] = nk
+                    parent[target] = (node, ())
+                    push(heap, (nk, target))
+            for d in forward:
+                n = row[d]
+                if n < 0 or fw[n] < 0:
+                    continue
+                nk = key + fw[n]
+                target = n * SLOTS + d
+                if nk < limit and nk < get(target, limit):
+                    best[target] = nk
+                    parent[target] = (node, (f"face {DIRECTIONS[d].name}", names[n])
+                                      if turned else (names[n],))
+                    push(heap, (nk, target))
+            for d in backs:
+                n = row[d]
+                if n < 0 or bw[n] < 0:
+                    continue
+                nk = key + bw[n]
+                kept = (d + 3) % 6
+                target = n * SLOTS + kept
+                if nk < limit and nk < get(target, limit):
+                    best[target] = nk
+                    parent[target] = (node, (f"face {DIRECTIONS[kept].name}", names[n])
+                                      if turned else (names[n],))
+                    push(heap, (nk, target))
+        return Search(best, parent, starts)
+
+    def entry_facing(self, h: int) -> int:
+        return self.grid.entry_face[h]
+
+    # -- orders --
+
+    def stoppable(self, h: int) -> bool:
+        return self.friends.get(h, 0) == 0
+
+    def orders(self) -> list[str]:
+        unit, names = self.unit, self.grid.names
+        searches = self.searches()
+        dest: dict[int, tuple[int, list[str]]] = {}  # hex -> (key, tokens)
+        reached: dict[int, tuple[int, int, Search]] = {}  # hex -> (key, node, search)
+        for found in searches:
+            for node, key in found.best.items():
+                h = node // SLOTS
+                if node % SLOTS == ANY:
+                    continue  # a facing change with no step after it: its parent is cheaper
+                if h not in reached or key < reached[h][0]:
+                    reached[h] = (key, node, found)
+        for h, (key, node, found) in reached.items():
+            if h != self.start and self.stoppable(h):
+                dest[h] = (key, found.tokens(node))
+        if self.single:  # 7.8: one hex, whatever it costs
+            for h, tokens in self._single_steps():
+                if h not in dest and self.stoppable(h):
+                    dest[h] = (0, tokens)
+        out = [format_move(unit.id, tokens) for _, (_, tokens) in
+               sorted(dest.items(), key=lambda item: names[item[0]])]
+        if self.start is not None and self.facing and self.stoppable(self.start) and (
+                self.face_cost <= self.budget):
+            out += [f"move {unit.id} face {d.name}" for d in DIRECTIONS
+                    if d.name != unit.facing]
+        if not self.road_bound:
+            out += self._exits(searches)
+        if self.kind == "tank" and self.ctx.state.options.get("overrun") and (
+                self.ctx.state.phase == "move1") and not self.road_bound:
+            out += self._overruns(searches)
+        return out
+
+    def reach_tokens(self, h: int) -> list[str] | None:
+        """The cheapest legal path ending in hex ``h`` whatever stands there (loading)."""
+        best: tuple[int, list[str]] | None = None
+        for found in self.searches():
+            for slot in range(SLOTS):
+                node = h * SLOTS + slot
+                key = found.best.get(node)
+                if key is None or slot == ANY or (best is not None and key >= best[0]):
+                    continue
+                best = (key, found.tokens(node))
+        if best is None and self.single:
+            for n, tokens in self._single_steps():
+                if n == h:
+                    return tokens
+        return best[1] if best else None
+
+    def _single_steps(self) -> list[tuple[int, list[str]]]:
+        out: list[tuple[int, list[str]]] = []
+        if self.start is None:
+            return [(h, [self.grid.names[h]]) for h in self.entry_starts()]
+        row = self.grid.nb[self.start]
+        if self.facing and self.unit.facing:
+            slot = Direction[self.unit.facing].value - 1
+            directions = [(slot + 5) % 6, slot, (slot + 1) % 6, (slot + 3) % 6]
+        else:
+            directions = list(range(6))
+        for d in directions:
+            n = row[d]
+            if n >= 0 and self.enterable(n):
+                out.append((n, [self.grid.names[n]]))
+        return out
+
+    def _facings_at(self, found: Search, node: int) -> list[tuple[int, list[str]]]:
+        """(facing, extra tokens) the unit may have at a node, with what it costs to get it."""
+        slot = node % SLOTS
+        if slot < 6:
+            return [(slot, [])]
+        if slot == ENTRY:
+            return [(self.entry_facing(node // SLOTS), [])]
+        before = found.parent[node][0] % SLOTS
+        was = self.entry_facing(node // SLOTS) if before == ENTRY else before
+        return [(d, [f"face {DIRECTIONS[d].name}"]) for d in range(6) if d != was]
+
+    def _exits(self, searches: Sequence[Search]) -> list[str]:
+        """6.6: the cheapest way off the map across each edge (8.2: ahead or backing up)."""
+        best: dict[str, tuple[int, list[str]]] = {}
+        names = self.grid.names
+        for found in searches:
+            for node, key in found.best.items():
+                h = node // SLOTS
+                ways = self.grid.exits[h]
+                if not ways:
+                    continue
+                cost = key // MINE_WEIGHT
+                options = self._facings_at(found, node) if self.facing else [(-1, [])]
+                for facing, extra in options:
+                    way = _exit_way(ways, facing, self.back)
+                    if way is None:
+                        continue
+                    direction, step_cost = way
+                    total = cost + step_cost  # an ANY node's key holds its facing change
+                    if total > self.budget:
+                        continue
+                    edge = self.ctx.map.edge_of_offmap(
+                        neighbour(Hex.parse(names[h]), DIRECTIONS[direction]))
+                    rank = total * MINE_WEIGHT + key % MINE_WEIGHT
+                    if edge not in best or rank < best[edge][0]:
+                        best[edge] = (rank, [*found.tokens(node), *extra, "exit"])
+        return [format_move(self.unit.id, tokens) for _, (_, tokens) in sorted(best.items())]
+
+    def _overruns(self, searches: Sequence[Search]) -> list[str]:
+        """23.0: the cheapest overrun of each hex of unarmored enemies in reach."""
+        ctx, names, nb = self.ctx, self.grid.names, self.grid.nb
+        extra_cost = int(ctx.tables.const("overrun_extra_cost"))
+        targets: dict[int, bool] = {}
+        best: dict[int, tuple[int, list[str]]] = {}
+        for found in searches:
+            for node, key in found.best.items():
+                h = node // SLOTS
+                for facing, extra in self._facings_at(found, node):
+                    for d in ((facing + 5) % 6, facing, (facing + 1) % 6):
+                        t = nb[h][d]
+                        if t < 0 or t not in self.enemy:
+                            continue
+                        if t not in targets:
+                            targets[t] = self._overrun_target(t)
+                        x = nb[t][d]
+                        if not targets[t] or x < 0 or self.cost[x] == PROHIBITED or (
+                                self.friends.get(x, 0) or x in self.enemy or x == self.start):
+                            continue
+                        total = key // MINE_WEIGHT + self.cost[t] + extra_cost
+                        if total > self.budget:
+                            continue
+                        rank = total * MINE_WEIGHT + key % MINE_WEIGHT
+                        if t not in best or rank < best[t][0]:
+                            best[t] = (rank, [*found.tokens(node), *extra,
+                                              f"overrun {names[t]}"])
+        return [format_move(self.unit.id, tokens) for _, (_, tokens) in
+                sorted(best.items(), key=lambda item: names[item[0]])]
+
+    def _overrun_target(self, t: int) -> bool:
+        ctx, name = self.ctx, self.grid.names[t]
+        victims = [u for u in ctx.visible_occupants(name, self.side) if u.side != self.side]
+        return bool(victims) and not any(ctx.type_of(v).armored for v in victims) and (
+            ctx.tables.terrain[ctx.terrain(name)].overrun_need is not None)
+
+
+def _exit_way(ways: tuple[int, ...], facing: int, back: int) -> tuple[int, int] | None:
+    """(direction, cost) of leaving the map from a hex with these off-map sides (6.6, 8.2)."""
+    if facing < 0:
+        return ways[0], 1
+    front = ((facing + 5) % 6, facing, (facing + 1) % 6)
+    forward = [d for d in ways if d in front]
+    if forward:
+        return forward[0], 1
+    if (facing + 3) % 6 in ways:
+        return (facing + 3) % 6, back
+    return None
+
+
+def format_move(unit_id: str, tokens: Sequence[str]) -> str:
+    return " ".join(["move", unit_id, *tokens])
+
+
+def _knowledge(ctx: Ctx, side: str, grid: Grid) -> tuple[frozenset[int], frozenset[int]]:
+    """Hexes of minefields ``side`` has found (others') and of enemies it knows of."""
+    state = ctx.state
+    known = frozenset(grid.index[h] for h, owner in state.known_mines.items()
+                      if owner != side and h in grid.index)
+    enemy = frozenset(grid.index[u.hex] for u in ctx.enemies_seen_by(side)
+                      if u.hex in grid.index)
+    return known, enemy
+
+
+def movement_orders(ctx: Ctx, side: str, units: Iterable[Unit] | None = None) -> list[str]:
+    """Moves, exits, overruns, loads and unloads of ``side``'s units (or just ``units``).
+
+    Units waiting to enter with the same type, entry rules and bookkeeping have the same
+    moves: they are searched once and the orders repeated under each unit's id.
+    """
+    state = ctx.state
+    grid = grid_of(ctx.map)
+    known, enemy = _knowledge(ctx, side, grid)
+    road_bound = bool(state.flags.get("road_bound") == side
+                      and not state.flags.get("road_released"))
+    occupied: dict[str, list[Unit]] = {}
+    for u in ctx.friends(side):
+        assert u.hex is not None
+        occupied.setdefault(u.hex, []).append(u)
+    out: list[str] = []
+    chosen = [u for u in state.units if u.side == side and u.status in ("on", "waiting")]
+    if units is not None:
+        wanted = {u.id for u in units}
+        chosen = [u for u in chosen if u.id in wanted]
+    by_kind: dict[str, Weights] = {}
+    shared: dict[tuple[Any, ...], list[str]] = {}
+    for unit in chosen:
+        try:
+            kind_type = movement.check_mover(ctx, side, unit)
+        except RuleError:
+            continue
+        profile = None
+        if unit.status == "waiting":
+            profile = (unit.type, tuple(unit.enter_turns), tuple(unit.enter_edges),
+                       tuple(unit.enter_hexes), unit.spent, unit.road_spent, unit.off_road,
+                       unit.move_open)
+            if profile in shared:
+                out += [_renamed(text, unit.id) for text in shared[profile]]
+                continue
+        if kind_type.kind not in by_kind:
+            by_kind[kind_type.kind] = weights(ctx, grid, kind_type.kind, known, enemy,
+                                              road_bound)
+        friends = {grid.index[h]: sum(1 for u in us if u.id != unit.id and u.carrier != unit.id)
+                   for h, us in occupied.items()}
+        mover = Mover(ctx, side, unit, kind_type, grid, by_kind[kind_type.kind], enemy,
+                      friends)
+        moves = mover.orders()
+        found = list(moves)
+        if kind_type.kind == "halftrack":
+            passenger = ctx.passenger_of(unit)
+            if state.phase == "move2" and passenger is not None and not unit.spent and (
+                    not unit.move_done):
+                found.append(f"unload {unit.id}")  # 17.3: and stay, or move on after it
+                found += ["unload" + m[len("move"):] for m in moves]
+            if state.phase == "move1" and passenger is None:
+                found += _loads(ctx, side, mover, occupied)
+        if profile is not None:
+            shared[profile] = found
+        out += found
+    return out
+
+
+def _renamed(text: str, unit_id: str) -> str:
+    verb, _, rest = text.split(" ", 2)
+    return f"{verb} {unit_id} {rest}"
+
+
+def _loads(ctx: Ctx, side: str, mover: Mover, occupied: dict[str, list[Unit]]) -> list[str]:
+    """17.1: the halftrack moves into the hex of an infantry or AT gun unit to carry it."""
+    out: list[str] = []
+    for hex_name, units in sorted(occupied.items()):
+        others = [u for u in units if u.id != mover.unit.id]
+        if len(others) != 1:
+            continue
+        rider = others[0]
+        if rider.carrier is not None or ctx.type_of(rider).kind not in ("infantry", "at_gun"):
+            continue
+        h = mover.grid.index[hex_name]
+        tokens = mover.reach_tokens(h) if h != mover.start else None
+        if tokens:
+            out.append(" ".join(["load", mover.unit.id, rider.id, *tokens]))
+    return out
+
+
+# ---- fire --------------------------------------------------------------------------------------
+
+
+def fire_options(ctx: Ctx, side: str, include_hidden: bool = True
+                 ) -> list[tuple[str, float, str]]:
+    """(order, probability of destroying, label) for every legal shot and assault now.
+
+    Single shots for every unit, target and ammunition (HE as well as AT against armour in
+    the advanced game, 14.1); combined infantry fire (15.2) on each unarmored target by the
+    groups that reach a better odds column than the smaller groups before them (at most one
+    group per column, so at most nine per target); close assaults (16.0) and, with the
+    optional rule, Soviet suicide assaults (24.0). Hidden units are left out when
+    ``include_hidden`` is False (a standing order that keeps them hidden).
+    """
+    options: list[tuple[str, float, str]] = []
+    state = ctx.state
+    targets = [u for u in ctx.enemies_seen_by(side) if not u.concealed]
+    where = {u.id: Hex.parse(u.hex) for u in targets if u.hex}
+    armored = {u.id: ctx.type_of(u).armored for u in targets}
+    at_reach = int(ctx.tables.const("infantry_at_max_range"))
+    ap_reach = int(ctx.tables.const("infantry_ap_max_range"))
+    shooters: list[Unit] = []
+    for unit in state.units:
+        if unit.side != side or unit.status != "on" or unit.fired:
+            continue
+        if unit.hidden and not include_hidden:
+            continue
+        try:
+            kind = fire.check_firer(ctx, side, unit).kind
+        except RuleError:
+            continue
+        shooters.append(unit)
+        assert unit.hex is not None
+        here = Hex.parse(unit.hex)
+        for target in targets:
+            there = where[target.id]
+            if kind == "infantry" and distance(here, there) > (
+                    at_reach if armored[target.id] else ap_reach):
+                continue  # 15.1, 15.3: out of infantry range (plan_fire would refuse)
+            if not line_of_sight(here, there, ctx.blocking):
+                continue  # 9.1 (plan_fire would refuse)
+            modes: list[str | None] = [None]
+            if ctx.type_of(target).armored and kind != "infantry" and state.advanced:
+                modes.append("he")
+            for mode in modes:
+                try:
+                    shot = fire.plan_fire(ctx, side, (unit.id,), target.id, mode)
+                except RuleError:
+                    continue
+                p = shot.kill_probability()
+                text = format_order(Fire(units=(unit.id,), target=target.id, mode=mode))
+                options.append((text, p, f"{p:.0%} to destroy"))
+            if kind == "infantry" and state.advanced:
+                options += _assaults(ctx, side, unit, target)
+    infantry = [u for u in shooters if ctx.type_of(u).kind == "infantry"]
+    if len(infantry) > 1 and state.advanced:
+        for target in targets:
+            if not ctx.type_of(target).armored:
+                options += _combined(ctx, side, infantry, target)
+    return options
+
+
+def _assaults(ctx: Ctx, side: str, unit: Unit, target: Unit) -> list[tuple[str, float, str]]:
+    out: list[tuple[str, float, str]] = []
+    kinds = [False]
+    if side == "soviet" and ctx.state.options.get("suicide"):
+        kinds.append(True)
+    for suicide in kinds:
+        try:
+            _, _, need = fire.plan_assault(ctx, side, unit.id, target.id, suicide)
+        except RuleError:
+            return out
+        p = two_dice_at_most(need)
+        text = format_order(Assault(unit=unit.id, target=target.id, suicide=suicide))
+        what = "suicide assault" if suicide else "close assault"
+        out.append((text, p, f"{what}, {p:.0%}"))
+    return out
+
+
+def _combined(ctx: Ctx, side: str, infantry: list[Unit], target: Unit
+              ) -> list[tuple[str, float, str]]:
+    """15.2: groups of infantry firing one combined AP attack on ``target``.
+
+    The candidates are the infantry that could fire at it alone, strongest contribution
+    first (doubled at one hex, 15.1); each longer group is offered only when it reaches a
+    better odds column than every shorter one.
+    """
+    able: list[tuple[int, str]] = []
+    for unit in infantry:
+        try:
+            shot = fire.plan_fire(ctx, side, (unit.id,), target.id, None)
+        except RuleError:
+            continue
+        able.append((-shot.factor, unit.id))
+    able.sort()
+    out: list[tuple[str, float, str]] = []
+    if len(able) < 2:
+        return out
+    best = fire.plan_fire(ctx, side, (able[0][1],), target.id, None).kill_probability()
+    for size in range(2, len(able) + 1):
+        group = tuple(sorted(unit_id for _, unit_id in able[:size]))
+        try:
+            shot = fire.plan_fire(ctx, side, group, target.id, None)
+        except RuleError:
+            continue
+        p = shot.kill_probability()
+        if p <= best:
+            continue
+        best = p
+        text = format_order(Fire(units=group, target=target.id))
+        out.append((text, p, f"combined fire {shot.odds or '-'}, {p:.0%} to destroy"))
+    return out
+
+
+# ---- artillery and set-up ------------------------------------------------------------------------
+
+
+def barrage_orders(ctx: Ctx, side: str) -> list[str]:
+    """18.1: every hex one of the side's units on the map has a line of sight to."""
+    state = ctx.state
+    if (state.phase != "move1" or state.moves_started or state.marker is not None
+            or side != state.phasing or artillery.available(ctx, side) is None):
+        return []
+    spotters = sorted({Hex.parse(u.hex) for u in ctx.friends(side) if u.hex})
+    if not spotters:
+        return []
+    blocking = ctx.blocking
+    out: list[str] = []
+    for h in ctx.map.all_hexes:
+        for spot in spotters:
+            if line_of_sight(spot, h, blocking):
+                out.append(f"barrage {h}")
+                break
+    return out
+
+
+def _zone(ctx: Ctx, side: str, group: str, grid: Grid) -> tuple[int, ...]:
+    key = (id(ctx.map), id(ctx.data), ctx.state.scenario, side, group,
+           bool(ctx.state.flags.get("clear_terrain")))
+    found = _ZONES.get(key)
+    if found is None:
+        found = tuple(i for i, name in enumerate(grid.names)
+                      if scenario.zone_allows(ctx, side, group, name))
+        if len(_ZONES) > 256:
+            _ZONES.clear()
+        _ZONES[key] = found
+    return found
+
+
+def setup_orders(ctx: Ctx, side: str) -> list[str]:
+    """Set-up: every allowed hex for the next unplaced unit of each type and group (4.0,
+    20.0 hidden where allowed, 25.2's unhidden minimum kept), and every mine hex (19.1)."""
+    state = ctx.state
+    grid = grid_of(ctx.map)
+    setup_units = set(state.flags.get("setup_units", []))
+    waiting = [u for u in state.units if u.side == side and u.status == "waiting"
+               and u.id in setup_units]
+    orders: list[str] = [] if waiting else ["done"]
+    occupied: dict[str, list[Unit]] = {}
+    for u in state.on_map():
+        assert u.hex is not None
+        occupied.setdefault(u.hex, []).append(u)
+    allowed = state.flags.get("mines", {}).get(side)
+    mined = set(state.mines.get(side, []))
+    if allowed and len(mined) < int(allowed["count"]):
+        zone = _zone(ctx, side, "", grid) if allowed["in_setup_zone"] else range(
+            len(grid.names))
+        orders += [f"mine {grid.names[i]}" for i in zone if grid.names[i] not in mined]
+    rules = state.flags.get("hidden", {}).get(side)
+    hiding = bool(rules and rules["mode"] == "hidden")
+    seen: set[tuple[str, str]] = set()
+    for unit in waiting:
+        group = "" if unit.force == "setup" else unit.force
+        if (unit.type, group) in seen:
+            continue
+        seen.add((unit.type, group))
+        kind_type = ctx.type_of(unit)
+        costs = _costs(ctx, grid, kind_type.kind)
+        may_hide = hiding and _may_hide(state.units, unit, rules)
+        for i in _zone(ctx, side, group, grid):
+            if costs[i] == PROHIBITED:
+                continue
+            name = grid.names[i]
+            there = occupied.get(name, [])
+            aboard: bool | None = None  # None: empty hex; else the halftrack's hiddenness
+            if there:
+                carrier = there[0]
+                if len(there) != 1 or carrier.side != side or kind_type.kind not in (
+                        "infantry", "at_gun") or ctx.type_of(carrier).kind != "halftrack":
+                    continue
+                aboard = carrier.hidden
+            if aboard is not True:
+                orders.append(f"place {unit.id} {name}")
+            if may_hide and aboard is not False and (
+                    not rules["terrain"] or ctx.terrain(name) in rules["terrain"]):
+                orders.append(f"hide {unit.id} {name}")
+    return orders
+
+
+def _may_hide(units: list[Unit], unit: Unit, rules: dict[str, Any]) -> bool:
+    needed = int(rules["unhidden"].get(unit.type, 0))
+    visible = sum(1 for u in units if u.side == unit.side and u.type == unit.type
+                  and not u.hidden and u.id != unit.id)
+    return not needed or visible >= needed
+
+
+# ---- everything ------------------------------------------------------------------------------
+
+
+def legal_orders(ctx: Ctx, side: str) -> list[str]:
+    """The orders ``side`` may give now (no pending decision; see ``TanksGame``)."""
+    state = ctx.state
+    if state.phase == "setup":
+        return setup_orders(ctx, side)
+    orders = ["done"]
+    if state.phase in FIRE_PHASES:
+        return orders + [o for o, _, _ in fire_options(ctx, side)]
+    orders += barrage_orders(ctx, side)
+    orders += movement_orders(ctx, side)
+    return orders
