@@ -169,8 +169,18 @@ def build_view(ctx: Ctx, game: str, viewer: str) -> TanksView:
                if v.revealed or gm or viewer == s},
         columns=ctx.map.columns, rows=ctx.map.rows,
         known_mines=dict(sorted(state.known_mines.items())),
-        last_action=last_action_for(state.last_action, viewer),
+        last_action=_with_marker(last_action_for(state.last_action, viewer), marker),
     )
+
+
+def _with_marker(last: dict[str, Any] | None, marker: dict[str, Any] | None
+                 ) -> dict[str, Any] | None:
+    """A target marker stays on the map until its barrage falls (18.1): while it is there the
+    picture's barrage part shows it, whatever the last action was. (The marker is public.)"""
+    if marker is None or (last and "barrage" in last):
+        return last
+    return {**(last or {}), "barrage": {"target": marker["hex"], "scatter_to": None,
+                                        "hexes": []}}
 
 
 def board_text(view: TanksView) -> str:

@@ -96,6 +96,9 @@ def test_last_action_barrage_target_and_scatter_18_2() -> None:
     state = GAME.apply_text(state, "german", "barrage 1016", FixedDice()).state
     assert view(state, "soviet").last_action == {
         "barrage": {"target": "1016", "scatter_to": None, "hexes": []}}
+    state = GAME.apply_text(state, "german", "move pan 1011", FixedDice()).state
+    seen = view(state, "public").last_action  # the marker stays in the picture (18.1)
+    assert seen is not None and seen["barrage"]["target"] == "1016" and "move" in seen
     for side in ("german", "german", "soviet"):
         state = GAME.apply_text(state, side, "done", FixedDice()).state
     # end of Mobile Fire: scatter dr 1 (scatters), direction dr, then one DR for the KV
