@@ -33,6 +33,7 @@ from PIL import Image, ImageDraw
 from adjudicator.kernel.events import Event, visible_to
 from adjudicator.stalingrad.data import load_pack
 from adjudicator.stalingrad.data_models import StalingradPack
+from adjudicator.stalingrad.last_action import attack_text
 from adjudicator.stalingrad.views import StalingradView, UnitView
 from render import static_cache
 from render.common import (
@@ -44,7 +45,6 @@ from render.common import (
     distance_to_polygon_edge,
     encode_png,
     font,
-    optional,
     point_in_polygon,
     rgb,
     text_size,
@@ -71,68 +71,76 @@ Point = tuple[float, float]
 class LastAction:
     """What the last action did, for the highlight layer.
 
-    A View may carry it as ``view.last_action`` (a mapping of this shape)::
+    Made from the View's ``last_action`` (:class:`adjudicator.stalingrad.last_action.
+    LastAction`, the last impulse as the rules resolved it and as the viewer may see it):
 
-        {"side": "german", "origin": "7",
-         "moves": [{"unit": "g24pz:670", "path": ["7", "34", "42"]}],
-         "attack": {"area": "42", "total": "15:12", "cp": 3, "result": "cp"},
-         "retreats": [{"from": "42", "to": "43", "units": ["r..."]}]}
-
-    ``result`` is "cp", "overrun", "equal" or "repulsed"; every key is optional.
+    * ``moves``: (units, path) — the path is the start, every Area or Zone entered, the end
+      (``east`` for a landing, ``offboard`` for German reinforcements);
+    * ``attacks``: (Area or Zone, result text) of every attack of the impulse, the last one
+      last (``attack_area`` / ``attack_text``);
+    * ``retreats``: the path of each retreating (or Routed) group, Area by Area;
+    * ``crossings``: (landing, outcome) of the Volga crossings that did not land.
     """
 
     side: str | None = None
     origin: str | None = None
     moves: list[tuple[str, list[str]]] = field(default_factory=list)
-    attack_area: str | None = None
-    attack_text: str | None = None
-    retreats: list[tuple[str, str]] = field(default_factory=list)
+    attacks: list[tuple[str, str | None]] = field(default_factory=list)
+    retreats: list[list[str]] = field(default_factory=list)
+    crossings: list[tuple[str, str]] = field(default_factory=list)
 
-    def areas(self) -> set[str]:
+    @property
+    def attack_area(self) -> str | None:
+        return self.attacks[-1][0] if self.attacks else None
+
+    @property
+    def attack_text(self) -> str | None:
+        return self.attacks[-1][1] if self.attacks else None
+
+    def spaces(self) -> set[str]:
+        """Every Area and Zone the action touched."""
         out = {a for _, path in self.moves for a in path}
-        out |= {a for pair in self.retreats for a in pair}
+        out |= {a for path in self.retreats for a in path}
+        out |= {a for a, _ in self.attacks} | {a for a, _ in self.crossings}
         if self.origin:
             out.add(self.origin)
-        if self.attack_area:
-            out.add(self.attack_area)
         return out
 
     def empty(self) -> bool:
-        return not (self.origin or self.moves or self.attack_area or self.retreats)
+        return not (self.origin or self.moves or self.attacks or self.retreats
+                    or self.crossings)
 
 
 def _attack_text(total: str | None, cp: Any, result: str | None) -> str | None:
     if total is None:
         return None
-    if result == "overrun":
-        return f"{total} — {cp} CP, Overrun"
-    if result == "repulsed":
-        return f"{total} — repulsed"
-    if result == "equal":
-        return f"{total} — no effect"
-    if cp is not None:
-        return f"{total} — {cp} CP"
-    return str(total)
+    return attack_text(str(total), result, cp if isinstance(cp, int) else None)
 
 
 def last_action(view: StalingradView, events: Iterable[Event] = ()) -> LastAction:
-    """The highlight for ``view``: from ``view.last_action``, else events, else the View."""
-    raw = optional(view, "last_action")
-    if isinstance(raw, Mapping):
-        out = LastAction(side=raw.get("side"), origin=raw.get("origin"))
-        for move in raw.get("moves") or []:
-            path = [str(a) for a in move.get("path") or []]
-            if len(path) >= 2:
-                out.moves.append((str(move.get("unit", "")), path))
-        attack = raw.get("attack") or {}
-        if attack.get("area") is not None:
-            out.attack_area = str(attack["area"])
-            out.attack_text = _attack_text(attack.get("total") or attack.get("odds"),
-                                           attack.get("cp"), attack.get("result"))
-        for r in raw.get("retreats") or []:
-            if r.get("from") is not None and r.get("to") is not None:
-                out.retreats.append((str(r["from"]), str(r["to"])))
+    """The highlight for ``view``: its ``last_action``.
+
+    A View without one (a game stored before Views carried it, until its next impulse) is
+    highlighted from the ``events`` of its last action as the viewer may see them."""
+    record = view.last_action
+    if record is not None:
+        out = LastAction(side=record.side, origin=record.origin)
+        for move in record.moves:
+            if len(move.path) >= 2:
+                out.moves.append((", ".join(move.units), list(move.path)))
+        for attack in record.attacks:
+            out.attacks.append((attack.area, attack.text or attack.odds or None))
+        for retreat in record.retreats:
+            if len(retreat.path) >= 2:
+                out.retreats.append(list(retreat.path))
+        for crossing in record.crossings:
+            if crossing.kind == "cross" and crossing.outcome in ("returned", "eliminated"):
+                out.crossings.append((crossing.area, crossing.outcome))
         return out
+    return _from_events(view, events)
+
+
+def _from_events(view: StalingradView, events: Iterable[Event]) -> LastAction:
     out = LastAction(origin=view.impulse_origin)
     paths: dict[str, list[str]] = {}
     loc = {u.id: u.loc for u in view.units}
@@ -140,32 +148,30 @@ def last_action(view: StalingradView, events: Iterable[Event] = ()) -> LastActio
         data = event.data
         if event.kind in ("move", "regroup", "land") and data.get("unit") and data.get("area"):
             uid = str(data["unit"])
-            start = paths.get(uid)
-            if start is None:
-                first = view.impulse_origin if event.kind == "move" else None
-                if event.kind == "land":
-                    first = EAST
+            if uid not in paths:
+                first = EAST if event.kind == "land" else (
+                    view.impulse_origin if event.kind == "move" else None)
                 paths[uid] = [first] if first else []
             paths[uid].append(str(data["area"]))
         elif event.kind == "attack" and data.get("area") is not None:
-            out.attack_area = str(data["area"])
-            out.attack_text = str(data.get("odds", "")) or None
+            out.attacks.append((str(data["area"]), str(data.get("odds", "")) or None))
         elif event.kind == "attack-result" and data.get("area") is not None:
-            out.attack_area = str(data["area"])
-            out.attack_text = _attack_text(data.get("total"), data.get("cp"), data.get("result"))
+            text = _attack_text(data.get("total"), data.get("cp"), data.get("result"))
+            if out.attacks and out.attacks[-1][0] == str(data["area"]):
+                out.attacks[-1] = (str(data["area"]), text)
+            else:
+                out.attacks.append((str(data["area"]), text))
         elif event.kind == "retreat" and data.get("from") is not None and data.get("area"):
-            out.retreats.append((str(data["from"]), str(data["area"])))
+            out.retreats.append([str(data["from"]), str(data["area"])])
     for uid, path in paths.items():
         if len(path) >= 2:
-            out.moves.append((uid, path))
-        elif len(path) == 1 and uid in loc and loc[uid] != path[0]:
-            continue
-    if out.attack_area is None and view.battle:
+            out.moves.append((uid, [str(p) for p in path]))
+    if not out.attacks and view.battle:
         m = re.search(r" in (\S+) at (\d+:\d+)", view.battle)
         if m:
-            out.attack_area, out.attack_text = m.group(1), m.group(2)
-    if out.attack_area is None and view.attacked:
-        out.attack_area = view.attacked[-1]
+            out.attacks.append((m.group(1), m.group(2)))
+    if not out.attacks and view.attacked:
+        out.attacks.append((view.attacked[-1], None))
     if not out.moves and view.impulse_origin and view.impulse_mf:
         for uid in sorted(view.impulse_mf):
             here = loc.get(uid)
@@ -205,6 +211,12 @@ class Static:
     counter: int
     origin: Point
     map_box: tuple[int, int, int, int]
+    # Zones on the board's frame: the entrance tab of each (Zone, Area) pair, one anchor per
+    # Zone (where a path through it is drawn when no Area of its arrows is next), and the
+    # side of the frame it lies on ("left", "right", "top", "bottom")
+    zone_tabs: dict[str, dict[str, Point]] = field(default_factory=dict)
+    zone_anchor: dict[str, Point] = field(default_factory=dict)
+    zone_side: dict[str, str] = field(default_factory=dict)
 
 
 def _geometry(pack: StalingradPack, scale: int) -> dict[str, Any]:
@@ -423,6 +435,39 @@ def _build_static(pack: StalingradPack, scale: int) -> Static:
     panel: dict[str, Any] = {"pad": pad, "zone_bottom": zone_bottom, "zone_counter": zc,
                              "fs_small": fs_small, "fag_boxes": fag_boxes}
 
+    # Zones on the frame: entrance tabs, anchors, sides
+    frame = (ox, oy, ox + pack.board.width * s, oy + pack.board.height * s)
+    tab_r = max(6, fs_small * 0.75)
+    zone_tabs: dict[str, dict[str, Point]] = {}
+    zone_anchor: dict[str, Point] = {}
+    zone_side: dict[str, str] = {}
+    board_centre = ((frame[0] + frame[2]) / 2, (frame[1] + frame[3]) / 2)
+    for zone in pack.zones.values():
+        zx, zy = px(centroid(zone.polygon))
+        tabs: dict[str, Point] = {}
+        for number in zone.arrows:
+            if number not in pack.areas:
+                continue
+            ax, ay = px(pack.areas[number].label)
+            tx, ty = _frame_hit((ax, ay), (zx, zy), frame)
+            ang = math.atan2(ay - ty, ax - tx)
+            tabs[str(number)] = (tx - math.cos(ang) * tab_r * 1.2,
+                                 ty - math.sin(ang) * tab_r * 1.2)
+        zone_tabs[zone.letter] = tabs
+        if tabs:
+            mx = sum(p[0] for p in tabs.values()) / len(tabs)
+            my = sum(p[1] for p in tabs.values()) / len(tabs)
+            anchor = min(tabs.values(), key=lambda p: (p[0] - mx) ** 2 + (p[1] - my) ** 2)
+        else:
+            tx, ty = _frame_hit(board_centre, (zx, zy), frame)
+            ang = math.atan2(zy - board_centre[1], zx - board_centre[0])
+            anchor = (tx + math.cos(ang) * tab_r * 1.2, ty + math.sin(ang) * tab_r * 1.2)
+        zone_anchor[zone.letter] = anchor
+        ax, ay = anchor
+        out = {"left": frame[0] - ax, "right": ax - frame[2], "top": frame[1] - ay,
+               "bottom": ay - frame[3]}
+        zone_side[zone.letter] = max(out, key=lambda k: out[k])
+
     # ---- draw the two tinted boards in RGB
     bases_rgb: dict[str, Image.Image] = {}
     for side in SIDES:
@@ -521,7 +566,8 @@ def _build_static(pack: StalingradPack, scale: int) -> Static:
                   zone_cells=zone_cells, zone_slots=zone_slots, panel=panel, counter=counter,
                   origin=(ox, oy),
                   map_box=(ox, oy, round(ox + pack.board.width * s),
-                           round(oy + pack.board.height * s)))
+                           round(oy + pack.board.height * s)),
+                  zone_tabs=zone_tabs, zone_anchor=zone_anchor, zone_side=zone_side)
 
 
 def _frame_hit(inside: Point, outside: Point, frame: tuple[float, float, float, float]
@@ -729,7 +775,7 @@ _FACES: dict[tuple[Any, ...], Face] = {}
 def face_of(u: UnitView, pack_units: Mapping[str, Any]) -> Face:
     """:func:`unit_face`, memoised on what the face depends on."""
     key = (u.id, u.side, u.kind, u.fresh, u.duration, u.attack, u.defense, u.mf,
-           optional(u, "isolated", False), id(pack_units))
+           u.isolated, id(pack_units))
     face = _FACES.get(key)
     if face is None:
         if len(_FACES) > 20000:
@@ -752,8 +798,7 @@ def unit_face(u: UnitView, pack_units: Mapping[str, Any]) -> Face:
         factors = f"{attack}-{u.defense}-{u.mf}"
     else:
         factors = str(u.defense)
-    isolated = bool(optional(u, "isolated", False))
-    return Face(u.side, symbol, motorized, u.fresh, factors, int(u.duration or 0), isolated)
+    return Face(u.side, symbol, motorized, u.fresh, factors, int(u.duration or 0), u.isolated)
 
 
 def counter_sprite(sprites: SpriteCache, face: Face, size: int) -> Image.Image:
@@ -865,35 +910,293 @@ def render(view: StalingradView, pack: StalingradPack | None = None, *,
 
 def _draw_crop(view: StalingradView, pack: StalingradPack, events: Iterable[Event]
                ) -> Image.Image:
+    st, highlight, box, tag, insets, blank = _crop_layout(view, pack, events)
+    canvas = st.bases["russian"].crop(box)  # beyond the picture: index 0, the paper
+    canvas.putpalette(st.palette.flat())
+    d = ImageDraw.Draw(canvas)
+    for band in blank:  # room for the Zones' boxes beside the frame
+        d.rectangle(band, fill=st.palette["paper"])
+    zones = {inset.letter: inset.rect for inset in insets}
+    _draw_dynamic(canvas, st, view, pack, highlight, (box[0], box[1]), zones)
+    for inset in insets:  # over the arrows, which run to their borders
+        inset.draw(canvas, st, (box[0], box[1]))
+    canvas.paste(tag, (4, 4))
+    return canvas
+
+
+def _crop_layout(view: StalingradView, pack: StalingradPack, events: Iterable[Event]
+                 ) -> tuple[Static, LastAction, tuple[int, int, int, int], Image.Image,
+                            list[ZoneInset], list[tuple[int, int, int, int]]]:
+    """The crop's window on the full picture (centred on the last attack, else the last
+    move's end, else the origin), its caption and the boxes of the Zones the last action
+    went through (the Zones lie off the board; the full picture shows them in its panel)."""
     st = build_static(pack, CROP_SCALE)
     highlight = last_action(view, events)
-    focus = [a for a in (highlight.attack_area,
-                         highlight.moves[-1][1][-1] if highlight.moves else None,
-                         highlight.origin) if a and a in st.spaces]
+    candidates = (highlight.attack_area,
+                  highlight.moves[-1][1][-1] if highlight.moves else None, highlight.origin)
+    focus = [p for p in (_focus_point(st, a) for a in candidates if a) if p is not None]
     if not focus:
         occupied = [u.loc for u in view.units if u.loc in st.spaces and u.loc != EAST]
-        focus = occupied[:1] or ["56" if "56" in st.spaces else next(iter(st.spaces))]
-    geo = st.spaces[focus[0]]
-    cx, cy = (geo.bbox[0] + geo.bbox[2]) / 2, (geo.bbox[1] + geo.bbox[3]) / 2
+        key = occupied[0] if occupied else "56" if "56" in st.spaces else next(iter(st.spaces))
+        focus = [_focus_point(st, key) or st.spaces[key].centre]
+    cx, cy = focus[0]
     w, h = CROP_SIZE
     mx0, _my0, mx1, _my1 = st.map_box
     x0 = int(max(mx0 - st.scale // 2, min(cx - w / 2, mx1 + st.scale // 2 - w)))
     y0 = int(max(0, min(cy - h / 2, st.size[1] - h)))
     box = (x0, y0, int(x0 + w), int(y0 + h))
-    canvas = st.bases["russian"].crop(box)
-    canvas.putpalette(st.palette.flat())
-    _draw_dynamic(canvas, st, view, pack, highlight, (box[0], box[1]))
-    # a caption strip: date and result
     caption = f"{view.date_label} — {'day' if view.day else 'night'} impulse {view.box}"
+    if highlight.side:
+        caption += f" ({highlight.side})"
     if highlight.attack_text:
         caption += f" — attack on {highlight.attack_area}: {highlight.attack_text}"
     tag = st.sprites.tag(caption, max(10, st.scale // 4), pad=4)
-    canvas.paste(tag, (4, 4))
-    return canvas
+    box, insets, blank = _zone_insets(st, view, pack, highlight, box, (cx, cy),
+                                      tag.height + 8)
+    return st, highlight, box, tag, insets, blank
+
+
+def crop_zones(view: StalingradView, pack: StalingradPack | None = None,
+               events: Iterable[Event] = ()) -> dict[str, tuple[int, int, int, int]]:
+    """The Zone boxes drawn on the crop of ``view``, in the crop's pixels (for tests)."""
+    _, _, box, _, insets, _ = _crop_layout(view, pack or load_pack(), events)
+    return {i.letter: (round(i.rect[0] - box[0]), round(i.rect[1] - box[1]),
+                       round(i.rect[2] - box[0]), round(i.rect[3] - box[1])) for i in insets}
+
+
+def crop_origin(view: StalingradView, pack: StalingradPack | None = None,
+                events: Iterable[Event] = ()) -> tuple[int, int]:
+    """Where the crop of ``view`` lies in the full picture at the crop's scale (for tests)."""
+    _, _, box, _, _, _ = _crop_layout(view, pack or load_pack(), events)
+    return box[0], box[1]
+
+
+def _focus_point(st: Static, key: str) -> Point | None:
+    """Where a space is in the full picture: an Area's middle, a Zone's anchor."""
+    geo = st.spaces.get(key)
+    if geo is not None and key != EAST:
+        return ((geo.bbox[0] + geo.bbox[2]) / 2, (geo.bbox[1] + geo.bbox[3]) / 2)
+    return st.zone_anchor.get(key)
+
+
+#: At most this many Zone boxes on a crop (the nearest to its focus).
+MAX_ZONE_INSETS = 4
+
+
+@dataclass
+class ZoneInset:
+    """A Zone's box on a crop: its letter and name, Control strip and counters."""
+
+    letter: str
+    rect: tuple[float, float, float, float]  # full-picture pixels
+    title: Image.Image
+    control: str
+    edge: str  # "attack" when attacked, else "highlight"
+    counters: list[tuple[Image.Image, Image.Image | None]]  # sprite, count badge
+    size: int
+    cols: int
+
+    def draw(self, canvas: Image.Image, st: Static, offset: tuple[int, int]) -> None:
+        pal = st.palette
+        d = ImageDraw.Draw(canvas)
+        x0, y0, x1, y1 = (round(self.rect[0] - offset[0]), round(self.rect[1] - offset[1]),
+                          round(self.rect[2] - offset[0]), round(self.rect[3] - offset[1]))
+        d.rectangle((x0, y0, x1, y1), fill=pal["paper"], outline=pal[self.edge], width=3)
+        d.rectangle((x0 + 3, y0 + 3, x1 - 3, y0 + 6), fill=pal[self.control])
+        canvas.paste(self.title, (x0 + 4, y0 + 8))
+        c = self.size
+        for i, (sprite, badge) in enumerate(self.counters):
+            left = x0 + 4 + (i % self.cols) * (c + 3)
+            top = y0 + self.title.height + 9 + (i // self.cols) * (c + 3)
+            canvas.paste(sprite, (left, top))
+            if badge is not None:
+                canvas.paste(badge, (left + c - badge.width + 2, top - 2))
+
+
+def _zone_insets(st: Static, view: StalingradView, pack: StalingradPack, hl: LastAction,
+                 box: tuple[int, int, int, int], focus: Point, top: int
+                 ) -> tuple[tuple[int, int, int, int], list[ZoneInset],
+                            list[tuple[int, int, int, int]]]:
+    """Boxes for the Zones of the last action (the nearest :data:`MAX_ZONE_INSETS` to the
+    crop's focus), each near where its Zone lies, inside the crop and apart.
+
+    When the crop shows the board's edge on a Zone's side, the window moves out to leave a
+    band beyond the frame for the boxes, so they cover nothing of the board. Returns the
+    (moved) window, the boxes and the bands to blank (crop pixels)."""
+    letters = sorted((z for z in hl.spaces() if z in st.zone_anchor),
+                     key=lambda z: (st.zone_anchor[z][0] - focus[0]) ** 2
+                     + (st.zone_anchor[z][1] - focus[1]) ** 2)[:MAX_ZONE_INSETS]
+    if not letters:
+        return box, [], []
+    c = max(14, round(st.counter * 0.6))
+    fs = max(9, round(st.scale * 0.2))
+    cols = 3
+    control = {a.key: a.control for a in view.areas}
+    pack_units = _pack_units(pack)
+    by_loc: dict[str, list[UnitView]] = {}
+    for u in view.units:
+        if u.loc in letters:
+            by_loc.setdefault(u.loc, []).append(u)
+    attacked = {a for a, _ in hl.attacks}
+    contents = []
+    for letter in letters:
+        zone = pack.zones[letter]
+        title = st.sprites.tag(f"Zone {letter} {zone.name or ''}".strip(), fs, bg="paper",
+                               border=None, pad=1)
+        units = by_loc.get(letter, [])
+        faces = {u.id: face_of(u, pack_units) for u in units}
+        groups = _groups(units, faces, 2 * cols) if units else []
+        rows = 0 if not groups else 1 if len(groups) <= cols else 2
+        w = max(title.width + 8, cols * (c + 3) + 7)
+        h = title.height + 10 + rows * (c + 3)
+        counters = [(counter_sprite(st.sprites, faces[u.id], c),
+                     count_badge(st.sprites, n, c) if n > 1 else None) for u, n in groups]
+        contents.append((letter, title, counters, w, h))
+    # bands beyond the frame for the boxes, where the crop shows the frame
+    x0, y0, x1, y1 = box
+    cw, ch = x1 - x0, y1 - y0
+    mx0, my0, _mx1, my1 = st.map_box
+    margin = round(0.55 * st.scale)
+    sides = {st.zone_side[letter] for letter in letters}
+    bands: dict[str, int] = {}  # side -> band edge (full-picture pixels)
+    near = min(cw, ch) // 3  # the frame is this close to the crop's side: make room
+    if "left" in sides and -near < mx0 - x0 < near:
+        width = max(w for letter, _, _, w, _ in contents if st.zone_side[letter] == "left")
+        x0 = min(x0, mx0 - margin - width - 8)
+        bands["left"] = mx0 - margin
+    if "top" in sides and -near < my0 - y0 < near:
+        height = max(h for letter, _, _, _, h in contents if st.zone_side[letter] == "top")
+        y0 = min(y0, my0 - margin - height - top - 4)
+        bands["top"] = my0 - margin
+    if "bottom" in sides and -near < y1 - my1 < near:
+        height = max(h for letter, _, _, _, h in contents
+                     if st.zone_side[letter] == "bottom")
+        y0 = max(y0, my1 + margin + height + 8 - ch)
+        bands["bottom"] = my1 + margin
+    box = (x0, y0, x0 + cw, y0 + ch)
+    placed: list[tuple[int, int, int, int]] = []
+    out: list[ZoneInset] = []
+    for letter, title, counters, w, h in contents:
+        side = st.zone_side[letter]
+        ax, ay = st.zone_anchor[letter]
+        ax, ay = ax - x0, ay - y0
+        along = side in ("left", "right")
+        if side in bands:  # in the band: beside the frame
+            edge = bands[side] - (x0 if along else y0)
+            if side == "left":
+                ax = edge - w / 2 - 4
+            elif side == "top":
+                ay = edge - h / 2 - 2
+            else:
+                ay = edge + h / 2 + 2
+        spot = None
+        for k in (0, 1, -1, 2, -2, 3, -3, 4, -4):
+            x = ax - w / 2 + (0 if along else k * (w + 6))
+            y = ay - h / 2 + (k * (h + 6) if along else 0)
+            x = min(max(x, 4), cw - w - 4)
+            y = min(max(y, top), ch - h - 4)
+            rect = (round(x), round(y), round(x) + w, round(y) + h)
+            if all(rect[2] + 3 < q[0] or q[2] + 3 < rect[0] or rect[3] + 3 < q[1]
+                   or q[3] + 3 < rect[1] for q in placed):
+                spot = rect
+                break
+        if spot is None:
+            continue
+        placed.append(spot)
+        out.append(ZoneInset(
+            letter=letter,
+            rect=(spot[0] + x0, spot[1] + y0, spot[2] + x0, spot[3] + y0), title=title,
+            control=control.get(letter, pack.zones[letter].initial_control),
+            edge="attack" if letter in attacked else "highlight", counters=counters,
+            size=c, cols=cols))
+    blank = []
+    for side, edge in bands.items():
+        if side == "left":
+            blank.append((0, 0, edge - x0 - 1, ch))
+        elif side == "top":
+            blank.append((0, 0, cw, edge - y0 - 1))
+        else:
+            blank.append((0, edge - y0 + 1, cw, ch))
+    return box, out, blank
+
+
+def _on_border(rect: tuple[float, float, float, float], p: Point) -> Point:
+    """The point of ``rect``'s border nearest ``p``."""
+    x0, y0, x1, y1 = rect
+    x, y = min(max(p[0], x0), x1), min(max(p[1], y0), y1)
+    if x0 < x < x1 and y0 < y < y1:  # inside: out by the nearest side
+        gaps = {x - x0: (x0, y), x1 - x: (x1, y), y - y0: (x, y0), y1 - y: (x, y1)}
+        return gaps[min(gaps)]
+    return (x, y)
+
+
+def _nearest_on_polygon(p: Point, poly: Sequence[Point]) -> Point:
+    best, found = math.inf, p
+    for i in range(len(poly)):
+        (ax, ay), (bx, by) = poly[i], poly[(i + 1) % len(poly)]
+        dx, dy = bx - ax, by - ay
+        length2 = dx * dx + dy * dy
+        t = 0.0 if length2 == 0 else max(0.0, min(1.0, ((p[0] - ax) * dx + (p[1] - ay) * dy)
+                                                  / length2))
+        q = (ax + t * dx, ay + t * dy)
+        dist = (q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2
+        if dist < best:
+            best, found = dist, q
+    return found
+
+
+def path_points(st: Static, path: Sequence[str],
+                zones: Mapping[str, tuple[float, float, float, float]] | None = None
+                ) -> list[Point]:
+    """Full-picture pixels of a path of Areas and Zones: an Area's middle; on a crop
+    (``zones``: the Zones' boxes) where the path meets a Zone's box, in and out; else a
+    Zone's entrance tab for the Area next on the path, or its anchor; the east bank's point
+    nearest the next Area. Spaces without a place (off board) are left out."""
+
+    def plain_point(key: str) -> Point | None:
+        geo = st.spaces.get(key)
+        if geo is not None and key != EAST:
+            return geo.centre
+        if zones is not None:
+            rect = zones.get(key)
+            return None if rect is None else ((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2)
+        return st.zone_anchor.get(key)
+
+    out: list[Point] = []
+
+    def add(point: Point | None) -> None:
+        if point is not None and (not out or out[-1] != point):
+            out.append(point)
+
+    for i, key in enumerate(path):
+        near = [path[j] for j in (i - 1, i + 1) if 0 <= j < len(path)]
+        if key == EAST:
+            targets = [q for q in (plain_point(n) for n in near) if q is not None]
+            add(_nearest_on_polygon(targets[0], st.spaces[EAST].polygon) if targets else None)
+        elif key in st.spaces:
+            add(plain_point(key))
+        elif zones is not None:
+            rect = zones.get(key)
+            if rect is None:
+                continue
+            before = out[-1] if out else None
+            after = plain_point(path[i + 1]) if i + 1 < len(path) else None
+            if before is not None:
+                add(_on_border(rect, before))
+            if after is not None:
+                add(_on_border(rect, after))
+            if before is None and after is None:
+                add(plain_point(key))
+        elif key in st.zone_tabs:
+            tabs = st.zone_tabs[key]
+            add(next((tabs[n] for n in near if n in tabs), st.zone_anchor[key]))
+    return out
 
 
 def _draw_dynamic(canvas: Image.Image, st: Static, view: StalingradView,
-                  pack: StalingradPack, hl: LastAction, offset: tuple[int, int]) -> None:
+                  pack: StalingradPack, hl: LastAction, offset: tuple[int, int],
+                  zones: Mapping[str, tuple[float, float, float, float]] | None = None
+                  ) -> None:
     pal = st.palette
     dx, dy = offset
     d = ImageDraw.Draw(canvas)
@@ -944,66 +1247,90 @@ def _draw_dynamic(canvas: Image.Image, st: Static, view: StalingradView,
             if n > 1:
                 badge = count_badge(st.sprites, n, c)
                 canvas.paste(badge, (left + c - badge.width + 3, top - 3))
-    _draw_highlight(canvas, d, st, hl, offset)
+    _draw_highlight(canvas, d, st, hl, offset, zones)
 
 
 def _draw_highlight(canvas: Image.Image, d: ImageDraw.ImageDraw, st: Static, hl: LastAction,
-                    offset: tuple[int, int]) -> None:
+                    offset: tuple[int, int],
+                    zones: Mapping[str, tuple[float, float, float, float]] | None = None
+                    ) -> None:
+    """The last action: origin (yellow outline), attacked Areas (red frame and result),
+    movement arrows along each path (through Zones too), dashed retreats and failed
+    crossings. ``zones``: where the Zones are drawn on a crop."""
     pal = st.palette
     dx, dy = offset
     w = max(2, round(st.scale / 13))
 
-    def at(key: str) -> Point | None:
-        geo = st.spaces.get(key)
-        if geo is None:
-            return None
-        x, y = geo.centre
-        return (x - dx, y - dy)
+    def shift(points: Sequence[Point]) -> list[Point]:
+        return [(x - dx, y - dy) for x, y in points]
 
     if hl.origin and hl.origin in st.spaces and st.spaces[hl.origin].polygon:
         geo = st.spaces[hl.origin]
-        d.polygon([(x - dx, y - dy) for x, y in geo.polygon], outline=pal["highlight"],
-                  width=w + 1)
-    if hl.attack_area and hl.attack_area in st.spaces:
-        geo = st.spaces[hl.attack_area]
-        d.polygon([(x - dx, y - dy) for x, y in geo.polygon], outline=pal["attack"],
-                  width=w + 2)
+        d.polygon(shift(geo.polygon), outline=pal["highlight"], width=w + 1)
+    for area, _ in hl.attacks:
+        if area in st.spaces and area != EAST:
+            d.polygon(shift(st.spaces[area].polygon), outline=pal["attack"], width=w + 2)
     drawn: set[tuple[str, ...]] = set()
     for _, path in hl.moves:
         key = tuple(path)
         if key in drawn:
             continue
         drawn.add(key)
-        pts = [p for p in (at(a) for a in path) if p is not None]
+        pts = path_points(st, path, zones)
         if len(pts) >= 2:
-            arrow(d, pts, pal["highlight"], w + 1, head=st.scale * 0.38, outline=pal["ink"])
-    for src, dst in hl.retreats:
-        a, b = at(src), at(dst)
-        if a and b:
-            _dashed_arrow(d, a, b, pal["ink"], pal["white"], w, st.scale * 0.35)
-    if hl.attack_area and hl.attack_text and hl.attack_area in st.spaces:
-        geo = st.spaces[hl.attack_area]
-        tag = st.sprites.tag(hl.attack_text, max(9, round(0.3 * st.scale)), fg="white",
-                             bg="attack", pad=3)
-        x, y = geo.label
-        x = min(max(x - tag.width / 2, 2), canvas.width + dx - tag.width - 2)
-        canvas.paste(tag, (round(x - dx), round(y - st.scale * 0.75 - tag.height - dy)))
+            arrow(d, shift(pts), pal["highlight"], w + 1, head=st.scale * 0.38,
+                  outline=pal["ink"])
+    for path in hl.retreats:
+        pts = path_points(st, path, zones)
+        if len(pts) >= 2:
+            _dashed_path(d, shift(pts), pal["ink"], pal["white"], w, st.scale * 0.35)
+    for area, outcome in hl.crossings:
+        pts = path_points(st, [EAST, area], zones)
+        if len(pts) >= 2:
+            _dashed_path(d, shift(pts), pal["dark_grey"], pal["white"], w, st.scale * 0.3)
+            tag = st.sprites.tag("lost crossing" if outcome == "eliminated" else "returned",
+                                 max(8, round(0.24 * st.scale)), fg="white", bg="dark_grey")
+            mx, my = (pts[0][0] + pts[1][0]) / 2 - dx, (pts[0][1] + pts[1][1]) / 2 - dy
+            canvas.paste(tag, (round(mx - tag.width / 2), round(my - tag.height / 2)))
+    seen: set[str] = set()
+    for area, text in reversed(hl.attacks):  # the last attack on top, one tag per Area
+        if not text or area in seen:
+            continue
+        seen.add(area)
+        tag = st.sprites.tag(text, max(9, round(0.3 * st.scale)), fg="white", bg="attack",
+                             pad=3)
+        if area in st.spaces and area != EAST:
+            x, y = st.spaces[area].label
+            y -= st.scale * 0.75 + tag.height
+        elif zones is not None and area in zones:
+            x, y = (zones[area][0] + zones[area][2]) / 2, zones[area][3] + 2
+        else:
+            continue  # an attack in a Zone: the full picture tags the Zone's box in the panel
+        x = min(max(x - tag.width / 2, dx + 2), dx + canvas.width - tag.width - 2)
+        y = min(max(y, dy + 2), dy + canvas.height - tag.height - 2)
+        canvas.paste(tag, (round(x - dx), round(y - dy)))
 
 
-def _dashed_arrow(d: ImageDraw.ImageDraw, a: Point, b: Point, ink: int, paper: int, w: int,
-                  head: float) -> None:
-    length = math.hypot(b[0] - a[0], b[1] - a[1])
-    if length < 1:
-        return
-    ux, uy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
-    t = 0.0
-    while t < length - head:
-        e = min(length - head, t + 8)
-        seg = [(a[0] + ux * t, a[1] + uy * t), (a[0] + ux * e, a[1] + uy * e)]
-        d.line(seg, fill=paper, width=w + 2)
-        d.line(seg, fill=ink, width=w)
-        t = e + 5
-    arrow(d, [(b[0] - ux * head * 1.2, b[1] - uy * head * 1.2), b], ink, w, head)
+def _dashed_path(d: ImageDraw.ImageDraw, pts: Sequence[Point], ink: int, paper: int, w: int,
+                 head: float) -> None:
+    """A dashed polyline (ink on a paper edge) with an arrowhead at its end."""
+    for i in range(len(pts) - 1):
+        a, b = pts[i], pts[i + 1]
+        last = i == len(pts) - 2
+        length = math.hypot(b[0] - a[0], b[1] - a[1])
+        if length < 1:
+            continue
+        ux, uy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
+        stop = length - head if last else length
+        t = 0.0
+        while t < stop:
+            e = min(stop, t + 8)
+            seg = [(a[0] + ux * t, a[1] + uy * t), (a[0] + ux * e, a[1] + uy * e)]
+            d.line(seg, fill=paper, width=w + 2)
+            d.line(seg, fill=ink, width=w)
+            t = e + 5
+        if last:
+            arrow(d, [(b[0] - ux * head * 1.2, b[1] - uy * head * 1.2), b], ink, w, head)
 
 
 def _pack_units(pack: StalingradPack) -> Mapping[str, Any]:
@@ -1012,19 +1339,6 @@ def _pack_units(pack: StalingradPack) -> Mapping[str, Any]:
 
 
 # ---- the panel ---------------------------------------------------------------------------------
-
-
-def vp_held(view: StalingradView, pack: StalingradPack) -> int:
-    """Victory Points of the Areas and Zones the German controls (19.1)."""
-    total = 0
-    for area in view.areas:
-        try:
-            space = pack.space(area.key)
-        except KeyError:
-            continue
-        if area.control == "german":
-            total += space.vp
-    return total
 
 
 def _draw_panel(canvas: Image.Image, st: Static, view: StalingradView, pack: StalingradPack,
@@ -1041,10 +1355,22 @@ def _draw_panel(canvas: Image.Image, st: Static, view: StalingradView, pack: Sta
         by_loc.setdefault(u.loc, []).append(u)
     pack_units = _pack_units(pack)
     zc = p["zone_counter"]
+    touched = hl.spaces()
+    attacked = {a: t for a, t in hl.attacks}
+    zone_tags: list[tuple[Image.Image, tuple[int, int]]] = []
     for letter, (x0, y0, x1, y1) in st.zone_cells.items():
         side = control.get(letter, pack.zones[letter].initial_control)
         d.rectangle((x0 + 2, y0 + round(0.8 * st.scale) - 4, x1 - 2,
                      y0 + round(0.8 * st.scale) - 1), fill=pal[side])
+        if letter in attacked:  # an attack in a Zone: its box framed, the result under it
+            d.rectangle((x0 - 2, y0 - 2, x1 + 2, y1 + 2), outline=pal["attack"], width=3)
+            text = attacked[letter]
+            if text:
+                tag = sprites.tag(text, max(8, fs - 1), fg="white", bg="attack", pad=2)
+                zone_tags.append((tag, (round((x0 + x1 - tag.width) / 2),
+                                        y1 - tag.height - 2)))
+        elif letter in touched:  # the last action went through this Zone
+            d.rectangle((x0 - 2, y0 - 2, x1 + 2, y1 + 2), outline=pal["highlight"], width=3)
         units = by_loc.get(letter, [])
         if not units:
             continue
@@ -1060,6 +1386,8 @@ def _draw_panel(canvas: Image.Image, st: Static, view: StalingradView, pack: Sta
             if n > 1:
                 badge = count_badge(sprites, n, zc)
                 canvas.paste(badge, (left + zc - badge.width + 3, top - 3))
+    for tag, at in zone_tags:
+        canvas.paste(tag, at)
     # date and tracks
     x, y = p["date_at"]
     day = FIRST_DATE + _dt.timedelta(days=view.date)
@@ -1102,8 +1430,7 @@ def _draw_panel(canvas: Image.Image, st: Static, view: StalingradView, pack: Sta
                   "ink", to_act if to_act in SIDES else "panel"))
     lines.append((f"Advantage: {view.advantage}"
                   + ("" if view.advantage_usable else " (used)"), "ink", view.advantage))
-    held = vp_held(view, pack)
-    vp_line = f"VP: German holds {held} of {pack.total_vp()}"
+    vp_line = f"VP: German holds {view.vp} of {view.vp_total}"
     if week is not None:
         vp_line += f"  (blue {week.blue})"
     lines.append((vp_line, "ink", "vp_red"))

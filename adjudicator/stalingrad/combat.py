@@ -317,7 +317,8 @@ def do_attack(ctx: Ctx, side: str, order: Attack, dice: Dice) -> None:
               f" in {ctx.name(area)} at {ov}:{dv} with {', '.join(uids)}"
               + (f" (Ranged from {', '.join(sorted({ctx.loc(u) for u in ranged}))})"
                  if ranged else ""),
-              "8.35", area=area, group=group, ov=ov, dv=dv, odds=f"{ov}:{dv}",
+              "8.35", area=area, group=group, ov=ov, dv=dv, odds=f"{ov}:{dv}", side=side,
+              units=list(uids), ranged_from=sorted({ctx.loc(u) for u in ranged}),
               ov_parts=[list(p) for p in ov_parts], dv_parts=[list(p) for p in dv_parts])
     roll_battle(ctx, dice)
 
@@ -842,6 +843,9 @@ def do_retreat(ctx: Ctx, side: str, movers: list[str], src: str, dest: str, dice
                   "already holding ten", "8.355", units=[], area=dest, going=survivors,
                   **{"from": src})
         return continue_retreat(ctx, side, survivors, dest, dice, visited)
+    ctx.event("retreat", f"{', '.join(survivors)} retreat(s) from {ctx.name(src)} to "
+              f"{ctx.name(dest)}, which has room for {room}", "8.3553", units=survivors,
+              area=dest, **{"from": src})
     ask_overflow(ctx, side, survivors, dest, room, visited)
     return False
 

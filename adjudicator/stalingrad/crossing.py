@@ -270,7 +270,7 @@ def do_cross(ctx: Ctx, side: str, order: Cross, dice: Dice) -> None:
         offer_reroll(ctx, dice, roll, loser=GERMAN if outcome == "landed" else RUSSIAN)
         ctx.event("crossing", f"{uid} Crossing DR {roll.total}+{ip} = {total}: {outcome}"
                   + (f" (Duration {duration})" if duration else ""), "18.5", unit=uid,
-                  dr=roll.total, total=total, outcome=outcome, duration=duration)
+                  dr=roll.total, total=total, outcome=outcome, duration=duration, area=dest)
         if outcome == "eliminated":
             ctx.eliminate(uid, "18.5", "lost crossing the Volga")
             continue
@@ -344,7 +344,7 @@ def do_recross(ctx: Ctx, side: str, order: Recross, dice: Dice) -> None:
         outcome, duration = crossing_result(total)
         offer_reroll(ctx, dice, roll, loser=GERMAN if outcome == "landed" else RUSSIAN)
         ctx.event("recross", f"{uid} Recrossing DR {roll.total}+{ip} = {total}: {outcome}",
-                  "18.7", unit=uid, dr=roll.total, total=total, outcome=outcome)
+                  "18.7", unit=uid, dr=roll.total, total=total, outcome=outcome, area=src)
         if outcome == "eliminated":
             ctx.eliminate(uid, "18.7", "lost recrossing the Volga")
             continue

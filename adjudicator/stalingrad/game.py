@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from adjudicator.kernel.decisions import PendingDecision, StandingPolicy
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
-from adjudicator.kernel.events import Event
+from adjudicator.kernel.events import PUBLIC, Event
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.orders import Order
 from adjudicator.kernel.state import GameState
@@ -29,6 +29,7 @@ from adjudicator.stalingrad.board import (
     parse_date_code,
 )
 from adjudicator.stalingrad.context import Ctx
+from adjudicator.stalingrad.last_action import LastAction, OrderRecord, fold
 from adjudicator.stalingrad.legal import legal_orders
 from adjudicator.stalingrad.orders import (
     Advantage,
@@ -208,6 +209,11 @@ class StalingradGame(Game[StalingradState]):
         run = sequence.RerollDice(dice, replay, offer_from, reroll_at,
                                   enabled=snapshot is not None)
         ctx = Ctx(self.board_for(state), state)
+        # the impulse's record (last_action.py): where units were, and whether this order
+        # belongs to an impulse (a decision at Dawn does not)
+        before = {uid: unit.loc for uid, unit in state.units.items()}
+        in_impulse = state.phase == "play" and (state.impulse is not None
+                                                or state.pending is None)
         try:
             self._dispatch(ctx, side, order, run)
         except sequence.RollPause as pause:
@@ -221,7 +227,20 @@ class StalingradGame(Game[StalingradState]):
                                "use the Advantage to reroll it",
                           data={"label": pause.roll.label, "total": pause.roll.total,
                                 "holder": pause.holder, "loser": pause.loser})]
+        if in_impulse and state.last_action is not None:
+            self._record(state, side, order, ctx.events, before)
         return ctx.events
+
+    def _record(self, state: StalingradState, side: str, order: Order, events: list[Event],
+                before: Mapping[str, str]) -> None:
+        """Add one order of the impulse to the record the Views show as ``last_action``."""
+        record = state.last_action
+        assert record is not None
+        if state.impulse is not None and state.impulse.origin:
+            record.origin = state.impulse.origin
+        record.orders.append(OrderRecord(side=side, text=self.format(order),
+                                         audience=side if self.is_secret(order) else PUBLIC))
+        fold(record, events, before)
 
     def _answer_reroll(self, state: StalingradState, side: str, order: Order,
                        dice: Dice) -> list[Event]:
@@ -271,6 +290,13 @@ class StalingradGame(Game[StalingradState]):
                                 ["rubble"])
             setup.do_rubble(ctx, dice)
             return
+        imp = state.impulse
+        record = state.last_action
+        if imp is None or not (imp.acts or imp.attacked or imp.ferried or imp.recrossed) \
+                or record is None or record.side != side:
+            # this order starts the impulse (nothing has happened in it yet): a new record
+            state.last_action = LastAction(side=side, date=state.date, day=state.day,
+                                           box=state.box)
         match order:
             case Pass():
                 sequence.do_pass(ctx, side, dice)

@@ -8,10 +8,12 @@ attack DR this impulse, 8.1), then — if the Advantage is used to reroll it —
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from adjudicator.kernel.decisions import Option, PendingDecision
 from adjudicator.kernel.dice import Dice, Roll
 from adjudicator.kernel.errors import RuleError
-from adjudicator.stalingrad.board import GERMAN, RUSSIAN, date_label, other
+from adjudicator.stalingrad.board import GERMAN, RUSSIAN, Board, date_label, other
 from adjudicator.stalingrad.context import MAX_STACK, Ctx
 from adjudicator.stalingrad.orders import Notation
 from adjudicator.stalingrad.state import DEAD, OFF_MAP, POOL
@@ -402,9 +404,15 @@ def dawn(ctx: Ctx, dice: Dice) -> None:
 def victory_points(ctx: Ctx) -> tuple[int, list[str]]:
     """19.1: the German's Victory Points — the VP of every Area he controls (supply to
     them, 19.1's last sentence, is part 2: every unit is supplied until then)."""
-    areas = sorted((k for k, a in ctx.board.areas.items()
-                    if a.vp and ctx.controller(k) == GERMAN), key=_key_order)
-    return sum(ctx.board.area(k).vp for k in areas), areas
+    return german_vp(ctx.board, ctx.state.control)
+
+
+def german_vp(board: Board, control: Mapping[str, str]) -> tuple[int, list[str]]:
+    """:func:`victory_points` from the board and the Control of each Area (Russian unless
+    recorded otherwise): the total and the VP Areas (and Zones) counted, in key order."""
+    areas = sorted((k for k, a in board.areas.items()
+                    if a.vp and control.get(k, RUSSIAN) == GERMAN), key=_key_order)
+    return sum(board.areas[k].vp for k in areas), areas
 
 
 def _key_order(key: str) -> tuple[int, int, str]:

@@ -16,6 +16,7 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field
 
 from adjudicator.kernel.state import GameState
+from adjudicator.stalingrad.last_action import LastAction
 
 #: Pseudo-locations of units that are not on an Area or Zone.
 EAST = "east"  # Russian reinforcements waiting on the east bank of the Volga (18.2)
@@ -134,6 +135,7 @@ class StalingradState(GameState):
     artillery: dict[str, int] = Field(default_factory=dict)  # part 2 hook (15.3)
     options: dict[str, Any] = Field(default_factory=dict)
     eliminated: dict[str, int] = Field(default_factory=lambda: {"german": 0, "russian": 0})
+    last_action: LastAction | None = None  # what the last impulse did (last_action.py)
 
     def copy_for_apply(self) -> Self:
         """A fast copy: units are flat records, so copy them one level deep."""
@@ -149,5 +151,7 @@ class StalingradState(GameState):
         new.options = dict(self.options)
         new.impulse = self.impulse.model_copy(deep=True) if self.impulse else None
         new.battle = self.battle.model_copy(deep=True) if self.battle else None
+        new.last_action = (self.last_action.model_copy(deep=True) if self.last_action
+                           else None)
         # ``local`` and ``pending`` are never mutated in place, only replaced.
         return new

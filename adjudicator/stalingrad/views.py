@@ -3,6 +3,13 @@
 TP:S hides almost nothing on the map: every counter's position and side up are public.
 What is private — standing orders and the options of a pending decision — is handled by
 the kernel's :meth:`Game.view`. The view carries no secret today; part 2 keeps it so.
+
+Besides the map, a View carries what the rules know and a picture should not work out for
+itself: ``last_action`` (the last impulse as the rules resolved it, as far as the viewer may
+see it: :mod:`adjudicator.stalingrad.last_action`) and the German's Victory Points (19.1):
+``vp``, the VP Areas counted (``vp_areas``) and the most the scenario's map offers
+(``vp_total``). ``UnitView.isolated`` is the Isolation marker (12): supply is part 2's, so
+it is False until part 2's supply rules set it.
 """
 
 from __future__ import annotations
@@ -11,6 +18,8 @@ from pydantic import BaseModel, Field
 
 from adjudicator.kernel.views import View
 from adjudicator.stalingrad.board import Board, date_label
+from adjudicator.stalingrad.last_action import LastAction, for_viewer
+from adjudicator.stalingrad.sequence import german_vp
 from adjudicator.stalingrad.setup import area_key_order
 from adjudicator.stalingrad.state import DEAD, EAST, OFFBOARD, POOL, StalingradState
 
@@ -26,6 +35,7 @@ class UnitView(BaseModel):
     defense: int
     mf: int
     label: str = ""
+    isolated: bool = False  # Isolation (12): always False until part 2's supply rules
 
 
 class AreaView(BaseModel):
@@ -53,6 +63,10 @@ class StalingradView(View):
     attacked: list[str] = Field(default_factory=list)
     battle: str | None = None
     eliminated: dict[str, int] = Field(default_factory=dict)
+    last_action: LastAction | None = None
+    vp: int = 0  # the German's Victory Points now (19.1)
+    vp_areas: list[str] = Field(default_factory=list)  # the VP Areas/Zones he controls
+    vp_total: int = 0  # every VP on this scenario's map
 
 
 def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> StalingradView:
@@ -70,6 +84,7 @@ def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> 
              for k, a in sorted(board.areas.items(), key=lambda kv: area_key_order(kv[0]))]
     imp = state.impulse
     battle = state.battle
+    vp, vp_areas = german_vp(board, state.control)
     return StalingradView(
         game=game, viewer=viewer, scenario=state.scenario, phase=state.phase, date=state.date,
         date_label=date_label(state.date), day=state.day, box=state.box, turn=state.turn,
@@ -82,6 +97,8 @@ def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> 
         battle=(f"{battle.side} vs {battle.group} in {battle.area} at {battle.ov}:{battle.dv}"
                 if battle else None),
         eliminated=dict(state.eliminated),
+        last_action=for_viewer(state.last_action, viewer),
+        vp=vp, vp_areas=vp_areas, vp_total=sum(a.vp for a in board.areas.values()),
     )
 
 

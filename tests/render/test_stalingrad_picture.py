@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import itertools
+import math
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -10,6 +13,12 @@ from PIL import Image
 from adjudicator.kernel.events import Event
 from adjudicator.stalingrad.data import load_pack
 from adjudicator.stalingrad.game import StalingradGame
+from adjudicator.stalingrad.last_action import (
+    AttackRecord,
+    LastAction,
+    MoveRecord,
+    RetreatRecord,
+)
 from adjudicator.stalingrad.views import StalingradView, UnitView
 from render import stalingrad as tps
 from render import static_cache
@@ -105,17 +114,25 @@ def test_the_last_attack_is_marked_with_its_result(game: StalingradGame) -> None
     assert attacks, "the seeded game should contain an attack"
     step = attacks[-1]
     view = game.view(step.state, "public")
-    assert isinstance(view, StalingradView)
-    hl = tps.last_action(view, step.events)
+    assert isinstance(view, StalingradView) and view.last_action is not None
+    hl = tps.last_action(view)  # from the View alone
     result = next(e for e in step.events if e.kind == "attack-result")
     assert hl.attack_area == str(result.data["area"])
     assert hl.attack_text is not None and str(result.data["total"]) in hl.attack_text
-    plain = tps.draw(view)
-    marked = tps.draw(view, events=step.events)
+    plain = tps.draw(view.model_copy(update={"last_action": None}))
+    marked = tps.draw(view)
     box = tps.build_static(load_pack()).spaces[hl.attack_area].bbox
     diff = Image.frombytes("L", plain.size, bytes(
         int(a != b) for a, b in zip(plain.tobytes(), marked.tobytes(), strict=True)))
     assert diff.crop(box).getbbox() is not None
+
+
+def test_a_view_without_last_action_is_highlighted_from_its_events(
+        historical: StalingradView) -> None:
+    result = Event(kind="attack-result", text="x", data={
+        "area": "56", "total": "15:12", "cp": 3, "result": "cp"})
+    hl = tps.last_action(historical, [result])
+    assert (hl.attack_area, hl.attack_text) == ("56", "15:12 — 3 CP")
 
 
 def test_events_the_viewer_may_not_see_are_ignored(historical: StalingradView) -> None:
@@ -124,19 +141,93 @@ def test_events_the_viewer_may_not_see_are_ignored(historical: StalingradView) -
     assert tps.last_action(historical, [secret]).attack_area != "56"
 
 
-def test_a_view_field_last_action_is_picked_up(historical: StalingradView) -> None:
-    class WithLast(StalingradView):
-        last_action: dict[str, object] | None = None
+def with_last(view: StalingradView, **record: Any) -> StalingradView:
+    last = LastAction(side="german", date=view.date, day=view.day, box=view.box, **record)
+    return view.model_copy(update={"last_action": last})
 
-    view = WithLast(**historical.model_dump(), last_action={
-        "origin": "7", "moves": [{"unit": "x", "path": ["7", "8", "10"]}],
-        "attack": {"area": "10", "total": "15:12", "cp": 3, "result": "cp"},
-        "retreats": [{"from": "10", "to": "9"}]})
+
+def test_the_view_last_action_is_drawn(historical: StalingradView) -> None:
+    view = with_last(historical, origin="7", moves=[MoveRecord(units=["x"], path=["7", "8",
+                                                                                    "10"])],
+                     attacks=[AttackRecord(area="10", group="fresh", side="german",
+                                           odds="9:8", total="15:12", cp=3, result="cp",
+                                           text="15:12 — 3 CP")],
+                     retreats=[RetreatRecord(units=["r"], path=["10", "9", "11"])])
     hl = tps.last_action(view)
     assert hl.moves == [("x", ["7", "8", "10"])]
     assert hl.attack_area == "10" and hl.attack_text == "15:12 — 3 CP"
-    assert hl.retreats == [("10", "9")]
+    assert hl.retreats == [["10", "9", "11"]]
     assert tps.draw(view).tobytes() != tps.draw(historical).tobytes()
+
+
+def _highlighted(image: Image.Image, st: tps.Static, a: tuple[float, float],
+                 b: tuple[float, float]) -> float:
+    """The share of points along a -> b drawn in the arrow's colours."""
+    colours = {st.palette["highlight"], st.palette["ink"]}
+    points = [(a[0] + (b[0] - a[0]) * t / 20, a[1] + (b[1] - a[1]) * t / 20)
+              for t in range(3, 18)]
+    return sum(image.getpixel((round(x), round(y))) in colours
+               for x, y in points) / len(points)
+
+
+def test_arrows_run_through_zones_in_the_full_picture(historical: StalingradView) -> None:
+    pack = load_pack()
+    st = tps.build_static(pack)
+    view = with_last(historical, moves=[MoveRecord(units=["x"], path=["5", "C", "D", "7"])])
+    points = tps.path_points(st, ["5", "C", "D", "7"])
+    # C by its entrance tab for Area 5, D by its tab for Area 7
+    assert points == [st.spaces["5"].centre, st.zone_tabs["C"]["5"], st.zone_tabs["D"]["7"],
+                      st.spaces["7"].centre]
+    image = tps.draw(view, pack)
+    for a, b in itertools.pairwise(points):
+        assert _highlighted(image, st, a, b) > 0.8, (a, b)
+    # the Zones' boxes in the panel are framed too
+    for letter in ("C", "D"):
+        x0, y0, _, _ = st.zone_cells[letter]
+        assert image.getpixel((x0 - 1, y0 + 20)) == st.palette["highlight"]
+    x0, y0, _, _ = st.zone_cells["E"]
+    assert image.getpixel((x0 - 1, y0 + 20)) != st.palette["highlight"]
+
+
+def test_the_crop_shows_the_zones_of_the_last_action(historical: StalingradView) -> None:
+    pack = load_pack()
+    st = tps.build_static(pack, tps.CROP_SCALE)
+    path = ["5", "C", "D", "7"]
+    view = with_last(historical, moves=[MoveRecord(units=["x"], path=path)])
+    assert tps.crop_zones(historical, pack) == {}  # no Zone in the action, no box
+    zones = tps.crop_zones(view, pack)
+    assert set(zones) == {"C", "D"}
+    w, h = tps.CROP_SIZE
+    boxes = list(zones.values())
+    for x0, y0, x1, y1 in boxes:
+        assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
+    a, b = boxes
+    assert a[2] < b[0] or b[2] < a[0] or a[3] < b[1] or b[3] < a[1]  # apart
+    image = tps.draw(view, pack, crop=True)
+    assert image.size == tps.CROP_SIZE
+    # each box is framed in the highlight colour
+    for x0, y0, x1, _ in boxes:
+        ring = [image.getpixel((x, y0 + 1)) for x in range(x0 + 2, x1 - 2)]
+        assert sum(p == st.palette["highlight"] for p in ring) > 0.9 * len(ring)
+    # and the arrow runs 5 -> C's box -> D's box -> 7
+    ox, oy = tps.crop_origin(view, pack)
+    full_zones = {k: (x0 + ox, y0 + oy, x1 + ox, y1 + oy) for k, (x0, y0, x1, y1) in
+                  zones.items()}
+    points = [(x - ox, y - oy) for x, y in tps.path_points(st, path, full_zones)]
+    assert len(points) >= 4
+    inside = [p for p in points if 0 <= p[0] < w and 0 <= p[1] < h]
+
+
+    def on(rect: tuple[int, int, int, int], p: tuple[float, float]) -> bool:
+        return rect[0] - 1 <= p[0] <= rect[2] + 1 and rect[1] - 1 <= p[1] <= rect[3] + 1
+
+    # the segments between the boxes and the Areas (not the one inside a box, under it)
+    segments = [(p, q) for p, q in itertools.pairwise(points) if p in inside and q in inside
+                and not any(on(r, p) and on(r, q) for r in zones.values())]
+    assert segments
+    covered = [_highlighted(image, st, p, q) for p, q in segments
+               if math.dist(p, q) > 30]
+    assert covered and min(covered) > 0.6, covered
 
 
 def test_every_view_of_a_random_legal_game_renders(game: StalingradGame) -> None:
