@@ -25,7 +25,7 @@ column. ``umpire bench tanks`` measures the cost.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,8 +57,22 @@ class Grid:
 
 
 _GRIDS: dict[int, tuple[MapSpec, Grid]] = {}
-_COSTS: dict[tuple[Any, ...], tuple[int, ...]] = {}
-_ZONES: dict[tuple[Any, ...], tuple[int, ...]] = {}
+_COSTS: dict[tuple[Any, ...], tuple[MapSpec, tuple[int, ...]]] = {}
+_ZONES: dict[tuple[Any, ...], tuple[MapSpec, tuple[int, ...]]] = {}
+
+
+def _cached(cache: dict[tuple[Any, ...], tuple[MapSpec, tuple[int, ...]]],
+            key: tuple[Any, ...], m: MapSpec, make: Callable[[], tuple[int, ...]]
+            ) -> tuple[int, ...]:
+    """A per-map table; the map object is kept and compared, so a recycled id is no hit."""
+    found = cache.get(key)
+    if found is not None and found[0] is m:
+        return found[1]
+    if len(cache) > 256:
+        cache.clear()
+    value = make()
+    cache[key] = (m, value)
+    return value
 
 
 def grid_of(m: MapSpec) -> Grid:
@@ -95,22 +109,14 @@ def grid_of(m: MapSpec) -> Grid:
 def _costs(ctx: Ctx, grid: Grid, kind: str) -> tuple[int, ...]:
     """Terrain cost of entering each hex for a unit kind (PROHIBITED where it may not)."""
     key = (id(ctx.map), id(ctx.tables), bool(ctx.state.flags.get("clear_terrain")), kind)
-    found = _COSTS.get(key)
-    if found is None:
-        found = tuple(movement.terrain_cost(ctx, name, kind) for name in grid.names)
-        if len(_COSTS) > 256:
-            _COSTS.clear()
-        _COSTS[key] = found
-    return found
+    return _cached(_COSTS, key, ctx.map, lambda: tuple(
+        movement.terrain_cost(ctx, name, kind) for name in grid.names))
 
 
 def _roads(ctx: Ctx, grid: Grid) -> tuple[int, ...]:
     key = (id(ctx.map), bool(ctx.state.flags.get("clear_terrain")), "road")
-    found = _COSTS.get(key)
-    if found is None:
-        found = tuple(int(ctx.is_road(name)) for name in grid.names)
-        _COSTS[key] = found
-    return found
+    return _cached(_COSTS, key, ctx.map, lambda: tuple(
+        int(ctx.is_road(name)) for name in grid.names))
 
 
 # ---- movement ----------------------------------------------------------------------------------
@@ -721,14 +727,8 @@ def barrage_orders(ctx: Ctx, side: str) -> list[str]:
 def _zone(ctx: Ctx, side: str, group: str, grid: Grid) -> tuple[int, ...]:
     key = (id(ctx.map), id(ctx.data), ctx.state.scenario, side, group,
            bool(ctx.state.flags.get("clear_terrain")))
-    found = _ZONES.get(key)
-    if found is None:
-        found = tuple(i for i, name in enumerate(grid.names)
-                      if scenario.zone_allows(ctx, side, group, name))
-        if len(_ZONES) > 256:
-            _ZONES.clear()
-        _ZONES[key] = found
-    return found
+    return _cached(_ZONES, key, ctx.map, lambda: tuple(
+        i for i, name in enumerate(grid.names) if scenario.zone_allows(ctx, side, group, name)))
 
 
 def setup_orders(ctx: Ctx, side: str) -> list[str]:
