@@ -19,7 +19,6 @@ Conventions:
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import os
 import threading
@@ -37,6 +36,7 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC, Event
 from adjudicator.kernel.game import Game, order_lines
 from adjudicator.kernel.orders import SetStanding
+from adjudicator.kernel.packs import hash_pack_dir
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View
 from adjudicator.registry import UnknownGame, load_game
@@ -234,16 +234,6 @@ def default_dice(seed: bytes, dice_id: str, branch: int, start: int) -> Dice:
     return CommittedDice(seed, dice_id, branch=branch, start_index=start)
 
 
-def pack_hash(path: Path) -> str:
-    """A hash of a data pack folder (or file): every file's relative path and bytes."""
-    digest = hashlib.sha256()
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    for file in files:
-        name = file.name if path.is_file() else file.relative_to(path).as_posix()
-        digest.update(name.encode() + b"\x00" + file.read_bytes() + b"\x00")
-    return digest.hexdigest()
-
-
 class GameService:
     def __init__(
         self,
@@ -309,7 +299,7 @@ class GameService:
             "id": gid, "game": game, "scenario": scenario,
             "options": json.dumps(dict(options or {}), sort_keys=True),
             "pack_path": str(pack) if pack else None,
-            "pack_hash": pack_hash(pack) if pack else None, "status": "setup",
+            "pack_hash": hash_pack_dir(pack) if pack else None, "status": "setup",
             "created": self.clock(), "created_by": creator.label,
             "bindings": json.dumps(dict(bindings or {}), sort_keys=True),
             "dice_id": gid, "server_seed": seed, "commitment": commitment(seed),
@@ -1139,7 +1129,7 @@ class GameService:
 
     def _rules_for(self, row: Mapping[str, Any]) -> Game[Any]:
         game = self._load_rules(str(row["game"]), row["pack_path"])
-        if row["pack_path"] and row["pack_hash"] != pack_hash(Path(row["pack_path"])):
+        if row["pack_path"] and row["pack_hash"] != hash_pack_dir(Path(row["pack_path"])):
             raise ServiceError(f"the data pack {row['pack_path']} changed since game "
                                f"{row['id']} was created; restore it or import the game anew")
         return game

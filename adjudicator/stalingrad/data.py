@@ -18,7 +18,6 @@ returns those problems as "file: record: message" lines without raising.
 
 from __future__ import annotations
 
-import hashlib
 import tomllib
 from functools import lru_cache
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from adjudicator.kernel import packs
 from adjudicator.stalingrad import data_check
 from adjudicator.stalingrad.data_models import (
     SIDES,
@@ -67,19 +67,10 @@ GAME = "stalingrad"
 M = TypeVar("M", bound=BaseModel)
 
 
-class PackError(Exception):
-    """A data pack that does not validate; ``problems`` lists "file: record: message"."""
+class PackError(packs.PackError):
+    """A Turning Point: Stalingrad data pack that does not validate."""
 
-    def __init__(self, problems: list[str], path: Path | None = None) -> None:
-        self.problems = list(problems)
-        self.path = path
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        where = f" {self.path}" if self.path else ""
-        n = len(self.problems)
-        head = f"invalid Turning Point: Stalingrad data pack{where}: {n} problem{'s' * (n != 1)}"
-        return "\n".join([head, *(f"  {p}" for p in self.problems)])
+    title = "Turning Point: Stalingrad data pack"
 
 
 def _fmt_loc(loc: tuple[int | str, ...]) -> str:
@@ -167,16 +158,7 @@ def pack_hash(pack_or_path: StalingradPack | Path | str) -> str:
     """sha256 over the pack's TOML files (name and bytes) in sorted name order."""
     if isinstance(pack_or_path, StalingradPack):
         return pack_or_path.hash
-    return _hash_dir(Path(pack_or_path))
-
-
-def _hash_dir(path: Path) -> str:
-    h = hashlib.sha256()
-    for file in sorted(path.glob("*.toml")):
-        h.update(file.name.encode("utf-8") + b"\0")
-        h.update(file.read_bytes())
-        h.update(b"\0")
-    return h.hexdigest()
+    return packs.hash_pack_dir(Path(pack_or_path))
 
 
 def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, list[str]]:
@@ -309,7 +291,7 @@ def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, list[s
         calendar=calendar,
         tables=tables,
         scenarios=scenarios,
-        hash=_hash_dir(path),
+        hash=packs.hash_pack_dir(path),
     )
     return pack, []
 

@@ -10,7 +10,6 @@ This module reads files only; the rules engine receives a ready ``TanksPack``.
 
 from __future__ import annotations
 
-import hashlib
 import tomllib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -22,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from adjudicator.kernel import packs
 from adjudicator.tanks.data_models import (
     ARMOR_CLASSES,
     ArmorClass,
@@ -97,19 +97,10 @@ REQUIRED_CONSTANTS = (
 )
 
 
-class PackError(Exception):
-    """An invalid data pack; ``problems`` lists each one as ``file: record: message``."""
+class PackError(packs.PackError):
+    """An invalid Stalin's Tanks data pack."""
 
-    def __init__(self, problems: list[str], path: Path | None = None) -> None:
-        self.problems = list(problems)
-        self.path = path
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        where = f" at {self.path}" if self.path else ""
-        lines = [f"invalid Stalin's Tanks data pack{where} ({len(self.problems)} problems):"]
-        lines += [f"  - {p}" for p in self.problems]
-        return "\n".join(lines)
+    title = "Stalin's Tanks data pack"
 
 
 # -- the map -----------------------------------------------------------------------------------
@@ -737,7 +728,7 @@ def _assemble(path: Path, read: _Read) -> TanksPack:
         units={u.id: u for u in uf.unit},
         tables=tf,
         scenarios={s.id: s for s in sf.scenario},
-        content_hash=_hash_bytes(read.data),
+        content_hash=packs.hash_files(read.data),
         _map_file=mf,
     )
 
@@ -792,19 +783,6 @@ def load_pack(path: Path | None = None) -> TanksPack:
     return pack
 
 
-def _pack_files(path: Path) -> list[Path]:
-    return sorted((f for f in path.glob("*.toml") if f.is_file()), key=lambda f: f.name)
-
-
-def _hash_bytes(files: Mapping[str, bytes]) -> str:
-    h = hashlib.sha256()
-    for name in sorted(files):
-        data = files[name]
-        h.update(name.encode("utf-8") + b"\0" + str(len(data)).encode("ascii") + b"\0")
-        h.update(data)
-    return h.hexdigest()
-
-
 def pack_hash(pack_or_path: TanksPack | Path | str) -> str:
     """sha256 over the pack's ``*.toml`` files in sorted name order (name, length, bytes).
 
@@ -813,7 +791,7 @@ def pack_hash(pack_or_path: TanksPack | Path | str) -> str:
     if isinstance(pack_or_path, TanksPack):
         return pack_or_path.content_hash
     path = Path(pack_or_path)
-    return _hash_bytes({f.name: f.read_bytes() for f in _pack_files(path)})
+    return packs.hash_files({f.name: f.read_bytes() for f in packs.pack_files(path)})
 
 
 def _count_sourced(counter: Counter[str], record: Sourced, values: Iterable[str] = ()) -> None:
