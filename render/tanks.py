@@ -26,6 +26,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from PIL import Image, ImageDraw
@@ -42,7 +43,7 @@ from render.common import (
     dashed_line,
     encode_png,
     font,
-    optional,
+    point_in_polygon,
     rgb,
     text_size,
 )
@@ -104,9 +105,14 @@ def _shot_text(data: Mapping[str, Any]) -> str:
 
 
 def last_action(view: TanksView, events: Iterable[Event] = ()) -> LastAction:
-    raw = optional(view, "last_action")
+    """The highlight for ``view``: its ``last_action`` (the move's path, the shot from the
+    firers' hexes to the target's, the barrage), as far as the viewer may know it.
+
+    A View without one (a game stored before Views carried it) is highlighted from the
+    ``events`` of its last action as the viewer may see them."""
+    raw = view.last_action
     out = LastAction()
-    if isinstance(raw, Mapping):
+    if raw is not None:
         shot = raw.get("shot") or {}
         out.shot_from = [str(h) for h in shot.get("from") or []]
         out.shot_to = shot.get("to")
@@ -527,13 +533,12 @@ def _draw_map(canvas: Image.Image, st: Static, view: TanksView, pack: TanksPack,
         x, y = centre(st.origin, r, name)
         return (x - dx, y - dy)
 
-    # mines: public (revealed, or another side's known to this viewer) and secret (own)
-    known = optional(view, "known_mines")
+    # mines: revealed ones (``known_mines``, everyone sees them) in the public style; the
+    # others in the view are the viewer's own (or the GM's) secrets, in the secret style
     for h, owner in view.mines.items():
         if not _on_map(st, h):
             continue
-        secret = (view.viewer in (owner, "gm")) and not (isinstance(known, Mapping)
-                                                        and h in known)
+        secret = view.viewer in (owner, "gm") and h not in view.known_mines
         c = at(h)
         corners = hex_corners(c, r * 0.92)
         colour = pal["mine_secret"] if secret else pal["mine"]
@@ -567,38 +572,22 @@ def _draw_map(canvas: Image.Image, st: Static, view: TanksView, pack: TanksPack,
             canvas.paste(tag, (round(c[0] - tag.width / 2), round(c[1] - rr - tag.height)))
         if hl.scatter_to and _on_map(st, hl.scatter_to):
             arrow(d, [c, at(hl.scatter_to)], pal["attack"], max(2, r // 8), r * 0.45)
-    # units
-    by_hex: dict[str, list[UnitView]] = {}
-    for u in view.units:
-        if u.status == "on" and u.hex:
-            by_hex.setdefault(u.hex, []).append(u)
-    size = st.counter
-    for h in sorted(by_hex):
-        units = by_hex[h]
+    # units: each hex's stack, fitted inside the hex (see stack_layout)
+    for h, shown, carried in _stacks(view):
         if not _on_map(st, h):
             continue
-        carried: dict[str, int] = {}
-        for u in units:
-            if u.carrier:
-                carried[u.carrier] = carried.get(u.carrier, 0) + 1
-        shown = [u for u in units if not (u.carrier and any(o.id == u.carrier for o in units))]
-        shown.sort(key=lambda u: (u.hidden, u.id))
         cx, cy = at(h)
-        step = max(2, r // 8)
-        n = len(shown)
-        for i, u in enumerate(shown):
-            off = (i - (n - 1) / 2) * step
+        size, places = stack_layout(r, st.counter, min(len(shown), MAX_SHOWN))
+        for u, (ox, oy) in zip(shown[-MAX_SHOWN:], places, strict=True):
             face = unit_face(u, pack, carried.get(u.id, 0))
             sprite = counter_sprite(st.sprites, face, size)
-            left = round(cx - size / 2 + off)
-            top = round(cy - size / 2 - off + r * 0.08)
-            canvas.paste(sprite, (left, top))
+            canvas.paste(sprite, (round(cx + ox - size / 2), round(cy + oy - size / 2)))
             if u.facing and not face.unknown and face.symbol in ("armor", "sp_gun"):
-                _pointer(d, (cx + off, cy - off + r * 0.08), u.facing, size, r,
+                _pointer(d, (cx + ox, cy + oy), u.facing, size, r,
                          pal["hidden"] if u.hidden else pal["ink"],
                          pal["hidden_fill"] if u.hidden else pal["highlight"])
-        if n > 1:
-            tag = st.sprites.tag(str(n), max(7, r // 3), bg="highlight")
+        if len(shown) > 1:  # how many units the stack holds
+            tag = st.sprites.tag(str(len(shown)), max(7, r // 3), bg="highlight")
             canvas.paste(tag, (round(cx + size / 2 - 2), round(cy - size / 2 - tag.height + 4)))
     # last move and last shot on top
     path = [p for p in hl.move_path if _on_map(st, p)]
@@ -686,23 +675,69 @@ def _draw_panel(canvas: Image.Image, st: Static, view: TanksView) -> None:
     canvas.paste(tag, (vx0, vy0 + (vy1 - vy0 - tag.height) // 2))
 
 
+#: At most this many counters of a stack are drawn (the top ones); the badge counts them all.
+MAX_SHOWN = 3
+
+
+def _stacks(view: TanksView) -> list[tuple[str, list[UnitView], dict[str, int]]]:
+    """Each hex's units on the map, bottom first (passengers aboard a carrier in the hex are
+    not drawn: the carrier shows "+n"), with the passengers per carrier."""
+    by_hex: dict[str, list[UnitView]] = {}
+    for u in view.units:
+        if u.status == "on" and u.hex:
+            by_hex.setdefault(u.hex, []).append(u)
+    out = []
+    for h in sorted(by_hex):
+        units = by_hex[h]
+        ids = {u.id for u in units}
+        carried: dict[str, int] = {}
+        for u in units:
+            if u.carrier:
+                carried[u.carrier] = carried.get(u.carrier, 0) + 1
+        shown = sorted((u for u in units if not (u.carrier and u.carrier in ids)),
+                       key=lambda u: (u.hidden, u.id))
+        out.append((h, shown, carried))
+    return out
+
+
+@lru_cache(maxsize=64)
+def stack_layout(radius: int, counter: int, count: int) -> tuple[int, tuple[Point, ...]]:
+    """The counter size and the offsets from the hex centre of a stack of ``count`` counters,
+    each a little up and to the right of the one below, every corner inside the hex.
+
+    The largest size (up to ``counter``) at which the stack fits, with steps of about an
+    eighth of a counter."""
+    centre = (0.0, 0.0)
+    hexagon = hex_corners(centre, radius)
+    drop = radius * 0.08  # counters sit a little low, under the hex number
+    for size in range(counter, max(8, counter // 2) - 1, -1):
+        step = max(2.0, size / 8) if count > 1 else 0.0
+        places = tuple(((i - (count - 1) / 2) * step, drop - (i - (count - 1) / 2) * step)
+                       for i in range(count))
+        if all(point_in_polygon(x, y, hexagon)
+               for ox, oy in places
+               for x, y in _corners(ox, oy, size)):
+            return size, places
+    size = max(8, counter // 2)
+    return size, tuple((0.0, drop) for _ in range(count))
+
+
+def _corners(ox: float, oy: float, size: int) -> list[Point]:
+    """The outermost a counter's corner pixels' centres can be, whatever the rounding of its
+    top-left corner (pixel centres lie half a pixel in; rounding moves them half a pixel)."""
+    h = size / 2
+    return [(ox - h, oy - h), (ox + h, oy - h), (ox - h, oy + h), (ox + h, oy + h)]
+
+
 def counter_boxes(view: TanksView, pack: TanksPack, radius: int = DEFAULT_RADIUS
                   ) -> dict[str, tuple[Point, int]]:
     """Each drawn unit's counter centre and size in the full picture (for tests)."""
     st = build_static(pack, radius)
     out: dict[str, tuple[Point, int]] = {}
-    by_hex: dict[str, list[UnitView]] = {}
-    for u in view.units:
-        if u.status == "on" and u.hex:
-            by_hex.setdefault(u.hex, []).append(u)
-    step = max(2, radius // 8)
-    for h, units in by_hex.items():
-        shown = [u for u in units if not (u.carrier and any(o.id == u.carrier for o in units))]
-        shown.sort(key=lambda u: (u.hidden, u.id))
+    for h, shown, _ in _stacks(view):
         cx, cy = centre(st.origin, radius, h)
-        n = len(shown)
-        for i, u in enumerate(shown):
-            off = (i - (n - 1) / 2) * step
-            out[u.id] = ((cx + off, cy - off + radius * 0.08), st.counter)
+        size, places = stack_layout(radius, st.counter, min(len(shown), MAX_SHOWN))
+        for u, (ox, oy) in zip(shown[-MAX_SHOWN:], places, strict=True):
+            out[u.id] = ((round(cx + ox - size / 2) + size / 2,
+                          round(cy + oy - size / 2) + size / 2), size)
     return out
-

@@ -51,15 +51,15 @@ def test_picture_size_and_png(game: TanksGame) -> None:
     assert tanks.draw(view, pack, crop=True).width < image.width
 
 
-def test_counters_lie_inside_their_hex(game: TanksGame) -> None:
+def _assert_counters_inside(view: TanksView) -> int:
+    """Every drawn counter's corner pixels lie inside its hex, and a counter was drawn there;
+    returns the size of the largest stack."""
     pack = load_pack()
-    steps = random_game(game, "first-encounter", 30, 2)
-    view = view_of(game, steps[-1].state, "gm")
     st = tanks.build_static(pack)
     boxes = tanks.counter_boxes(view, pack)
     per_hex: dict[str, int] = {}
     for u in view.units:
-        if u.status == "on" and u.hex:
+        if u.status == "on" and u.hex and not u.carrier:
             per_hex[u.hex] = per_hex.get(u.hex, 0) + 1
     assert boxes
     image = tanks.draw(view, pack)
@@ -69,15 +69,46 @@ def test_counters_lie_inside_their_hex(game: TanksGame) -> None:
         assert u.hex is not None
         (cx, cy), size = boxes[u.id]
         hexagon = tanks.hex_corners(tanks.centre(st.origin, st.radius, u.hex), st.radius)
-        corners = [(cx, cy)]
-        if per_hex[u.hex] == 1 and not u.carrier:
-            h = size / 2 - 0.5
-            corners += [(cx - h, cy - h), (cx + h, cy - h), (cx - h, cy + h), (cx + h, cy + h)]
-        for x, y in corners:
-            assert point_in_polygon(x, y, hexagon), (u.id, u.hex)
-        colours = image.crop((round(cx - size / 2), round(cy - size / 2),
-                              round(cx + size / 2), round(cy + size / 2))).histogram()
+        left, top = cx - size / 2, cy - size / 2
+        assert left == round(left) and top == round(top)  # whole pixels: the pasted box
+        for x, y in ((left, top), (left + size - 1, top), (left, top + size - 1),
+                     (left + size - 1, top + size - 1)):
+            assert point_in_polygon(x + 0.5, y + 0.5, hexagon), (u.id, u.hex, size)
+        colours = image.crop((round(left), round(top), round(left) + size,
+                              round(top) + size)).histogram()
         assert colours[st.palette[u.side]] + colours[st.palette["hidden_fill"]] > size * 2
+    # the counters of a stack are all drawn, up to MAX_SHOWN of them
+    drawn = {h: sum(1 for u in view.units if u.id in boxes and u.hex == h) for h in per_hex}
+    assert all(drawn[h] == min(n, tanks.MAX_SHOWN) for h, n in per_hex.items()
+               if n and drawn[h]), (drawn, per_hex)
+    return max(per_hex.values())
+
+
+def test_counters_lie_inside_their_hex(game: TanksGame) -> None:
+    steps = random_game(game, "first-encounter", 30, 2)
+    _assert_counters_inside(view_of(game, steps[-1].state, "gm"))
+
+
+def test_stacked_counters_fit_inside_their_hex(game: TanksGame) -> None:
+    view = view_of(game, game.setup("kursk-counterattack"), "gm")
+    # stacks of 2 to 6 in a few hexes (a hill, a wood, the map's edge)
+    units = [u for u in view.units if u.status != "setup"][:20]
+    assert len(units) == 20
+    hexes = ["0101", "1206", "1207", "2410", "0915"]
+    moved = []
+    i = 0
+    for n, h in zip((2, 3, 4, 5, 6), hexes, strict=True):
+        for u in units[i:i + n]:
+            moved.append(u.model_copy(update={"status": "on", "hex": h, "carrier": None}))
+        i += n
+    stacked = view.model_copy(update={"units": moved})
+    assert _assert_counters_inside(stacked) == 6
+    # a bigger stack shows its count, and smaller counters than a lone unit's
+    pack = load_pack()
+    boxes = tanks.counter_boxes(stacked, pack)
+    sizes = {u.hex: boxes[u.id][1] for u in moved if u.id in boxes}
+    assert sizes["0101"] > sizes["1206"] >= sizes["0915"]
+    assert tanks.stack_layout(26, 31, 1)[0] == 31  # a lone counter keeps its full size
 
 
 @pytest.mark.parametrize(("scenario", "seed"), [("pakfront", 5), ("kursk-salient", 5)])
@@ -159,3 +190,67 @@ def test_every_view_of_a_random_legal_game_renders(game: TanksGame) -> None:
                 view = view_of(game, step.state, viewer)
                 assert tanks.render(view, events=step.events).startswith(PNG)
             assert tanks.draw(view, events=step.events, crop=True).mode == "P"
+
+
+def test_the_owners_revealed_mines_are_drawn_as_revealed(game: TanksGame) -> None:
+    pack = load_pack()
+    st = tanks.build_static(pack)
+    step = secret_step(game, "kursk-salient", 5)
+    gm = view_of(game, step.state, "gm")
+    public = view_of(game, step.state, "public")
+    secret = sorted(set(gm.mines) - set(public.mines))
+    assert secret
+    h = secret[0]
+    owner = gm.mines[h]
+    mine = view_of(game, step.state, owner)
+    # the mine in h is revealed: everyone knows it now (19.0)
+    known = {**mine.known_mines, h: owner}
+    revealed = mine.model_copy(update={"known_mines": known})
+    public_now = public.model_copy(update={"mines": {**public.mines, h: owner},
+                                           "known_mines": {**public.known_mines, h: owner}})
+    box = _hex_box(st, h)
+    secret_colours = st.palette.secret_indices
+    assert uses_any(tanks.draw(mine, pack).crop(box), secret_colours)
+    owner_picture = tanks.draw(revealed, pack)
+    public_picture = tanks.draw(public_now, pack)
+    assert not uses_any(public_picture, secret_colours)
+    # h is drawn as in the public picture; what differs lies in the owner's other secrets
+    diff = ImageChops.difference(public_picture.convert("L"), owner_picture.convert("L"))
+    assert diff.crop(box).getbbox() is None or any(
+        u.hex == h and (u.hidden or u.concealed) for u in revealed.units)
+    others = [_hex_box(st, x) for x, o in revealed.mines.items() if o == owner and x not in known]
+    others += [_hex_box(st, u.hex) for u in revealed.units
+               if u.hex and u.status == "on" and (u.hidden or u.concealed)]
+    mask = Image.new("L", diff.size, 255)
+    for b in [st.viewer_box, *others]:
+        mask.paste(0, b)
+    assert ImageChops.multiply(diff.point(lambda v: 255 if v else 0), mask).getbbox() is None
+
+
+def test_the_shot_line_runs_between_the_real_hexes(game: TanksGame) -> None:
+    pack = load_pack()
+    st = tanks.build_static(pack)
+    view = view_of(game, game.setup("kursk-counterattack"), "public")
+    # the target is gone (destroyed): the View still knows both ends of the shot
+    shot = {"shot": {"from": ["0805"], "to": "1108", "hit": True, "destroyed": True,
+                     "disrupted": False, "text": "HIT - destroyed", "firers": ["x"],
+                     "target": "y", "mode": "at"}}
+    assert not any(u.hex in ("0805", "1108") for u in view.units if u.status == "on")
+    hl = tanks.last_action(view.model_copy(update={"last_action": shot}))
+    assert (hl.shot_from, hl.shot_to, hl.shot_hit) == (["0805"], "1108", True)
+    image = tanks.draw(view.model_copy(update={"last_action": shot}), pack)
+    a = tanks.centre(st.origin, st.radius, "0805")
+    b = tanks.centre(st.origin, st.radius, "1108")
+    along = [image.getpixel((round(a[0] + (b[0] - a[0]) * t / 10),
+                             round(a[1] + (b[1] - a[1]) * t / 10))) for t in range(2, 9)]
+    assert sum(p in (st.palette["los_hit"], st.palette["white"]) for p in along) >= 6
+    # and in a played game, the line starts at the firers' hexes of the fire event
+    for seed in (1, 2, 3):
+        for step in random_game(game, "first-encounter", 80, seed):
+            fires = [e for e in step.events if e.kind == "fire" and e.data.get("target_hex")]
+            if fires:
+                played = tanks.last_action(view_of(game, step.state, "public"))
+                assert played.shot_from == fires[-1].data["firer_hexes"]
+                assert played.shot_to == fires[-1].data["target_hex"]
+                return
+    raise AssertionError("no shot in the seeded games")
