@@ -44,6 +44,7 @@ from adjudicator.tanks.data_models import (
 from adjudicator.tanks.hexgrid import (
     Blocking,
     Hex,
+    connected_groups,
     distance,
     line_of_sight,
     neighbours,
@@ -170,20 +171,7 @@ class TanksMap:
     @cached_property
     def hill_groups(self) -> tuple[frozenset[Hex], ...]:
         """25.6: each hill hex alone or with every hill hex continuous with it."""
-        hills = set(self.hexes_of(Terrain.HILL))
-        groups: list[frozenset[Hex]] = []
-        while hills:
-            start = min(hills)
-            todo, group = [start], {start}
-            hills.discard(start)
-            while todo:
-                for n in neighbours(todo.pop()):
-                    if n in hills:
-                        hills.discard(n)
-                        group.add(n)
-                        todo.append(n)
-            groups.append(frozenset(group))
-        return tuple(sorted(groups, key=min))
+        return connected_groups(self.hexes_of(Terrain.HILL))
 
     def prepare_lines(self) -> None:
         """Precompute every line of sight profile of this map's size (once per process)."""

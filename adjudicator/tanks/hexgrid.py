@@ -496,3 +496,22 @@ def visible_hexes(
     for h in hexes:
         if line_of_sight(a, h, blocking):
             yield h
+
+
+def connected_groups(hexes: Iterable[Hex]) -> tuple[frozenset[Hex], ...]:
+    """The hexes split into groups of mutually continuous hexes (25.6's hill groups),
+    ordered by each group's lowest hex."""
+    remaining = set(hexes)
+    groups: list[frozenset[Hex]] = []
+    while remaining:
+        start = min(remaining)
+        todo, group = [start], {start}
+        remaining.discard(start)
+        while todo:
+            for near in neighbours(todo.pop()):
+                if near in remaining:
+                    remaining.discard(near)
+                    group.add(near)
+                    todo.append(near)
+        groups.append(frozenset(group))
+    return tuple(sorted(groups, key=min))

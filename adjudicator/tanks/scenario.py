@@ -8,7 +8,7 @@ from typing import Any
 
 from adjudicator.kernel.errors import RuleError
 from adjudicator.tanks.context import Ctx
-from adjudicator.tanks.hexgrid import Hex, distance, neighbours
+from adjudicator.tanks.hexgrid import Hex, connected_groups, distance
 from adjudicator.tanks.spec import PROHIBITED, RulesData
 from adjudicator.tanks.state import SIDES, TanksState, Unit, other
 
@@ -281,19 +281,7 @@ def score(ctx: Ctx) -> dict[str, int]:
 
 
 def hill_control(ctx: Ctx) -> dict[str, int]:
-    hills = {h for h in ctx.map.all_hexes if ctx.terrain(str(h)) == "hill"}
-    groups: list[set[Hex]] = []
-    while hills:
-        start = min(hills)
-        todo, group = [start], {start}
-        hills.discard(start)
-        while todo:
-            for n in neighbours(todo.pop()):
-                if n in hills:
-                    hills.discard(n)
-                    group.add(n)
-                    todo.append(n)
-        groups.append(group)
+    groups = connected_groups(h for h in ctx.map.all_hexes if ctx.terrain(str(h)) == "hill")
     control = {s: 0 for s in SIDES}
     for group in groups:
         present = {u.side for u in ctx.state.on_map() if u.hex and Hex.parse(u.hex) in group}
