@@ -39,6 +39,8 @@ def play(
     game: Annotated[str, typer.Argument(help="stalingrad, tanks, or a plug-in module:Class")],
     scenario: Annotated[str | None, typer.Option(help="scenario name")] = None,
     resume: Annotated[str | None, typer.Option(help="continue a stored game by its id")] = None,
+    pack: Annotated[Path | None, typer.Option(help="a replacement data pack folder (GM)")]
+    = None,
     db: Annotated[Path | None, typer.Option("--db", help="database file (or $UMPIRE_DB)")]
     = None,
 ) -> None:
@@ -50,8 +52,13 @@ def play(
     from bot.service import GameService, ServiceError
     from bot.store import Store, default_db_path
 
+    if pack is not None:
+        pack_game = _checked_pack(pack)
+        if pack_game != game:
+            console.print(f"[red]{pack} is a {pack_game} pack, not a {game} pack[/red]")
+            raise typer.Exit(code=2)
     try:
-        rules = load_game(game)
+        rules = load_game(game, pack)
     except UnknownGame as error:
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(code=2) from error
@@ -66,7 +73,7 @@ def play(
         if resume is not None:
             local = LocalGame(service, resume)
         else:
-            local = LocalGame.new(service, game, scenario)
+            local = LocalGame.new(service, game, scenario, pack=pack)
     except ServiceError as error:
         console.print(f"[red]{escape(str(error))}[/red]")
         raise typer.Exit(code=2) from error
@@ -97,22 +104,28 @@ def _data_module(game: str) -> Any:
         raise typer.Exit(code=2) from error
 
 
-@data_app.command("check")
-def data_check(path: Annotated[Path, typer.Argument(help="a data pack folder")]) -> None:
-    """Validate a (replacement) data pack and print every problem with its file and field."""
+def _checked_pack(path: Path) -> str:
+    """Validate a pack folder, printing every problem; its game's name, or exit 1."""
     manifest = path / "pack.toml"
     try:
-        game = tomllib.loads(manifest.read_text(encoding="utf-8"))["game"]
+        game = str(tomllib.loads(manifest.read_text(encoding="utf-8"))["game"])
     except (OSError, tomllib.TOMLDecodeError, KeyError) as error:
         console.print(f"{manifest}: cannot read the pack manifest's 'game' ({error})",
                       markup=False)
         raise typer.Exit(code=1) from error
-    problems: list[str] = _data_module(str(game)).check_pack(path)
+    problems: list[str] = _data_module(game).check_pack(path)
     for problem in problems:
         console.print(problem, markup=False, highlight=False)
     if problems:
         console.print(f"[red]{len(problems)} problem(s)[/red]")
         raise typer.Exit(code=1)
+    return game
+
+
+@data_app.command("check")
+def data_check(path: Annotated[Path, typer.Argument(help="a data pack folder")]) -> None:
+    """Validate a (replacement) data pack and print every problem with its file and field."""
+    game = _checked_pack(path)
     console.print(f"[green]{path}: a valid {game} pack[/green]")
 
 

@@ -50,9 +50,9 @@ class LocalGame:
 
     @classmethod
     def new(cls, service: GameService, game: str, scenario: str | None,
-            game_id: str | None = None) -> LocalGame:
-        info = service.create_game(LOCAL, game, scenario, bindings={"console": True},
-                                   game_id=game_id)
+            game_id: str | None = None, pack: Path | None = None) -> LocalGame:
+        info = service.create_game(LOCAL, game, scenario, pack=pack,
+                                   bindings={"console": True}, game_id=game_id)
         rules = service.rules(info.id)
         for side in rules.sides:
             service.seat(info.id, LOCAL, side, LOCAL)

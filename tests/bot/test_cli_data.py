@@ -42,3 +42,33 @@ def test_broken_replacement_pack_lists_problems_not_a_traceback(tmp_path: Path) 
 def test_pack_without_manifest_is_a_clear_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["data", "check", str(tmp_path)])
     assert result.exit_code == 1 and "pack.toml" in result.output
+
+
+def test_a_game_starts_with_a_replacement_pack_and_stores_its_hash(tmp_path: Path) -> None:
+    from adjudicator.kernel.packs import hash_pack_dir
+    from bot.store import Store
+
+    pack = tmp_path / "pack"
+    shutil.copytree(ROOT / "stalingrad", pack)
+    manifest = pack / "pack.toml"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "\n# GM's corrected pack\n",
+                        encoding="utf-8")
+    db = tmp_path / "u.db"
+    result = runner.invoke(app, ["play", "stalingrad", "--pack", str(pack), "--db", str(db)],
+                           input="quit\n")
+    assert result.exit_code == 0, result.output
+    [row] = Store(db).db.execute("SELECT pack_path, pack_hash FROM games").fetchall()
+    assert row == (str(pack), hash_pack_dir(pack))
+    assert row[1] != hash_pack_dir(ROOT / "stalingrad")
+
+
+def test_a_broken_replacement_pack_is_refused_before_the_game(tmp_path: Path) -> None:
+    pack = tmp_path / "pack"
+    shutil.copytree(ROOT / "tanks", pack)
+    (pack / "units.toml").write_text("[[broken\n", encoding="utf-8")
+    result = runner.invoke(app, ["play", "tanks", "--pack", str(pack), "--db",
+                                 str(tmp_path / "u.db")], input="quit\n")
+    assert result.exit_code == 1 and "units.toml" in result.output
+    wrong = runner.invoke(app, ["play", "tanks", "--pack", str(ROOT / "stalingrad"), "--db",
+                                str(tmp_path / "u.db")], input="quit\n")
+    assert wrong.exit_code == 2 and "is a stalingrad pack" in wrong.output
