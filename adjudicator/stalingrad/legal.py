@@ -17,6 +17,7 @@ from adjudicator.stalingrad.combat import attack_cost
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.movement import allowance, entry_cost, entry_points, reachable
 from adjudicator.stalingrad.orders import Cross, Move, Notation, Regroup
+from adjudicator.stalingrad.sequence import check_end
 from adjudicator.stalingrad.setup import area_key_order, matches, setup_units
 from adjudicator.stalingrad.state import DEAD, EAST, OFF_MAP, OFFBOARD, OUT, POOL
 
@@ -156,7 +157,14 @@ def legal_orders(ctx: Ctx, side: str) -> list[str]:
     if state.phase == "rubble":
         return ["rubble"]
     imp = state.impulse
-    orders = ["end"] if imp is not None and imp.acts else ["pass"]
+    orders = ["pass"]
+    if imp is not None and imp.acts:
+        # 'end' is listed only when the impulse may end now (7.1, 8.34).
+        try:
+            check_end(ctx, side)
+            orders = ["end"]
+        except RuleError:
+            orders = []
     pending_attack = _must_attack(ctx, side)
     legal = legal_info(ctx, side)
     for option in legal.attacks:
