@@ -12,6 +12,7 @@ from pathlib import Path
 
 import discord
 
+from adjudicator.kernel.views import View
 from bot.discord import commands_game, commands_gm, commands_orders
 from bot.discord.core import BotConfig, Renderer, UmpireBot
 from bot.discord.decisions import DYNAMIC_ITEMS
@@ -31,13 +32,23 @@ def register(bot: UmpireBot) -> None:
 
 
 def load_renderer() -> Renderer | None:
-    """``render.render(view) -> PNG bytes`` when the rendering package provides it."""
+    """``render.render`` with the game's data pack (``render.load_pack``, cached per pack),
+    when the rendering package provides them."""
     try:
         module = importlib.import_module("render")
     except ImportError:
         return None
     function = getattr(module, "render", None)
-    return function if callable(function) else None
+    loader = getattr(module, "load_pack", None)
+    if not callable(function) or not callable(loader):
+        return None
+
+    def draw(view: View, pack: Path | None = None, /) -> bytes:
+        data = function(view, loader(view.game, pack))
+        assert isinstance(data, bytes)
+        return data
+
+    return draw
 
 
 def create_bot(service: GameService, config: BotConfig | None = None,

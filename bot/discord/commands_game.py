@@ -206,7 +206,7 @@ def register(bot: UmpireBot) -> None:
             prompt = view.pending.prompt if view.pending else None
             text = fmt.board_post(game_label(info), viewer, rules.board_text(view),
                                   view.to_act, view.result, prompt)
-            picture = await bot.picture(view, f"{viewer}.png")
+            picture = await bot.picture(view, f"{viewer}.png", info)
             ephemeral = private or in_dm(interaction)
             await bot.reply(interaction, text, ephemeral=ephemeral, file=picture)
 

@@ -12,7 +12,8 @@ import io
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 import discord
 from discord import app_commands
@@ -28,8 +29,13 @@ from bot.service import Actor, GameInfo, ServiceError, SubmitResult
 
 log = logging.getLogger("umpire.discord")
 
-#: ``render(view) -> PNG bytes``; plugged in when the rendering package provides one.
-Renderer = Callable[[View], bytes]
+class Renderer(Protocol):
+    """``renderer(view, pack) -> PNG bytes``; plugged in when the rendering package provides
+    one. ``pack`` is the game's own data pack (a GM's replacement): a game played with the
+    shipped pack is drawn with ``renderer(view)``."""
+
+    def __call__(self, view: View, pack: Path | None = None, /) -> bytes: ...
+
 
 #: Event dispatched (with the interaction) when the bot has finished handling one.
 DONE_EVENT = "umpire_interaction_done"
@@ -236,12 +242,17 @@ class UmpireBot(discord.Client):
         except discord.Forbidden:
             log.info("user %s does not accept DMs", user_id)
 
-    async def picture(self, view: View | None, name: str = "map.png") -> discord.File | None:
-        """The map picture of a view, when a renderer is plugged in."""
+    async def picture(self, view: View | None, name: str = "map.png",
+                      info: GameInfo | None = None) -> discord.File | None:
+        """The map picture of a view of the game ``info``, drawn with the game's own data
+        pack, when a renderer is plugged in."""
         if self.renderer is None or view is None:
             return None
+        renderer = self.renderer
         try:
-            data = await asyncio.to_thread(self.renderer, view)
+            pack = (await self.port.game_rules(info)).pack if info is not None else None
+            data = await asyncio.to_thread(
+                renderer, *((view, Path(pack)) if pack is not None else (view,)))
         except Exception:  # a game without pictures, or a drawing bug: post the text alone
             log.exception("no picture for a %s view", view.game)
             return None
@@ -271,7 +282,8 @@ class UmpireBot(discord.Client):
             content = fmt.public_post(public, None, fmt.mentions(to_act_ids),
                                       fmt.mentions(owing_ids))
             view = choose_view(info.id, info.head_seq) if owing and not public.result else None
-            await self.post_to_thread(info, content, await self.picture(public.view), view)
+            await self.post_to_thread(info, content, await self.picture(public.view,
+                                                                       info=info), view)
         label = game_label(info)
         for side in self.port.rules(info.game).sides:
             message = result.messages.get(side)
@@ -284,8 +296,8 @@ class UmpireBot(discord.Client):
                     await self.dm(user_id, _decision_dm(label, message),
                                   view=options_view(info.id, info.head_seq, message))
                 elif text is not None:
-                    await self.dm(user_id, text, file=await self.picture(message.view,
-                                                                         f"{side}.png"))
+                    await self.dm(user_id, text, file=await self.picture(
+                        message.view, f"{side}.png", info))
         await self.dm_gm_only(info, result)
         await self.prompt_secret_placement(info)
 
