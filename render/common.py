@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import io
 import math
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -107,18 +108,73 @@ SECRET_SLOTS = len(SECRETS)
 FIRST_SECRET = 256 - SECRET_SLOTS
 
 
+class PlainFont(ImageFont.FreeTypeFont):
+    """Pillow's default scalable font, writing every text through :func:`plain`, so no
+    picture ever shows a missing-glyph box whatever string reaches it."""
+
+    def getmask2(self, text: str | bytes, *args: Any, **kwargs: Any) -> Any:
+        return super().getmask2(plain(text) if isinstance(text, str) else text, *args,
+                                **kwargs)
+
+    def getbbox(self, text: str | bytes | bytearray, *args: Any,
+                **kwargs: Any) -> tuple[float, float, float, float]:
+        return super().getbbox(plain(text) if isinstance(text, str) else text, *args,
+                               **kwargs)
+
+    def getlength(self, text: str | bytes, *args: Any, **kwargs: Any) -> float:
+        return super().getlength(plain(text) if isinstance(text, str) else text, *args,
+                                 **kwargs)
+
+
 @lru_cache(maxsize=64)
-def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    """Pillow's default scalable font at ``size`` pixels."""
-    return ImageFont.load_default(size=max(6, int(size)))
+def _default_font(size: int) -> ImageFont.FreeTypeFont:
+    loaded = ImageFont.load_default(size=size)
+    assert isinstance(loaded, ImageFont.FreeTypeFont), "Pillow without FreeType"
+    return loaded
 
 
-_PLAIN = str.maketrans({"—": "-", "–": "-", "→": ">", "×": "x", "⚔": "X", "·": "."})
+@lru_cache(maxsize=64)
+def font(size: int) -> PlainFont:
+    """Pillow's default scalable font at ``size`` pixels (see :class:`PlainFont`)."""
+    base = _default_font(max(6, int(size)))
+    return PlainFont(io.BytesIO(base.font_bytes), base.size, layout_engine=base.layout_engine)
+
+
+#: The characters the pictures' texts use that the font lacks, and what is written instead.
+_PLAIN = str.maketrans({"—": "-", "–": "-", "→": ">", "←": "<", "×": "x", "⚔": "X",
+                        "≤": "<=", "≥": ">=", "−": "-", "•": "."})
+_GLYPH_SIZE = 20
+
+
+def _signature(ch: str) -> tuple[tuple[int, int], bytes]:
+    mask = _default_font(_GLYPH_SIZE).getmask(ch)
+    return mask.size, bytes(mask)
+
+
+@lru_cache(maxsize=4096)
+def has_glyph(ch: str) -> bool:
+    """Whether the default font draws ``ch`` (not its missing-glyph box)."""
+    if ch.isascii():
+        return ch.isprintable() or ch in " \n"
+    return _signature(ch) != _signature("\ue000")  # a private-use character: never there
 
 
 def plain(text: str) -> str:
-    """``text`` in the characters the default font has (it covers basic Latin only)."""
-    return text.translate(_PLAIN)
+    """``text`` in the characters the default font has (basic Latin and a little more):
+    dashes and arrows as "-" and ">", accented letters without their accents (é -> e), and
+    anything else the font lacks as "?"."""
+    text = text.translate(_PLAIN)
+    if text.isascii():
+        return text
+    out = []
+    for ch in text:
+        if has_glyph(ch):
+            out.append(ch)
+            continue
+        bare = "".join(c for c in unicodedata.normalize("NFD", ch)
+                       if not unicodedata.combining(c))
+        out.append(bare if bare != ch and all(has_glyph(b) for b in bare) else "?")
+    return "".join(out)
 
 
 def text_size(text: str, size: int) -> tuple[int, int]:
