@@ -190,11 +190,11 @@ def mail() -> None:
 @app.command()
 def bench(
     target: Annotated[str | None, typer.Argument(
-        help="what to measure: store, render, engine, tanks")] = None,
+        help="what to measure: store, render, engine, tanks, autocomplete")] = None,
     actions: Annotated[int, typer.Option(help="actions in the benchmark game")] = 2000,
 ) -> None:
     """Run the benchmarks and print ratios."""
-    if target not in ("store", "render", "engine", "tanks"):
+    if target not in ("store", "render", "engine", "tanks", "autocomplete"):
         not_yet("bench" + (f" {target}" if target else ""))
     import importlib.util
 
