@@ -12,7 +12,7 @@ Contested retreat DR/dr (8.3552).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from adjudicator.kernel.decisions import Option, PendingDecision
@@ -20,9 +20,15 @@ from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.board import GERMAN, RUSSIAN, date_index, other
 from adjudicator.stalingrad.context import MAX_STACK, Ctx
-from adjudicator.stalingrad.movement import base_mf, pay_origin_wait, rubble_drm, start_units
+from adjudicator.stalingrad.movement import (
+    base_mf,
+    origin_wait_mf,
+    pay_origin_wait,
+    rubble_drm,
+    start_units,
+)
 from adjudicator.stalingrad.orders import Attack, Casualties, Notation, Overflow
-from adjudicator.stalingrad.state import DEAD, EAST, Battle
+from adjudicator.stalingrad.state import DEAD, EAST, Act, Battle
 
 SEPT_27 = date_index(9, 27)
 NOV_1 = date_index(11, 1)
@@ -187,6 +193,58 @@ def attack_cost(ctx: Ctx, area: str, group: str) -> int:
     return 2 if group == "fresh" else 1
 
 
+# ---- who may attack what (shared by do_attack and the legal query) ---------------------------
+
+
+def attacker_error(ctx: Ctx, uid: str, area: str, group: str | None = None) -> RuleError | None:
+    """Why ``uid`` may not take part in an attack on ``area`` (``group`` once it is known),
+    or None: Combat units only (8.24), not Disrupted landing (18.51), not after doubled MF
+    (8.25), in or adjacent to the Area (8.3), not firing out of an Area it entered and must
+    attack (8.34), and true to a predesignated Group (8.12)."""
+    imp = ctx.state.impulse
+    act = imp.acts.get(uid) if imp is not None else None
+    if not ctx.d(uid).combat:
+        return RuleError("8.24", f"{uid} is Artillery, not a Combat unit: it does not attack")
+    if act is not None and act.no_attack:
+        return RuleError("18.51", f"{uid} was Disrupted landing in a Free Area: no attack")
+    if act is not None and act.doubled:
+        return RuleError("8.25", f"{uid} used doubled MF this impulse: no attack")
+    loc = ctx.loc(uid)
+    if loc != area:
+        if area not in ctx.board.adjacent(loc):
+            return RuleError("8.3", f"{uid} in {ctx.name(loc)} is neither in nor adjacent to "
+                             f"{ctx.name(area)}")
+        if act is not None and act.must_attack and act.entered == loc:
+            return RuleError("8.34", f"{uid} entered {ctx.name(loc)} and must attack there")
+    elif group is not None and act is not None and act.designated not in (None, group):
+        return RuleError("8.12", f"{uid} is designated to attack the {act.designated} Group")
+    return None
+
+
+def attack_mf(ctx: Ctx, uid: str, area: str, group: str) -> tuple[int, int]:
+    """(MF used before, MF this attack costs) for ``uid`` attacking ``group`` in ``area``
+    (8.34): a Ranged attacker first pays for the attacks made in its Area (origin wait);
+    the first attack of units that entered the Area was paid with the entrance."""
+    imp = ctx.state.impulse
+    act = imp.acts.get(uid) if imp is not None else None
+    if act is None:
+        act = Act(start=ctx.loc(uid))
+    used = origin_wait_mf(ctx, act) if ctx.loc(uid) != area else act.mf
+    first = act.must_attack and act.entered == area
+    return used, 0 if first else attack_cost(ctx, area, group)
+
+
+def attack_limit_error(ctx: Ctx, side: str, area: str,
+                       ranged_from: Iterable[str]) -> RuleError | None:
+    """7.1: at the instant of attack the attacked Area and every Area a Ranged attack is
+    made from hold at most ten of the attacker's Combat units."""
+    for where in sorted({area, *ranged_from}):
+        if not ctx.zone(where) and len(ctx.combat(where, side)) > MAX_STACK:
+            return RuleError("7.1", f"more than ten {side} Combat units in {ctx.name(where)} "
+                             "at the instant of attack")
+    return None
+
+
 def do_attack(ctx: Ctx, side: str, order: Attack, dice: Dice) -> None:
     area = ctx.area_key(order.area)
     uids = ctx.own(side, order.units, "8.3")
@@ -197,24 +255,11 @@ def do_attack(ctx: Ctx, side: str, order: Attack, dice: Dice) -> None:
     in_area: list[str] = []
     ranged: list[str] = []
     for uid in uids:
-        d = ctx.d(uid)
-        act = ctx.act(uid)
-        if not d.combat:
-            raise RuleError("8.24", f"{uid} is Artillery, not a Combat unit: it does not attack")
-        if act.no_attack:
-            raise RuleError("18.51", f"{uid} was Disrupted landing in a Free Area: no attack")
-        if act.doubled:
-            raise RuleError("8.25", f"{uid} used doubled MF this impulse: no attack")
-        loc = ctx.loc(uid)
-        if loc == area:
-            in_area.append(uid)
-        elif area in ctx.board.adjacent(loc):
-            if act.must_attack and act.entered == loc:
-                raise RuleError("8.34", f"{uid} entered {ctx.name(loc)} and must attack there")
-            ranged.append(uid)
-        else:
-            raise RuleError("8.3", f"{uid} in {ctx.name(loc)} is neither in nor adjacent to "
-                            f"{ctx.name(area)}")
+        error = attacker_error(ctx, uid, area)
+        if error is not None:
+            raise error
+        ctx.act(uid)
+        (in_area if ctx.loc(uid) == area else ranged).append(uid)
     if ranged:
         if not ctx.state.day:
             raise RuleError("8.31", "Ranged attacks may only be made during the day")
@@ -253,25 +298,22 @@ def do_attack(ctx: Ctx, side: str, order: Attack, dice: Dice) -> None:
         raise RuleError("8.32", f"the {group} Group in {ctx.name(area)} has already been "
                         "attacked this impulse")
     for uid in in_area:
-        act = ctx.act(uid)
-        if act.designated is not None and act.designated != group:
-            raise RuleError("8.12", f"{uid} is designated to attack the {act.designated} Group")
-    for where in sorted({area, *(ctx.loc(u) for u in ranged)}):
-        if not ctx.zone(where) and len(ctx.combat(where, side)) > MAX_STACK:
-            raise RuleError("7.1", f"more than ten {side} Combat units in {ctx.name(where)} at "
-                            "the instant of attack")
+        error = attacker_error(ctx, uid, area, group)
+        if error is not None:
+            raise error
+    error = attack_limit_error(ctx, side, area, (ctx.loc(u) for u in ranged))
+    if error is not None:
+        raise error
     cost = attack_cost(ctx, area, group)
     prepaid = [u for u in in_area if ctx.act(u).must_attack and ctx.act(u).entered == area]
     costs: dict[str, int] = {}
     for uid in uids:
-        act = ctx.act(uid)
-        if uid in ranged:
-            pay_origin_wait(ctx, uid, act)
-        first = act.must_attack and act.entered == area
-        costs[uid] = 0 if first else cost
-        if act.mf + costs[uid] > base_mf(ctx, uid):
-            raise RuleError("8.34", f"{uid} lacks the MF to attack: {act.mf} used, attack costs "
+        used, costs[uid] = attack_mf(ctx, uid, area, group)
+        if used + costs[uid] > base_mf(ctx, uid):
+            raise RuleError("8.34", f"{uid} lacks the MF to attack: {used} used, attack costs "
                             f"{costs[uid]}, MF {base_mf(ctx, uid)}")
+    for uid in ranged:
+        pay_origin_wait(ctx, uid, ctx.act(uid))
     # 8.34: units that entered the Area must attack one of its Groups; if this attack takes
     # the only Group left to them, they must be part of it.
     untouched = [g for g, units in (("fresh", fresh_group), ("spent", spent_group))

@@ -16,23 +16,28 @@ MAX_STACK = 10  # 7.1
 
 class Occupancy:
     """Who is where, seen by one side: enemy-occupied Areas, Areas with Fresh enemies,
-    the enemy unit kinds per Area, and the Areas next to a Fresh enemy (8.23B, 11.3).
+    the enemy unit kinds per Area, the Areas next to a Fresh enemy (8.23B, 11.3), and the
+    side's own Combat units per Area (7.1).
 
     Built in O(units) on first use and dropped whenever a unit moves or changes side up,
     so a legal query answers every step of its searches with set lookups.
     """
 
-    __slots__ = ("case_b", "enemy", "fresh_enemy", "kinds")
+    __slots__ = ("case_b", "enemy", "fresh_enemy", "kinds", "own")
 
     def __init__(self, ctx: Ctx, side: str) -> None:
         units, states, board = ctx.board.units, ctx.state.units, ctx.board
         self.enemy: set[str] = set()
         self.fresh_enemy: set[str] = set()
         self.kinds: dict[str, set[str]] = {}
+        self.own: dict[str, int] = {}  # the side's own Combat units per place (7.1)
         for loc, here in ctx.at.items():
             for uid in here:
                 d = units[uid]
-                if d.side == side or not d.combat:
+                if not d.combat:
+                    continue
+                if d.side == side:
+                    self.own[loc] = self.own.get(loc, 0) + 1
                     continue
                 self.enemy.add(loc)
                 self.kinds.setdefault(loc, set()).add(d.kind)

@@ -2,9 +2,11 @@
 
 :func:`legal_info` answers structured questions (which units may act from which Areas,
 reachable Areas with their MF cost, attackable Groups); :func:`legal_orders` turns it
-into canonical order texts. Moves and attacks are checked with the same functions the
-rules use; a listed order can still fail on dice-free details the query skips (an AT
-unit's escort, the occupation limit at the end of the impulse).
+into canonical order texts. Moves are found by :func:`~movement.reachable`, which asks
+the move rules' own predicates (exits, entrances, MF, the occupation limit while moving,
+7.1); 'end' is listed only when :func:`~sequence.check_end` passes. Every listed order is
+one the rules accept (the random-play tests hold the engine to it); only its dice may
+turn out badly.
 """
 
 from __future__ import annotations
@@ -13,12 +15,19 @@ from pydantic import BaseModel
 
 from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.board import RUSSIAN, other
-from adjudicator.stalingrad.combat import attack_cost
+from adjudicator.stalingrad.combat import attack_cost, attack_limit_error, attack_mf, attacker_error
 from adjudicator.stalingrad.context import Ctx
-from adjudicator.stalingrad.movement import allowance, entry_cost, entry_points, reachable
+from adjudicator.stalingrad.movement import allowance, base_mf, reachable, regroup_error
 from adjudicator.stalingrad.orders import Cross, Move, Notation, Regroup
 from adjudicator.stalingrad.sequence import check_end
-from adjudicator.stalingrad.setup import area_key_order, matches, setup_units
+from adjudicator.stalingrad.setup import (
+    area_key_order,
+    matches,
+    setup_done_error,
+    setup_gaps,
+    setup_room,
+    setup_units,
+)
 from adjudicator.stalingrad.state import DEAD, EAST, OFF_MAP, OFFBOARD, OUT, POOL
 
 FMT = Notation.format
@@ -77,11 +86,6 @@ def legal_info(ctx: Ctx, side: str, area: str | None = None) -> LegalInfo:
         if loc in OFF_MAP and loc != OFFBOARD:
             continue
         for uid in uids:
-            if loc == OFFBOARD:
-                reach[uid] = [Reach(area=z, mf=entry_cost(ctx, uid, z)[0], via=[])
-                              for z in entry_points(ctx, side)
-                              if entry_cost(ctx, uid, z)[0] <= ctx.d(uid).mf]
-                continue
             d = ctx.d(uid)
             acted = ctx.state.impulse is not None and uid in ctx.state.impulse.acts
             # Units of one Area with the same movement profile reach the same Areas.
@@ -98,36 +102,29 @@ def legal_info(ctx: Ctx, side: str, area: str | None = None) -> LegalInfo:
         for target in sorted({loc, *ctx.board.adjacent(loc)}, key=area_key_order):
             ranged = target != loc
             if ranged and (not ctx.state.day or ctx.zone(target) or ctx.zone(loc)):
-                continue
-            if ctx.state.impulse and target in ctx.state.impulse.attacked_areas and ranged:
-                continue
+                continue  # 8.31, 11.4
+            if attack_limit_error(ctx, side, target, [loc] if ranged else []) is not None:
+                continue  # 7.1
             for group in ("fresh", "spent"):
                 if not ctx.combat(target, other(side), fresh=(group == "fresh")):
                     continue
                 if ctx.state.impulse and (target, group) in [
                         tuple(x) for x in ctx.state.impulse.attacked]:
-                    continue
-                cost = attack_cost(ctx, target, group)
+                    continue  # 8.32
                 able = []
                 for uid in uids:
-                    act = ctx.state.impulse.acts.get(uid) if ctx.state.impulse else None
-                    first = act is not None and act.entered == target and act.must_attack
-                    if act is not None and act.entered is not None and act.entered != target \
-                            and act.must_attack:
+                    if attacker_error(ctx, uid, target, group) is not None:
                         continue
-                    used = act.mf if act else 0
-                    if ctx.state.impulse and act is None and ranged:
-                        used = max(used, ctx.state.impulse.origin_cost)
-                    if not ctx.d(uid).combat or (act and (act.doubled or act.no_attack)):
-                        continue
-                    if used + (0 if first else cost) <= allowance_for_attack(ctx, uid):
+                    used, cost = attack_mf(ctx, uid, target, group)
+                    if used + cost <= base_mf(ctx, uid):
                         able.append(uid)
                 if able:
                     # Units of one impulse started in one Area (8.11): before the impulse
                     # begins, each Area's units are a separate choice.
                     origin = ctx.state.impulse.origin if ctx.state.impulse else None
                     option = merged.setdefault((origin or loc, target, group), AttackOption(
-                        area=target, group=group, units=[], cost=cost, ranged=False))
+                        area=target, group=group, units=[],
+                        cost=attack_cost(ctx, target, group), ranged=False))
                     option.units = sorted({*option.units, *able})
                     option.ranged = option.ranged or ranged
     # Units of one impulse may combine an in-Area and a Ranged attack on one Area (8.31).
@@ -137,23 +134,10 @@ def legal_info(ctx: Ctx, side: str, area: str | None = None) -> LegalInfo:
                      units=units, reach=reach, attacks=attacks)
 
 
-def allowance_for_attack(ctx: Ctx, uid: str) -> int:
-    from adjudicator.stalingrad.movement import base_mf
-
-    return base_mf(ctx, uid)
-
-
 def legal_orders(ctx: Ctx, side: str) -> list[str]:
     state = ctx.state
     if state.phase == "setup":
-        waiting = [u for u in setup_units(ctx.board, state, side) if ctx.loc(u) == POOL]
-        out = []
-        for uid in waiting[:20]:
-            for key, info in sorted(ctx.board.areas.items(), key=lambda kv: area_key_order(kv[0])):
-                if matches(ctx.d(uid), info):
-                    out.append(f"setup {uid} in {key}")
-                    break
-        return [*out, "setup auto", "setup done"] if waiting else ["setup done"]
+        return _setup_orders(ctx, side)
     if state.phase == "rubble":
         return ["rubble"]
     imp = state.impulse
@@ -194,6 +178,30 @@ def legal_orders(ctx: Ctx, side: str) -> list[str]:
     return orders
 
 
+def _setup_orders(ctx: Ctx, side: str) -> list[str]:
+    """5.4-5.6: a matching Area with room for each waiting unit (an Area still lacking a
+    unit of its colour first), the fills of such Areas once all are placed, 'setup auto'
+    while units wait and 'setup done' when :func:`setup_done_error` allows it."""
+    waiting = [u for u in setup_units(ctx.board, ctx.state, side) if ctx.loc(u) == POOL]
+    gaps = setup_gaps(ctx, side)
+    empty = {key for key, _ in gaps}
+    keys = sorted(ctx.board.areas, key=lambda k: (k not in empty, area_key_order(k)))
+    out = []
+    for uid in waiting[:20]:
+        d = ctx.d(uid)
+        for key in keys:
+            if matches(d, ctx.board.area(key)) and setup_room(ctx, side, (uid,), key):
+                out.append(f"setup {uid} in {key}")
+                break
+    if waiting:
+        out.append("setup auto")
+    else:
+        out += [f"setup {donors[0]} in {key}" for key, donors in gaps if donors]
+    if setup_done_error(ctx, side) is None:
+        out.append("setup done")
+    return out
+
+
 def _must_attack(ctx: Ctx, side: str) -> bool:
     imp = ctx.state.impulse
     if imp is None:
@@ -217,7 +225,7 @@ def _night_orders(ctx: Ctx, side: str) -> list[str]:
         if imp and uid in imp.acts:
             continue
         for key in sorted(ctx.board.adjacent(unit.loc), key=area_key_order):
-            if ctx.free(key, side) and not ctx.full(key, side, extra=1):
+            if regroup_error(ctx, side, (uid,), key) is None:
                 out.append(FMT(Regroup(units=(uid,), to=key)))
                 break
         if len(out) > 40:

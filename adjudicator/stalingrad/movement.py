@@ -113,8 +113,15 @@ def start_units(ctx: Ctx, side: str, uids: Sequence[str], rule: str = "8.11",
 def pay_origin_wait(ctx: Ctx, uid: str, act: Act) -> None:
     """8.34: units leaving (or firing out of) the impulse's Area pay for attacks made
     there against defenders that began the impulse in that Area."""
-    if act.start == ctx.impulse.origin and not act.path:
-        act.mf = max(act.mf, ctx.impulse.origin_cost)
+    act.mf = origin_wait_mf(ctx, act)
+
+
+def origin_wait_mf(ctx: Ctx, act: Act) -> int:
+    """The MF ``act`` has used once it pays :func:`pay_origin_wait` (8.34)."""
+    imp = ctx.state.impulse
+    if imp is not None and act.start == imp.origin and not act.path:
+        return max(act.mf, imp.origin_cost)
+    return act.mf
 
 
 # ---- one step ------------------------------------------------------------------------------------
@@ -207,6 +214,25 @@ def rubble_entry(ctx: Ctx, uid: str, dest: str, dice: Dice, why: str = "") -> bo
     return ok
 
 
+# ---- occupation limits while moving (7.1) ---------------------------------------------------
+
+
+def overfills(ctx: Ctx, side: str, area: str, arriving: int) -> bool:
+    """7.1, 7.2: ``arriving`` more Combat units would put more than ten of ``side``'s
+    Combat units in ``area`` (a Zone takes any number)."""
+    return not ctx.zone(area) and ctx.occupancy(side).own.get(area, 0) + arriving > MAX_STACK
+
+
+def must_stop(entered_enemy: bool, mf_left: int, one_area: bool) -> bool:
+    """7.1, 8.2: a moving Combat unit ends its movement in an Area when it entered an
+    enemy-occupied Area (it must attack there, 8.34), has no MF left to go on, or is a
+    non-Armor unit that left an enemy-occupied Area (``one_area``: 8.21 allows it one Area
+    only). Units may pass through a full Area but not stop there, so a move into an Area
+    it :func:`overfills` is refused for such a unit. :func:`do_move` and
+    :func:`reachable` (the legal query) both ask this."""
+    return entered_enemy or mf_left < 1 or one_area
+
+
 def plan_path(ctx: Ctx, order: Move) -> list[str]:
     path = [ctx.area_key(a) for a in order.via] + [ctx.area_key(order.to)]
     for key in path:
@@ -251,7 +277,7 @@ def do_move(ctx: Ctx, side: str, order: Move, dice: Dice) -> None:
         if act.stay:
             raise RuleError("18.51", f"{uid} was Disrupted landing and must end its move there")
         d = ctx.d(uid)
-        if ctx.enemy(cur0, side) and d.kind not in ("armor",) and act.left_enemy:
+        if d.kind != "armor" and act.left_enemy:
             raise RuleError("8.21", f"{uid} already left an enemy-occupied Area: one Area only")
         pay_origin_wait(ctx, uid, act)
         cur = cur0
@@ -281,12 +307,11 @@ def do_move(ctx: Ctx, side: str, order: Move, dice: Dice) -> None:
             cur = nxt
     end = path[-1]
     arriving = [u for u in uids if ctx.d(u).combat]
-    if arriving and not ctx.zone(end) and ctx.full(end, side, extra=len(arriving)):
-        # 7.1: units may pass through a full Area but not stop there; one that must stop
-        # (it has to attack, or has no MF left) may not go in.
+    if arriving and overfills(ctx, side, end, len(arriving)):
         for uid in arriving:
             act = sims[uid]
-            if act.entered == end or allowance(ctx, uid, act) - act.mf < 1:
+            if must_stop(act.entered == end, allowance(ctx, uid, act) - act.mf,
+                         act.left_enemy and ctx.d(uid).kind != "armor"):
                 raise RuleError("7.1", f"{uid} would have to stop in {ctx.name(end)}, which "
                                 f"cannot take more {side} Combat units")
     # Execution pass: step by step, Rubble Entrance DRs for Mechanized units (14.4).
@@ -349,33 +374,41 @@ def rubble_failure(ctx: Ctx, uid: str, act: Act) -> None:
 # ---- Regrouping (8.27, 16.5) -------------------------------------------------------------------
 
 
-def do_regroup(ctx: Ctx, side: str, order: Regroup, dice: Dice) -> None:
+def regroup_error(ctx: Ctx, side: str, uids: Sequence[str], dest: str) -> RuleError | None:
+    """Why ``uids`` may not Regroup into ``dest`` now, or None (8.27, 8.12, 7.1)."""
     if ctx.state.day:
-        raise RuleError("8.27", "Spent units may Regroup only during night impulses")
-    uids = ctx.own(side, order.units)
-    dest = ctx.area_key(order.to)
+        return RuleError("8.27", "Spent units may Regroup only during night impulses")
+    imp = ctx.state.impulse
     for uid in uids:
         if ctx.fresh(uid):
-            raise RuleError("8.27", f"{uid} is Fresh: Regrouping is for Spent units")
-        act = ctx.impulse.acts.get(uid)
+            return RuleError("8.27", f"{uid} is Fresh: Regrouping is for Spent units")
+        act = imp.acts.get(uid) if imp is not None else None
         if act is not None and act.regroup:
-            raise RuleError("8.27", f"{uid} has already Regrouped this impulse (one MF)")
-    start_units(ctx, side, uids, "8.27", regroup=True)
-    for uid in uids:
+            return RuleError("8.27", f"{uid} has already Regrouped this impulse (one MF)")
         cur = ctx.loc(uid)
         if dest not in ctx.board.adjacent(cur):
-            raise RuleError("8.27", f"Regrouping is one MF: {ctx.name(dest)} is not adjacent",
-                            sorted(ctx.board.adjacent(cur)))
+            return RuleError("8.27", f"Regrouping is one MF: {ctx.name(dest)} is not adjacent",
+                             sorted(ctx.board.adjacent(cur)))
         if not ctx.free(dest, side):
-            raise RuleError("8.27", f"Regrouping units may enter only Free Areas; "
-                            f"{ctx.name(dest)} is not Free")
-        if dest in ctx.impulse.attacked_areas:
-            raise RuleError("8.12", f"{ctx.name(dest)} has been attacked this impulse")
+            return RuleError("8.27", f"Regrouping units may enter only Free Areas; "
+                             f"{ctx.name(dest)} is not Free")
+        if imp is not None and dest in imp.attacked_areas:
+            return RuleError("8.12", f"{ctx.name(dest)} has been attacked this impulse")
     arriving = [u for u in uids if ctx.d(u).combat and ctx.loc(u) != dest]
-    if arriving and ctx.full(dest, side, extra=len(arriving)):
+    if arriving and overfills(ctx, side, dest, len(arriving)):
         # 7.1: a Regrouping unit ends its one-MF move there, so it may not overfill it.
-        raise RuleError("7.1", f"{ctx.name(dest)} cannot take {len(arriving)} more {side} "
-                        "Combat unit(s): a Regrouping unit must stop there")
+        return RuleError("7.1", f"{ctx.name(dest)} cannot take {len(arriving)} more {side} "
+                         "Combat unit(s): a Regrouping unit must stop there")
+    return None
+
+
+def do_regroup(ctx: Ctx, side: str, order: Regroup, dice: Dice) -> None:
+    uids = ctx.own(side, order.units)
+    dest = ctx.area_key(order.to)
+    error = regroup_error(ctx, side, uids, dest)
+    if error is not None:
+        raise error
+    start_units(ctx, side, uids, "8.27", regroup=True)
     for uid in uids:
         act = ctx.act(uid)
         act.regroup = True
@@ -506,18 +539,25 @@ def do_fortify(ctx: Ctx, side: str, order: Fortify, dice: Dice) -> None:
 
 
 def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
-    """Areas ``uid`` could move to now (cheapest MF and path), checked step by step with
-    the same exit/entry rules as a real move (ignoring Rubble Entrance dice).
+    """Areas ``uid`` could end a move in now (cheapest MF and path), checked step by step
+    with the same exit/entry rules as a real move (ignoring Rubble Entrance dice).
 
-    The rules are those of :func:`check_exit`, :func:`check_entry`, :func:`entry_cost` and
-    :func:`allowance`, evaluated against the context's occupancy tables (set lookups), so
-    a search over the whole map costs a few thousand dictionary probes.
-    ``test_reachable_agrees_with_moves`` keeps the two in step.
+    The rules are those of :func:`check_exit`, :func:`check_entry`, :func:`entry_cost`,
+    :func:`allowance` and the occupation limit while moving (:func:`overfills`,
+    :func:`must_stop`, 7.1), evaluated against the context's occupancy tables (set
+    lookups), so a search over the whole map costs a few thousand dictionary probes. A unit
+    off the board (6.2, 18.2) enters through :func:`entry_points` as :func:`do_move` lets it.
+
+    The search runs over (Area, may-still-double) states: a costlier path that keeps a
+    Mechanized or Motorized unit's doubled MF (8.25, 8.26) can go further, or stop in a
+    full Area with MF to spare, where the cheapest path cannot. An Area the unit may only
+    pass through (7.1) is searched beyond but not listed.
+    ``test_reachable_agrees_with_moves`` and the random-play tests keep the two in step.
     """
     side = ctx.side_of(uid)
     d = ctx.d(uid)
     start = ctx.loc(uid)
-    if start in OFF_MAP:
+    if start in OFF_MAP and start != OFFBOARD:
         return {}
     occ = ctx.occupancy(side)
     enemy, fresh_enemy, kinds, case_b = occ.enemy, occ.fresh_enemy, occ.kinds, occ.case_b
@@ -544,14 +584,21 @@ def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
         at_helpers = {a.entered for u, a in imp.acts.items()
                       if a.entered and a.must_attack and ctx.d(u).numeric_attack}
     blockers = {"armor", "at", "aa"}
+    entries = entry_points(ctx, side) if start == OFFBOARD else []
     best: dict[str, tuple[int, list[str]]] = {}
+    # cheapest MF per search state (Area, left an enemy-occupied Area, motorized no-double)
+    seen: dict[tuple[str, bool, bool], int] = {(start, base.left_enemy, base.no_double): base.mf}
     # (mf, tiebreak, area, path, left_enemy, no_double)
     frontier: list[tuple[int, int, str, list[str], bool, bool]] = [
         (base.mf, 0, start, [], base.left_enemy, base.no_double)]
     counter = 0
     while frontier:
         mf, _, cur, path, left, no_double = heapq.heappop(frontier)
-        cur_enemy = cur in enemy
+        if seen.get((cur, left, no_double), mf) < mf:
+            continue  # a cheaper path reached this state
+        if left and not armor:
+            continue  # 8.21: a non-Armor unit that left an enemy-occupied Area goes no further
+        cur_enemy = cur in enemy and cur != OFFBOARD
         moved = bool(base.path) or bool(path)
         if cur_enemy:
             # 8.21 exits
@@ -559,7 +606,7 @@ def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
                 continue
             if not armor and moved:
                 continue
-        for nxt in sorted(board.adjacent(cur)):
+        for nxt in (entries if cur == OFFBOARD else sorted(board.adjacent(cur))):
             if nxt in path or nxt == start:
                 continue
             nxt_enemy = nxt in enemy
@@ -596,15 +643,20 @@ def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
             total = mf + cost
             doubling = can_double and not new_left and not entered \
                 and not (motor_only and new_no_double)
-            if total > (doubled_mf if doubling else printed):
+            limit = doubled_mf if doubling else printed
+            if total > limit:
                 continue
-            if nxt not in best or best[nxt][0] > total:
-                new_path = [*path, nxt]
-                best[nxt] = (total, new_path)
-                if not entered and (not new_left or armor):
-                    counter += 1
-                    heapq.heappush(frontier, (total, counter, nxt, new_path, new_left,
-                                              new_no_double))
+            # 7.1: a unit that must stop may not end its move in a full Area
+            stops = not (d.combat and must_stop(entered, limit - total, new_left and not armor)
+                         and overfills(ctx, side, nxt, 1))
+            if stops and (nxt not in best or best[nxt][0] > total):
+                best[nxt] = (total, [*path, nxt])
+            key = (nxt, new_left, new_no_double)
+            if not entered and seen.get(key, total + 1) > total:
+                seen[key] = total
+                counter += 1
+                heapq.heappush(frontier, (total, counter, nxt, [*path, nxt], new_left,
+                                          new_no_double))
     return best
 
 

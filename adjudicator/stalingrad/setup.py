@@ -6,7 +6,7 @@ Dice order of the initial Rubble: one dr per white-Rubble-symbol Area, in Area o
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from adjudicator.kernel.dice import Dice
@@ -151,16 +151,44 @@ def do_setup(ctx: Ctx, side: str, order: Setup) -> None:
                            key=area_key_order)
             raise RuleError("5.4", f"{uid} ({', '.join(d.setup)}) does not match "
                             f"{ctx.name(area)} ({info.id_colour} {info.id_shape})", legal)
+    if not setup_room(ctx, side, uids, area):
+        raise RuleError("5.6", f"no more than ten Combat units may set up in {ctx.name(area)}")
     for uid in uids:
         ctx.place(uid, area)
-    if len(ctx.combat(area, side)) > MAX_STACK:
-        raise RuleError("5.6", f"no more than ten Combat units may set up in {ctx.name(area)}")
     ctx.event("setup", f"{side} sets up {', '.join(uids)} in {ctx.name(area)}", "5.4",
               area=area, units=uids)
 
 
+def setup_room(ctx: Ctx, side: str, uids: Sequence[str], area: str) -> bool:
+    """5.6: no more than ten Combat units set up in an Area."""
+    combat = {*ctx.combat(area, side), *(u for u in uids if ctx.d(u).combat)}
+    return len(combat) <= MAX_STACK
+
+
 def _room(ctx: Ctx, uid: str, area: str, side: str) -> bool:
-    return not ctx.d(uid).combat or len(ctx.combat(area, side)) < MAX_STACK
+    return setup_room(ctx, side, (uid,), area)
+
+
+def setup_gaps(ctx: Ctx, side: str) -> list[tuple[str, list[str]]]:
+    """5.6: the side's free-setup Areas without a unit of their ID colour, each with the
+    units that could fill it from an Area holding two or more matching units."""
+    board = ctx.board
+    shapes = ("square",) if side == GERMAN else ("circle", "triangle")
+    keys = sorted((k for k, a in board.areas.items() if not a.zone
+                   and a.id_colour not in (None, "white") and a.id_shape in shapes),
+                  key=area_key_order)
+
+    def mine(area: str) -> list[str]:
+        return sorted(u for u in ctx.combat(area, side) if matches(ctx.d(u), board.area(area)))
+
+    out = []
+    for key in keys:
+        info = board.area(key)
+        if any(matches(ctx.d(u), info) for u in ctx.units_at(key) if ctx.side_of(u) == side):
+            continue
+        out.append((key, [u for k in keys if k != key and len(mine(k)) > 1
+                          for u in mine(k) if matches(ctx.d(u), info)]))
+    return out
 
 
 def do_setup_auto(ctx: Ctx, side: str) -> None:
@@ -186,35 +214,31 @@ def do_setup_auto(ctx: Ctx, side: str) -> None:
         if not fits:
             raise RuleError("5.4", f"no Area matches {uid} ({', '.join(d.setup)}) with room")
         ctx.place(uid, min(fits, key=lambda k: (len(ctx.combat(k, side)), area_key_order(k))))
-    for key in keys:
-        info = board.area(key)
-
-        def mine(area: str) -> list[str]:
-            return sorted(u for u in ctx.combat(area, side) if matches(ctx.d(u), board.area(area)))
-
-        if mine(key):
-            continue
-        donors = [(k, u) for k in keys if k != key and len(mine(k)) > 1
-                  for u in mine(k) if matches(ctx.d(u), info)]
+    for key, donors in setup_gaps(ctx, side):
         if donors:
-            ctx.place(donors[0][1], key)
+            ctx.place(donors[0], key)
     ctx.event("setup", f"{side} sets up {len(waiting)} unit(s) automatically; "
               "type 'setup done' to finish (or adjust with 'setup UNITS in AREA' first)",
               "5.4", units=waiting, auto=True)
 
 
-def do_setup_done(ctx: Ctx, side: str) -> None:
+def setup_done_error(ctx: Ctx, side: str) -> RuleError | None:
+    """Why ``side`` may not finish its setup yet (5.4, 5.6), or None."""
     waiting = [u for u in setup_units(ctx.board, ctx.state, side) if ctx.loc(u) == POOL]
     if waiting:
-        raise RuleError("5.4", f"{len(waiting)} starting unit(s) not yet placed",
-                        [f"setup {u} in AREA" for u in waiting[:12]])
-    shapes = ("square",) if side == GERMAN else ("circle", "triangle")
-    for key, info in ctx.board.areas.items():
-        if info.zone or info.id_colour in (None, "white") or info.id_shape not in shapes:
-            continue
-        if not any(matches(ctx.d(u), info) for u in ctx.units_at(key) if ctx.side_of(u) == side):
-            raise RuleError("5.6", f"{ctx.name(key)} must contain at least one unit with a "
-                            "matching ID colour")
+        return RuleError("5.4", f"{len(waiting)} starting unit(s) not yet placed",
+                         [f"setup {u} in AREA" for u in waiting[:12]])
+    gaps = setup_gaps(ctx, side)
+    if gaps:
+        return RuleError("5.6", f"{ctx.name(gaps[0][0])} must contain at least one unit with "
+                         "a matching ID colour")
+    return None
+
+
+def do_setup_done(ctx: Ctx, side: str) -> None:
+    error = setup_done_error(ctx, side)
+    if error is not None:
+        raise error
     ctx.state.setup_done.append(side)
     ctx.event("setup-done", f"{side} has finished setting up", "5.4", side=side)
     if GERMAN in ctx.state.setup_done and RUSSIAN in ctx.state.setup_done:
