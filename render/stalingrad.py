@@ -21,6 +21,7 @@ itself says (``impulse_origin``, ``attacked``, ``battle``).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import math
 import re
@@ -1434,11 +1435,9 @@ def _draw_panel(canvas: Image.Image, st: Static, view: StalingradView, pack: Sta
     if week is not None:
         vp_line += f"  (blue {week.blue})"
     lines.append((vp_line, "ink", "vp_red"))
-    try:
+    with contextlib.suppress(KeyError, ValueError):  # a pack without a FAG schedule
         fag = pack.calendar.fag_strength(day)
         lines.append((f"Russian FAG strength today: {fag}", "ink", "russian"))
-    except (KeyError, ValueError):
-        pass
     counts = {k: len(v) for k, v in by_loc.items()}
     lines.append((f"East bank: {counts.get(EAST, 0)} Russian waiting", "ink", "east_bank"))
     lines.append((f"Off board: {counts.get(OFFBOARD, 0)} German waiting", "ink", "german_tint"))
