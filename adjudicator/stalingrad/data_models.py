@@ -12,6 +12,7 @@ The models are frozen; :class:`StalingradPack` adds the queries the rules engine
 from __future__ import annotations
 
 import re
+from abc import abstractmethod
 from collections import deque
 from collections.abc import Iterable, Iterator
 from datetime import date
@@ -136,8 +137,9 @@ class Space(Record):
     polygon: tuple[Point, ...] = Field(min_length=3)
 
     @property
+    @abstractmethod
     def key(self) -> str:
-        raise NotImplementedError
+        """The Area's number or the Zone's letter, as text."""
 
     @property
     def title(self) -> str:
