@@ -58,23 +58,13 @@ class Outcome(BaseModel, Generic[S]):
         return self.state.pending
 
 
-class Batch(BaseModel, Generic[S]):
+class Batch(Outcome[S], Generic[S]):
     """The result of a multi-line submission: applied lines, and where and why it stopped."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    state: S
-    events: list[Event]
-    rolls: list[Roll]
-    applied: list[str]
     stopped_at: int | None = None
     error: str | None = None
     error_rule: str | None = None
     error_legal: list[str] = []
-
-    @property
-    def pending(self) -> PendingDecision | None:
-        return self.state.pending
 
 
 def order_lines(text: str) -> list[str]:
