@@ -677,11 +677,10 @@ class GameService:
         """Apply a typed GM operation (see :mod:`bot.overrides`), logged with its reason."""
 
         def plan(ctx: Loaded) -> Plan | SubmitResult:
-            denied = self._gm_refusal(ctx, gm, "override")
+            denied = self._gm_refusal(ctx, gm, "override", reason,
+                                      "an override needs a reason", rule="override")
             if denied is not None:
                 return denied
-            if not reason.strip():
-                return self._refused(game_id, "an override needs a reason", rule="override")
             try:
                 typed = parse_override(op)
             except RuleError as error:
@@ -721,11 +720,10 @@ class GameService:
         """
 
         def plan(ctx: Loaded) -> Plan | SubmitResult:
-            denied = self._gm_refusal(ctx, gm, "pause the game")
+            denied = self._gm_refusal(ctx, gm, "pause the game", reason,
+                                      "a pause needs a reason", rule="pause")
             if denied is not None:
                 return denied
-            if not reason.strip():
-                return self._refused(game_id, "a pause needs a reason", rule="pause")
             if ctx.row["status"] != "active":
                 return self._refused(game_id, f"only a game in play can be paused; this one "
                                      f"is {ctx.row['status']}", rule="pause")
@@ -747,11 +745,10 @@ class GameService:
         game stood paused (reminders already sent stay sent)."""
 
         def plan(ctx: Loaded) -> Plan | SubmitResult:
-            denied = self._gm_refusal(ctx, gm, "resume the game")
+            denied = self._gm_refusal(ctx, gm, "resume the game", reason,
+                                      "say why play resumes", rule="pause")
             if denied is not None:
                 return denied
-            if not reason.strip():
-                return self._refused(game_id, "say why play resumes", rule="pause")
             if ctx.row["status"] != "paused":
                 return self._refused(game_id, f"the game is {ctx.row['status']}, not paused",
                                      rule="pause")
@@ -801,11 +798,10 @@ class GameService:
         """Return the game to its state after action ``to_seq`` (0: the start)."""
 
         def plan(ctx: Loaded) -> Plan | SubmitResult:
-            denied = self._gm_refusal(ctx, gm, "roll back")
+            denied = self._gm_refusal(ctx, gm, "roll back", reason,
+                                      "a rollback needs a reason", rule="rollback")
             if denied is not None:
                 return denied
-            if not reason.strip():
-                return self._refused(game_id, "a rollback needs a reason", rule="rollback")
             try:
                 target, reverted = self._rollback_target(ctx, to_seq)
             except ServiceError as error:
@@ -1149,11 +1145,15 @@ class GameService:
         if not any(actor.holds(s) and s["role"] == "gm" for s in seats):
             raise PermissionDenied(f"only the game's GM may {what}")
 
-    def _gm_refusal(self, ctx: Loaded, actor: Actor, what: str) -> SubmitResult | None:
+    def _gm_refusal(self, ctx: Loaded, actor: Actor, what: str, reason: str, no_reason: str,
+                    *, rule: str) -> SubmitResult | None:
+        """A refusal unless ``actor`` is the game's GM and says why (``reason``)."""
         try:
             self._require_gm(ctx.seats, actor, what)
         except PermissionDenied as error:
             return self._refused(ctx.id, str(error), rule="permission")
+        if not reason.strip():
+            return self._refused(ctx.id, no_reason, rule=rule)
         return None
 
     @staticmethod
