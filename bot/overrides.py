@@ -19,10 +19,10 @@ from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from adjudicator.kernel.dice import Dice, Roll
+from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC, Event
-from adjudicator.kernel.game import Game
+from adjudicator.kernel.game import Game, Outcome
 from adjudicator.kernel.orders import SetStanding
 from adjudicator.kernel.state import GameState
 
@@ -94,13 +94,9 @@ def _short(error: ValidationError) -> str:
     return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
 
 
-class OverrideResult(BaseModel):
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+class OverrideResult(Outcome[GameState]):
+    """An order's outcome, plus the side an override acted for (if any)."""
 
-    state: GameState
-    events: list[Event]
-    rolls: list[Roll]
-    applied: list[str]
     side: str | None = None
 
 
