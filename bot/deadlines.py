@@ -77,7 +77,7 @@ def due_reminders(row: Mapping[str, Any], now: float) -> tuple[list[Notice], lis
         sent.append(float(fraction))
         left = float(row["deadline_at"]) - now
         notices.append(Notice(game_id=row["id"], audience=row["deadline_side"], kind="reminder",
-                              text=f"{row['deadline_side']}: {_duration(left)} left to act "
+                              text=f"{row['deadline_side']}: {duration(left)} left to act "
                                    f"in game {row['id']}"))
     return notices, sorted(sent)
 
@@ -90,7 +90,7 @@ def extend_after_outage(row: Mapping[str, Any], now: float) -> tuple[dict[str, A
     until = now + grace(float(row["deadline_seconds"]))
     notice = Notice(game_id=row["id"], audience=PUBLIC, kind="extended",
                     text=f"Umpire was unavailable; {row['deadline_side']}'s deadline is "
-                         f"extended by {_duration(until - now)}")
+                         f"extended by {duration(until - now)}")
     return {"deadline_at": until}, notice
 
 
@@ -110,10 +110,6 @@ def default_order(game: Game[Any], state: GameState, side: str) -> str | None:
 
 def duration(seconds: float) -> str:
     """``2 h 05 min``, ``12 min`` or ``40 s``."""
-    return _duration(seconds)
-
-
-def _duration(seconds: float) -> str:
     seconds = max(0, int(seconds))
     hours, rest = divmod(seconds, 3600)
     minutes = rest // 60

@@ -17,6 +17,7 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.state import GameState
 from bot.overrides import apply_override, parse_override
+from bot.store import loads
 
 #: Kinds of action rows that carry an order text to re-apply.
 ORDER_KINDS = ("order", "decision", "system")
@@ -70,19 +71,8 @@ def rolls_to_json(rolls: Sequence[Roll], forced: Mapping[int, list[int]] | None 
     return out
 
 
-def rolls_from_json(data: Sequence[Mapping[str, Any]]) -> list[Roll]:
-    return [Roll.model_validate({k: v for k, v in item.items() if k != "forced"})
-            for item in data]
-
-
-def _loads(value: Any, default: Any) -> Any:
-    if value is None or value == "":
-        return default
-    return json.loads(value) if isinstance(value, str) else value
-
-
 def replay_dice(row: Mapping[str, Any]) -> FixedDice:
-    rolls = _loads(row["rolls"], [])
+    rolls = loads(row["rolls"], [])
     values = [value for roll in rolls for value in roll["values"]]
     start = int(rolls[0]["index"]) if rolls else int(row["next_roll"])
     return FixedDice(values, start_index=start, branch=int(row["branch"]))
@@ -103,7 +93,7 @@ def replay_row(game: Game[Any], state: GameState, row: Mapping[str, Any]) -> Gam
             result: GameState = outcome.state
             return result
         if kind == "gm-override":
-            payload = _loads(row["payload"], {})
+            payload = loads(row["payload"], {})
             op = parse_override(payload["op"])
             dice = replay_dice(row)
             return apply_override(game, state, op, str(payload.get("reason", "")), dice).state

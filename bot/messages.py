@@ -19,6 +19,7 @@ from adjudicator.kernel.events import GM, PUBLIC, Event, may_see, visible_to
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.orders import Order
 from adjudicator.kernel.views import View
+from bot.store import loads
 
 
 class Message(BaseModel):
@@ -88,8 +89,6 @@ def events_from_json(data: Sequence[dict[str, Any]]) -> list[Event]:
 
 # ---- the action log as one audience may read it ---------------------------------------------
 
-#: Verbs Umpire keeps secret in a game that declares nothing of its own (hidden set-up,
-#: minefields, the Duel test game's trap).
 def is_secret_order(game: Game[Any], order: Order) -> bool:
     """Whether an order's text belongs to the side that gave it (and the GM) only.
 
@@ -124,12 +123,6 @@ class LogEntry(BaseModel):
         return text + (f" [reverted by #{self.reverted_by}]" if self.reverted_by else "")
 
 
-def _json(value: Any, default: Any) -> Any:
-    if value is None or value == "":
-        return default
-    return json.loads(value) if isinstance(value, str) else value
-
-
 def override_text(payload: Mapping[str, Any]) -> str:
     """A GM override as the GM reads it in the log: ``force-dice values=[6, 6] (reason)``."""
     op = dict(payload.get("op") or {})
@@ -152,7 +145,7 @@ def text_visible(game: Game[Any], row: Mapping[str, Any], audience: str) -> bool
         return True
     kind = row["kind"]
     if kind == "system":
-        if _json(row.get("payload"), {}).get("decision") is not False:
+        if loads(row.get("payload"), {}).get("decision") is not False:
             return False
     elif kind != "order":
         return False
@@ -165,13 +158,13 @@ def text_visible(game: Game[Any], row: Mapping[str, Any], audience: str) -> bool
 
 def log_entry(game: Game[Any], row: Mapping[str, Any], audience: str) -> LogEntry:
     """One stored action rendered for ``audience`` from what it may see only."""
-    events = events_from_json(_json(row.get("events"), []))
+    events = events_from_json(loads(row.get("events"), []))
     lines = [event.text for event in visible_to(events, audience)]
     text: str | None = None
     withheld = False
     if row["kind"] == "gm-override":
         if audience == GM:
-            text = override_text(_json(row.get("payload"), {}))
+            text = override_text(loads(row.get("payload"), {}))
     elif row.get("text"):
         if text_visible(game, row, audience):
             text = str(row["text"])
@@ -195,11 +188,11 @@ def view_record_line(game: Game[Any], row: Mapping[str, Any], audience: str) -> 
     """
     entry = log_entry(game, row, audience)
     rolls = [{k: v for k, v in roll.items() if k != "forced"}
-             for roll in _json(row.get("rolls"), [])
+             for roll in loads(row.get("rolls"), [])
              if may_see(str(roll.get("audience", PUBLIC)), audience)]
     events = [event.model_dump(mode="json")
-              for event in visible_to(events_from_json(_json(row.get("events"), [])), audience)]
-    payload = _json(row.get("payload"), {})
+              for event in visible_to(events_from_json(loads(row.get("events"), [])), audience)]
+    payload = loads(row.get("payload"), {})
     keep = PUBLIC_PAYLOAD.get(entry.kind, ())
     return {"seq": entry.seq, "kind": entry.kind, "branch": row["branch"], "side": entry.side,
             "text": entry.text, "withheld": entry.withheld,

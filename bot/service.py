@@ -41,7 +41,14 @@ from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View
 from adjudicator.registry import UnknownGame, load_game
 from bot import deadlines
-from bot.history import ForcingDice, ReplayError, forced_queue, replay_chain, rolls_to_json
+from bot.history import (
+    DiceFactory,
+    ForcingDice,
+    ReplayError,
+    forced_queue,
+    replay_chain,
+    rolls_to_json,
+)
 from bot.messages import (
     LogEntry,
     Message,
@@ -240,7 +247,7 @@ class GameService:
         store: Store,
         *,
         clock: Callable[[], float] = time.time,
-        dice_factory: Callable[[bytes, str, int, int], Dice] = default_dice,
+        dice_factory: DiceFactory = default_dice,
         seed_source: Callable[[int], bytes] = os.urandom,
         snapshot_every: int = 50,
         snapshot_on_side_change: bool = True,

@@ -54,6 +54,13 @@ def dumps(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def loads(value: Any, default: Any) -> Any:
+    """A stored JSON column read back (or already decoded); ``default`` when empty."""
+    if value is None or value == "":
+        return default
+    return json.loads(value) if isinstance(value, str) else value
+
+
 class StoreError(Exception):
     """A storage problem worth telling the caller about."""
 
@@ -288,32 +295,22 @@ class Store:
                                                     "applied": _now()})
         return len(MIGRATIONS)
 
-    def schema_version(self) -> int:
-        row = next(self.db.query("SELECT max(version) AS v FROM schema_migrations"))
-        return int(row["v"] or 0)
-
     def integrity_check(self) -> str:
         row = next(self.db.query("PRAGMA integrity_check"))
         return str(next(iter(row.values())))
 
     # ---- games and seats --------------------------------------------------------------
 
-    def insert_game(self, row: Mapping[str, Any], seats: Sequence[Mapping[str, Any]] = (),
-                    snapshot: Snapshot | None = None) -> None:
+    def insert_game(self, row: Mapping[str, Any], seats: Sequence[Mapping[str, Any]] = ()
+                    ) -> None:
         with self.write() as db:
             db.table("games").insert(dict(row))
             for seat in seats:
                 db.table("seats").insert({**seat, "game_id": row["id"]})
-            if snapshot is not None:
-                self._insert_snapshot(db, str(row["id"]), snapshot)
 
     def game(self, game_id: str) -> dict[str, Any] | None:
         rows = list(self.db.query("SELECT * FROM games WHERE id = ?", [game_id]))
         return rows[0] if rows else None
-
-    def head_seq(self, game_id: str) -> int | None:
-        rows = list(self.db.query("SELECT head_seq FROM games WHERE id = ?", [game_id]))
-        return int(rows[0]["head_seq"]) if rows else None
 
     def update_game(self, game_id: str, fields: Mapping[str, Any],
                     expected_seq: int | None = None, snapshot: Snapshot | None = None) -> None:
