@@ -36,7 +36,7 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC, Event
 from adjudicator.kernel.game import Game, order_lines
 from adjudicator.kernel.orders import SetStanding
-from adjudicator.kernel.packs import hash_pack_dir
+from adjudicator.kernel.packs import hash_files, pack_files
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View
 from adjudicator.registry import UnknownGame, load_game
@@ -264,6 +264,8 @@ class GameService:
         self._locks_guard = threading.Lock()
         self._cache: dict[str, _Cached] = {}
         self._rules: dict[tuple[str, str | None], Game[Any]] = {}
+        #: pack folder -> (name, size, mtime of each pack file; the pack's hash then)
+        self._pack_hashes: dict[str, tuple[tuple[tuple[str, int, int], ...], str]] = {}
 
     # ---- games, seats, start ----------------------------------------------------------
 
@@ -306,7 +308,7 @@ class GameService:
             "id": gid, "game": game, "scenario": scenario,
             "options": json.dumps(dict(options or {}), sort_keys=True),
             "pack_path": str(pack) if pack else None,
-            "pack_hash": hash_pack_dir(pack) if pack else None, "status": "setup",
+            "pack_hash": self._pack_hash(str(pack)) if pack else None, "status": "setup",
             "created": self.clock(), "created_by": creator.label,
             "bindings": json.dumps(dict(bindings or {}), sort_keys=True),
             "dice_id": gid, "server_seed": seed, "commitment": commitment(seed),
@@ -1132,10 +1134,21 @@ class GameService:
 
     def _rules_for(self, row: Mapping[str, Any]) -> Game[Any]:
         game = self._load_rules(str(row["game"]), row["pack_path"])
-        if row["pack_path"] and row["pack_hash"] != hash_pack_dir(Path(row["pack_path"])):
+        if row["pack_path"] and row["pack_hash"] != self._pack_hash(str(row["pack_path"])):
             raise ServiceError(f"the data pack {row['pack_path']} changed since game "
                                f"{row['id']} was created; restore it or import the game anew")
         return game
+
+    def _pack_hash(self, pack: str) -> str:
+        """The pack's hash as on disk now (``hash_pack_dir``), read and hashed again only
+        when a pack file was added, removed, resized or touched since the last call."""
+        files = pack_files(Path(pack))
+        stamp = tuple((f.name, st.st_size, st.st_mtime_ns) for f in files for st in [f.stat()])
+        known = self._pack_hashes.get(pack)
+        if known is None or known[0] != stamp:
+            known = self._pack_hashes[pack] = (
+                stamp, hash_files({f.name: f.read_bytes() for f in files}))
+        return known[1]
 
     def _load_rules(self, name: str, pack: str | None) -> Game[Any]:
         key = (name, pack)

@@ -4,6 +4,7 @@ audience may read them, frontend bindings, and multi-line submissions against th
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,13 @@ from adjudicator.kernel.dice import CommittedDice, effective_seed
 from adjudicator.registry import load_game
 from bot.messages import is_secret_order
 from bot.records import import_record, verify
-from bot.service import Actor, GameService, InvalidOperation, PermissionDenied
+from bot.service import (
+    Actor,
+    GameService,
+    InvalidOperation,
+    PermissionDenied,
+    ServiceError,
+)
 from tests.bot.duel_variants import PACKED
 from tests.bot.test_service_support import (
     BLUE,
@@ -221,6 +228,31 @@ def test_legal_orders_come_from_the_games_own_data_pack(service: GameService,
     assert service.rules(packed).pack == pack
     assert "attack r2 3" in service.legal_orders(packed, RED)
     assert "attack r2 3" not in service.legal_orders(plain, RED)
+
+
+def test_a_pack_changed_after_creation_is_refused_until_restored(service: GameService,
+                                                                 tmp_path: Path) -> None:
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "start.json").write_text('{"b2": "3"}', encoding="utf-8")
+    table = pack / "table.toml"
+    table.write_text("odds = 1\n", encoding="utf-8")
+    game_id = service.create_game(GM_ACTOR, PACKED, pack=pack).id
+    service.seat(game_id, GM_ACTOR, "red", RED)
+    service.seat(game_id, GM_ACTOR, "blue", BLUE)
+    service.start(game_id, GM_ACTOR)
+    assert service.legal_orders(game_id, RED)
+    stamp = table.stat().st_mtime_ns
+    table.write_text("odds = 2\n", encoding="utf-8")  # same size: only content and time
+    os.utime(table, ns=(stamp + 10**9, stamp + 10**9))
+    with pytest.raises(ServiceError, match="changed since game"):
+        service.legal_orders(game_id, RED)
+    assert service.submit(game_id, RED, "trap 5").error_rule == "service"
+    table.write_text("odds = 1\n", encoding="utf-8")
+    assert service.legal_orders(game_id, RED)
+    (pack / "extra.toml").write_text("", encoding="utf-8")
+    with pytest.raises(ServiceError, match="changed since game"):
+        service.rules(game_id)
 
 
 # ---- the log as each audience reads it -----------------------------------------------------
