@@ -62,6 +62,37 @@ ROLLING_ORDERS = (Move, Regroup, Infiltrate, Fortify, Cross, Recross, Casualties
                   Overflow, RollRubble)
 
 
+#: The standing orders a side may set, by kind of decision; each kind's first policy is
+#: what the decision's default answer does.
+STANDING_POLICIES = tuple(StandingPolicy(kind=kind, policy=policy, description=description)
+                          for kind, policy, description in (
+    ("casualties", "disrupt-first",
+     "Disrupt Fresh units first, then retreat, then eliminate the weakest (the default)"),
+    ("casualties", "hold", "never retreat: Disrupt, then eliminate the weakest"),
+    ("casualties", "retreat", "pay as disrupt-first and retreat the whole Group"),
+    ("voluntary", "never", "stay after a failed attack (the default)"),
+    ("voluntary", "always", "retreat the whole Group after a failed attack"),
+    ("tie", "strongest",
+     "the tied unit with the highest Attack Factor loses first (the default)"),
+    ("retreat", "first", "the first Area the priorities allow (the default)"),
+    ("overflow", "strongest-stay",
+     "when a retreat overfills an Area, the strongest units stay and the weakest retreat on "
+     "(the default)"),
+    ("overflow", "weakest-stay",
+     "when a retreat overfills an Area, the weakest units stay and the strongest retreat on"),
+    ("advantage", "never", "never use the Advantage (the default)"),
+    ("advantage", "reroll-bad",
+     "reroll an attack, or any other DR/dr (9.4), that goes against me"),
+    ("advantage", "prolong-mine", "prolong my time of day (German day, Russian night)"),
+    ("advantage", "both", "prolong my time of day, else reroll a roll that goes against me"),
+    ("reinforcements", "first-zone",
+     "place German reinforcements in the first friendly Zone of C-F (the default)"),
+    ("reinforcements", "delay", "keep German reinforcements off the board"),
+    ("reinforcements", "spread",
+     "share German reinforcements out over the friendly Zones of C-F"),
+))
+
+
 class PackUnavailable(ValueError):
     """The data pack (issue 3) cannot be loaded."""
 
@@ -365,48 +396,7 @@ class StalingradGame(Game[StalingradState]):
     # ---- standing orders -------------------------------------------------------------------
 
     def standing_policies(self) -> list[StandingPolicy]:
-        return [
-            StandingPolicy(kind="casualties", policy="disrupt-first",
-                           description="Disrupt Fresh units first, then retreat, then eliminate "
-                                       "the weakest (the default)"),
-            StandingPolicy(kind="casualties", policy="hold",
-                           description="never retreat: Disrupt, then eliminate the weakest"),
-            StandingPolicy(kind="casualties", policy="retreat",
-                           description="pay as disrupt-first and retreat the whole Group"),
-            StandingPolicy(kind="voluntary", policy="never",
-                           description="stay after a failed attack (the default)"),
-            StandingPolicy(kind="voluntary", policy="always",
-                           description="retreat the whole Group after a failed attack"),
-            StandingPolicy(kind="tie", policy="strongest",
-                           description="the tied unit with the highest Attack Factor loses "
-                                       "first (the default)"),
-            StandingPolicy(kind="retreat", policy="first",
-                           description="the first Area the priorities allow (the default)"),
-            StandingPolicy(kind="overflow", policy="strongest-stay",
-                           description="when a retreat overfills an Area, the strongest units "
-                                       "stay and the weakest retreat on (the default)"),
-            StandingPolicy(kind="overflow", policy="weakest-stay",
-                           description="when a retreat overfills an Area, the weakest units "
-                                       "stay and the strongest retreat on"),
-            StandingPolicy(kind="advantage", policy="never",
-                           description="never use the Advantage (the default)"),
-            StandingPolicy(kind="advantage", policy="reroll-bad",
-                           description="reroll an attack, or any other DR/dr (9.4), that goes "
-                                       "against me"),
-            StandingPolicy(kind="advantage", policy="prolong-mine",
-                           description="prolong my time of day (German day, Russian night)"),
-            StandingPolicy(kind="advantage", policy="both",
-                           description="prolong my time of day, else reroll a roll that goes "
-                                       "against me"),
-            StandingPolicy(kind="reinforcements", policy="first-zone",
-                           description="place German reinforcements in the first friendly "
-                                       "Zone of C-F (the default)"),
-            StandingPolicy(kind="reinforcements", policy="delay",
-                           description="keep German reinforcements off the board"),
-            StandingPolicy(kind="reinforcements", policy="spread",
-                           description="share German reinforcements out over the friendly "
-                                       "Zones of C-F"),
-        ]
+        return list(STANDING_POLICIES)
 
     def standing_answer(self, state: StalingradState, decision: PendingDecision,
                         policy: str) -> str | None:
