@@ -23,7 +23,7 @@ from adjudicator.kernel.views import View
 from bot.discord import formatting as fmt
 from bot.discord.permissions import DEFAULT_GM_ROLE, in_dm, is_gm
 from bot.discord.port import THREAD_KEY, ServicePort, gms_of, players_of
-from bot.discord.verbs import secret_verbs
+from bot.discord.verbs import secret_commands
 from bot.messages import Message
 from bot.service import Actor, GameInfo, ServiceError, SubmitResult
 
@@ -321,10 +321,10 @@ class UmpireBot(discord.Client):
         key = (info.id, side, info.branch)
         if self._prompted.get(info.id) == key:
             return
-        secret = secret_verbs(self.port.rules(info.game))
+        rules = self.port.rules(info.game)
         for user_id in players_of(info, side):
             legal = await self.port.legal_orders(info, Actor.discord(user_id))
-            verbs = sorted({order.split()[0] for order in legal if order.split()} & secret)
+            verbs = secret_commands(rules, legal)
             if verbs:
                 self._prompted[info.id] = key
                 commands = ", ".join(f"/{verb}" for verb in verbs)

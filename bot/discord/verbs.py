@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.kernel.errors import RuleError
-from adjudicator.kernel.orders import SetStanding
+from adjudicator.kernel.game import Game, order_lines
+from adjudicator.kernel.orders import SetStanding, words
 from bot.discord.autocomplete import Template
 
 
@@ -118,7 +119,8 @@ GAME_TEMPLATES: dict[str, dict[str, str]] = {
 
 VERBS_BY_NAME = {verb.name: verb for verb in VERBS}
 
-#: Verbs whose orders are secret in every game (refused outside a DM).
+#: The verbs of the DM-only commands. The game's ``is_secret`` hook decides which orders are
+#: secret; these names serve only for a line the game cannot read (a mistyped secret).
 SECRET_VERBS = frozenset(verb.name for verb in VERBS if verb.secret)
 
 
@@ -132,40 +134,36 @@ def template_for(game: Any, verb: Verb) -> Template:
     return Template.parse(ours or verb.default_template, optional)
 
 
-def secret_verbs(game: Any) -> frozenset[str]:
-    """Verbs a game keeps secret: its ``secret_verbs`` declaration, else :data:`SECRET_VERBS`."""
-    declared = getattr(game, "secret_verbs", None)
-    if isinstance(declared, frozenset | set | tuple | list):
-        return frozenset(str(v) for v in declared)
-    return SECRET_VERBS
-
-
-def is_secret_order(game: Any, text: str) -> bool:
+def is_secret_order(game: Game[Any], text: str) -> bool:
     """Whether any line of a (multi-line) order text must be given only in a DM.
 
-    Each line is parsed; the game's ``is_secret(order)`` decides (hidden set-up, mines,
-    traps), else the verb is compared with the secret verbs. ``standing`` orders are
-    private too, but they are never posted — the bot acknowledges them only to their
-    sender — so they may be set anywhere. A line the game cannot read counts as secret
-    when its first word could abbreviate a secret verb, so a mistyped secret is not
-    echoed either.
+    Each line is parsed and the game's :meth:`~Game.is_secret` decides (hidden set-up,
+    mines, traps). ``standing`` orders are private too, but they are never posted — the
+    bot acknowledges them only to their sender — so they may be set anywhere. A line the
+    game cannot read counts as secret when its first word could abbreviate a secret verb
+    (:data:`SECRET_VERBS`), so a mistyped secret is not echoed either.
     """
-    secret = secret_verbs(game)
-    hook = getattr(game, "is_secret", None)
-    for line in text.splitlines():
-        words = line.split("#", 1)[0].split()
-        if not words:
-            continue
+    for line in order_lines(text):
         try:
             order = game.parse(line)
         except (RuleError, ValueError):  # unreadable: decide from the first word alone
-            if any(v.startswith(words[0].lower()) for v in secret):
+            head = words(line)[0].lower()
+            if any(verb.startswith(head) for verb in SECRET_VERBS):
                 return True
             continue
-        if isinstance(order, SetStanding):
-            continue
-        if callable(hook) and hook(order):
-            return True
-        if getattr(order, "verb", None) in secret:
+        if not isinstance(order, SetStanding) and game.is_secret(order):
             return True
     return False
+
+
+def secret_commands(game: Game[Any], legal: list[str]) -> list[str]:
+    """The verb commands among ``legal`` orders whose orders the game keeps secret.
+
+    A verb's orders are all secret or none, so one legal order per verb is asked about.
+    """
+    samples: dict[str, str] = {}
+    for order in legal:
+        head = words(order)
+        if head and head[0] in VERBS_BY_NAME:
+            samples.setdefault(head[0], order)
+    return sorted(verb for verb, sample in samples.items() if game.is_secret_text(sample))

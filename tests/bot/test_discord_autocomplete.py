@@ -7,7 +7,7 @@ from __future__ import annotations
 from adjudicator.kernel.dice import CommittedDice
 from adjudicator.registry import load_game
 from bot.discord.autocomplete import Template, rank, suggest, suggest_orders
-from bot.discord.verbs import VERBS_BY_NAME, is_secret_order, template_for
+from bot.discord.verbs import VERBS_BY_NAME, is_secret_order, secret_commands, template_for
 from tests.kernel.duel import DuelGame
 
 TPS = ["move 24pz 71inf to 12", "move 24pz via 11 to 13", "attack 12 fresh with 24pz 71inf",
@@ -60,6 +60,10 @@ def test_secret_orders_are_recognised_without_echo() -> None:
     assert is_secret_order(tanks, "hid garbled words")  # unreadable, but looks secret
     duel = DuelGame()
     assert is_secret_order(duel, "trap mill") and not is_secret_order(duel, "move r1 2")
+    assert not is_secret_order(tanks, "standing casualties hold")  # never posted
+    assert secret_commands(tanks, ["place pak75-1 0101", "hide pak75-1 0102",
+                                   "hide pak75-2 0103", "mine 0505", "done"]) == ["hide", "mine"]
+    assert secret_commands(duel, ["trap 3", "move r1 2"]) == ["trap"]
 
 
 def test_autocomplete_on_a_full_stalingrad_position_offers_legal_values() -> None:
