@@ -148,6 +148,19 @@ def replay_record(game: Game[Any], header: Mapping[str, Any], actions: Sequence[
     return states, problems
 
 
+def _roll_problem(seed: bytes, dice_id: str, seq: int, roll: Mapping[str, Any]) -> str | None:
+    """How a recorded roll differs from what ``seed`` gives, the GM's forced dice aside."""
+    values = roll["values"]
+    expected = derive_values(seed, dice_id, int(roll["branch"]), int(roll["index"]),
+                             str(roll["label"]), len(values), int(roll.get("sides", 6)))
+    forced = set(roll.get("forced") or [])
+    if all(got == want for position, (got, want) in enumerate(zip(values, expected, strict=True))
+           if position not in forced):
+        return None
+    return (f"action {seq}: roll {roll['branch']}/{roll['index']} {roll['label']!r} recorded "
+            f"{values}, the seed gives {list(expected)}")
+
+
 def verify(lines: Sequence[Mapping[str, Any]], seed_hex: str | None = None,
            pack: Path | None = None) -> VerifyResult:
     header, actions = lines[0], lines[1:]
@@ -172,20 +185,11 @@ def verify(lines: Sequence[Mapping[str, Any]], seed_hex: str | None = None,
             mixed = effective_seed(seed, header.get("entropy") or [])
             for item in actions:
                 for roll in item.get("rolls") or []:
-                    values = roll["values"]
-                    expected = derive_values(mixed, str(header["dice_id"]), int(roll["branch"]),
-                                             int(roll["index"]), str(roll["label"]),
-                                             len(values), int(roll.get("sides", 6)))
-                    forced = set(roll.get("forced") or [])
-                    forced_count += len(forced)
+                    forced_count += len(roll.get("forced") or [])
                     checked += 1
-                    for position, (got, want) in enumerate(zip(values, expected, strict=True)):
-                        if position not in forced and got != want:
-                            problems.append(
-                                f"action {item['seq']}: roll {roll['branch']}/{roll['index']} "
-                                f"{roll['label']!r} recorded {values}, the seed gives "
-                                f"{list(expected)}")
-                            break
+                    problem = _roll_problem(mixed, str(header["dice_id"]), item["seq"], roll)
+                    if problem is not None:
+                        problems.append(problem)
     last = states.get(int(actions[-1]["seq"])) if actions else states.get(0)
     return VerifyResult(ok=not problems, actions=len(actions), rolls_checked=checked,
                         rolls_forced=forced_count, seed_checked=bool(seed_hex),
