@@ -295,13 +295,10 @@ def _stored_game(game_id: str, db: Path | None) -> tuple[Any, Any, list[dict[str
 
 
 def _events(row: dict[str, Any] | None) -> list[Any]:
-    import json
+    from bot.messages import events_from_json
+    from bot.store import loads
 
-    from adjudicator.kernel.events import Event
-
-    if row is None or not row.get("events"):
-        return []
-    return [Event.model_validate(e) for e in json.loads(row["events"])]
+    return [] if row is None else events_from_json(loads(row.get("events"), []))
 
 
 @app.command("render")

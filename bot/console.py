@@ -19,6 +19,7 @@ from rich.markup import escape
 from adjudicator.kernel.events import PUBLIC, Event
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.state import GameState
+from bot.messages import events_from_json
 from bot.records import export_lines, verify
 from bot.service import Actor, GameService, SubmitResult
 
@@ -93,7 +94,7 @@ class LocalGame:
         for seq in seqs:
             row = self.service.store.action(self.game_id, seq)
             if row is not None:
-                events += [Event.model_validate(e) for e in json.loads(row["events"])]
+                events += events_from_json(json.loads(row["events"]))
         return events
 
     def verify_dice(self) -> tuple[str, bool]:

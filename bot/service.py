@@ -54,6 +54,7 @@ from bot.messages import (
     Message,
     audiences,
     build_messages,
+    events_from_json,
     events_to_json,
     log_entry,
     view_record_line,
@@ -1214,7 +1215,7 @@ def undo_refusal(game: Game[Any], last: Mapping[str, Any], sides: set[str],
         return "a standing order answered it"
     if state.pending is not None and state.pending.side not in sides:
         return "the other side now owes a decision"
-    events = [Event.model_validate(e) for e in json.loads(last["events"])]
+    events = events_from_json(json.loads(last["events"]))
     if any(e.audience not in (PUBLIC, last["side"]) for e in events):
         return "it revealed information"
     hook = getattr(game, "undo_reveals", None)
