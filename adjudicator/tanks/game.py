@@ -34,7 +34,7 @@ from adjudicator.tanks.orders import (
     Load,
     Mine,
     Move,
-    Place,
+    Placement,
     Unload,
     format_order,
     is_secret,
@@ -154,7 +154,7 @@ class TanksGame(Game[TanksState]):
         if state.phase == "setup":
             self._setup_order(ctx, side, order)
             return ctx.events
-        if isinstance(order, (Place, Hide, Mine)):
+        if isinstance(order, (Placement, Mine)):
             raise RuleError("19.1" if isinstance(order, Mine) else "20.0",
                             "secret and visible placement happen only during the set-up")
         match order:
@@ -207,12 +207,9 @@ class TanksGame(Game[TanksState]):
 
     def _setup_order(self, ctx: Ctx, side: str, order: Order) -> None:
         match order:
-            case Place(unit=unit_id, hex=where, facing=facing):
+            case Placement(unit=unit_id, hex=where, facing=facing):
                 unit = self._own_unit(ctx, side, unit_id)
-                scenario.place(ctx, side, unit.id, where, facing, hidden=False)
-            case Hide(unit=unit_id, hex=where, facing=facing):
-                unit = self._own_unit(ctx, side, unit_id)
-                scenario.place(ctx, side, unit.id, where, facing, hidden=True)
+                scenario.place(ctx, side, unit.id, where, facing, hidden=isinstance(order, Hide))
             case Mine(hex=where):
                 scenario.place_mine(ctx, side, where)
             case Done():

@@ -23,13 +23,11 @@ and never echo them to anyone but their side.
 from __future__ import annotations
 
 import re
-from typing import Annotated, ClassVar, Literal
-
-from pydantic import Field, TypeAdapter
+from typing import ClassVar, Literal
 
 from adjudicator.kernel.errors import NotationError
 from adjudicator.kernel.orders import Order, words
-from adjudicator.tanks.hexgrid import Direction, Hex
+from adjudicator.tanks.hexgrid import Direction
 
 _HEX = re.compile(r"^(\d{1,2})[.\-/:]?(\d{2})$")
 
@@ -76,19 +74,21 @@ class Barrage(TanksOrder):
     hex: str
 
 
-class Place(TanksOrder):
-    verb: Literal["place"] = "place"
+class Placement(TanksOrder):
+    """A unit set up in a hex: ``place`` in sight of both sides, ``hide`` in secret."""
+
     unit: str
     hex: str
     facing: str | None = None
 
 
-class Hide(TanksOrder):
+class Place(Placement):
+    verb: Literal["place"] = "place"
+
+
+class Hide(Placement):
     secret: ClassVar[bool] = True
     verb: Literal["hide"] = "hide"
-    unit: str
-    hex: str
-    facing: str | None = None
 
 
 class Mine(TanksOrder):
@@ -101,11 +101,6 @@ class Done(TanksOrder):
     verb: Literal["done"] = "done"
 
 
-AnyOrder = Annotated[
-    Move | Fire | Assault | Load | Unload | Barrage | Place | Hide | Mine | Done,
-    Field(discriminator="verb"),
-]
-ORDER_ADAPTER: TypeAdapter[AnyOrder] = TypeAdapter(AnyOrder)
 VERBS = ("move", "fire", "assault", "load", "unload", "barrage", "place", "hide", "mine", "done")
 FORMS = (
     "move UNIT HEX... [face D] [exit]", "fire UNIT[+UNIT] at TARGET [at|ap|he]",
@@ -128,14 +123,6 @@ def parse_facing(text: str) -> str:
     if word in Direction.__members__:
         return word
     raise NotationError(f"{text!r} is not a facing", [d.name for d in Direction])
-
-
-def facing_of(name: str) -> Direction:
-    return Direction[name]
-
-
-def hex_of(name: str) -> Hex:
-    return Hex.parse(name)
 
 
 def _unit(text: str) -> str:
