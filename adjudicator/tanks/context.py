@@ -6,7 +6,6 @@ context merges them over the pack so every rule reads one place.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,23 +132,12 @@ class Ctx:
 
     # ---- who is where ---------------------------------------------------------------------
 
-    def known_to(self, unit: Unit, viewer: str) -> bool:
-        """Whether ``viewer`` (a side, "public", "gm") knows this unit is on the map."""
-        if unit.status != "on":
-            return unit.status != "waiting" or viewer in (unit.side, "gm")
-        if not unit.hidden:
-            return True
-        return viewer in (unit.side, "gm")
-
     def enemies_seen_by(self, side: str) -> list[Unit]:
         return [u for u in self.state.units
                 if u.status == "on" and u.side != side and not u.hidden]
 
     def friends(self, side: str) -> list[Unit]:
         return [u for u in self.state.units if u.status == "on" and u.side == side]
-
-    def occupants(self, hex_name: str) -> list[Unit]:
-        return self.state.at(hex_name)
 
     def visible_occupants(self, hex_name: str, side: str) -> list[Unit]:
         """Units in a hex that ``side`` knows about (its own, and revealed enemies)."""
@@ -211,7 +199,3 @@ def shift_class(letter: str, levels: int) -> str:
     """Armor Class moved ``levels`` towards A (positive) or towards J (negative), clamped."""
     index = CLASSES.index(letter) - levels
     return CLASSES[max(0, min(len(CLASSES) - 1, index))]
-
-
-def ids(units: Iterable[Unit]) -> list[str]:
-    return [u.id for u in units]

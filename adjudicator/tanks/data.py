@@ -778,8 +778,7 @@ def pack_hash(pack_or_path: TanksPack | Path | str) -> str:
     """
     if isinstance(pack_or_path, TanksPack):
         return pack_or_path.content_hash
-    path = Path(pack_or_path)
-    return packs.hash_files({f.name: f.read_bytes() for f in packs.pack_files(path)})
+    return packs.hash_pack_dir(Path(pack_or_path))
 
 
 def _count_sourced(counter: Counter[str], record: Sourced, values: Iterable[str] = ()) -> None:

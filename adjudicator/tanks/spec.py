@@ -9,19 +9,17 @@ them) from a ``[position]`` table, so a case can define its own units and terrai
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from adjudicator.tanks.data import DEFAULT_PACK, PackError, load_pack
 from adjudicator.tanks.hexgrid import Direction, Hex, neighbours
 
 KINDS = ("tank", "sp_gun", "at_gun", "infantry", "halftrack")
 CLASSES = "ABCDEFGHIJ"
-TERRAINS = ("clear", "hill", "woods", "swamp", "stream", "building")
 PROHIBITED = -1
-
-DEFAULT_PACK = Path(__file__).resolve().parents[2] / "data" / "tanks"
 
 
 class SpecError(ValueError):
@@ -51,15 +49,6 @@ class UnitType:
     def has_facing(self) -> bool:
         """8.1: tanks and SP guns face a hexside; other units have no facing."""
         return self.kind in ("tank", "sp_gun")
-
-    def describe(self) -> str:
-        at = f"({self.at})" if self.at_circled else str(self.at)
-        if self.armor_class is not None:
-            defence = f"({self.armor_class})" if self.armor_circled else self.armor_class
-        else:
-            defence = str(self.defense)
-        sp = " SP" if self.kind == "sp_gun" else ""
-        return f"{self.label} {self.ap} {at}/{defence}/{self.mf}{sp}"
 
 
 @dataclass(frozen=True)
@@ -184,16 +173,6 @@ class RulesData:
     tables: Tables
     scenarios: Mapping[str, Any] = field(default_factory=dict)
 
-    def blocking(self, overrides: Mapping[Hex, str] | None = None) -> frozenset[Hex]:
-        terrain = dict(self.map.terrain)
-        if overrides:
-            terrain.update(overrides)
-        return frozenset(h for h, t in terrain.items()
-                         if h not in self.map.bridges and self.tables.terrain[t].blocks_los)
-
-    def with_map(self, new_map: MapSpec) -> RulesData:
-        return replace(self, map=new_map)
-
 
 # ---- reading the pack ------------------------------------------------------------------------
 
@@ -225,8 +204,6 @@ def _cost(value: Any) -> int:
 
 def from_pack(pack: Path | None = None) -> RulesData:
     """The engine's records from a data pack folder (default: the shipped pack)."""
-    from adjudicator.tanks.data import PackError, load_pack
-
     try:
         loaded = load_pack(pack)
     except PackError as error:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from adjudicator.kernel.events import Event, may_see
 from adjudicator.kernel.views import View
 from adjudicator.tanks.context import Ctx
+from adjudicator.tanks.state import PHASE_NAMES, SIDES
 
 
 class UnitView(BaseModel):
@@ -184,11 +185,9 @@ def _with_marker(last: dict[str, Any] | None, marker: dict[str, Any] | None
 
 
 def board_text(view: TanksView) -> str:
-    from adjudicator.tanks.state import PHASE_NAMES
-
     lines = [f"{view.scenario} — turn {view.turn}/{view.last_turn}, {view.phasing} player turn, "
              f"{PHASE_NAMES.get(view.phase, view.phase)}"]
-    for side in ("german", "soviet"):
+    for side in SIDES:
         on = [u for u in view.units if u.side == side and u.status == "on"]
         lines.append(f"{side}:")
         for u in sorted(on, key=lambda u: u.hex or ""):
