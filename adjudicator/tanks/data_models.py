@@ -506,13 +506,19 @@ class Special(Sourced):
     treat_as_clear: list[str] = Field(default_factory=list)
 
 
-class Award(Record):
-    side: Side
+class Tally(Record):
+    """The units a victory award or requirement counts: ``units_of``'s units that exited
+    (across ``edge``, if given) or were destroyed, of ``kinds`` and ``units`` if given."""
+
     event: Literal["exit", "destroy"]
     units_of: Side
     edge: Edge | None = None
     kinds: list[Kind] = Field(default_factory=list)
     units: list[str] = Field(default_factory=list)
+
+
+class Award(Tally):
+    side: Side
     exclude_units: list[str] = Field(default_factory=list)
     loaded: bool = False
     points: int = Field(ge=1)
@@ -531,12 +537,7 @@ class Level(Record):
         return self
 
 
-class Requirement(Record):
-    event: Literal["exit", "destroy"]
-    units_of: Side
-    edge: Edge | None = None
-    kinds: list[Kind] = Field(default_factory=list)
-    units: list[str] = Field(default_factory=list)
+class Requirement(Tally):
     loaded_with: list[Kind] = Field(default_factory=list)
     at_least: int | None = Field(default=None, ge=1)
     all: bool = False

@@ -8,6 +8,7 @@ from typing import Any
 
 from adjudicator.kernel.errors import RuleError
 from adjudicator.tanks.context import Ctx
+from adjudicator.tanks.data_models import Requirement, Tally
 from adjudicator.tanks.hexgrid import Hex, connected_groups, distance
 from adjudicator.tanks.spec import PROHIBITED, RulesData
 from adjudicator.tanks.state import SIDES, TanksState, Unit, other
@@ -245,25 +246,23 @@ def finish_setup(ctx: Ctx, side: str) -> None:
 # ---- victory -----------------------------------------------------------------------------------
 
 
-def _matches(ctx: Ctx, unit: Unit, kinds: list[Any], units: list[str],
-             exclude: list[str]) -> bool:
+def _matches(ctx: Ctx, unit: Unit, tally: Tally, exclude: list[str]) -> bool:
     kind = ctx.type_of(unit).kind
-    if kinds and kind not in {k.value for k in kinds}:
+    if tally.kinds and kind not in {k.value for k in tally.kinds}:
         return False
-    if units and unit.type not in units:
+    if tally.units and unit.type not in tally.units:
         return False
     return unit.type not in exclude
 
 
-def _count(ctx: Ctx, event: str, side: str, edge: Any, kinds: list[Any], units: list[str],
-           exclude: list[str], loaded: bool) -> int:
+def _count(ctx: Ctx, tally: Tally, exclude: list[str], loaded: bool) -> int:
     total = 0
     for unit in ctx.state.units:
-        if unit.side != side or not _matches(ctx, unit, kinds, units, exclude):
+        if unit.side != tally.units_of.value or not _matches(ctx, unit, tally, exclude):
             continue
-        if event == "exit":
-            if unit.status == "exited" and (edge is None or unit.exited_edge == edge.value) \
-                    and (not loaded or unit.exited_loaded):
+        if tally.event == "exit":
+            edge_ok = tally.edge is None or unit.exited_edge == tally.edge.value
+            if unit.status == "exited" and edge_ok and (not loaded or unit.exited_loaded):
                 total += 1
         elif unit.status == "destroyed":
             total += 1
@@ -274,8 +273,7 @@ def score(ctx: Ctx) -> dict[str, int]:
     sc: Any = ctx.data.scenarios[ctx.state.scenario]
     points = {s: 0 for s in SIDES}
     for award in sc.victory.award:
-        n = _count(ctx, award.event, award.units_of.value, award.edge, award.kinds,
-                   award.units, award.exclude_units, award.loaded)
+        n = _count(ctx, award, award.exclude_units, award.loaded)
         points[award.side.value] += n * award.points
     return points
 
@@ -324,12 +322,10 @@ def victory(ctx: Ctx) -> str:
     return f"{v.otherwise.value} wins ({v.winner.value} met no victory condition)"
 
 
-def _requirement(ctx: Ctx, r: Any) -> bool:
-    side = r.units_of.value
-    loaded = bool(r.loaded_with)
-    n = _count(ctx, r.event, side, r.edge, r.kinds, r.units, [], loaded)
+def _requirement(ctx: Ctx, r: Requirement) -> bool:
+    n = _count(ctx, r, [], bool(r.loaded_with))
     if r.all:
         pool = [u for u in ctx.state.units
-                if u.side == side and _matches(ctx, u, r.kinds, r.units, [])]
+                if u.side == r.units_of.value and _matches(ctx, u, r, [])]
         return n == len(pool)
-    return bool(n >= r.at_least)
+    return r.at_least is not None and n >= r.at_least
