@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Iterator
 
 import pytest
 
@@ -121,34 +122,34 @@ def _bearing_off_facing(target: Hex, facing: Direction, attacker: Hex) -> float:
     return min(off, 360 - off)
 
 
-def test_front_arc_is_120_degrees_centred_on_the_facing_8_5() -> None:
-    target = Hex.parse("1513")
+ARC_TARGET = Hex.parse("1513")
+
+
+def _attackers_around_target() -> Iterator[tuple[Direction, Hex, float]]:
+    """Each facing of ``ARC_TARGET`` with each attacker around it and its bearing off the
+    facing, in degrees."""
     for facing in Direction:
         for c in range(5, 26):
             for r in range(3, 24):
                 attacker = Hex(c, r)
-                if attacker == target:
-                    continue
-                off = _bearing_off_facing(target, facing, attacker)
-                arc = arc_of(target, facing, attacker)
-                assert (arc is Arc.FRONT) == (off <= 60 + 1e-9), (facing, attacker, off)
-                assert (arc is Arc.REAR) == (off > 120 + 1e-9), (facing, attacker, off)
+                if attacker != ARC_TARGET:
+                    yield facing, attacker, _bearing_off_facing(ARC_TARGET, facing, attacker)
+
+
+def test_front_arc_is_120_degrees_centred_on_the_facing_8_5() -> None:
+    for facing, attacker, off in _attackers_around_target():
+        arc = arc_of(ARC_TARGET, facing, attacker)
+        assert (arc is Arc.FRONT) == (off <= 60 + 1e-9), (facing, attacker, off)
+        assert (arc is Arc.REAR) == (off > 120 + 1e-9), (facing, attacker, off)
 
 
 def test_full_frontal_face_is_the_central_60_degrees_22_0() -> None:
-    target = Hex.parse("1513")
-    for facing in Direction:
-        for c in range(5, 26):
-            for r in range(3, 24):
-                attacker = Hex(c, r)
-                if attacker == target:
-                    continue
-                off = _bearing_off_facing(target, facing, attacker)
-                zone = front_zone(target, facing, attacker)
-                if off > 60 + 1e-9:
-                    assert zone is None
-                else:
-                    assert zone == ("centre" if off <= 30 + 1e-9 else "edge"), (facing, attacker)
+    for facing, attacker, off in _attackers_around_target():
+        zone = front_zone(ARC_TARGET, facing, attacker)
+        if off > 60 + 1e-9:
+            assert zone is None
+        else:
+            assert zone == ("centre" if off <= 30 + 1e-9 else "edge"), (facing, attacker)
 
 
 def test_barrage_covers_target_and_six_adjacent_hexes_18_3() -> None:
