@@ -17,11 +17,7 @@ import PIL.PngImagePlugin
 import pytest
 
 from adjudicator.kernel.views import View
-from bot.discord.core import BotConfig, UmpireBot
-from bot.discord.port import ServicePort
-from bot.service import GameService
-from bot.store import Store
-from tests.fakediscord import Channel, FakeDiscord, Harness, Message, User, run_client
+from tests.fakediscord import Channel, FakeDiscord, Harness, Message, User, run_umpire
 
 DUEL = "tests.kernel.duel:DuelGame"
 
@@ -48,19 +44,10 @@ async def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterato
     gm = fake.add_user("gm")
     ann, bob, eve = fake.add_user("ann"), fake.add_user("bob"), fake.add_user("eve")
     fake.add_role("Umpire GM")
-    await fake.start()
-    store = Store(tmp_path / "umpire.db")
-    service = GameService(store, seed_source=lambda n: bytes(range(n)))
-    bot = UmpireBot(ServicePort(service),
-                    BotConfig(guild_id=fake.guild_id, extra_games=[DUEL], tick_seconds=0,
-                              game_ids=["duel1", "duel2"]),
-                    guild_ready_timeout=0.05)
-    try:
-        async with run_client(fake, bot, bot.tree, monkeypatch) as harness:
-            yield Table(harness, fake, gm, ann, bob, eve)
-    finally:
-        store.close()
-        await fake.stop()
+    async with run_umpire(fake, tmp_path / "umpire.db", monkeypatch,
+                          seed_source=lambda n: bytes(range(n)), extra_games=[DUEL],
+                          game_ids=["duel1", "duel2"]) as harness:
+        yield Table(harness, fake, gm, ann, bob, eve)
 
 
 async def open_game(t: Table) -> Channel:
@@ -269,25 +256,16 @@ async def test_pictures_are_drawn_from_each_audiences_view(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fake = FakeDiscord()
     gm, ann, bob = fake.add_user("gm"), fake.add_user("ann"), fake.add_user("bob")
-    await fake.start()
-    store = Store(tmp_path / "umpire.db")
-    bot = UmpireBot(ServicePort(GameService(store)),
-                    BotConfig(guild_id=fake.guild_id, extra_games=[DUEL], tick_seconds=0,
-                              game_ids=["duel1"]),
-                    renderer=png_of, guild_ready_timeout=0.05)
-    try:
-        async with run_client(fake, bot, bot.tree, monkeypatch) as h:
-            t = Table(h, fake, gm, ann, bob, fake.add_user("eve"))
-            thread = await open_game(t)
-            await h.slash(ann, fake.dm_channel(ann), "trap", cell="2")
-            await h.slash(ann, thread, "move", units="r1", to="2")
-            await h.slash(bob, thread, "game map")
-            mine = await h.slash(ann, thread, "game map", private=True)
-            assert mine.ephemeral and drawn_for(mine.original.attachments[0].data) == (
-                "red", "2")
-    finally:
-        store.close()
-        await fake.stop()
+    async with run_umpire(fake, tmp_path / "umpire.db", monkeypatch, renderer=png_of,
+                          extra_games=[DUEL], game_ids=["duel1"]) as h:
+        t = Table(h, fake, gm, ann, bob, fake.add_user("eve"))
+        thread = await open_game(t)
+        await h.slash(ann, fake.dm_channel(ann), "trap", cell="2")
+        await h.slash(ann, thread, "move", units="r1", to="2")
+        await h.slash(bob, thread, "game map")
+        mine = await h.slash(ann, thread, "game map", private=True)
+        assert mine.ephemeral and drawn_for(mine.original.attachments[0].data) == (
+            "red", "2")
     public = [a for m in fake.public_messages() for a in m.all_attachments()]
     assert len(public) >= 3
     assert {drawn_for(a.data) for a in public} == {("public", "None")}

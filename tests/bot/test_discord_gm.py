@@ -10,14 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.discord.core import BotConfig, UmpireBot
-from bot.discord.port import ServicePort
-from bot.service import GameService
-from bot.store import Store
 from tests.bot.duel_variants import POSTS, POSTS_GAME
 from tests.bot.test_discord_duel import DUEL, Table, last_public
 from tests.bot.test_service_support import EDITABLE
-from tests.fakediscord import Channel, FakeDiscord, run_client
+from tests.fakediscord import Channel, FakeDiscord, run_umpire
 
 
 @pytest.fixture
@@ -26,19 +22,11 @@ async def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterato
     gm = fake.add_user("gm")
     ann, bob, eve = fake.add_user("ann"), fake.add_user("bob"), fake.add_user("eve")
     fake.add_role("Umpire GM")
-    await fake.start()
-    store = Store(tmp_path / "umpire.db")
-    service = GameService(store, seed_source=lambda n: bytes(range(n)))
-    bot = UmpireBot(ServicePort(service),
-                    BotConfig(guild_id=fake.guild_id, extra_games=[DUEL, EDITABLE, POSTS_GAME],
-                              tick_seconds=0, game_ids=["g1", "g2"]),
-                    guild_ready_timeout=0.05)
-    try:
-        async with run_client(fake, bot, bot.tree, monkeypatch) as harness:
-            yield Table(harness, fake, gm, ann, bob, eve)
-    finally:
-        store.close()
-        await fake.stop()
+    async with run_umpire(fake, tmp_path / "umpire.db", monkeypatch,
+                          seed_source=lambda n: bytes(range(n)),
+                          extra_games=[DUEL, EDITABLE, POSTS_GAME],
+                          game_ids=["g1", "g2"]) as harness:
+        yield Table(harness, fake, gm, ann, bob, eve)
 
 
 async def open_game(t: Table, game: str = DUEL, trap: str = "1") -> Channel:

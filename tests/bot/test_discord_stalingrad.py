@@ -21,11 +21,9 @@ import pytest
 from adjudicator.stalingrad.game import StalingradGame
 from adjudicator.stalingrad.setup import setup_units
 from bot.discord.app import load_renderer
-from bot.discord.core import BotConfig, UmpireBot
-from bot.discord.port import ServicePort
-from bot.service import Actor, GameService
-from bot.store import Store
-from tests.fakediscord import FakeDiscord, Harness, Message, User, run_client
+from bot.discord.core import UmpireBot
+from bot.service import Actor
+from tests.fakediscord import FakeDiscord, Harness, Message, User, run_umpire
 
 GERMAN_ATTACK = ("attack 32 fresh with g14pz:pzjg4 g29mot:i/15 g29mot:ii/15 g29mot:iii/15 "
                  "g29mot:pz129")
@@ -48,20 +46,13 @@ async def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                 ) -> AsyncIterator[tuple[Harness, User, User, User]]:
     fake = FakeDiscord()
     gm, gerd, sasha = fake.add_user("gm"), fake.add_user("gerd"), fake.add_user("sasha")
-    await fake.start()
-    store = Store(tmp_path / "umpire.db")
     renderer = load_renderer()
     assert renderer is not None, "the render package provides render(view)"
-    bot = UmpireBot(ServicePort(GameService(store, seed_source=lambda n: b"\x05" * n)),
-                    BotConfig(guild_id=fake.guild_id, tick_seconds=0, game_ids=["stal1"]),
-                    renderer=renderer, guild_ready_timeout=0.05)
-    try:
-        async with run_client(fake, bot, bot.tree, monkeypatch) as harness:
-            harness.timeout = 30.0
-            yield harness, gm, gerd, sasha
-    finally:
-        store.close()
-        await fake.stop()
+    async with run_umpire(fake, tmp_path / "umpire.db", monkeypatch,
+                          seed_source=lambda n: b"\x05" * n, renderer=renderer,
+                          game_ids=["stal1"]) as harness:
+        harness.timeout = 30.0
+        yield harness, gm, gerd, sasha
 
 
 def applied(reply: object) -> None:

@@ -8,11 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.discord.core import BotConfig, UmpireBot
-from bot.discord.port import ServicePort
-from bot.service import GameService
-from bot.store import Store
-from tests.fakediscord import FakeDiscord, Harness, User, run_client
+from tests.fakediscord import FakeDiscord, Harness, User, run_umpire
 
 HIDDEN = {"pak75-1": "0101", "pak75-2": "0102", "flak88-1": "0103"}
 PLACED = ["flak88-2", "pak88-1", "pak88-2", *(f"infde-{n}" for n in range(1, 10))]
@@ -26,17 +22,9 @@ async def tanks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                 ) -> AsyncIterator[tuple[Harness, User, User, User]]:
     fake = FakeDiscord()
     gm, gerd, sasha = fake.add_user("gm"), fake.add_user("gerd"), fake.add_user("sasha")
-    await fake.start()
-    store = Store(tmp_path / "umpire.db")
-    bot = UmpireBot(ServicePort(GameService(store, seed_source=lambda n: b"\x07" * n)),
-                    BotConfig(guild_id=fake.guild_id, tick_seconds=0, game_ids=["tanks1"]),
-                    guild_ready_timeout=0.05)
-    try:
-        async with run_client(fake, bot, bot.tree, monkeypatch) as harness:
-            yield harness, gm, gerd, sasha
-    finally:
-        store.close()
-        await fake.stop()
+    async with run_umpire(fake, tmp_path / "umpire.db", monkeypatch,
+                          seed_source=lambda n: b"\x07" * n, game_ids=["tanks1"]) as harness:
+        yield harness, gm, gerd, sasha
 
 
 async def test_pakfront_hidden_setup_and_reveals(

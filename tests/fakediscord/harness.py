@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import discord
@@ -20,6 +21,10 @@ import pytest
 import yarl
 from discord import app_commands
 
+from bot.discord.core import BotConfig, Renderer, UmpireBot
+from bot.discord.port import ServicePort
+from bot.service import GameService
+from bot.store import Store
 from tests.fakediscord.server import Channel, FakeDiscord, InteractionRecord, Message, User
 
 TOKEN = "fake-token-not-a-secret"
@@ -190,3 +195,26 @@ async def run_client(fake: FakeDiscord, client: discord.Client,
         await client.close()
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.wait_for(task, 5)
+
+
+@contextlib.asynccontextmanager
+async def run_umpire(fake: FakeDiscord, db: Path, monkeypatch: pytest.MonkeyPatch,
+                     seed_source: Callable[[int], bytes] | None = None,
+                     renderer: Renderer | None = None,
+                     **config: Any) -> AsyncIterator[Harness]:
+    """Start ``fake``, run Umpire's bot against it on a new store at ``db`` (``config``:
+    :class:`BotConfig` fields besides the fake's guild and ``tick_seconds=0``), yield the
+    harness; close the store and stop the fake afterwards."""
+    await fake.start()
+    store = Store(db)
+    service = (GameService(store) if seed_source is None
+               else GameService(store, seed_source=seed_source))
+    bot = UmpireBot(ServicePort(service),
+                    BotConfig(guild_id=fake.guild_id, tick_seconds=0, **config),
+                    renderer=renderer, guild_ready_timeout=0.05)
+    try:
+        async with run_client(fake, bot, bot.tree, monkeypatch) as harness:
+            yield harness
+    finally:
+        store.close()
+        await fake.stop()
