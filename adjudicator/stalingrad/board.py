@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from adjudicator.kernel.errors import NotationError
 from adjudicator.kernel.names import Named, NameIndex
 
 GERMAN = "german"
@@ -32,6 +33,11 @@ FIRST_DATE = _dt.date(1942, 9, 13)
 
 def other(side: str) -> str:
     return RUSSIAN if side == GERMAN else GERMAN
+
+
+def area_key_order(key: str) -> tuple[int, int, str]:
+    """Areas by number, then Zones by letter."""
+    return (0, int(key), "") if key.isdigit() else (1, 0, key)
 
 
 def date_label(index: int) -> str:
@@ -133,7 +139,6 @@ class Board:
     #: Blue Victory Point number per week (19.2), week 1 = Sept 13-19.
     blue: dict[int, int] = field(default_factory=dict)
     names: NameIndex = field(init=False)
-    unit_names: dict[str, NameIndex] = field(init=False)
     regiment_size: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -141,11 +146,6 @@ class Board:
             Named(a.key, a.name, (*a.aliases, *( (f"zone {a.key}",) if a.zone else
                                                (f"area {a.key}",))))
             for a in self.areas.values()))
-        self.unit_names = {
-            side: NameIndex.of("unit", (Named(u.id, u.name) for u in self.units.values()
-                                        if u.side == side))
-            for side in SIDES
-        }
         sizes: dict[str, int] = {}
         for unit in self.units.values():
             if unit.regiment and unit.battalion and unit.kind == "infantry":
@@ -173,18 +173,14 @@ class Board:
         return self.names.resolve(text)
 
     def resolve_unit(self, text: str) -> str:
-        """A unit id from an exact id, a name, or a unique prefix, on either side."""
+        """A unit id (ids are lower case) from the id in any case or a unique prefix, on
+        either side."""
         wanted = text.strip().lower()
         if wanted in self.units:
             return wanted
-        for unit_id in self.units:
-            if unit_id.lower() == wanted:
-                return unit_id
-        matches = [u for u in self.units if u.lower().startswith(wanted)]
+        matches = [u for u in self.units if u.startswith(wanted)]
         if len(matches) == 1:
             return matches[0]
-        from adjudicator.kernel.errors import NotationError
-
         if matches:
             shown = ", ".join(sorted(matches)[:8])
             raise NotationError(f"ambiguous unit {text!r}: could be {shown}")

@@ -28,6 +28,7 @@ from adjudicator.stalingrad.movement import (
     start_units,
 )
 from adjudicator.stalingrad.orders import Attack, Casualties, Notation, Overflow
+from adjudicator.stalingrad.sequence import after_attack_roll, offer_reroll
 from adjudicator.stalingrad.state import DEAD, EAST, Act, Battle
 
 SEPT_27 = date_index(9, 27)
@@ -294,7 +295,7 @@ def do_attack(ctx: Ctx, side: str, order: Attack, dice: Dice) -> None:
         if not any(ctx.d(u).numeric_attack for u in uids):
             raise RuleError("8.351", "AA and AT units (\"*\") may not lead an attack: add a unit "
                             "with a numerical Attack Factor")
-    if (area, group) in [tuple(x) for x in imp.attacked]:
+    if (area, group) in imp.attacked:
         raise RuleError("8.32", f"the {group} Group in {ctx.name(area)} has already been "
                         "attacked this impulse")
     for uid in in_area:
@@ -317,7 +318,7 @@ def do_attack(ctx: Ctx, side: str, order: Attack, dice: Dice) -> None:
     # 8.34: units that entered the Area must attack one of its Groups; if this attack takes
     # the only Group left to them, they must be part of it.
     untouched = [g for g, units in (("fresh", fresh_group), ("spent", spent_group))
-                 if units and g != group and (area, g) not in [tuple(x) for x in imp.attacked]]
+                 if units and g != group and (area, g) not in imp.attacked]
     bound = sorted(u for u, a in imp.acts.items()
                    if a.entered == area and a.must_attack and u not in uids
                    and ctx.loc(u) == area and (a.designated == group
@@ -367,8 +368,6 @@ def do_attack(ctx: Ctx, side: str, order: Attack, dice: Dice) -> None:
 
 def roll_battle(ctx: Ctx, dice: Dice) -> None:
     """8.38: the attacker's DR, then the defender's."""
-    from adjudicator.stalingrad.sequence import after_attack_roll
-
     battle = ctx.state.battle
     assert battle is not None
     attacker = battle.side.capitalize()
@@ -656,7 +655,7 @@ def answer_tie(ctx: Ctx, unit: str) -> None:
     battle = ctx.state.battle
     pending = ctx.state.pending
     assert battle is not None and pending is not None
-    uid = ctx.board.resolve_unit(unit) if unit not in ctx.board.units else unit
+    uid = ctx.board.resolve_unit(unit)
     if uid not in pending.data["units"]:
         raise RuleError("8.354", f"{uid} is not one of the tied units", pending.option_orders())
     battle.first_loss = uid
@@ -839,8 +838,6 @@ def do_retreat(ctx: Ctx, side: str, movers: list[str], src: str, dest: str, dice
     Returns False when a decision was left pending (which units continue out of a full
     Area, 8.3553; where a continued retreat goes, 8.3551), True when the retreat is over.
     """
-    from adjudicator.stalingrad.sequence import offer_reroll
-
     visited = set(visited or ()) | {src}
     survivors: list[str] = []
     enemies = len(ctx.combat(dest, other(side)))

@@ -216,7 +216,7 @@ class Ctx:
     def own(self, side: str, units: tuple[str, ...], rule: str = "8.11") -> list[str]:
         out = []
         for text in units:
-            uid = text if text in self.board.units else self.board.resolve_unit(text)
+            uid = self.board.resolve_unit(text)
             if uid not in self.state.units:
                 raise RuleError(rule, f"{uid} is not in this game")
             if self.side_of(uid) != side:
@@ -225,8 +225,6 @@ class Ctx:
         return out
 
     def area_key(self, text: str) -> str:
-        if text in self.board.areas:
-            return text
         return self.board.resolve_area(text)
 
     def is_night_russian_bonus(self, uid: str) -> int:

@@ -15,11 +15,11 @@ from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.movement import (
     base_mf,
     entry_cost,
-    offer_reroll,
     rubble_entry,
     start_units,
 )
 from adjudicator.stalingrad.orders import Cross, Recross
+from adjudicator.stalingrad.sequence import offer_reroll
 from adjudicator.stalingrad.state import EAST, OFFBOARD, OUT, POOL
 
 GERMAN_ENTRY = ("C", "D", "E", "F")  # 6.2, 18.2

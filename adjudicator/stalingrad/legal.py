@@ -14,14 +14,13 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from adjudicator.kernel.errors import RuleError
-from adjudicator.stalingrad.board import RUSSIAN, other
+from adjudicator.stalingrad.board import RUSSIAN, area_key_order, other
 from adjudicator.stalingrad.combat import attack_cost, attack_limit_error, attack_mf, attacker_error
 from adjudicator.stalingrad.context import Ctx
-from adjudicator.stalingrad.movement import allowance, base_mf, reachable, regroup_error
+from adjudicator.stalingrad.movement import base_mf, reachable, regroup_error
 from adjudicator.stalingrad.orders import Cross, Move, Notation, Regroup
 from adjudicator.stalingrad.sequence import check_end
 from adjudicator.stalingrad.setup import (
-    area_key_order,
     matches,
     setup_done_error,
     setup_gaps,
@@ -108,8 +107,7 @@ def legal_info(ctx: Ctx, side: str, area: str | None = None) -> LegalInfo:
             for group in ("fresh", "spent"):
                 if not ctx.combat(target, other(side), fresh=(group == "fresh")):
                     continue
-                if ctx.state.impulse and (target, group) in [
-                        tuple(x) for x in ctx.state.impulse.attacked]:
+                if ctx.state.impulse and (target, group) in ctx.state.impulse.attacked:
                     continue  # 8.32
                 able = []
                 for uid in uids:
@@ -243,11 +241,4 @@ def _night_orders(ctx: Ctx, side: str) -> list[str]:
     return out
 
 
-def check(order_text: str) -> None:
-    """Raise if ``order_text`` is not in canonical notation (a guard for tests)."""
-    parsed = Notation().parse(order_text)
-    if Notation.format(parsed) != order_text:
-        raise RuleError("notation", f"not canonical: {order_text}")
-
-
-__all__ = ["LegalInfo", "allowance", "legal_info", "legal_orders"]
+__all__ = ["LegalInfo", "legal_info", "legal_orders"]

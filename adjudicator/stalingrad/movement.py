@@ -6,21 +6,15 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 
-from adjudicator.kernel.dice import Dice, Roll
+from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.board import RUSSIAN, other
 from adjudicator.stalingrad.context import MAX_STACK, Ctx
 from adjudicator.stalingrad.orders import Fortify, Infiltrate, Move, Regroup
+from adjudicator.stalingrad.sequence import offer_reroll
 from adjudicator.stalingrad.state import EAST, OFF_MAP, OFFBOARD, Act
 
 # ---- costs ---------------------------------------------------------------------------------
-
-
-def offer_reroll(ctx: Ctx, dice: Dice, roll: Roll, loser: str) -> None:
-    """9.4: the Advantage may reroll this DR/dr (see :mod:`sequence`)."""
-    from adjudicator.stalingrad.sequence import offer_reroll as offer
-
-    offer(ctx, dice, roll, loser)
 
 
 def fresh_enemy_adjacent(ctx: Ctx, side: str, dest: str) -> bool:

@@ -13,7 +13,14 @@ from collections.abc import Mapping
 from adjudicator.kernel.decisions import Option, PendingDecision
 from adjudicator.kernel.dice import Dice, Roll
 from adjudicator.kernel.errors import RuleError
-from adjudicator.stalingrad.board import GERMAN, RUSSIAN, Board, date_label, other
+from adjudicator.stalingrad.board import (
+    GERMAN,
+    RUSSIAN,
+    Board,
+    area_key_order,
+    date_label,
+    other,
+)
 from adjudicator.stalingrad.context import MAX_STACK, Ctx
 from adjudicator.stalingrad.orders import Notation
 from adjudicator.stalingrad.state import DEAD, OFF_MAP, POOL
@@ -411,12 +418,8 @@ def german_vp(board: Board, control: Mapping[str, str]) -> tuple[int, list[str]]
     """:func:`victory_points` from the board and the Control of each Area (Russian unless
     recorded otherwise): the total and the VP Areas (and Zones) counted, in key order."""
     areas = sorted((k for k, a in board.areas.items()
-                    if a.vp and control.get(k, RUSSIAN) == GERMAN), key=_key_order)
+                    if a.vp and control.get(k, RUSSIAN) == GERMAN), key=area_key_order)
     return sum(board.areas[k].vp for k in areas), areas
-
-
-def _key_order(key: str) -> tuple[int, int, str]:
-    return (0, int(key), "") if key.isdigit() else (1, 0, key)
 
 
 def end_of_week(ctx: Ctx) -> None:

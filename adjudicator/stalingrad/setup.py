@@ -11,20 +11,23 @@ from typing import Any
 
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
-from adjudicator.stalingrad.board import GERMAN, RUSSIAN, AreaInfo, Board, UnitDef
+from adjudicator.stalingrad.board import (
+    GERMAN,
+    RUSSIAN,
+    AreaInfo,
+    Board,
+    UnitDef,
+    area_key_order,
+)
 from adjudicator.stalingrad.context import MAX_STACK, Ctx
-from adjudicator.stalingrad.movement import offer_reroll
 from adjudicator.stalingrad.orders import Setup
+from adjudicator.stalingrad.sequence import offer_reroll
 from adjudicator.stalingrad.state import OFFBOARD, OUT, POOL, StalingradState, UnitState
 
 SETUP = POOL  # units waiting to be set up share the pool with future reinforcements
 #: 12.1 / 19.1: Germans trace supply to Zones C-F and start holding Zone H; the other
 #: Zones are Russian. Used only when the pack gives a Zone no initial control.
 ZONE_CONTROL = {"C": GERMAN, "D": GERMAN, "E": GERMAN, "F": GERMAN, "H": GERMAN}
-
-
-def area_key_order(key: str) -> tuple[int, int, str]:
-    return (0, int(key), "") if key.isdigit() else (1, 0, key)
 
 
 def initial_control(info: AreaInfo) -> str:

@@ -17,10 +17,9 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from adjudicator.kernel.views import View
-from adjudicator.stalingrad.board import Board, date_label
+from adjudicator.stalingrad.board import Board, area_key_order, date_label
 from adjudicator.stalingrad.last_action import LastAction, for_viewer
 from adjudicator.stalingrad.sequence import german_vp
-from adjudicator.stalingrad.setup import area_key_order
 from adjudicator.stalingrad.state import DEAD, EAST, OFFBOARD, POOL, StalingradState
 
 
