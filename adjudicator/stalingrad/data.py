@@ -65,6 +65,7 @@ REQUIRED_FILES: tuple[str, ...] = (
 GAME = "stalingrad"
 
 M = TypeVar("M", bound=BaseModel)
+K = TypeVar("K", int, str)
 
 
 class PackError(packs.PackError):
@@ -154,6 +155,25 @@ def _label(raw: Any, key: str, what: str, index: int) -> str:
     return f"{what} record {index + 1}"
 
 
+def _keyed(model: type[M], doc: dict[str, Any] | None, file: str, table: str, key: str,
+           key_type: type[K], what: str, problems: list[str]) -> tuple[dict[K, M], set[K]]:
+    """A file's records by ``key`` (Areas by number, Zones by letter), and every key its
+    records state, valid or not (references to a record that fails validation are not
+    reported as dangling); a key stated twice is a problem."""
+    records: dict[K, M] = {}
+    known: set[K] = set()
+    for i, raw in enumerate(_records(doc, file, table, problems)):
+        label = _label(raw, key, what, i)
+        if isinstance(raw, dict) and isinstance(raw.get(key), key_type):
+            if raw[key] in known:
+                problems.append(f"{file}: {label}: {key} used twice")
+            known.add(raw[key])
+        record = _validate(model, raw, f"{file}: {label}", problems)
+        if record is not None:
+            records[getattr(record, key)] = record
+    return records, known
+
+
 def pack_hash(pack_or_path: StalingradPack | Path | str) -> str:
     """sha256 over the pack's TOML files (name and bytes) in sorted name order."""
     if isinstance(pack_or_path, StalingradPack):
@@ -208,28 +228,10 @@ def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, list[s
                 fag_boxes.append(fb)
 
     # ---- areas.toml / zones.toml
-    areas: dict[int, Area] = {}
-    known_areas: set[int] = set()
-    for i, raw in enumerate(_records(docs["areas.toml"], "areas.toml", "area", problems)):
-        label = _label(raw, "number", "Area", i)
-        if isinstance(raw, dict) and isinstance(raw.get("number"), int):
-            if raw["number"] in known_areas:
-                problems.append(f"areas.toml: {label}: number used twice")
-            known_areas.add(raw["number"])
-        area = _validate(Area, raw, f"areas.toml: {label}", problems)
-        if area is not None:
-            areas[area.number] = area
-    zones: dict[str, Zone] = {}
-    known_zones: set[str] = set()
-    for i, raw in enumerate(_records(docs["zones.toml"], "zones.toml", "zone", problems)):
-        label = _label(raw, "letter", "Zone", i)
-        if isinstance(raw, dict) and isinstance(raw.get("letter"), str):
-            if raw["letter"] in known_zones:
-                problems.append(f"zones.toml: {label}: letter used twice")
-            known_zones.add(raw["letter"])
-        zone = _validate(Zone, raw, f"zones.toml: {label}", problems)
-        if zone is not None:
-            zones[zone.letter] = zone
+    areas, known_areas = _keyed(Area, docs["areas.toml"], "areas.toml", "area", "number", int,
+                                "Area", problems)
+    zones, known_zones = _keyed(Zone, docs["zones.toml"], "zones.toml", "zone", "letter", str,
+                                "Zone", problems)
 
     # ---- units.toml
     formations: list[Formation] = []

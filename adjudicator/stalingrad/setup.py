@@ -172,14 +172,19 @@ def _room(ctx: Ctx, uid: str, area: str, side: str) -> bool:
     return setup_room(ctx, side, (uid,), area)
 
 
+def setup_areas(board: Board, side: str) -> list[str]:
+    """5.4, 5.6: the Areas whose ID colour and shape ``side`` sets up on, in key order."""
+    shapes = ("square",) if side == GERMAN else ("circle", "triangle")
+    return sorted((k for k, a in board.areas.items() if not a.zone
+                   and a.id_colour not in (None, "white") and a.id_shape in shapes),
+                  key=area_key_order)
+
+
 def setup_gaps(ctx: Ctx, side: str) -> list[tuple[str, list[str]]]:
     """5.6: the side's free-setup Areas without a unit of their ID colour, each with the
     units that could fill it from an Area holding two or more matching units."""
     board = ctx.board
-    shapes = ("square",) if side == GERMAN else ("circle", "triangle")
-    keys = sorted((k for k, a in board.areas.items() if not a.zone
-                   and a.id_colour not in (None, "white") and a.id_shape in shapes),
-                  key=area_key_order)
+    keys = setup_areas(board, side)
 
     def mine(area: str) -> list[str]:
         return sorted(u for u in ctx.combat(area, side) if matches(ctx.d(u), board.area(area)))
@@ -203,10 +208,7 @@ def do_setup_auto(ctx: Ctx, side: str) -> None:
     waiting = [u for u in setup_units(board, ctx.state, side) if ctx.loc(u) == POOL]
     if not waiting:
         raise RuleError("5.4", f"every {side} starting unit is already set up", ["setup done"])
-    shapes = ("square",) if side == GERMAN else ("circle", "triangle")
-    keys = sorted((k for k, a in board.areas.items() if not a.zone
-                   and a.id_colour not in (None, "white") and a.id_shape in shapes),
-                  key=area_key_order)
+    keys = setup_areas(board, side)
     for uid in waiting:
         d = ctx.d(uid)
         home = d.historical
