@@ -538,6 +538,8 @@ class Level(Record):
 
 
 class Requirement(Tally):
+    #: Exiting halftracks count only with a passenger of these kinds. The rules record
+    #: whether a halftrack left with infantry aboard (25.7), so only infantry is supported.
     loaded_with: list[Kind] = Field(default_factory=list)
     at_least: int | None = Field(default=None, ge=1)
     all: bool = False
@@ -546,6 +548,8 @@ class Requirement(Tally):
     def _count(self) -> Requirement:
         if (self.at_least is None) == (not self.all):
             raise ValueError("a requirement is either at_least N or all")
+        if self.loaded_with and self.loaded_with != ["infantry"]:
+            raise ValueError('loaded_with supports only ["infantry"] (25.7)')
         return self
 
 

@@ -168,3 +168,10 @@ def test_load_pack_sees_a_replaced_file(copy: Path) -> None:
     second = load_pack(copy)
     assert second.version == "1.0.1-gm"
     assert second.content_hash != first.content_hash == pack_hash(DEFAULT_PACK)
+
+
+def test_exit_condition_loaded_with_only_infantry_25_7(copy: Path) -> None:
+    """25.7 counts halftracks leaving with infantry aboard; other cargo is not recorded."""
+    edit(copy, "scenarios.toml", 'loaded_with = ["infantry"]', 'loaded_with = ["at_gun"]')
+    problems = check_pack(copy)
+    assert any("loaded_with supports only" in p for p in problems), problems
