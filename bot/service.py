@@ -40,7 +40,7 @@ from adjudicator.kernel.packs import hash_files, pack_files
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View
 from adjudicator.registry import UnknownGame, load_game
-from bot import deadlines
+from bot import deadlines, seat_secrets
 from bot.history import (
     DiceFactory,
     ForcingDice,
@@ -61,7 +61,7 @@ from bot.messages import (
 )
 from bot.overrides import ForceDice, Override, apply_override, parse_override
 from bot.records import FORMAT, export_lines
-from bot.store import DuplicateKey, NewAction, SequenceConflict, Snapshot, Store
+from bot.store import DuplicateKey, NewAction, SequenceConflict, Snapshot, Store, loads
 
 SYSTEM_ACTOR = "system"
 #: Retries when another process wrote to the same game between load and commit.
@@ -120,6 +120,8 @@ class SeatInfo(BaseModel):
     role: Literal["player", "gm"]
     discord_id: str | None = None
     email: str | None = None
+    #: Whether the seat has a secret (see :meth:`GameService.set_seat_secret`).
+    secret: bool = False
 
 
 class GameInfo(BaseModel):
@@ -282,8 +284,12 @@ class GameService:
         creator_side: str | None = None,
         bindings: Mapping[str, Any] | None = None,
         game_id: str | None = None,
+        creator_secret: str | None = None,
     ) -> GameInfo:
-        """A new game in 'setup': seats can be filled and entropy added, then ``start``."""
+        """A new game in 'setup': seats can be filled and entropy added, then ``start``.
+
+        ``creator_secret``: the secret of the creator's seat (see :meth:`set_seat_secret`).
+        """
         try:
             rules = self._load_rules(game, str(pack) if pack else None)
         except UnknownGame as error:
@@ -304,7 +310,7 @@ class GameService:
             if creator_role == "player" and creator_side not in rules.sides:
                 raise InvalidOperation(f"choose a side: {', '.join(rules.sides)}")
             seats.append(self._seat_row(creator_side if creator_role == "player" else None,
-                                        creator_role, creator))
+                                        creator_role, creator, creator_secret))
         self.store.insert_game({
             "id": gid, "game": game, "scenario": scenario,
             "options": json.dumps(dict(options or {}), sort_keys=True),
@@ -316,14 +322,17 @@ class GameService:
         }, seats)
         return self.info(gid)
 
-    def _seat_row(self, side: str | None, role: str, player: Actor) -> dict[str, Any]:
+    def _seat_row(self, side: str | None, role: str, player: Actor,
+                  secret: str | None = None) -> dict[str, Any]:
         return {"side": side, "role": role, "discord_id": player.discord_id,
                 "email": player.email.lower() if player.email else None,
+                "password_hash": seat_secrets.hash_secret(secret) if secret else None,
                 "created": self.clock()}
 
     def seat(self, game_id: str, by: Actor, side: str | None, player: Actor,
-             role: Literal["player", "gm"] = "player") -> GameInfo:
-        """Seat ``player`` for ``side`` (a GM seats anyone; a player may take a free side)."""
+             role: Literal["player", "gm"] = "player", secret: str | None = None) -> GameInfo:
+        """Seat ``player`` for ``side`` (a GM seats anyone; a player may take a free side);
+        ``secret``: the new seat's secret, if its frontend needs one."""
         row = self._row(game_id)
         seats = self.store.seats(game_id)
         rules = self._rules_for(row)
@@ -342,8 +351,49 @@ class GameService:
             raise InvalidOperation("a seat needs a Discord id or an email address")
         if any(player.holds(s) and s["side"] == side and s["role"] == role for s in seats):
             raise InvalidOperation("already seated there")
-        self.store.add_seat(game_id, self._seat_row(side, role, player))
+        self.store.add_seat(game_id, self._seat_row(side, role, player, secret))
         return self.info(game_id)
+
+    # ---- seat secrets (for frontends that cannot authenticate a user, e.g. email) -----
+
+    def set_seat_secret(self, game_id: str, by: Actor, secret: str, *,
+                        side: str | None = None, holder: Actor | None = None) -> list[SeatInfo]:
+        """Set or reset the secret of the player seats of ``side``, or of ``holder``'s GM
+        seats. The GM only; the store keeps the secret's hash, never the secret."""
+        row = self._row(game_id)
+        seats = self.store.seats(game_id)
+        self._require_gm(seats, by, "set seat secrets")
+        try:
+            secret = seat_secrets.check_strength(secret)
+        except seat_secrets.WeakSecret as error:
+            raise InvalidOperation(str(error)) from error
+        if side is not None:
+            sides = self._rules_for(row).sides
+            if side not in sides:
+                raise InvalidOperation(f"unknown side {side!r}; sides are {', '.join(sides)}")
+            chosen = [s for s in seats if s["role"] == "player" and s["side"] == side]
+        elif holder is not None:
+            chosen = [s for s in seats if s["role"] == "gm" and holder.holds(s)]
+        else:
+            raise InvalidOperation("name a side, or the GM whose secret to set")
+        if not chosen:
+            raise InvalidOperation("no such seat in game " + game_id)
+        ids = {int(s["id"]) for s in chosen}
+        self.store.set_seat_secret(game_id, sorted(ids), seat_secrets.hash_secret(secret))
+        return [self._seat_info(s) for s in self.store.seats(game_id) if int(s["id"]) in ids]
+
+    def unlocked_seats(self, game_id: str, actor: Actor, secret: str | None) -> list[SeatInfo]:
+        """The actor's seats whose secret is ``secret`` (none without a secret)."""
+        if not secret:
+            return []
+        return [self._seat_info(s) for s in self.store.seats(game_id)
+                if actor.holds(s) and seat_secrets.matches(secret, s["password_hash"])]
+
+    def seats_with_secret(self, game_id: str, secret: str) -> list[SeatInfo]:
+        """Every seat whose secret is ``secret``, whoever holds it (to warn the owner of a
+        secret that someone else has used)."""
+        return [self._seat_info(s) for s in self.store.seats(game_id)
+                if seat_secrets.matches(secret, s["password_hash"])]
 
     def unseat(self, game_id: str, gm: Actor, who: str | Actor, reason: str,
                role: Literal["player", "gm"] = "player") -> GameInfo:
@@ -433,11 +483,15 @@ class GameService:
             id=row["id"], game=row["game"], scenario=row["scenario"], status=row["status"],
             to_act=row["to_act"], result=row["result"], commitment=row["commitment"],
             pack_hash=row["pack_hash"],
-            seats=[SeatInfo(side=s["side"], role=s["role"], discord_id=s["discord_id"],
-                            email=s["email"]) for s in seats],
+            seats=[GameService._seat_info(s) for s in seats],
             head_seq=row["head_seq"], branch=row["branch"], deadline_at=row["deadline_at"],
             bindings=json.loads(row["bindings"] or "{}"), paused_at=row.get("paused_at"),
             paused_by=row.get("paused_by"), pause_reason=row.get("pause_reason"))
+
+    @staticmethod
+    def _seat_info(seat: Mapping[str, Any]) -> SeatInfo:
+        return SeatInfo(side=seat["side"], role=seat["role"], discord_id=seat["discord_id"],
+                        email=seat["email"], secret=bool(seat.get("password_hash")))
 
     def games_for(self, actor: Actor) -> list[GameInfo]:
         rows = self.store.games_of(actor.discord_id, actor.email)
@@ -578,6 +632,28 @@ class GameService:
             return self._lines_plan(ctx, actor.label, acting, lines)
 
         return self._execute(game_id, plan, idempotency_key, actor.label)
+
+    def updates(self, game_id: str, after: int, *, skip_actor: str | None = None
+                ) -> SubmitResult:
+        """What happened after action ``after``, as every audience may read it.
+
+        For a frontend that tells its users of actions taken elsewhere (a move made by
+        email, told in a Discord thread): the events of every later action (reverted ones
+        too: they were played, and the rollback that reverted them is among the actions),
+        and each audience's current view. ``skip_actor`` leaves out actions whose actor
+        label starts with it (those the frontend published itself).
+        """
+        ctx = self._load(game_id)
+        rows = [r for r in self.store.actions(game_id, after=after, upto=ctx.head)
+                if not (skip_actor and str(r["actor"]).startswith(skip_actor))]
+        events = [e for r in rows for e in events_from_json(loads(r["events"], []))]
+        game = ctx.game
+        views = {viewer: game.view(ctx.state, viewer) for viewer in audiences(game.sides)}
+        boards = {viewer: game.board_text(view) for viewer, view in views.items()}
+        return SubmitResult(status="applied", game_id=game_id, seqs=[int(r["seq"]) for r in rows],
+                            to_act=game.acting_side(ctx.state),
+                            pending_side=ctx.state.pending.side if ctx.state.pending else None,
+                            messages=build_messages(views, events, boards))
 
     async def submit_async(self, game_id: str, actor: Actor, text: str,
                            idempotency_key: str | None = None,

@@ -191,8 +191,38 @@ def _migration_2(db: Database) -> None:
     )
 
 
+def _migration_3(db: Database) -> None:
+    """The email gateway's bookkeeping (seat secrets live in ``seats.password_hash``).
+
+    * ``mail_inbox``: every mail handled, by Message-ID (a mail delivered twice is
+      answered once; a crash before the mail is marked handled re-reads it harmlessly);
+    * ``mail_cursors``: per game and address, the last action that address was told of;
+    * ``mail_observers``: addresses that follow a game's public mail;
+    * ``mail_rate``: mails per address in the current window (flood limit);
+    * ``mail_rollbacks``: a GM's previewed rollback waiting for its confirmation code;
+    * ``mail_reminders``: deadline reminders already mailed.
+    """
+    db.table("mail_inbox").create(
+        {"message_key": str, "sender": str, "game_id": str, "received": float,
+         "outcome": str}, pk="message_key", not_null=["received", "outcome"])
+    db.table("mail_cursors").create({"game_id": str, "address": str, "seq": int},
+                                    pk=("game_id", "address"), not_null=["seq"])
+    db.table("mail_observers").create({"game_id": str, "address": str, "since": float},
+                                      pk=("game_id", "address"), not_null=["since"])
+    db.table("mail_rate").create({"address": str, "window_start": float, "count": int,
+                                  "warned": int}, pk="address",
+                                 not_null=["window_start", "count", "warned"])
+    db.table("mail_rollbacks").create(
+        {"code": str, "game_id": str, "gm": str, "to_seq": int, "reason": str,
+         "head_seq": int, "created": float}, pk="code",
+        not_null=["game_id", "gm", "to_seq", "reason", "head_seq", "created"])
+    db.table("mail_reminders").create(
+        {"game_id": str, "deadline_start": float, "fraction": float},
+        pk=("game_id", "deadline_start", "fraction"))
+
+
 #: Ordered migrations; version N is ``MIGRATIONS[N - 1]``. Never edit a shipped one: append.
-MIGRATIONS: list[Callable[[Database], None]] = [_migration_1, _migration_2]
+MIGRATIONS: list[Callable[[Database], None]] = [_migration_1, _migration_2, _migration_3]
 
 
 @dataclass
@@ -344,6 +374,13 @@ class Store:
                 db.execute("UPDATE seats SET removed = ?, removed_by = ?, removed_reason = ? "
                            "WHERE id = ? AND game_id = ? AND removed IS NULL",
                            [when, by, reason, seat_id, game_id])
+
+    def set_seat_secret(self, game_id: str, seat_ids: Sequence[int], secret_hash: str) -> None:
+        """Store a seat secret's hash on open seats (set or reset by the GM)."""
+        with self.write() as db:
+            for seat_id in seat_ids:
+                db.execute("UPDATE seats SET password_hash = ? WHERE id = ? AND game_id = ? "
+                           "AND removed IS NULL", [secret_hash, seat_id, game_id])
 
     def games_of(self, discord_id: str | None, email: str | None) -> list[dict[str, Any]]:
         return list(self.db.query(

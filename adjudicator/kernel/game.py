@@ -25,11 +25,13 @@ from pydantic import BaseModel, ConfigDict
 from adjudicator.kernel.decisions import PendingDecision, StandingPolicy
 from adjudicator.kernel.dice import Dice, Roll
 from adjudicator.kernel.errors import RuleError
-from adjudicator.kernel.events import Event
+from adjudicator.kernel.events import PUBLIC, Event
 from adjudicator.kernel.orders import (
     Order,
+    Resign,
     SetStanding,
     format_standing,
+    parse_resign,
     parse_standing,
     words,
 )
@@ -148,11 +150,15 @@ class Game(ABC, Generic[S]):
         parts = words(text)
         if parts and parts[0].lower() == "standing":
             return parse_standing(text)
+        if parts and parts[0].lower() == "resign":
+            return parse_resign(text)
         return self.parse_game_order(text)
 
     def format(self, order: Order) -> str:
         if isinstance(order, SetStanding):
             return format_standing(order)
+        if isinstance(order, Resign):
+            return "resign"
         return self.format_game_order(order)
 
     def is_secret(self, order: Order) -> bool:
@@ -199,6 +205,8 @@ class Game(ABC, Generic[S]):
         applied = [self.format(order)]
         if isinstance(order, SetStanding):
             events.append(self._set_standing(work, side, order))
+        elif isinstance(order, Resign):
+            events.append(self._resign(work, side))
         else:
             self._check_turn(work, side)
             events.extend(self.resolve(work, side, order, dice))
@@ -281,6 +289,16 @@ class Game(ABC, Generic[S]):
         mine[order.kind] = order.policy
         return Event(kind="standing", text=f"{side}: standing order {order.kind} = {order.policy}",
                      audience=side)
+
+    def _resign(self, state: S, side: str) -> Event:
+        """A side gives the game up, on its turn or not; the other side wins (two sides)."""
+        if state.result is not None:
+            raise RuleError("over", f"the game is over: {state.result}")
+        others = [s for s in self.sides if s != side]
+        state.result = (f"{side} resigns; {others[0]} wins" if len(others) == 1
+                        else f"{side} resigns")
+        state.pending = None
+        return Event(kind="resign", text=state.result, audience=PUBLIC)
 
     def _answer_by_standing_orders(self, state: S, dice: Dice, applied: list[str]) -> list[Event]:
         events: list[Event] = []

@@ -6,6 +6,7 @@ for humans, ``format(order)`` is canonical, and ``parse(format(o)) == o``.
 
 :class:`SetStanding` belongs to every game: ``standing KIND POLICY`` sets a standing
 order that answers decisions of that kind at once, ``standing KIND off`` clears it.
+:class:`Resign` too: ``resign`` ends the game, the side giving it up.
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ class SetStanding(Order):
     policy: str | None = None
 
 
+class Resign(Order):
+    """``resign``: the side gives the game up (at any time while it is not over)."""
+
+    verb: Literal["resign"] = "resign"
+
+
 def words(text: str) -> list[str]:
     """Split an order line into words, ignoring extra spaces and a trailing '#...' comment."""
     return text.split("#", 1)[0].split()
@@ -48,3 +55,9 @@ def parse_standing(text: str) -> SetStanding:
 
 def format_standing(order: SetStanding) -> str:
     return f"standing {order.kind} {order.policy or 'off'}"
+
+
+def parse_resign(text: str) -> Resign:
+    if [word.lower() for word in words(text)] != ["resign"]:
+        raise NotationError("'resign' takes nothing after it")
+    return Resign()
