@@ -29,9 +29,9 @@ if str(ROOT) not in sys.path:
 
 from adjudicator.kernel.dice import CommittedDice  # noqa: E402
 from adjudicator.kernel.errors import RuleError  # noqa: E402
+from adjudicator.kernel.spec import CompiledVerb, OrderSpec  # noqa: E402
 from adjudicator.registry import load_game  # noqa: E402
 from bot.discord.autocomplete import suggest  # noqa: E402
-from bot.discord.verbs import VERBS_BY_NAME, template_for  # noqa: E402
 
 
 def _median_ms(work: Callable[[], object], repeat: int) -> float:
@@ -70,13 +70,14 @@ def _position(name: str, scenario: str, orders: int) -> tuple[Any, Any, str]:
     raise RuntimeError(f"no busy {name} position found")
 
 
-def _suggest_ms(legal: list[str], template: Any, first: str, second: str) -> float:
+def _suggest_ms(spec: OrderSpec, verb: CompiledVerb, legal: list[str], first: str,
+                second: str) -> float:
     """Median of one autocomplete call over a few typical prefixes."""
     timings = []
     for typed in ("", "1", "2", "r"):
-        timings.append(_median_ms(partial(suggest, legal, template, first, {}, typed), 5))
-        timings.append(_median_ms(partial(suggest, legal, template, second, {first: typed}, ""),
-                                  5))
+        timings.append(_median_ms(partial(suggest, spec, verb, legal, first, {}, typed), 5))
+        timings.append(_median_ms(partial(suggest, spec, verb, legal, second, {first: typed},
+                                          ""), 5))
     return statistics.median(timings)
 
 
@@ -84,13 +85,13 @@ def run(actions: int = 20, out: Callable[[str], object] = print) -> None:
     """``actions``: orders played before the measured position (at most 60)."""
     actions = min(actions, 60)
     cases = [("stalingrad", "historical", "move", ("units", "to")),
-             ("tanks", "kursk-counterattack", "move", ("units", "to"))]
+             ("tanks", "kursk-counterattack", "move", ("unit", "steps"))]
     for name, scenario, verb, options in cases:
         game, state, side = _position(name, scenario, actions)
         legal_ms = _median_ms(lambda g=game, s=state, d=side: g.legal_orders(s, d), 5)
         legal = game.legal_orders(state, side)
-        template = template_for(game, VERBS_BY_NAME[verb])
-        suggest_ms = _suggest_ms(legal, template, *options)
+        spec = game.order_spec
+        suggest_ms = _suggest_ms(spec, spec.verb(verb), legal, *options)
         out(f"{name} ({scenario}, {side} to act, {len(legal)} legal orders)")
         out(f"  legal orders        {legal_ms:8.2f} ms median")
         out(f"  suggest (one call)  {suggest_ms:8.2f} ms median   budget 20 ms")

@@ -16,6 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import PUBLIC, Event
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.state import GameState
@@ -36,7 +37,7 @@ Type an order in the game's notation (several separated by ';'), or one of:
   policies                 list the standing-order policies
   log [N]                  the last N actions
   dice                     show the dice commitment
-  help                     this text
+  help [VERB]              this text, or one order's forms, rules and examples
   quit                     leave; the game stays stored (umpire play --resume ID)"""
 
 
@@ -178,7 +179,11 @@ def run_console(
         if command == "quit":
             break
         if command == "help":
-            console.print(HELP, markup=False)
+            try:
+                console.print(game.help(words[1]) if len(words) > 1
+                              else f"{HELP}\n\nOrders:\n{game.help()}", markup=False)
+            except RuleError as error:
+                console.print(f"[red]{escape(str(error))}[/red]")
         elif command == "board":
             viewer = words[1] if len(words) > 1 else side
             try:

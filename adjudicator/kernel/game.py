@@ -35,10 +35,15 @@ from adjudicator.kernel.orders import (
     parse_standing,
     words,
 )
+from adjudicator.kernel.spec import Names, OrderSpec
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View, check_viewer, pending_for
 
 S = TypeVar("S", bound=GameState)
+
+STANDING_HELP = ("standing KIND POLICY                          answer a kind of decision "
+                 "at once (standing KIND off clears it)\n"
+                 "  the game's kinds and policies: 'policies' (console), /game standing (Discord)")
 
 #: How many decisions standing orders may answer in a row before the kernel stops
 #: (a guard against a policy that keeps creating the decision it answers).
@@ -81,6 +86,9 @@ class Game(ABC, Generic[S]):
     title: ClassVar[str]
     sides: ClassVar[tuple[str, ...]]
     state_type: ClassVar[type[GameState]]
+    #: The game's order notation, declared once (:mod:`adjudicator.kernel.spec`): parsing,
+    #: formatting, help and the frontends' commands come from it.
+    order_spec: ClassVar[OrderSpec | None] = None
 
     def __init__(self, pack: Path | None = None) -> None:
         """Bind the rules to a data pack folder (None: the shipped pack)."""
@@ -96,13 +104,17 @@ class Game(ABC, Generic[S]):
     def setup(self, scenario: str | None = None, options: Mapping[str, Any] | None = None) -> S:
         """The starting state. Deterministic: rolls needed at setup happen as orders."""
 
-    @abstractmethod
+    def order_names(self) -> Names:
+        """The name resolvers the notation reads units, Areas… with (none: plain keys)."""
+        return {}
+
     def parse_game_order(self, text: str) -> Order:
         """Parse one line of this game's notation (forgiving) into an order model."""
+        return self._spec().parse(text, self.order_names())
 
-    @abstractmethod
     def format_game_order(self, order: Order) -> str:
         """The canonical text of an order."""
+        return self._spec().format(order)
 
     @abstractmethod
     def to_act(self, state: S) -> str | None:
@@ -164,10 +176,19 @@ class Game(ABC, Generic[S]):
     def is_secret(self, order: Order) -> bool:
         """Whether an order's text belongs to the side that gives it (and the GM) only.
 
-        Standing orders always are; a game adds its secret placements (hidden units,
-        mines, traps). Frontends take such orders only privately and never echo them.
+        Standing orders always are, and the orders the game's spec marks secret (hidden
+        units, mines, traps). Frontends take such orders only privately and never echo them.
         """
-        return isinstance(order, SetStanding)
+        if isinstance(order, SetStanding):
+            return True
+        return self.order_spec is not None and self.order_spec.is_secret(order)
+
+    def help(self, verb: str | None = None) -> str:
+        """Every order in one line each, or one verb in full (forms, rules, examples)."""
+        if verb is not None and verb.lower() == "standing":
+            return STANDING_HELP
+        text = self._spec().help(verb)
+        return text if verb is not None else f"{text}\n{STANDING_HELP.splitlines()[0]}"
 
     def is_secret_text(self, text: str) -> bool:
         """:meth:`is_secret` for a line of text; text that is no order is not secret."""
@@ -258,6 +279,11 @@ class Game(ABC, Generic[S]):
         return [policy for policy in self.standing_policies() if policy.kind == kind]
 
     # ---- internals ----------------------------------------------------------------------
+
+    def _spec(self) -> OrderSpec:
+        if self.order_spec is None:
+            raise NotImplementedError(f"{type(self).__name__} declares no order_spec")
+        return self.order_spec
 
     def _check_turn(self, state: S, side: str) -> None:
         if state.result is not None:

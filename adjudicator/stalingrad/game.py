@@ -15,6 +15,7 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import PUBLIC, Event
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.orders import Order
+from adjudicator.kernel.spec import Names, OrderSpec
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View
 from adjudicator.stalingrad import combat, crossing, movement, sequence, setup
@@ -32,6 +33,7 @@ from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.last_action import LastAction, OrderRecord, fold
 from adjudicator.stalingrad.legal import legal_orders
 from adjudicator.stalingrad.orders import (
+    SPEC,
     Advantage,
     Attack,
     Casualties,
@@ -102,6 +104,7 @@ class StalingradGame(Game[StalingradState]):
     title: ClassVar[str] = "Turning Point: Stalingrad"
     sides: ClassVar[tuple[str, ...]] = SIDES
     state_type: ClassVar[type[GameState]] = StalingradState
+    order_spec: ClassVar[OrderSpec | None] = SPEC
 
     def __init__(self, pack: Path | None = None) -> None:
         super().__init__(pack)
@@ -202,11 +205,8 @@ class StalingradGame(Game[StalingradState]):
             return Notation(area, unit)
         return Notation()
 
-    def parse_game_order(self, text: str) -> Order:
-        return self.notation.parse(text)
-
-    def format_game_order(self, order: Order) -> str:
-        return Notation.format(order)
+    def order_names(self) -> Names:
+        return self.notation.names
 
     # ---- rules -------------------------------------------------------------------------
 

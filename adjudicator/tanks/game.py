@@ -20,12 +20,14 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.orders import Order
+from adjudicator.kernel.spec import OrderSpec
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View
 from adjudicator.tanks import artillery, fire, legal, movement, scenario
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.hidden import publish_all
 from adjudicator.tanks.orders import (
+    SPEC,
     Assault,
     Barrage,
     Done,
@@ -36,9 +38,6 @@ from adjudicator.tanks.orders import (
     Move,
     Placement,
     Unload,
-    format_order,
-    is_secret,
-    parse_order,
 )
 from adjudicator.tanks.spec import RulesData, rules_data
 from adjudicator.tanks.state import (
@@ -62,6 +61,7 @@ class TanksGame(Game[TanksState]):
     title: ClassVar[str] = "Stalin's Tanks"
     sides: ClassVar[tuple[str, ...]] = SIDES
     state_type: ClassVar[type[GameState]] = TanksState
+    order_spec: ClassVar[OrderSpec | None] = SPEC
 
     def __init__(self, pack: Path | None = None) -> None:
         super().__init__(pack)
@@ -89,17 +89,6 @@ class TanksGame(Game[TanksState]):
         if state.phase != "setup":
             self._start_player_turn(self.ctx(state))
         return state
-
-    def parse_game_order(self, text: str) -> Order:
-        return parse_order(text)
-
-    def format_game_order(self, order: Order) -> str:
-        return format_order(order)
-
-    def is_secret(self, order: Order) -> bool:
-        """Orders whose text must stay with the side that gives it: what the kernel keeps
-        private (standing orders) and this game's secret placements (hide 20.0, mine 19.1)."""
-        return super().is_secret(order) or is_secret(order)
 
     def private_input(self, state: TanksState) -> str | None:
         """The side that is now entering secrets (hidden set-up, mines), if any.

@@ -1,39 +1,30 @@
 """Stalin's Tanks notation.
 
-Canonical forms (``format``); ``parse`` also accepts verb prefixes, any case, commas, and
-hexes written ``24.13`` / ``24-13``::
-
-    move UNIT STEP...            STEP: a hex (2413), "face D" (a facing change, 8.3),
-                                 "exit" (leave the map, 6.6), "overrun HEX" (23.0, last)
-    fire UNIT[+UNIT...] at TARGET [at|ap|he]      (combined fire: infantry only, 15.2)
-    assault UNIT at TARGET [suicide]             (16.0; suicide: optional 24.0)
-    load HALFTRACK PASSENGER STEP...              (17.1: the halftrack moves into its hex)
-    unload HALFTRACK [STEP...]                   (17.3: unload, then move)
-    barrage HEX                                  (18.1)
-    place UNIT HEX [face D]                      (set-up, seen by both sides)
-    hide UNIT HEX [face D]                       (20.0: secret set-up)
-    mine HEX                                     (19.1: secret)
-    done                                         (end the phase, or the set-up)
-
-Facings D are N, NE, SE, S, SW, NW (or 1-6 clockwise from N). Orders whose content is a
-secret (``hide``, ``mine``) have ``secret = True``: frontends must take them privately
-and never echo them to anyone but their side.
+Every order is declared once, in :data:`SPEC` at the end of this module: its forms,
+rules, help and examples. ``parse`` is forgiving — verb prefixes, any case, commas, hexes
+written ``24.13`` / ``24-13``, facings N, NE, SE, S, SW, NW or 1-6 clockwise from N — and
+``format`` canonical. A move's steps are hexes (``2413``), facing changes (``face SE``,
+8.3), ``exit`` (leave the map, 6.6) and ``overrun HEX`` (23.0, last). Orders whose content
+is a secret (``hide``, ``mine``) are marked ``secret`` in the spec: frontends take them
+privately and never echo them to anyone but their side.
 """
 
 from __future__ import annotations
 
 import re
-from typing import ClassVar, Literal
+from collections.abc import Callable
+from typing import Literal
 
 from adjudicator.kernel.errors import NotationError
-from adjudicator.kernel.orders import Order, words
+from adjudicator.kernel.orders import Order
+from adjudicator.kernel.spec import Kind, Names, OrderSpec, Verb, plain
 from adjudicator.tanks.hexgrid import Direction
 
 _HEX = re.compile(r"^(\d{1,2})[.\-/:]?(\d{2})$")
 
 
 class TanksOrder(Order):
-    secret: ClassVar[bool] = False
+    """Base of Stalin's Tanks orders."""
 
 
 class Move(TanksOrder):
@@ -87,26 +78,16 @@ class Place(Placement):
 
 
 class Hide(Placement):
-    secret: ClassVar[bool] = True
     verb: Literal["hide"] = "hide"
 
 
 class Mine(TanksOrder):
-    secret: ClassVar[bool] = True
     verb: Literal["mine"] = "mine"
     hex: str
 
 
 class Done(TanksOrder):
     verb: Literal["done"] = "done"
-
-
-VERBS = ("move", "fire", "assault", "load", "unload", "barrage", "place", "hide", "mine", "done")
-FORMS = (
-    "move UNIT HEX... [face D] [exit]", "fire UNIT[+UNIT] at TARGET [at|ap|he]",
-    "assault UNIT at TARGET [suicide]", "load HALFTRACK UNIT HEX...", "unload HALFTRACK [HEX...]",
-    "barrage HEX", "place UNIT HEX [face D]", "hide UNIT HEX [face D]", "mine HEX", "done",
-)
 
 
 def parse_hex(text: str) -> str:
@@ -166,88 +147,57 @@ def _split_units(text: str) -> tuple[str, ...]:
     return tuple(_unit(p) for p in parts)
 
 
-def parse_order(text: str) -> TanksOrder:
-    parts = words(text.replace(",", " "))
-    if not parts:
-        raise NotationError("empty order", list(FORMS))
-    head = parts[0].lower()
-    verbs = [v for v in VERBS if v == head] or [v for v in VERBS if v.startswith(head)]
-    if len(verbs) != 1:
-        raise NotationError(f"unknown verb {parts[0]!r}", list(FORMS))
-    verb, args = verbs[0], parts[1:]
-    lowered = [a.lower() for a in args]
-    try:
-        if verb == "done" and not args:
-            return Done()
-        if verb == "move" and len(args) >= 2:
-            return Move(unit=_unit(args[0]), steps=_steps(args[1:]))
-        if verb == "fire" and len(args) >= 2:
-            rest = args[1:]
-            if rest[0].lower() == "at":
-                rest = rest[1:]
-            mode = None
-            if len(rest) == 2 and rest[1].lower() in ("at", "ap", "he"):
-                mode = rest[1].lower()
-            elif len(rest) != 1:
-                raise NotationError("fire UNIT at TARGET [at|ap|he]")
-            return Fire(units=_split_units(args[0].lower()), target=_unit(rest[0]),
-                        mode=mode)
-        if verb == "assault" and len(args) >= 2:
-            rest = args[1:]
-            if rest[0].lower() == "at":
-                rest = rest[1:]
-            suicide = len(rest) == 2 and rest[1].lower() == "suicide"
-            if len(rest) != 1 and not suicide:
-                raise NotationError("assault UNIT at TARGET [suicide]")
-            return Assault(unit=_unit(args[0]), target=_unit(rest[0]), suicide=suicide)
-        if verb == "load" and len(args) >= 2:
-            return Load(unit=_unit(args[0]), passenger=_unit(args[1]), steps=_steps(args[2:]))
-        if verb == "unload" and args:
-            return Unload(unit=_unit(args[0]), steps=_steps(args[1:]))
-        if verb == "barrage" and len(args) == 1:
-            return Barrage(hex=parse_hex(args[0]))
-        if verb in ("place", "hide") and len(args) in (2, 3, 4):
-            facing = None
-            if len(args) == 4 and lowered[2] in ("face", "facing"):
-                facing = parse_facing(args[3])
-            elif len(args) == 3:
-                facing = parse_facing(args[2])
-            elif len(args) != 2:
-                raise NotationError(f"{verb} UNIT HEX [face D]")
-            model = Place if verb == "place" else Hide
-            return model(unit=_unit(args[0]), hex=parse_hex(args[1]), facing=facing)
-        if verb == "mine" and len(args) == 1:
-            return Mine(hex=parse_hex(args[0]))
-    except NotationError as error:
-        raise NotationError(f"cannot read {text.strip()!r}: {error.message}",
-                            error.legal or [f for f in FORMS if f.startswith(verb)]) from None
-    raise NotationError(f"cannot read {text.strip()!r}", [f for f in FORMS if f.startswith(verb)])
+def _read(function: Callable[[str], object]) -> Callable[[list[str], Names], object]:
+    return lambda words, names: function(" ".join(plain(words)))
+
+
+UNIT = Kind("unit", "UNIT", "a unit id, e.g. pan-1", read=_read(_unit))
+UNITS = Kind("units", "UNIT[+UNIT]", "a unit, or infantry firing together: a+b",
+             read=_read(lambda text: _split_units(text.lower())), write="+".join)
+HEX = Kind("hex", "HEX", "a hex: column then row, e.g. 2413", read=_read(parse_hex))
+FACING = Kind("facing", "D", "a facing: N, NE, SE, S, SW, NW", read=_read(parse_facing))
+STEPS = Kind("steps", "STEP...", "hexes in order; 'face D' turns, 'exit' leaves the map, "
+             "'overrun HEX' ends it", many=True,
+             read=lambda words, names: _steps(plain(words)), write=" ".join)
+
+SPEC = OrderSpec("tanks", [
+    Verb(Move, ("move UNIT STEPS",), "move a unit hex by hex; turn with 'face D'",
+         ("6.0", "8.2", "8.3", "6.6", "23.0"),
+         ("move pan-1 2413 2414 face SE 2415", "move t34a-1 2413 exit")),
+    Verb(Fire, ("fire UNITS [at] UNIT:target [{at|ap|he}:mode]",),
+         "fire at a unit (infantry may combine: a+b)", ("10.0", "13.0", "14.0", "15.2"),
+         ("fire ivh-2 at kvia-1", "fire infde-1+infde-2 at infsu-3 ap"),
+         describe={"target": "the unit fired at", "mode": "ammunition: AT, AP or HE"}),
+    Verb(Assault, ("assault UNIT [at] UNIT:target [suicide]:suicide",),
+         "close assault an adjacent unit", ("16.0", "24.0"),
+         ("assault infde-1 at t34a-1",),
+         describe={"target": "the unit assaulted", "suicide": "a suicide assault (24.0)"}),
+    Verb(Load, ("load UNIT UNIT:passenger [STEPS]",),
+         "a halftrack loads a unit, then moves", ("17.1",), ("load ht-1 infde-1 1011 1012",),
+         describe={"unit": "the halftrack", "passenger": "the unit it loads",
+                   "steps": "hexes the halftrack then moves through"}),
+    Verb(Unload, ("unload UNIT [STEPS]",), "a halftrack unloads, then moves", ("17.3",),
+         ("unload ht-1", "unload ht-1 1012"),
+         describe={"unit": "the halftrack", "steps": "hexes it then moves through"}),
+    Verb(Barrage, ("barrage HEX",), "call an artillery barrage on a hex", ("18.1",),
+         ("barrage 0918",)),
+    Verb(Place, ("place UNIT HEX [[face|facing] FACING]",), "set up a unit in sight of both "
+         "sides", ("4.0",), ("place ht-1 0910", "place pan-1 2413 face SE")),
+    Verb(Hide, ("hide UNIT HEX [[face|facing] FACING]",), "set up a hidden unit", ("20.0",),
+         ("hide pak88-1 1205 face NW",), secret=True),
+    Verb(Mine, ("mine HEX",), "mine a hex", ("19.1",), ("mine 1418",), secret=True),
+    Verb(Done, ("done",), "end your phase, or your set-up", ("5.0",), ("done",)),
+], kinds={"UNIT": UNIT, "UNITS": UNITS, "HEX": HEX, "FACING": FACING, "STEPS": STEPS})
+
+
+def parse_order(text: str) -> Order:
+    return SPEC.parse(text)
 
 
 def format_order(order: Order) -> str:
-    match order:
-        case Move(unit=unit, steps=steps):
-            return " ".join(["move", unit, *steps])
-        case Fire(units=units, target=target, mode=mode):
-            return f"fire {'+'.join(units)} at {target}" + (f" {mode}" if mode else "")
-        case Assault(unit=unit, target=target, suicide=suicide):
-            return f"assault {unit} at {target}" + (" suicide" if suicide else "")
-        case Load(unit=unit, passenger=passenger, steps=steps):
-            return " ".join(["load", unit, passenger, *steps])
-        case Unload(unit=unit, steps=steps):
-            return " ".join(["unload", unit, *steps])
-        case Barrage(hex=where):
-            return f"barrage {where}"
-        case Place(unit=unit, hex=where, facing=facing) | Hide(unit=unit, hex=where,
-                                                                facing=facing):
-            return f"{order.verb} {unit} {where}" + (f" face {facing}" if facing else "")
-        case Mine(hex=where):
-            return f"mine {where}"
-        case Done():
-            return "done"
-    raise TypeError(f"not a Stalin's Tanks order: {order!r}")
+    return SPEC.format(order)
 
 
 def is_secret(order: Order) -> bool:
     """Whether an order's text is a secret of the side that gives it (20.0, 19.1)."""
-    return bool(getattr(order, "secret", False))
+    return SPEC.is_secret(order)

@@ -1,102 +1,36 @@
 """Autocomplete from the game's legal orders, forgiving of partial names.
 
-A per-verb command (``/move unit: to:``) is an order template such as
-``"move {unit} {to}"``. To suggest values for one option, the legal orders of the acting
-side are matched against the template: literal words must agree, options already typed
-must agree (case-insensitively, by prefix), and the word at the option's position is
-offered. The last option of a template takes the rest of the order, so multi-word tails
-("to 12 facing 3") complete as one value.
+A verb command (``/stalingrad move units: to:``) asks for the slots of one verb of the
+game's order spec. To suggest values for one slot, the legal orders of the acting side
+are read with the spec (each slot's words, as the canonical text writes them); orders of
+another verb, or whose other slots disagree with what the user already typed
+(case-insensitively, by prefix), are skipped, and the focused slot's values are offered.
 
-Everything here is pure and fast: one pass over the legal orders.
+Everything here is pure and fast: one pass over the legal orders, each order read once.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import cached_property
+from functools import lru_cache
 
-#: Discord shows at most 25 choices, each at most 100 characters.
+from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.spec import CompiledVerb, OrderSpec
+
+#: Discord shows at most 25 choices, each name and value at most 100 characters.
 MAX_CHOICES = 25
 MAX_CHOICE_LENGTH = 100
 
-_PLACEHOLDER = re.compile(r"^\{(\w+)\}$")
 
-
-@dataclass(frozen=True)
-class Template:
-    """An order template: literal words and ``{option}`` placeholders.
-
-    A placeholder may take several words ("24pz 71inf"); literal words between
-    placeholders ("with", "to", "at") anchor them. Optional placeholders drop out, with the
-    literal words just before them, when they have no value.
-    """
-
-    words: tuple[str, ...]
-    optional: frozenset[str] = frozenset()
-
-    @classmethod
-    def parse(cls, text: str, optional: Iterable[str] = ()) -> Template:
-        return cls(tuple(text.split()), frozenset(optional))
-
-    @property
-    def options(self) -> list[str]:
-        return [m.group(1) for word in self.words if (m := _PLACEHOLDER.match(word))]
-
-    def position(self, option: str) -> int:
-        return self.words.index("{" + option + "}")
-
-    def build(self, values: Mapping[str, str | None]) -> str:
-        """The order text. A missing value drops itself and the literal words just before
-        it ("with {units}"); the words before the first option (the verb) and after the
-        last are always kept."""
-        out: list[str] = []
-        literals: list[str] = []
-        first = True
-        for word in self.words:
-            match = _PLACEHOLDER.match(word)
-            if match is None:
-                literals.append(word)
-                continue
-            value = " ".join((values.get(match.group(1)) or "").split())
-            if first or value:
-                out.extend(literals)
-            if value:
-                out.append(value)
-            literals, first = [], False
-        out.extend(literals)
-        return " ".join(out)
-
-    @cached_property
-    def regex(self) -> re.Pattern[str]:
-        """Matches an order of this shape, capturing each option's words."""
-        parts: list[str] = []
-        literals: list[str] = []
-        first = True
-        for word in self.words:
-            match = _PLACEHOLDER.match(word)
-            if match is None:
-                literals.append(re.escape(word))
-                continue
-            name = match.group(1)
-            segment = r"\s+".join([*literals, f"(?P<{name}>.+?)"])
-            if not first:
-                segment = r"\s+" + segment
-            if name in self.optional:
-                segment = f"(?:{segment})?"
-            parts.append(segment)
-            literals, first = [], False
-        if literals:
-            parts.append((r"\s+" if parts else "") + r"\s+".join(literals))
-        return re.compile("^" + "".join(parts) + "$", re.IGNORECASE)
-
-    def read(self, order: str) -> dict[str, str] | None:
-        """The option values of ``order``, or None if it does not have this shape."""
-        match = self.regex.match(" ".join(order.split()))
-        if match is None:
-            return None
-        return {k: v for k, v in match.groupdict().items() if v is not None}
+@lru_cache(maxsize=50_000)
+def read_order(spec: OrderSpec, text: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+    """The verb name of a (canonical) order text and its slots' words, cached."""
+    found = spec.read(text)
+    if found is None:
+        return None
+    verb, slots = found
+    return verb.name, tuple(slots.items())
 
 
 def _key(text: str) -> str:
@@ -150,19 +84,25 @@ def rank(candidates: Iterable[str], typed: str, limit: int = MAX_CHOICES) -> lis
 
 
 def _agrees(value: str, given: str) -> bool:
-    """Whether an option value in a legal order fits what the user already typed."""
+    """Whether a slot value in a legal order fits what the user already typed."""
     wanted = _key(" ".join(given.split()))
     score = matches(value, wanted)
     return not wanted or (score is not None and score <= 3)
 
 
-def option_candidates(legal: Sequence[str], template: Template, option: str,
-                      filled: Mapping[str, str | None]) -> list[str]:
-    """Values of ``option`` that occur in legal orders consistent with ``filled``."""
+def slot_candidates(spec: OrderSpec, verb: CompiledVerb, legal: Sequence[str], option: str,
+                    filled: Mapping[str, str | None]) -> list[str]:
+    """Values of ``option`` in legal orders of ``verb`` consistent with ``filled``."""
+    first = verb.path[0] if verb.path else verb.name
     out: list[str] = []
     for order in legal:
-        values = template.read(order)
-        if values is None or option not in values:
+        if not order.startswith(first):
+            continue
+        found = read_order(spec, order)
+        if found is None or found[0] != verb.name:
+            continue
+        values = dict(found[1])
+        if option not in values:
             continue
         if all(_agrees(values.get(name, ""), given) for name, given in filled.items()
                if given and name != option):
@@ -170,7 +110,7 @@ def option_candidates(legal: Sequence[str], template: Template, option: str,
     return out
 
 
-def suggest(legal: Sequence[str], template: Template, option: str,
+def suggest(spec: OrderSpec, verb: CompiledVerb, legal: Sequence[str], option: str,
             filled: Mapping[str, str | None], typed: str,
             canonical: Callable[[str], str | None] | None = None) -> list[str]:
     """Ranked choices for ``option`` while the user has typed ``typed``.
@@ -178,13 +118,16 @@ def suggest(legal: Sequence[str], template: Template, option: str,
     ``canonical`` (the game's parse-then-format) reads names the way the notation does:
     typing "mill" or "mi" finds the cell whose key is "3" when the name resolves.
     """
-    others = {k: v for k, v in filled.items() if k != option}
-    candidates = option_candidates(legal, template, option, others)
+    others = {k: v for k, v in filled.items() if k != option and v}
+    candidates = slot_candidates(spec, verb, legal, option, others)
     ranked = rank(candidates, typed)
     if canonical is not None and typed.strip():
-        text = canonical(template.build({**others, option: typed}))
-        values = template.read(text) if text is not None else None
-        value = values.get(option) if values else None
+        try:
+            text = canonical(spec.build(verb.name, {**others, option: typed}))
+        except RuleError:
+            text = None
+        found = read_order(spec, text) if text is not None else None
+        value = dict(found[1]).get(option) if found else None
         if value is not None and value in candidates:
             ranked = [value, *(c for c in ranked if c != value)][:MAX_CHOICES]
     return ranked

@@ -14,13 +14,16 @@ import discord
 from discord import app_commands
 
 from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.game import Game
+from adjudicator.kernel.spec import Option
 from bot.discord import formatting as fmt
 from bot.discord.autocomplete import MAX_CHOICE_LENGTH, rank, suggest, suggest_orders
 from bot.discord.core import Refusal, UmpireBot, format_result_ack
 from bot.discord.permissions import in_dm
-from bot.discord.verbs import VERBS, VERBS_BY_NAME, Verb, is_secret_order, template_for
+from bot.discord.verbs import VerbCommand, is_secret_order, verb_commands
 from bot.service import GameInfo, ServiceError
 
+GAME_OPTION = "game id, if you play several"
 SECRET_REFUSAL = ("Secret orders are accepted only in a direct message with me; nothing you "
                   "typed was read or kept here. Open a DM with Umpire and use the command "
                   "there.")
@@ -66,50 +69,71 @@ async def submit_order(bot: UmpireBot, interaction: discord.Interaction[Any], te
     await bot.reply(interaction, format_result_ack(result), ephemeral=True)
 
 
-def _verb_command(bot: UmpireBot, verb: Verb) -> app_commands.Command[Any, Any, None]:
+def _annotation(option: Option) -> Any:
+    if option.flag:
+        annotation: Any = bool
+    elif option.choices:
+        annotation = Literal[option.choices]
+    elif option.kind is not None and option.kind.name == "number":
+        annotation = int
+    else:
+        annotation = str
+    return annotation if option.required else Optional[annotation]  # noqa: UP045
+
+
+def _verb_command(bot: UmpireBot, keys: frozenset[str], rules: Game[Any],
+                  command: VerbCommand) -> app_commands.Command[Any, Any, None]:
+    """The subcommand of one verb: its options are the verb's slots, plus ``game``.
+    ``keys``: the names of the games (variants of ``rules``) it gives orders in."""
+    spec = rules.order_spec
+    assert spec is not None
+    verb = command.verb
+
     async def callback(interaction: discord.Interaction[Any], /, **values: Any) -> None:
         async def work() -> None:
-            if verb.secret and not in_dm(interaction):
+            if verb.verb.secret and not in_dm(interaction):
                 raise Refusal(SECRET_REFUSAL)
             info = await bot.game_of(interaction, values.pop("game", None))
-            text = template_for(bot.port.rules(info.game), verb).build(values)
+            if info.game not in keys:
+                raise Refusal(f"game `{info.id}` is not {rules.title}: use "
+                              f"/{bot.port.rules(info.game).name} or /order for it")
+            try:
+                text = spec.build(verb.name, values)
+            except RuleError as error:
+                raise Refusal(fmt.refusal(str(error), None, error.legal)) from error
             await submit_order(bot, interaction, text, info)
 
         await bot.handle(interaction, work)
 
     parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     descriptions: dict[str, str] = {}
-    for option in verb.options:
-        annotation: Any = Literal[option.choices] if option.choices else str
-        if not option.required:
-            annotation = Optional[annotation]  # noqa: UP045 - a runtime annotation object
+    for option in command.options():
         parameters.append(inspect.Parameter(
-            option.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation,
+            option.field, inspect.Parameter.KEYWORD_ONLY, annotation=_annotation(option),
             default=inspect.Parameter.empty if option.required else None))
-        descriptions[option.name] = option.description
-    if verb.secret:
-        parameters.append(inspect.Parameter("game", inspect.Parameter.KEYWORD_ONLY,
-                                            annotation=Optional[str], default=None))  # noqa: UP045
-        descriptions["game"] = "game id (needed only if you play several games)"
+        descriptions[option.field] = fmt.clip(verb.description(option), 100)
+    parameters.append(inspect.Parameter("game", inspect.Parameter.KEYWORD_ONLY,
+                                        annotation=Optional[str], default=None))  # noqa: UP045
+    descriptions["game"] = GAME_OPTION
     callback.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     callback.__discord_app_commands_param_description__ = descriptions  # type: ignore[attr-defined]
-    command: app_commands.Command[Any, Any, None] = app_commands.Command(
-        name=verb.name, description=verb.description, callback=callback)
+    rules_text = f" ({', '.join(verb.verb.rules)})" if verb.verb.rules else ""
+    secret = " — in a DM with me" if verb.verb.secret else ""
+    described = fmt.clip(f"{verb.verb.help}{secret}{rules_text}", 100)
+    made: app_commands.Command[Any, Any, None] = app_commands.Command(
+        name=command.path[-1], description=described, callback=callback)
 
     async def complete(interaction: discord.Interaction[Any],
                        current: str) -> list[app_commands.Choice[str]]:
         name = focused_option(interaction.data)
-        info = await _game_quietly(bot, interaction)
-        if info is None or name is None:
-            return []
         if name == "game":
-            return _choices(rank([info.id], current))
-        legal = await bot.port.legal_orders(info, bot.actor(interaction))
-        template = template_for(bot.port.rules(info.game), verb)
-        if name not in template.options:
+            return await game_choices(bot, interaction, current)
+        info = await _game_quietly(bot, interaction)
+        if info is None or name is None or info.game not in keys:
             return []
-        filled = {o: getattr(interaction.namespace, o, None) for o in template.options}
-        rules = bot.port.rules(info.game)
+        legal = await bot.port.legal_orders(info, bot.actor(interaction))
+        filled = {o.field: getattr(interaction.namespace, o.field, None)
+                  for o in command.options() if not o.flag}
 
         def canonical(text: str) -> str | None:
             try:
@@ -117,17 +141,50 @@ def _verb_command(bot: UmpireBot, verb: Verb) -> app_commands.Command[Any, Any, 
             except (RuleError, ValueError):
                 return None
 
-        return _choices(suggest(legal, template, name, filled, current, canonical))
+        return _choices(suggest(spec, verb, legal, name, filled, current, canonical))
 
-    for option in verb.options:
-        if not option.choices:
-            command.autocomplete(option.name)(complete)
-    return command
+    for option in command.options():
+        if not option.choices and not option.flag:
+            made.autocomplete(option.field)(complete)
+    made.autocomplete("game")(complete)
+    return made
+
+
+class GameOrders(app_commands.Group):
+    """``/GAME VERB …``: one subcommand per verb of a game's order spec."""
+
+    def __init__(self, bot: UmpireBot, keys: frozenset[str], rules: Game[Any]) -> None:
+        super().__init__(name=rules.name, description=fmt.clip(
+            f"Orders of {rules.title} (one per verb; /order takes any notation)", 100))
+        groups: dict[str, app_commands.Group] = {}
+        spec = rules.order_spec
+        assert spec is not None
+        for command in verb_commands(rules.name, spec):
+            made = _verb_command(bot, keys, rules, command)
+            if len(command.path) == 1:
+                self.add_command(made)
+                continue
+            first = command.path[0]
+            if first not in groups:
+                groups[first] = app_commands.Group(
+                    name=first, description=f"{first} … ({rules.title})", parent=self)
+            groups[first].add_command(made)
+
+
+async def game_choices(bot: UmpireBot, interaction: discord.Interaction[Any],
+                       current: str) -> list[app_commands.Choice[str]]:
+    """The games in progress the user is seated in: short ids as values, names to read."""
+    games = [g for g in await bot.port.games_for(bot.actor(interaction))
+             if g.status in ("setup", "active")]
+    labels = {f"{g.id} — {g.game} ({g.scenario or 'default'})": g.id for g in games}
+    return [app_commands.Choice(name=fmt.clip(label, MAX_CHOICE_LENGTH), value=labels[label])
+            for label in rank(list(labels), current)]
 
 
 def _choices(values: list[str]) -> list[app_commands.Choice[str]]:
-    return [app_commands.Choice(name=v[:MAX_CHOICE_LENGTH], value=v[:MAX_CHOICE_LENGTH])
-            for v in values]
+    """Choices whose value is the whole text: one too long for Discord is left out, never
+    cut (a cut value would submit a different order)."""
+    return [app_commands.Choice(name=v, value=v) for v in values if len(v) <= MAX_CHOICE_LENGTH]
 
 
 class OrderModal(discord.ui.Modal, title="Orders"):
@@ -147,8 +204,13 @@ class OrderModal(discord.ui.Modal, title="Orders"):
 
 def register(bot: UmpireBot) -> None:
     tree = bot.tree
-    for verb in VERBS:
-        tree.add_command(_verb_command(bot, verb))
+    families: dict[str, list[tuple[str, Game[Any]]]] = {}
+    for key, rules in bot.game_rules():
+        if rules.order_spec is not None:
+            families.setdefault(rules.name, []).append((key, rules))
+    for variants in families.values():  # variants of one game share its commands
+        keys = frozenset(key for key, _ in variants)
+        tree.add_command(GameOrders(bot, keys, variants[0][1]))
 
     @tree.command(name="order", description="Orders in the game's notation: several separated "
                   "by ';', or none to type many lines")
@@ -205,4 +267,4 @@ def register(bot: UmpireBot) -> None:
                                                   100), value=o) for o in orders][:25]
 
 
-__all__ = ["VERBS_BY_NAME", "register", "submit_order"]
+__all__ = ["GameOrders", "register", "submit_order"]

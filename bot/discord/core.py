@@ -19,7 +19,9 @@ import discord
 from discord import app_commands
 
 from adjudicator.kernel.events import GM, PUBLIC
+from adjudicator.kernel.game import Game
 from adjudicator.kernel.views import View
+from adjudicator.registry import available
 from bot.discord import formatting as fmt
 from bot.discord.permissions import DEFAULT_GM_ROLE, in_dm, is_gm
 from bot.discord.port import THREAD_KEY, ServicePort, gms_of, players_of
@@ -117,6 +119,13 @@ class UmpireBot(discord.Client):
                     info, notice.audience)
                 for user_id in targets:
                     await self.dm(user_id, f"**{game_label(info)}**: {notice.text}")
+
+    def game_rules(self) -> list[tuple[str, Game[Any]]]:
+        """Every game this bot offers — the registered ones and the configured extras — as
+        (the name games are created with, its rules)."""
+        names = [*available(), *self.config.extra_games]
+        return [(name, rules) for name in names
+                if (rules := self.port.known_rules(name)) is not None]
 
     # ---- who, where -------------------------------------------------------------------------
 

@@ -17,8 +17,9 @@ from adjudicator.kernel.decisions import Option, PendingDecision
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
-from adjudicator.kernel.orders import Order, words
-from tests.kernel.duel import DuelGame, DuelState
+from adjudicator.kernel.orders import Order
+from adjudicator.kernel.spec import OrderSpec, Verb
+from tests.kernel.duel import SPEC, DuelGame, DuelState
 
 PACKED = "tests.bot.duel_variants:PackedDuel"
 POSTS_GAME = "tests.bot.duel_variants:PostsDuel"
@@ -44,17 +45,8 @@ class Post(Order):
 
 class PostsDuel(DuelGame):
     name: ClassVar[str] = "posts-duel"
-
-    def parse_game_order(self, text: str) -> Order:
-        parts = words(text)
-        if len(parts) == 2 and parts[0].lower() == "post" and parts[1].isdigit():
-            return Post(number=int(parts[1]))
-        return super().parse_game_order(text)
-
-    def format_game_order(self, order: Order) -> str:
-        if isinstance(order, Post):
-            return f"post {order.number}"
-        return super().format_game_order(order)
+    order_spec: ClassVar[OrderSpec | None] = SPEC.extend(
+        Verb(Post, ("post NUMBER",), "the post a hit unit falls back to", ("P1",), ("post 3",)))
 
     def resolve(self, state: DuelState, side: str, order: Order, dice: Dice) -> list[Event]:
         pending = state.pending

@@ -1,46 +1,68 @@
-"""Order templates and autocomplete, without Discord: both games' notations, forgiving
+"""Order commands and autocomplete, without Discord: both games' notations, forgiving
 matching, and suggestions on a full Stalingrad position (its speed: ``umpire bench
 autocomplete``)."""
 
 from __future__ import annotations
 
 from adjudicator.kernel.dice import CommittedDice
+from adjudicator.kernel.spec import OrderSpec
 from adjudicator.registry import load_game
-from bot.discord.autocomplete import Template, rank, suggest, suggest_orders
-from bot.discord.verbs import VERBS_BY_NAME, is_secret_order, secret_commands, template_for
+from bot.discord.autocomplete import rank, suggest, suggest_orders
+from bot.discord.verbs import is_secret_order, secret_commands, verb_commands
 from tests.kernel.duel import DuelGame
 
 TPS = ["move 24pz 71inf to 12", "move 24pz via 11 to 13", "attack 12 fresh with 24pz 71inf",
        "attack 14 with 389inf", "pass", "end"]
 
 
-def test_templates_build_each_games_canonical_text() -> None:
-    stalingrad, tanks, duel = load_game("stalingrad"), load_game("tanks"), DuelGame()
-    move, fire = VERBS_BY_NAME["move"], VERBS_BY_NAME["fire"]
-    assert template_for(stalingrad, move).build({"units": "24pz 71inf", "to": "12"}) == \
+def spec_of(name: str) -> OrderSpec:
+    spec = load_game(name).order_spec
+    assert spec is not None
+    return spec
+
+
+def test_commands_build_each_games_canonical_text_from_its_spec() -> None:
+    stalingrad, tanks, duel = spec_of("stalingrad"), spec_of("tanks"), DuelGame.order_spec
+    assert duel is not None
+    assert stalingrad.build("move", {"units": "24pz 71inf", "to": "12"}) == \
         "move 24pz 71inf to 12"
-    assert template_for(stalingrad, move).build({"units": "a", "via": "11", "to": "13"}) == \
-        "move a via 11 to 13"
-    assert template_for(stalingrad, VERBS_BY_NAME["attack"]).build(
-        {"units": "24pz", "target": "12"}) == "attack 12 with 24pz"
-    assert template_for(tanks, move).build({"units": "t34a-1", "to": "0101 0201",
-                                            "facing": "NE"}) == "move t34a-1 0101 0201 face NE"
-    assert template_for(tanks, fire).build({"unit": "t34a-1", "target": "pak75-1",
-                                            "ammo": None}) == "fire t34a-1 at pak75-1"
-    assert template_for(duel, move).build({"units": "r1", "to": "2"}) == "move r1 2"
-    assert template_for(duel, VERBS_BY_NAME["pass"]).build({}) == "pass"
+    assert stalingrad.build("move", {"units": "a", "via": "11", "to": "13", "origin": None}) \
+        == "move a via 11 to 13"
+    assert stalingrad.build("attack", {"units": "24pz", "area": "12"}) == "attack 12 with 24pz"
+    assert stalingrad.build("reinforcements", {"units": "g1", "zone": "C"}) == \
+        "decide reinforcements g1 in C"
+    assert stalingrad.build("reinforcements", {}) == "decide reinforcements delay"
+    assert tanks.build("move", {"unit": "t34a-1", "steps": "0101 0201 face NE"}) == \
+        "move t34a-1 0101 0201 face NE"
+    assert tanks.build("fire", {"units": "t34a-1", "target": "pak75-1", "mode": None}) == \
+        "fire t34a-1 at pak75-1"
+    assert tanks.build("assault", {"unit": "a", "target": "b", "suicide": True}) == \
+        "assault a at b suicide"
+    assert tanks.build("place", {"unit": "a", "hex": "0101", "facing": "NE"}) == \
+        "place a 0101 face NE"
+    assert duel.build("move", {"unit": "r1", "cell": "2"}) == "move r1 2"
+    assert duel.build("pass", {}) == "pass"
+
+
+def test_each_verb_is_one_subcommand_and_decisions_share_a_group() -> None:
+    paths = {c.verb.name: c.path for c in verb_commands("stalingrad", spec_of("stalingrad"))}
+    assert paths["move"] == ("move",) and paths["casualties"] == ("decide", "casualties")
+    assert paths["setup-done"] == ("setup-done",) and paths["setup"] == ("setup",)
+    move = next(c for c in verb_commands("stalingrad", spec_of("stalingrad"))
+                if c.verb.name == "move")
+    options = move.options()
+    assert [o.field for o in options] == ["units", "to", "origin", "via"]  # required first
+    assert [o.required for o in options] == [True, True, False, False]
 
 
 def test_multi_word_options_are_read_from_legal_orders() -> None:
-    template = Template.parse("move {units} via {via} to {to}", ["via"])
-    assert template.read("move 24pz 71inf to 12") == {"units": "24pz 71inf", "to": "12"}
-    assert template.read("move 24pz via 11 to 13") == {"units": "24pz", "via": "11", "to": "13"}
-    assert template.read("attack 12 with 24pz") is None
-    assert suggest(TPS, template, "to", {"units": "24pz"}, "") == ["12", "13"]
-    attack = Template.parse("attack {target} with {units}")
-    assert suggest(TPS, attack, "target", {}, "") == ["12 fresh", "14"]
-    assert suggest(TPS, attack, "units", {"target": "14"}, "") == ["389inf"]
-    assert suggest(TPS, attack, "units", {}, "71") == ["24pz 71inf"]
+    spec = spec_of("stalingrad")
+    move, attack = spec.verb("move"), spec.verb("attack")
+    assert suggest(spec, move, TPS, "to", {"units": "24pz"}, "") == ["12", "13"]
+    assert suggest(spec, attack, TPS, "area", {}, "") == ["12", "14"]
+    assert suggest(spec, attack, TPS, "group", {"area": "12"}, "") == ["fresh"]
+    assert suggest(spec, attack, TPS, "units", {"area": "14"}, "") == ["389inf"]
+    assert suggest(spec, attack, TPS, "units", {}, "71") == ["24pz 71inf"]
 
 
 def test_forgiving_matching_and_order_completion() -> None:
@@ -62,8 +84,9 @@ def test_secret_orders_are_recognised_without_echo() -> None:
     assert is_secret_order(duel, "trap mill") and not is_secret_order(duel, "move r1 2")
     assert not is_secret_order(tanks, "standing casualties hold")  # never posted
     assert secret_commands(tanks, ["place pak75-1 0101", "hide pak75-1 0102",
-                                   "hide pak75-2 0103", "mine 0505", "done"]) == ["hide", "mine"]
-    assert secret_commands(duel, ["trap 3", "move r1 2"]) == ["trap"]
+                                   "hide pak75-2 0103", "mine 0505", "done"]) == \
+        ["/tanks hide", "/tanks mine"]
+    assert secret_commands(duel, ["trap 3", "move r1 2"]) == ["/duel trap"]
 
 
 def test_autocomplete_on_a_full_stalingrad_position_offers_legal_values() -> None:
@@ -78,12 +101,12 @@ def test_autocomplete_on_a_full_stalingrad_position_offers_legal_values() -> Non
         if any(order.startswith("move ") for order in legal):
             break
         state = game.apply_text(state, side, legal[0], dice).state
-    move = template_for(game, VERBS_BY_NAME["move"])
+    spec = spec_of("stalingrad")
     moves = [order for order in legal if order.startswith("move ")]
     assert moves
-    units = suggest(legal, move, "units", {}, "")
+    units = suggest(spec, spec.verb("move"), legal, "units", {}, "")
     assert units and all(any(order.startswith(f"move {u} ") for order in moves) for u in units)
-    destinations = suggest(legal, move, "to", {"units": units[0]}, "")
+    destinations = suggest(spec, spec.verb("move"), legal, "to", {"units": units[0]}, "")
     assert destinations
     for to in destinations:
         assert any(order.startswith(f"move {units[0]} ") and order.endswith(f" to {to}")

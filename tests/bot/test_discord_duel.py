@@ -69,8 +69,9 @@ def last_public(t: Table) -> Message:
 
 async def test_commands_are_synced_to_the_guild(table: Table) -> None:
     names = {c["name"] for c in table.fake.commands[str(table.fake.guild_id)]}
-    assert {"game", "gm", "order", "decide", "move", "attack", "pass", "fire", "hide",
-            "mine", "done", "end", "advantage", "ranged", "cross"} <= names
+    assert {"game", "gm", "order", "decide", "duel", "stalingrad", "tanks"} <= names
+    duel = table.fake.command("duel")
+    assert {o["name"] for o in duel["options"]} == {"move", "attack", "pass", "trap", "decide"}
 
 
 async def test_game_played_to_a_result(table: Table) -> None:
@@ -81,35 +82,35 @@ async def test_game_played_to_a_result(table: Table) -> None:
     # Red's secret placement is due: Umpire says so in a DM.
     assert any("secret placement is due" in m.content for m in fake.dms_to(t.ann))
     # In the thread the secret order is refused without reading or echoing it.
-    refused = await h.slash(t.ann, thread, "trap", cell="Mill")
+    refused = await h.slash(t.ann, thread, "duel trap", cell="Mill")
     assert refused.ephemeral and "only in a direct message" in refused
     assert "Mill" not in refused.text
-    placed = await h.slash(t.ann, ann_dm, "trap", cell="Mill")
+    placed = await h.slash(t.ann, ann_dm, "duel trap", cell="Mill")
     assert "trap 3" in placed
     assert "red has placed a trap" in last_public(t).content
     assert any("sets the trap in Mill" in m.content for m in fake.dms_to(t.ann))
 
-    await h.slash(t.ann, thread, "pass")
+    await h.slash(t.ann, thread, "duel pass")
     # Autocomplete offers blue's units and their legal destinations, from partial names.
-    assert await h.autocomplete(t.bob, thread, "move", "units") == ["b1", "b2"]
-    assert await h.autocomplete(t.bob, thread, "move", "to", units="b2") == ["3", "5"]
-    assert await h.autocomplete(t.bob, thread, "move", "to", units="b2", to="mi") == ["3"]
-    assert await h.autocomplete(t.bob, thread, "move", "units", units="1") == ["b1"]
-    assert await h.autocomplete(t.ann, thread, "move", "units") == []  # not red's turn
+    assert await h.autocomplete(t.bob, thread, "duel move", "unit") == ["b1", "b2"]
+    assert await h.autocomplete(t.bob, thread, "duel move", "cell", unit="b2") == ["3", "5"]
+    assert await h.autocomplete(t.bob, thread, "duel move", "cell", unit="b2", cell="mi") == ["3"]
+    assert await h.autocomplete(t.bob, thread, "duel move", "unit", unit="1") == ["b1"]
+    assert await h.autocomplete(t.ann, thread, "duel move", "unit") == []  # not red's turn
 
     # The GM sets the next die; blue walks into the trap and loses b2.
     gm_roll = await h.slash(t.gm, thread, "gm roll", values="5", reason="test the trap")
     assert gm_roll.ephemeral
     assert "set by the GM" in last_public(t).content and "5" not in last_public(t).content
-    await h.slash(t.bob, thread, "move", units="b2", to="3")
+    await h.slash(t.bob, thread, "duel move", unit="b2", cell="3")
     sprung = last_public(t)
     assert "springs on b2: eliminated" in sprung.content
 
-    await h.slash(t.ann, thread, "move", units="r2", to="Mill")
+    await h.slash(t.ann, thread, "duel move", unit="r2", cell="Mill")
     # An illegal order: ephemeral, with the rule and the legal orders.
-    bad = await h.slash(t.bob, thread, "move", units="b1", to="1")
+    bad = await h.slash(t.bob, thread, "duel move", unit="b1", cell="1")
     assert bad.ephemeral and "rule D2" in bad and "Legal now: `move b1 4`" in bad
-    await h.slash(t.bob, thread, "pass")
+    await h.slash(t.bob, thread, "duel pass")
 
     # The GM rolls that pass back, after a preview, with a public notice.
     before = len(fake.channel_messages(thread))
@@ -124,10 +125,10 @@ async def test_game_played_to_a_result(table: Table) -> None:
     assert "Rolled back" in preview.original.content
 
     await h.slash(t.bob, thread, "order", text="pass")
-    await h.slash(t.ann, thread, "move", units="r2", to="4")
-    await h.slash(t.bob, thread, "pass")
+    await h.slash(t.ann, thread, "duel move", unit="r2", cell="4")
+    await h.slash(t.bob, thread, "duel pass")
     await h.slash(t.gm, thread, "gm roll", values="6 6", reason="a sure hit")
-    await h.slash(t.ann, thread, "attack", units="r2", target="5")
+    await h.slash(t.ann, thread, "duel attack", unit="r2", cell="5")
 
     # Blue owes a decision: the thread names blue's player and carries a Choose button.
     prompt = last_public(t)
@@ -178,7 +179,7 @@ def assert_no_secret_leaked(t: Table) -> None:
 async def test_views_maps_and_standing_orders(table: Table) -> None:
     t, h, fake = table, table.h, table.fake
     thread = await open_game(t)
-    await h.slash(t.ann, fake.dm_channel(t.ann), "trap", cell="3")
+    await h.slash(t.ann, fake.dm_channel(t.ann), "duel trap", cell="3")
     mine = await h.slash(t.ann, thread, "game map", private=True)
     assert mine.ephemeral and "[trap]" in mine
     theirs = await h.slash(t.bob, thread, "game map", private=True)
@@ -194,7 +195,7 @@ async def test_views_maps_and_standing_orders(table: Table) -> None:
     assert len(fake.public_messages()) == count
 
     # Red moves and may take it back (no dice, nothing revealed); blue may not undo it.
-    await h.slash(t.ann, thread, "move", units="r2", to="3")
+    await h.slash(t.ann, thread, "duel move", unit="r2", cell="3")
     refused = await h.slash(t.bob, thread, "game undo")
     assert refused.ephemeral and "cannot undo" in refused
     undone = await h.slash(t.ann, thread, "game undo")
@@ -202,10 +203,10 @@ async def test_views_maps_and_standing_orders(table: Table) -> None:
     assert "red takes back" in last_public(t).content
 
     # The standing order answers blue's casualty decision at once: no prompt, no buttons.
-    await h.slash(t.ann, thread, "move", units="r2", to="3")
-    await h.slash(t.bob, thread, "pass")
+    await h.slash(t.ann, thread, "duel move", unit="r2", cell="3")
+    await h.slash(t.bob, thread, "duel pass")
     await h.slash(t.gm, thread, "gm roll", values="6 6", reason="hit")
-    await h.slash(t.ann, thread, "attack", units="r2", target="4")
+    await h.slash(t.ann, thread, "duel attack", unit="r2", cell="4")
     after = last_public(t)
     assert after.custom_ids() == [] and "b2 is eliminated" in after.content
     log = await h.slash(t.eve, thread, "game log", last=3)
@@ -214,7 +215,7 @@ async def test_views_maps_and_standing_orders(table: Table) -> None:
 
 async def test_permissions_and_places(table: Table) -> None:
     t, h, fake = table, table.h, table.fake
-    outside = await h.slash(t.ann, fake.general, "pass")
+    outside = await h.slash(t.ann, fake.general, "duel pass")
     assert outside.ephemeral and "game's thread" in outside
     thread = await open_game(t)
     stranger = await h.slash(t.eve, thread, "gm reveal-seed")
@@ -225,7 +226,7 @@ async def test_permissions_and_places(table: Table) -> None:
     assert seed.ephemeral and "Seed of" in seed
     secret = await h.slash(t.ann, thread, "order", text="trap 2")
     assert secret.ephemeral and "only in a direct message" in secret
-    early = await h.slash(t.bob, thread, "pass")
+    early = await h.slash(t.bob, thread, "duel pass")
     assert early.ephemeral and "turn" in early
     export = await h.slash(t.ann, thread, "game export")
     assert export.ephemeral and "when the game is over" in export
@@ -260,8 +261,8 @@ async def test_pictures_are_drawn_from_each_audiences_view(
                           extra_games=[DUEL], game_ids=["duel1"]) as h:
         t = Table(h, fake, gm, ann, bob, fake.add_user("eve"))
         thread = await open_game(t)
-        await h.slash(ann, fake.dm_channel(ann), "trap", cell="2")
-        await h.slash(ann, thread, "move", units="r1", to="2")
+        await h.slash(ann, fake.dm_channel(ann), "duel trap", cell="2")
+        await h.slash(ann, thread, "duel move", unit="r1", cell="2")
         await h.slash(bob, thread, "game map")
         mine = await h.slash(ann, thread, "game map", private=True)
         assert mine.ephemeral and drawn_for(mine.original.attachments[0].data) == (

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from adjudicator.registry import load_game
 from tests.bot.duel_variants import POSTS, POSTS_GAME
 from tests.bot.test_discord_duel import DUEL, Table, last_public
 from tests.bot.test_service_support import EDITABLE
@@ -36,7 +37,8 @@ async def open_game(t: Table, game: str = DUEL, trap: str = "1") -> Channel:
     await t.h.slash(t.ann, thread, "game join", side="red")
     await t.h.slash(t.bob, thread, "game join", side="blue")
     await t.h.slash(t.gm, thread, "game start")
-    placed = await t.h.slash(t.ann, t.fake.dm_channel(t.ann), "trap", cell=trap)
+    group = load_game(game).name  # each game's orders are under its own command
+    placed = await t.h.slash(t.ann, t.fake.dm_channel(t.ann), f"{group} trap", cell=trap)
     assert "Applied" in placed, placed
     return thread
 
@@ -44,10 +46,10 @@ async def open_game(t: Table, game: str = DUEL, trap: str = "1") -> Channel:
 async def test_pause_and_resume(table: Table) -> None:
     t, h = table, table.h
     thread = await open_game(t)
-    await h.slash(t.ann, thread, "move", units="r2", to="3")
-    await h.slash(t.bob, thread, "pass")
+    await h.slash(t.ann, thread, "duel move", unit="r2", cell="3")
+    await h.slash(t.bob, thread, "duel pass")
     await h.slash(t.gm, thread, "gm roll", values="6 6", reason="a sure hit")
-    await h.slash(t.ann, thread, "attack", units="r2", target="4")
+    await h.slash(t.ann, thread, "duel attack", unit="r2", cell="4")
     prompt = last_public(t)
     (choose,) = prompt.custom_ids()
 
@@ -61,14 +63,14 @@ async def test_pause_and_resume(table: Table) -> None:
 
     # Nobody can act while paused: not by command, not by button, not the GM for a side.
     for user, command, options in ((t.bob, "decide", {"answer": "decide lose"}),
-                                   (t.ann, "pass", {}), (t.gm, "decide",
+                                   (t.ann, "duel pass", {}), (t.gm, "decide",
                                                          {"answer": "decide lose"})):
         reply = await h.slash(user, thread, command, **options)
         assert reply.ephemeral and "paused by the GM" in reply, (command, reply)
     clicked = await h.click(t.bob, prompt, choose)
     assert clicked.ephemeral and "paused by the GM" in clicked
     assert await h.autocomplete(t.bob, thread, "decide", "answer") != []  # options shown
-    assert await h.autocomplete(t.ann, thread, "move", "units") == []  # nothing legal
+    assert await h.autocomplete(t.ann, thread, "duel move", "unit") == []  # nothing legal
     status = await h.slash(t.eve, thread, "game status")
     assert "paused by the GM (blue is away until Monday)" in status
 
@@ -92,7 +94,7 @@ async def test_pause_and_resume(table: Table) -> None:
 async def test_gm_seat_replaces_a_player(table: Table) -> None:
     t, h = table, table.h
     thread = await open_game(t)
-    await h.slash(t.ann, thread, "pass")
+    await h.slash(t.ann, thread, "duel pass")
     refused = await h.slash(t.bob, thread, "gm seat", side="blue", player=t.eve.id)
     assert refused.ephemeral and "only a GM" in refused
     assert await h.autocomplete(t.gm, thread, "gm seat", "side", side="b") == ["blue"]
@@ -102,17 +104,17 @@ async def test_gm_seat_replaces_a_player(table: Table) -> None:
     assert (f"<@{t.eve.id}> now plays **blue**, replacing <@{t.bob.id}> — reason: bob had "
             "to leave.") in seated
     assert f"To act: **blue** <@{t.eve.id}>" in seated
-    gone = await h.slash(t.bob, thread, "pass")
+    gone = await h.slash(t.bob, thread, "duel pass")
     assert gone.ephemeral and "not seated" in gone
-    assert await h.autocomplete(t.eve, thread, "move", "units") == ["b1", "b2"]
-    await h.slash(t.eve, thread, "move", units="b2", to="3")
+    assert await h.autocomplete(t.eve, thread, "duel move", "unit") == ["b1", "b2"]
+    await h.slash(t.eve, thread, "duel move", unit="b2", cell="3")
     status = await h.slash(t.gm, thread, "game status")
     assert f"blue: <@{t.eve.id}>" in status and f"<@{t.bob.id}>" not in status.text
     again = await h.slash(t.gm, thread, "gm seat", side="blue", player=t.eve.id)
     assert again.ephemeral and "already plays" in again
     # A replacement while a decision is owed hands the decision over.
     await h.slash(t.gm, thread, "gm roll", values="6 6", reason="hit")
-    await h.slash(t.ann, thread, "attack", units="r2", target="3")
+    await h.slash(t.ann, thread, "duel attack", unit="r2", cell="3")
     owed = last_public(t)
     assert f"<@{t.eve.id}>" in owed.content and "waiting for blue" in owed.content
     handed = await h.slash(t.gm, thread, "gm seat", side="blue", player=t.bob.id)
@@ -140,7 +142,7 @@ async def test_order_without_text_opens_a_multi_line_box(table: Table) -> None:
     # Red's first line ends red's turn: the second is refused, the first stays applied.
     assert done.ephemeral and "Applied: `move r2 3`" in done
     assert "turn" in done and "move r1 2" not in last_public(t).content
-    await h.slash(t.bob, thread, "pass")
+    await h.slash(t.bob, thread, "duel pass")
     box = await h.slash(t.ann, thread, "order")
     secret = await h.submit_modal(t.ann, thread, box, "move r1 2\ntrap 4")
     assert secret.ephemeral and "only in a direct message" in secret
@@ -155,10 +157,10 @@ async def test_order_without_text_opens_a_multi_line_box(table: Table) -> None:
 async def test_a_decision_with_many_options_uses_a_select_menu(table: Table) -> None:
     t, h, fake = table, table.h, table.fake
     thread = await open_game(t, POSTS_GAME)
-    await h.slash(t.ann, thread, "move", units="r2", to="3")
-    await h.slash(t.bob, thread, "pass")
+    await h.slash(t.ann, thread, "posts-duel move", unit="r2", cell="3")
+    await h.slash(t.bob, thread, "posts-duel pass")
     await h.slash(t.gm, thread, "gm roll", values="6 6", reason="a sure hit")
-    await h.slash(t.ann, thread, "attack", units="r2", target="4")
+    await h.slash(t.ann, thread, "posts-duel attack", unit="r2", cell="4")
     prompt = last_public(t)
     assert "post" not in " ".join(prompt.labels())  # the options are blue's to read
     (choose,) = prompt.custom_ids()
@@ -188,10 +190,10 @@ async def test_gm_only_events_are_dmed_to_every_gm(table: Table) -> None:
     thread = await open_game(t, EDITABLE)
     fake.give_role(t.eve, "Umpire GM")
     await h.slash(t.eve, thread, "gm reveal-seed")  # seats eve as a GM of the game
-    await h.slash(t.ann, thread, "move", units="r2", to="3")
-    await h.slash(t.bob, thread, "pass")
+    await h.slash(t.ann, thread, "duel move", unit="r2", cell="3")
+    await h.slash(t.bob, thread, "duel pass")
     await h.slash(t.gm, thread, "gm roll", values="6 6", reason="hit")
-    await h.slash(t.ann, thread, "attack", units="r2", target="4")
+    await h.slash(t.ann, thread, "duel attack", unit="r2", cell="4")
     await h.slash(t.bob, thread, "decide", answer="decide lose")
     edit = await h.slash(t.gm, thread, "gm override", op="edit",
                          args="restore-unit unit=b2 side=blue cell=5 strength=2",
@@ -210,7 +212,7 @@ async def test_gm_only_events_are_dmed_to_every_gm(table: Table) -> None:
 async def test_log_and_export_as_each_user_may_read_them(table: Table) -> None:
     t, h = table, table.h
     thread = await open_game(t, trap="3")
-    await h.slash(t.ann, thread, "pass")
+    await h.slash(t.ann, thread, "duel pass")
     ann_log = await h.slash(t.ann, thread, "game log")
     assert "#1 order red: trap 3" in ann_log
     bob_log = await h.slash(t.bob, thread, "game log")

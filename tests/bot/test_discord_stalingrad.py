@@ -89,14 +89,15 @@ async def test_basic_game_opening_through_discord(
     russian = setup_lines("russian")
     assert len(russian) > 30
     first_units, first_area = russian[0].removeprefix("setup ").split(" in ")
-    offered = await h.autocomplete(sasha, thread, "setup", "units", units=first_units[:6])
+    offered = await h.autocomplete(sasha, thread, "stalingrad setup", "units",
+                                   units=first_units[:6])
     assert offered and all(o.startswith(first_units[:6]) for o in offered)
-    assert first_area in await h.autocomplete(sasha, thread, "setup", "area",
+    assert first_area in await h.autocomplete(sasha, thread, "stalingrad setup", "area",
                                               units=first_units.split()[0])
-    assert await h.autocomplete(gerd, thread, "setup", "units") == []  # not his turn
+    assert await h.autocomplete(gerd, thread, "stalingrad setup", "units") == []  # not his turn
     for line in russian[:2]:
         units, area = line.removeprefix("setup ").split(" in ")
-        applied(await h.slash(sasha, thread, "setup", units=units, area=area))
+        applied(await h.slash(sasha, thread, "stalingrad setup", units=units, area=area))
     assert f"russian sets up {first_units.replace(' ', ', ')}" in posts()[-2].content
     rest = [*russian[2:], "setup done"]
     for start in range(0, len(rest), 12):
@@ -122,19 +123,19 @@ async def test_basic_game_opening_through_discord(
     standing = await h.slash(gerd, thread, "game standing", kind="advantage", policy="never")
     assert standing.ephemeral and "standing advantage never" in standing
     assert len(fake.public_messages()) == count
-    applied(await h.slash(gerd, thread, "rubble"))
+    applied(await h.slash(gerd, thread, "stalingrad rubble"))
     assert "the game begins: German impulse 1 of September 13" in last().content
     assert "initial Rubble dr" in last().content or "Rubble" in last().content
 
     # ---- impulses: move and end; the Russian passes ---------------------------------------
-    movers = await h.autocomplete(gerd, thread, "move", "units", units="g14pz:ar")
+    movers = await h.autocomplete(gerd, thread, "stalingrad move", "units", units="g14pz:ar")
     assert "g14pz:arko14" in movers
-    assert "3" in await h.autocomplete(gerd, thread, "move", "to", units="g14pz:arko14")
-    applied(await h.slash(gerd, thread, "move", units="g14pz:arko14", to="3"))
+    assert "3" in await h.autocomplete(gerd, thread, "stalingrad move", "to", units="g14pz:arko14")
+    applied(await h.slash(gerd, thread, "stalingrad move", units="g14pz:arko14", to="3"))
     assert "g14pz:arko14 enters Voroponovo Road (3)" in last().content
-    applied(await h.slash(gerd, thread, "end"))
+    applied(await h.slash(gerd, thread, "stalingrad end"))
     assert "To act: **russian**" in last().content
-    applied(await h.slash(sasha, thread, "pass"))
+    applied(await h.slash(sasha, thread, "stalingrad pass"))
     before_attack = (await h.slash(gm, thread, "game status")).text
     seq_before = int(before_attack.split("action ")[1].split()[0])
 
@@ -143,8 +144,8 @@ async def test_basic_game_opening_through_discord(
     assert rolled.ephemeral
     announced = last().content
     assert "set by the GM" in announced and "4, 4, 3, 3" not in announced
-    applied(await h.slash(gerd, thread, "attack", units=GERMAN_ATTACK.split(" with ")[1],
-                          target="32"))
+    applied(await h.slash(gerd, thread, "stalingrad attack", units=GERMAN_ATTACK.split(" with ")[1],
+                          area="32"))
     prompt = last()
     assert "18:13 — 5 Casualty Points" in prompt.content
     assert f"<@{sasha.id}>" in prompt.content and "waiting for russian" in prompt.content
@@ -183,8 +184,8 @@ async def test_basic_game_opening_through_discord(
 
     # The attack again, on fresh dice from the new branch; answered by text this time.
     await h.slash(gm, thread, "gm roll", values="5 4 3 3", reason="second try")
-    applied(await h.slash(gerd, thread, "attack", units=GERMAN_ATTACK.split(" with ")[1],
-                          target="32"))
+    applied(await h.slash(gerd, thread, "stalingrad attack", units=GERMAN_ATTACK.split(" with ")[1],
+                          area="32"))
     assert "19:13 — 6 Casualty Points" in last().content
     options = await h.autocomplete(sasha, thread, "decide", "answer")
     assert len(options) == 2 and all(o.startswith("decide casualties") for o in options)
@@ -198,8 +199,8 @@ async def test_basic_game_opening_through_discord(
         applied(await h.slash(sasha, thread, "decide", answer=retreat[0]))
     alternatives += options[1:]
     assert "To act: **german**" in last().content
-    applied(await h.slash(gerd, thread, "end"))
-    applied(await h.slash(sasha, thread, "pass"))
+    applied(await h.slash(gerd, thread, "stalingrad end"))
+    applied(await h.slash(sasha, thread, "stalingrad pass"))
     log = await h.slash(gerd, thread, "game log", last=8)
     assert "rollback" in log and "(secret)" in log  # the Russian's answer is his to read
 

@@ -37,33 +37,33 @@ async def test_pakfront_hidden_setup_and_reveals(
     await h.slash(sasha, thread, "game join", side="soviet")
     await h.slash(gm, thread, "game start")
     gerd_dm = fake.dm_channel(gerd)
-    assert any("/hide" in m.content for m in fake.dms_to(gerd))
+    assert any("/tanks hide" in m.content for m in fake.dms_to(gerd))
 
-    refused = await h.slash(gerd, thread, "hide", unit="pak75-1", hex="0101")
+    refused = await h.slash(gerd, thread, "tanks hide", unit="pak75-1", hex="0101")
     assert refused.ephemeral and "0101" not in refused.text and "pak75" not in refused.text
-    assert "pak75-1" in await h.autocomplete(gerd, gerd_dm, "hide", "unit", unit="pak")
+    assert "pak75-1" in await h.autocomplete(gerd, gerd_dm, "tanks hide", "unit", unit="pak")
     for unit, where in HIDDEN.items():
-        placed = await h.slash(gerd, gerd_dm, "hide", unit=unit, hex=where)
+        placed = await h.slash(gerd, gerd_dm, "tanks hide", unit=unit, hex=where)
         assert "Applied" in placed, placed
     assert any("pak75-1 set up hidden in 0101" in m.content for m in fake.dms_to(gerd))
     for number, unit in enumerate(PLACED, start=4):
-        reply = await h.slash(gerd, thread, "place", unit=unit, hex=f"01{number:02d}")
+        reply = await h.slash(gerd, thread, "tanks place", unit=unit, hex=f"01{number:02d}")
         assert "Applied" in reply, reply
-    done = await h.slash(gerd, thread, "done")
+    done = await h.slash(gerd, thread, "tanks done")
     assert "Applied: `done`" in done
     commitment = fake.channel_messages(thread)[-1].content
     assert "commitment" in commitment and "0103" not in commitment
 
     # The Soviet player sees legal entry moves (nothing about hidden units) and enters.
-    assert "0101" in await h.autocomplete(sasha, thread, "move", "to", units="t34a-1")
+    assert "0101" in await h.autocomplete(sasha, thread, "tanks move", "steps", unit="t34a-1")
     for index, unit in enumerate(ENTRIES, start=1):
-        reply = await h.slash(sasha, thread, "move", units=unit, to=f"{index:02d}01")
+        reply = await h.slash(sasha, thread, "tanks move", unit=unit, steps=f"{index:02d}01")
         assert "Applied" in reply, reply
     assert any("pak75-1 revealed in 0101" in m.content for m in fake.public_messages())
     assert any("pak75-2 revealed in 0102" in m.content for m in fake.public_messages())
-    early = await h.slash(sasha, thread, "done")
+    early = await h.slash(sasha, thread, "tanks done")
     assert early.ephemeral and "rule 6.5" in early and "t34a-1" in early
-    await h.slash(sasha, thread, "move", units="t34a-1", to="2101")
+    await h.slash(sasha, thread, "tanks move", unit="t34a-1", steps="2101")
     public_map = await h.slash(sasha, thread, "game map")
     assert "flak88-1" not in public_map.text
 

@@ -25,11 +25,12 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from adjudicator.kernel.decisions import Option, PendingDecision, StandingPolicy
 from adjudicator.kernel.dice import Dice
-from adjudicator.kernel.errors import NotationError, RuleError
+from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.names import Named, NameIndex
-from adjudicator.kernel.orders import Order, words
+from adjudicator.kernel.orders import Order
+from adjudicator.kernel.spec import Kind, OrderSpec, Verb, plain
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View
 
@@ -66,7 +67,16 @@ class Decide(Order):
 
 DuelOrder = Annotated[Move | Attack | Pass | PlaceTrap | Decide, Field(discriminator="verb")]
 ORDER_ADAPTER: TypeAdapter[DuelOrder] = TypeAdapter(DuelOrder)
-VERBS = ("move", "attack", "pass", "trap", "decide")
+
+CELL = Kind("cell", "CELL", "a cell: 1-5 or its name", many=True,
+            read=lambda words, names: CELL_NAMES.resolve(" ".join(plain(words))))
+SPEC = OrderSpec("duel", [
+    Verb(Move, ("move UNIT CELL",), "move a unit to an adjacent cell", ("D2",), ("move r1 2",)),
+    Verb(Attack, ("attack UNIT CELL",), "attack an adjacent cell", ("D3",), ("attack r2 3",)),
+    Verb(Pass, ("pass",), "do nothing this turn", ("D1",), ("pass",)),
+    Verb(PlaceTrap, ("trap CELL",), "red's secret trap", ("D4",), ("trap 3",), secret=True),
+    Verb(Decide, ("decide {yield|lose}:choice",), "answer a hit", ("D5",), ("decide lose",)),
+], kinds={"CELL": CELL})
 
 
 class Unit(BaseModel):
@@ -101,6 +111,7 @@ class DuelGame(Game[DuelState]):
     title: ClassVar[str] = "Duel (kernel contract game)"
     sides: ClassVar[tuple[str, ...]] = SIDES
     state_type: ClassVar[type[GameState]] = DuelState
+    order_spec: ClassVar[OrderSpec | None] = SPEC
 
     def scenarios(self) -> dict[str, str]:
         return {"standard": "two units a side, red places a trap"}
@@ -115,47 +126,6 @@ class DuelGame(Game[DuelState]):
             Unit(id="b1", side="blue", cell="5", strength=3),
             Unit(id="b2", side="blue", cell="4", strength=2),
         ])
-
-    # ---- notation ----------------------------------------------------------------------
-
-    def parse_game_order(self, text: str) -> Order:
-        parts = words(text)
-        if not parts:
-            raise NotationError("empty order", list(VERBS))
-        verbs = [verb for verb in VERBS if verb.startswith(parts[0].lower())]
-        if len(verbs) != 1:
-            raise NotationError(f"unknown verb {parts[0]!r}", list(VERBS))
-        verb, args = verbs[0], parts[1:]
-        if verb == "pass" and not args:
-            return Pass()
-        if verb in ("move", "attack") and len(args) >= 2:
-            cell = CELL_NAMES.resolve(" ".join(args[1:]))
-            unit = args[0].lower()
-            return Move(unit=unit, cell=cell) if verb == "move" else Attack(unit=unit, cell=cell)
-        if verb == "trap" and args:
-            return PlaceTrap(cell=CELL_NAMES.resolve(" ".join(args)))
-        if verb == "decide" and len(args) == 1 and args[0].lower() in ("yield", "lose"):
-            return Decide(choice=args[0].lower())  # type: ignore[arg-type]
-        raise NotationError(f"cannot read {text.strip()!r}",
-                            ["move UNIT CELL", "attack UNIT CELL", "pass", "trap CELL",
-                             "decide yield|lose"])
-
-    def format_game_order(self, order: Order) -> str:
-        match order:
-            case Move(unit=unit, cell=cell):
-                return f"move {unit} {cell}"
-            case Attack(unit=unit, cell=cell):
-                return f"attack {unit} {cell}"
-            case Pass():
-                return "pass"
-            case PlaceTrap(cell=cell):
-                return f"trap {cell}"
-            case Decide(choice=choice):
-                return f"decide {choice}"
-        raise TypeError(f"not a duel order: {order!r}")
-
-    def is_secret(self, order: Order) -> bool:
-        return isinstance(order, PlaceTrap) or super().is_secret(order)
 
     # ---- rules --------------------------------------------------------------------------
 
