@@ -26,10 +26,10 @@ import datetime as _dt
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw
 
 from adjudicator.kernel.events import Event, visible_to
 from adjudicator.stalingrad.data import load_pack
@@ -46,13 +46,17 @@ from render.common import (
     distance_to_polygon_edge,
     encode_png,
     font,
+    plain,
     point_in_polygon,
     rgb,
     text_size,
+    wrap,
 )
 from render.counters import TPS_KIND_SYMBOL, TPS_SYMBOL, draw_symbol
 
-DEFAULT_SCALE = 40
+DEFAULT_SCALE = 64
+#: The smallest text on a picture posted at its default size (counters, names, panel).
+MIN_TEXT = 11
 CROP_SCALE = 72
 #: The zoomed picture's size in pixels (a Discord preview shows about this much).
 CROP_SIZE = (640, 720)
@@ -218,6 +222,9 @@ class Static:
     zone_tabs: dict[str, dict[str, Point]] = field(default_factory=dict)
     zone_anchor: dict[str, Point] = field(default_factory=dict)
     zone_side: dict[str, str] = field(default_factory=dict)
+    #: Every text of the static layer with its box (names, IDs, quadrants ...): counters
+    #: never cover one (:func:`_best_grid` avoids them), and tests check none is clipped.
+    labels: list[Label] = field(default_factory=list)
 
 
 def _geometry(pack: StalingradPack, scale: int) -> dict[str, Any]:
@@ -232,46 +239,88 @@ def _geometry(pack: StalingradPack, scale: int) -> dict[str, Any]:
             "size": (width, height)}
 
 
-def _slots(poly: Sequence[Point], counter: int, avoid: Sequence[tuple[float, float, float,
-           float]], centre: Point, soft: Sequence[tuple[float, float, float, float]] = ()
-           ) -> list[Point]:
-    """Counter centres fully inside ``poly`` and clear of the ``avoid`` boxes, nearest
-    ``centre`` first; then the ones that cover a ``soft`` box (an Area's name)."""
-    clean = _grid(poly, counter, [*avoid, *soft], centre)
-    if not soft:
-        return clean
-    extra = [p for p in _grid(poly, counter, avoid, centre)
-             if all(abs(p[0] - q[0]) >= counter + 1 or abs(p[1] - q[1]) >= counter + 1
-                    for q in clean)]
-    return clean + extra
+Box = tuple[float, float, float, float]
 
 
-def _grid(poly: Sequence[Point], counter: int, avoid: Sequence[tuple[float, float, float,
-          float]], centre: Point) -> list[Point]:
+def _overlaps(a: Box, b: Box, gap: float = 0.0) -> bool:
+    return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
+
+
+def _erode(mask: Image.Image, k: int) -> Image.Image:
+    """``mask`` eroded by a (2k+1)-pixel square: a pixel stays set only when every pixel
+    within ``k`` of it (Chebyshev distance) is set. Minimums of shifted copies, doubling
+    the window each time; the mask's border must be clear by ``k`` pixels."""
+    for dx, dy in ((1, 0), (0, 1)):
+        width, out = 1, mask
+        while width * 2 <= 2 * k + 1:
+            out = ImageChops.darker(out, ImageChops.offset(out, -width * dx, -width * dy))
+            width *= 2
+        rest = 2 * k + 1 - width
+        if rest:
+            out = ImageChops.darker(out, ImageChops.offset(out, -rest * dx, -rest * dy))
+        mask = ImageChops.offset(out, k * dx, k * dy)
+    return mask
+
+
+def _grid_options(poly: Sequence[Point], counter: int, avoid: Sequence[Box], fine: int = 4
+                  ) -> list[list[Point]]:
+    """Counter centres fully inside ``poly`` (by a pixel) and clear of ``avoid``, for each
+    of ``fine`` x ``fine`` grid offsets (a counter's pitch is its size plus one pixel).
+
+    The polygon is rasterised and eroded by half a counter with a square kernel (repeated
+    3x3 minimum filters), so a pixel left is exactly a centre whose counter lies inside."""
     pitch = counter + 1
     half = counter / 2
-    xs = [p[0] for p in poly]
-    ys = [p[1] for p in poly]
-    best: list[Point] = []
-    for fx in (0.0, 0.25, 0.5, 0.75):
-        for fy in (0.0, 0.25, 0.5, 0.75):
+    k = math.ceil(half) + 1
+    x0 = math.floor(min(p[0] for p in poly)) - k - 2
+    y0 = math.floor(min(p[1] for p in poly)) - k - 2
+    x1 = math.ceil(max(p[0] for p in poly)) + k + 2
+    y1 = math.ceil(max(p[1] for p in poly)) + k + 2
+    mask = Image.new("L", (x1 - x0, y1 - y0), 0)
+    ImageDraw.Draw(mask).polygon([(x - x0, y - y0) for x, y in poly], fill=255)
+    inside = _erode(mask, k).load()
+    assert inside is not None
+    options: list[list[Point]] = []
+    steps = [i / fine for i in range(fine)]
+    for fx in steps:
+        for fy in steps:
             found: list[Point] = []
-            y = min(ys) + half + 1 + fy * pitch
-            while y <= max(ys) - half - 1:
-                x = min(xs) + half + 1 + fx * pitch
-                while x <= max(xs) - half - 1:
-                    if _fits(x, y, half, poly, avoid):
+            y = y0 + half + 2 + fy * pitch
+            while y <= y1 - half - 2:
+                x = x0 + half + 2 + fx * pitch
+                while x <= x1 - half - 2:
+                    if inside[round(x - x0), round(y - y0)] and not any(
+                            _overlaps((x - half, y - half, x + half, y + half), b)
+                            for b in avoid):
                         found.append((x, y))
                     x += pitch
                 y += pitch
-            if len(found) > len(best):
-                best = found
-    best.sort(key=lambda p: (p[0] - centre[0]) ** 2 + (p[1] - centre[1]) ** 2)
-    return best
+            options.append(found)
+    return options
 
 
-def _fits(x: float, y: float, half: float, poly: Sequence[Point],
-          avoid: Sequence[tuple[float, float, float, float]]) -> bool:
+def _best_grid(options: Sequence[Sequence[Point]], counter: int, avoid: Sequence[Box],
+               centre: Point) -> list[Point]:
+    """The offset keeping most counter centres clear of ``avoid``, nearest ``centre``
+    first."""
+    half = counter / 2
+    best: list[Point] = []
+    for found in options:
+        kept = [p for p in found
+                if not any(_overlaps((p[0] - half, p[1] - half, p[0] + half, p[1] + half), box)
+                           for box in avoid)]
+        if len(kept) > len(best):
+            best = kept
+    return sorted(best, key=lambda p: (p[0] - centre[0]) ** 2 + (p[1] - centre[1]) ** 2)
+
+
+def _grid(poly: Sequence[Point], counter: int, avoid: Sequence[Box], centre: Point
+          ) -> list[Point]:
+    return _best_grid(_grid_options(poly, counter, avoid), counter, (), centre)
+
+
+def _fits(x: float, y: float, half: float, poly: Sequence[Point], avoid: Sequence[Box]
+          ) -> bool:
     x0, y0, x1, y1 = x - half, y - half, x + half, y + half
     for ax0, ay0, ax1, ay1 in avoid:
         if x0 < ax1 and ax0 < x1 and y0 < ay1 and ay0 < y1:
@@ -284,6 +333,225 @@ def _fits(x: float, y: float, half: float, poly: Sequence[Point],
     if distance_to_polygon_edge(x, y, poly) < half + 0.5:
         return False
     return all(not (x0 < px < x1 and y0 < py < y1) for px, py in poly)
+
+
+def _box_inside(box: Box, poly: Sequence[Point], margin: float = 1.5) -> bool:
+    """Whether ``box`` lies inside ``poly`` (corners inside, no vertex within, clear of the
+    border by ``margin``)."""
+    x0, y0, x1, y1 = box
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    corners = ((x0, y0), (x1, y0), (x0, y1), (x1, y1), (cx, y0), (cx, y1), (x0, cy), (x1, cy))
+    if not all(point_in_polygon(x, y, poly) for x, y in corners):
+        return False
+    if any(distance_to_polygon_edge(x, y, poly) < margin for x, y in corners):
+        return False
+    return all(not (x0 < px < x1 and y0 < py < y1) for px, py in poly)
+
+
+@dataclass(frozen=True)
+class Label:
+    """A text drawn on the static layer, with the box it covers (for placement and tests):
+    ``kind`` is "area-name", "area-id", "tem", "quadrant", "zone-name", "panel"...; a
+    label's ``container`` is the box or polygon it must stay inside (None: the picture)."""
+
+    kind: str
+    key: str
+    text: str
+    box: Box
+    size: int
+    container: tuple[Point, ...] | None = None
+
+
+@dataclass
+class AreaLabels:
+    """Where an Area's printed marks go: the ID shape, the TEM disc, the icons, the name."""
+
+    id_box: Box
+    tem: Point
+    icons: list[tuple[str, Point]]
+    icon_boxes: list[Box]
+    name: list[tuple[str, Point]]  # (line, centre)
+    name_box: Box | None
+    at: Point = (0.0, 0.0)  # the ID's centre
+    name_size: int = 0  # the name's font size (smaller in a cramped Area)
+
+    @property
+    def boxes(self) -> list[Box]:
+        return [self.id_box, *self.icon_boxes, *([self.name_box] if self.name_box else [])]
+
+
+#: An Area with room for fewer counters than this beside its printed marks has its ID moved
+#: (and its name placed) where more counters fit.
+ENOUGH_SLOTS = 4
+
+
+def _marks_at(area: Any, lx: float, ly: float, id_r: float, fs_small: int
+              ) -> tuple[Box, Point, list[tuple[str, Point]], list[Box]]:
+    """The ID shape's box with the TEM disc on its lower right, and the icons in a row to
+    its upper left, for an ID centred on (lx, ly)."""
+    tr = max(4, fs_small * 0.55)
+    tem = (lx + id_r * 1.05, ly + id_r * 0.55)
+    id_box = (lx - id_r * 1.25, ly - id_r * 1.3, max(lx + id_r * 1.25, tem[0] + tr),
+              max(ly + id_r * 1.25, tem[1] + tr))
+    kinds = []
+    if area.ferry_landing:
+        kinds.append("ferry")
+    if area.supply != "none":
+        kinds.append(f"supply_{area.supply}")
+    if area.rubble_symbol:
+        kinds.append("rubble_symbol")
+    if area.vp:
+        kinds.append(f"vp{area.vp}")
+    icons: list[tuple[str, Point]] = []
+    icon_boxes: list[Box] = []
+    r = fs_small * 0.6
+    ix = lx - id_r * 1.2
+    iy = ly - id_r * 1.05
+    for kind in kinds:
+        icons.append((kind, (ix, iy)))
+        icon_boxes.append((ix - r - 1, iy - r - 1, ix + r + 1, iy + r + 1))
+        ix -= fs_small * 1.35
+    return id_box, tem, icons, icon_boxes
+
+
+def _tag_box(id_box: Box, fs_tag: int) -> Box:
+    """Room right of the ID's top for the dynamic tags: Rubble ("R2") and Contested
+    ("X"), so they never cover a name or a counter."""
+    w = text_size("R2", fs_tag)[0] + text_size("X", fs_tag)[0] + 14
+    h = fs_tag + 6
+    return (id_box[2] + 1, id_box[1] - 2, id_box[2] + 1 + w, id_box[1] - 2 + h)
+
+
+def _area_labels(area: Any, poly: list[Point], at: Point, id_r: float, fs_small: int,
+                 fs_name: int, counter: int, taken: Sequence[Box], frame: Box,
+                 neighbours: Sequence[Sequence[Point]] = ()
+                 ) -> tuple[AreaLabels, list[list[Point]]]:
+    """Place an Area's printed marks where counters have the most room.
+
+    The ID shape goes at the pack's label point, with the TEM disc on its lower right and
+    the icons in a row to its upper left; the name where it fits inside the Area and
+    leaves room for the most counters (below the ID, above it, beside it). When that leaves
+    room for fewer than :data:`ENOUGH_SLOTS` counters, the ID moves inside the Area and the
+    name may lie beyond it (over water or a roomier neighbour) — never over another
+    Area's marks (``taken``) nor off the board (``frame``).
+    Returns the layout and the counter grid options (before any label is avoided)."""
+    xs = [p[0] for p in poly]
+    # small Areas: a finer choice of grid offsets finds room the coarse one misses
+    small = (max(xs) - min(xs)) * (max(p[1] for p in poly) - min(p[1] for p in poly)) \
+        < 30 * counter * counter
+    found = _grid_options(poly, counter, [], 7 if small else 4)
+    ys = [p[1] for p in poly]
+    centre = centroid(poly)
+    # (score, layout)
+    best: tuple[tuple[Any, ...], AreaLabels] | None = None
+
+    def consider(lx: float, ly: float, moved: bool) -> None:
+        nonlocal best
+        id_box, tem, icons, icon_boxes = _marks_at(area, lx, ly, id_r, fs_small)
+        icon_boxes = [*icon_boxes, _tag_box(id_box, fs_small)]
+        if moved and not all(_box_inside(b, poly, 1) for b in (id_box, *icon_boxes)):
+            return
+        fixed = [id_box, *icon_boxes]
+        move_cost = -round(math.hypot(lx - at[0], ly - at[1]))
+        if not area.name:
+            room = len(_best_grid(found, counter, fixed, centre))
+            score: tuple[int, bool, int, int, int] = (min(room, ENOUGH_SLOTS), True, move_cost,
+                                                      0, 0)
+            if best is None or score > best[0]:
+                best = (score, AreaLabels(id_box, tem, icons, icon_boxes, [], None, (lx, ly)))
+            return
+        left_edge = min(b[0] for b in fixed)
+        top_edge = min(b[1] for b in fixed)
+        preference = 0
+        sizes = (fs_name, max(MIN_TEXT, fs_name - 3)) if fs_name > MIN_TEXT else (fs_name,)
+        for size, lines in [(fs, lines) for fs in sizes
+                            for lines in _name_options(area.name, fs)]:
+            lh = size + 3
+            w = max(text_size(line, size)[0] for line in lines)
+            h = len(lines) * lh
+            spots = [(lx - w / 2, id_box[3] + 1), (lx - w / 2 - w / 3, id_box[3] + 1),
+                     (lx - w / 2 + w / 3, id_box[3] + 1), (lx - w / 2, top_edge - 1 - h),
+                     (id_box[2] + 2, ly - h / 2), (left_edge - 2 - w, ly - h / 2)]
+            if moved:  # beyond the Area, beside it
+                spots += [(max(xs) + 3, ly - h / 2), (min(xs) - 3 - w, ly - h / 2)]
+            for x, y in spots:
+                preference -= 1
+                box = (x - 1, y - 1, x + w + 1, y + h + 1)
+                if any(_overlaps(box, b) for b in icon_boxes):
+                    continue
+                inside = _box_inside(box, poly)
+                if not inside and (
+                        any(_overlaps(box, b) for b in taken)
+                        or not (frame[0] <= box[0] and box[2] <= frame[2]
+                                and frame[1] <= box[1] and box[3] <= frame[3])
+                        or _over_others(box, poly, neighbours)):
+                    continue  # beyond its Area only over water, never over another Area
+                room = len(_best_grid(found, counter, [*fixed, box], centre))
+                score = (min(room, ENOUGH_SLOTS), inside, move_cost, preference,
+                         -_outside(box, poly))
+                if best is None or score > best[0]:
+                    centres = [(x + w / 2, y + i * lh + lh / 2) for i in range(len(lines))]
+                    best = (score, AreaLabels(id_box, tem, icons, icon_boxes,
+                                              list(zip(lines, centres, strict=True)), box,
+                                              (lx, ly), size))
+
+    consider(at[0], at[1], False)
+    for steps in (5, 11):  # a coarse search, then a fine one for the most cramped Areas
+        if best is not None and best[0][0] >= (ENOUGH_SLOTS if steps == 5 else 2):
+            break
+        for i in range(steps):
+            for j in range(steps):
+                consider(min(xs) + (0.1 + 0.8 * i / (steps - 1)) * (max(xs) - min(xs)),
+                         min(ys) + (0.1 + 0.8 * j / (steps - 1)) * (max(ys) - min(ys)), True)
+    if best is None:  # no name spot clear of the others: the ID alone, the name under it
+        id_box, tem, icons, icon_boxes = _marks_at(area, at[0], at[1], id_r, fs_small)
+        w, h = text_size(area.name, fs_name)
+        box = (at[0] - w / 2 - 1, id_box[3], at[0] + w / 2 + 1, id_box[3] + h + 5)
+        best = ((), AreaLabels(id_box, tem, icons, icon_boxes,
+                               [(area.name, (at[0], (box[1] + box[3]) / 2))], box, at,
+                               fs_name))
+    return best[1], found
+
+
+def _over_others(box: Box, poly: Sequence[Point], others: Sequence[Sequence[Point]]
+                 ) -> bool:
+    """Whether any of 15 points spread over ``box`` outside ``poly`` lies in one of
+    ``others`` (the other Areas)."""
+    x0, y0, x1, y1 = box
+    points = [(x0 + (x1 - x0) * i / 4, y0 + (y1 - y0) * j / 2) for i in range(5)
+              for j in range(3)]
+    near = [other for other in others
+            if min(p[0] for p in other) <= x1 and x0 <= max(p[0] for p in other)
+            and min(p[1] for p in other) <= y1 and y0 <= max(p[1] for p in other)]
+    return any(not point_in_polygon(x, y, poly) and any(point_in_polygon(x, y, other)
+                                                        for other in near)
+               for x, y in points)
+
+
+def _outside(box: Box, poly: Sequence[Point]) -> int:
+    """How many of 15 points spread over ``box`` lie outside ``poly``."""
+    x0, y0, x1, y1 = box
+    return sum(not point_in_polygon(x0 + (x1 - x0) * i / 4, y0 + (y1 - y0) * j / 2, poly)
+               for i in range(5) for j in range(3))
+
+
+def _name_options(name: str, size: int) -> list[list[str]]:
+    """An Area name on one line, split in two at its most even word break, and (three or
+    more words) in three lines."""
+    words = name.split()
+
+    def width(lines: list[str]) -> int:
+        return max(text_size(line, size)[0] for line in lines)
+
+    out = [[name]]
+    if len(words) >= 2:
+        out.append(min(([" ".join(words[:i]), " ".join(words[i:])]
+                        for i in range(1, len(words))), key=width))
+    if len(words) >= 3:
+        out.append(min(([" ".join(words[:i]), " ".join(words[i:j]), " ".join(words[j:])]
+                        for i in range(1, len(words) - 1) for j in range(i + 1, len(words))),
+                       key=width))
+    return out
 
 
 def _name_lines(name: str, size: int, room: float) -> list[str]:
@@ -347,48 +615,82 @@ def _build_static(pack: StalingradPack, scale: int) -> Static:
     s = scale
     ox, oy = g["ox"], g["oy"]
     width, height = g["size"]
-    counter = max(14, round(0.66 * s))
+    counter = counter_size(s)
 
     def px(p: Point) -> Point:
         return (ox + p[0] * s, oy + p[1] * s)
 
     id_r = max(6.0, 0.27 * s)
-    fs_id = max(8, round(0.32 * s))
-    fs_name = max(7, round(0.24 * s))
-    fs_small = max(7, round(0.22 * s))
+    fs_id = max(8, round(0.3 * s))
+    fs_name = max(7, round(0.215 * s))
+    fs_small = max(7, round(0.2 * s))
 
     spaces: dict[str, SpaceGeo] = {}
-    label_boxes: dict[str, list[tuple[float, float, float, float]]] = {}
-    names: dict[str, list[str]] = {}
+    layouts: dict[str, AreaLabels] = {}
+    options: dict[str, list[list[Point]]] = {}
+    frame = (ox + 2.0, oy + 2.0, ox + pack.board.width * s - 2, oy + pack.board.height * s - 2)
+    # the printed marks at the pack's points, which other Areas' names keep clear of
+    taken: dict[str, list[Box]] = {}
     for area in pack.areas.values():
+        id_box, _, _, icon_boxes = _marks_at(area, *px(area.label), id_r, fs_small)
+        taken[area.key] = [id_box, *icon_boxes]
+    # roomy Areas first, so a cramped one's name keeps clear of its neighbours' marks
+    def room(area: Any) -> float:
+        xs, ys = [p[0] for p in area.polygon], [p[1] for p in area.polygon]
+        return -float((max(xs) - min(xs)) * (max(ys) - min(ys)))
+
+    for area in sorted(pack.areas.values(), key=room):
         poly = [px(p) for p in area.polygon]
-        lx, ly = px(area.label)
-        boxes = [(lx - id_r * 1.3, ly - id_r * 1.3, lx + id_r * 1.9, ly + id_r * 1.25)]
-        soft = []
-        if area.name:
-            room = (max(p[0] for p in poly) - min(p[0] for p in poly)) * 0.95
-            names[area.key] = _name_lines(area.name, fs_name, room)
-            tw = max(text_size(line, fs_name)[0] for line in names[area.key])
-            th = len(names[area.key]) * (fs_name + 1)
-            soft.append((lx - tw / 2 - 2, ly + id_r + 1, lx + tw / 2 + 2,
-                         ly + id_r + th + 4))
-        label_boxes[area.key] = boxes
-        cen = centroid(poly)
-        size = counter
-        slots = _slots(poly, counter, boxes, cen, soft)
-        if len(slots) < 3:
-            small = max(10, round(counter * 0.72))
-            more = _slots(poly, small, boxes, cen, soft)
-            if len(more) > len(slots):
-                size, slots = small, more
+        others = [b for k, boxes in taken.items() if k != area.key for b in boxes]
+        near = [[px(p) for p in a.polygon] for a in pack.areas.values()
+                if a.key != area.key]
+        layout, found = _area_labels(area, poly, px(area.label), id_r, fs_small, fs_name,
+                                     counter, others, frame, near)
+        layouts[area.key] = layout
+        taken[area.key] = layout.boxes
+        options[area.key] = found
         xs = [int(p[0]) for p in poly]
         ys = [int(p[1]) for p in poly]
         bbox = (min(xs) - 2, min(ys) - 2, max(xs) + 3, max(ys) + 3)
         mask = Image.new("1", (bbox[2] - bbox[0], bbox[3] - bbox[1]), 0)
         ImageDraw.Draw(mask).polygon([(x - bbox[0], y - bbox[1]) for x, y in poly], fill=1,
                                      outline=1)
-        spaces[area.key] = SpaceGeo(area.key, poly, bbox, mask, (lx, ly), slots, size,
-                                    (lx - id_r * 1.3, ly - id_r * 2.2), cen)
+        lx, ly = layout.at
+        tag = _tag_box(layout.id_box, fs_small)
+        spaces[area.key] = SpaceGeo(area.key, poly, bbox, mask, (lx, ly), [], counter,
+                                    (tag[0], tag[1]), centroid(poly))
+    labels: list[Label] = []
+    for area in pack.areas.values():
+        layout = layouts[area.key]
+        poly_t = tuple(spaces[area.key].polygon)
+        labels.append(Label("area-id", area.key, str(area.number), layout.id_box, fs_id))
+        for line, (cx, cy) in layout.name:
+            w, h = text_size(line, layout.name_size)
+            labels.append(Label("area-name", area.key, line,
+                                (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2),
+                                layout.name_size, poly_t))
+    # Quadrant names just under their line, where no Area's marks are
+    quadrant_labels: list[tuple[str, Point]] = []
+    marks = [box for layout in layouts.values() for box in layout.boxes]
+    board_right = ox + pack.board.width * s
+    for quad in pack.quadrants:
+        top_y = oy + min(p[1] for p in quad.polygon) * s
+        text = quad.name.upper()
+        w, h = text_size(text, fs_small)
+        x = ox + 0.08 * s
+        while x + w < board_right:
+            box = (x - 1, top_y + 0.06 * s - 1, x + w + 1, top_y + 0.06 * s + h + 3)
+            if not any(_overlaps(box, m, 2) for m in marks):
+                break
+            x += 0.25 * s
+        quadrant_labels.append((text, (x, top_y + 0.06 * s)))
+        labels.append(Label("quadrant", quad.name, text, box, fs_small))
+    avoid_all = [label.box for label in labels]
+    avoid_all += [b for layout in layouts.values() for b in layout.icon_boxes]
+    for area in pack.areas.values():
+        geo = spaces[area.key]
+        geo.slots = _best_grid(options[area.key], counter,
+                               [b for b in avoid_all if _overlaps(b, geo.bbox)], geo.centre)
 
     # the east bank holds the FAG boxes and the Russian reinforcements waiting to cross
     bank = [px(p) for p in pack.east_bank.polygon]
@@ -398,7 +700,7 @@ def _build_static(pack: StalingradPack, scale: int) -> Static:
         fw = 0.9 * s
         fag_boxes.append((bx - fw, by - 0.75 * s, bx + fw, by + 0.75 * s))
     bank_centre = centroid(bank)
-    bank_slots = _slots(bank, counter, fag_boxes, bank_centre)
+    bank_slots = _grid(bank, counter, fag_boxes, bank_centre)
     bank_slots.sort(key=lambda p: (p[1], p[0]))
     xs = [int(p[0]) for p in bank]
     ys = [int(p[1]) for p in bank]
@@ -420,7 +722,7 @@ def _build_static(pack: StalingradPack, scale: int) -> Static:
         zone_cells[letter] = (x0, y0, x0 + cell_w, y0 + cell_h)
     zone_bottom = max(c[3] for c in zone_cells.values())
     zone_slots: dict[str, list[Point]] = {}
-    zc = max(12, round(counter * 0.85))
+    zc = counter
     for letter, (x0, y0, x1, y1) in zone_cells.items():
         top = y0 + round(0.95 * s)
         pts = []
@@ -434,6 +736,7 @@ def _build_static(pack: StalingradPack, scale: int) -> Static:
         zone_slots[letter] = pts
 
     panel: dict[str, Any] = {"pad": pad, "zone_bottom": zone_bottom, "zone_counter": zc,
+                             "width": pw,
                              "fs_small": fs_small, "fag_boxes": fag_boxes}
 
     # Zones on the frame: entrance tabs, anchors, sides
@@ -498,8 +801,8 @@ def _build_static(pack: StalingradPack, scale: int) -> Static:
                     d.line([(x, y), (min(x + 0.35 * s, ox + pack.board.width * s), y)],
                            fill=rgb("ink"), width=max(2, s // 16))
                     x += 0.55 * s
-            d.text((ox + 0.08 * s, oy + top_y * s + 0.06 * s), quad.name.upper(),
-                   font=font(fs_small), fill=rgb("dark_grey"))
+        for text, at in quadrant_labels:
+            d.text(at, text, font=font(fs_small), fill=rgb("dark_grey"))
         d.text(px((13.1, 9.5)), "VOLGA", font=font(fs_name + 2), fill=rgb("water_dark"))
         # FAG boxes
         for fb, box in zip(pack.fag_boxes, fag_boxes, strict=True):
@@ -518,30 +821,18 @@ def _build_static(pack: StalingradPack, scale: int) -> Static:
                       rgb("ink"), max(1, s // 30))
             d.text((lx, ly + (2 if area.id_shape == "triangle" else 0)), str(area.number),
                    font=font(fs_id), fill=rgb("ink"), anchor="mm")
-            tx, ty = lx + id_r * 1.05, ly + id_r * 0.55
+            layout = layouts[area.key]
+            tx, ty = layout.tem
             tr = max(4, fs_small * 0.55)
             d.ellipse((tx - tr, ty - tr, tx + tr, ty + tr), fill=rgb("white"),
                       outline=rgb("ink"))
             d.text((tx, ty), str(area.tem), font=font(max(6, fs_small - 1)),
                    fill=rgb("ink"), anchor="mm")
-            if area.name:
-                colour = rgb("vp_red") if area.vp else rgb("dark_grey")
-                for i, line in enumerate(names.get(area.key, [area.name])):
-                    d.text((lx, ly + id_r + 2 + i * (fs_name + 1)), line, font=font(fs_name),
-                           fill=colour, anchor="ma")
-            icons = []
-            if area.ferry_landing:
-                icons.append("ferry")
-            if area.supply != "none":
-                icons.append(f"supply_{area.supply}")
-            if area.rubble_symbol:
-                icons.append("rubble_symbol")
-            if area.vp:
-                icons.append(f"vp{area.vp}")
-            ix = lx - id_r * 1.2
-            for icon in icons:
-                _icon(d, icon, ix, ly - id_r * 1.05, fs_small)
-                ix -= fs_small * 1.35
+            colour = rgb("vp_red") if area.vp else rgb("dark_grey")
+            for line, at in layout.name:
+                d.text(at, line, font=font(layout.name_size), fill=colour, anchor="mm")
+            for icon, (ix, iy) in layout.icons:
+                _icon(d, icon, ix, iy, fs_small)
         # Zone entrance tabs on the frame
         fx0, fy0 = ox, oy
         fx1, fy1 = ox + pack.board.width * s, oy + pack.board.height * s
@@ -554,9 +845,10 @@ def _build_static(pack: StalingradPack, scale: int) -> Static:
                 tx, ty = _frame_hit((ax, ay), (zx, zy), (fx0, fy0, fx1, fy1))
                 _zone_tab(d, zone.letter, (tx, ty), (ax, ay), s, fs_small)
         d.rectangle((fx0, fy0, fx1, fy1), outline=rgb("ink"), width=2)
-        _draw_panel_static(d, pack, zone_cells, ring, s, pw, height, panel)
+        _draw_panel_static(im, pack, zone_cells, ring, s, pw, height, panel)
         bases_rgb[side] = im
 
+    labels += panel.get("labels", [])
     palette = Palette.build(bases_rgb["russian"])
     bases = {side: palette.quantize(im) for side, im in bases_rgb.items()}
     for geo in spaces.values():
@@ -568,7 +860,8 @@ def _build_static(pack: StalingradPack, scale: int) -> Static:
                   origin=(ox, oy),
                   map_box=(ox, oy, round(ox + pack.board.width * s),
                            round(oy + pack.board.height * s)),
-                  zone_tabs=zone_tabs, zone_anchor=zone_anchor, zone_side=zone_side)
+                  zone_tabs=zone_tabs, zone_anchor=zone_anchor, zone_side=zone_side,
+                  labels=labels)
 
 
 def _frame_hit(inside: Point, outside: Point, frame: tuple[float, float, float, float]
@@ -624,11 +917,13 @@ def _icon(d: ImageDraw.ImageDraw, icon: str, x: float, y: float, fs: int) -> Non
         d.text((x, y), icon[2:], font=font(max(6, fs - 1)), fill=rgb("white"), anchor="mm")
 
 
-def _draw_panel_static(d: ImageDraw.ImageDraw, pack: StalingradPack,
+def _draw_panel_static(im: Image.Image, pack: StalingradPack,
                        zone_cells: Mapping[str, tuple[int, int, int, int]],
                        ring: Mapping[str, tuple[int, int]], s: int, pw: int, height: int,
                        panel: dict[str, Any]) -> None:
+    d = ImageDraw.Draw(im)
     pad = panel["pad"]
+    panel["labels"] = []  # drawn once per tint: the labels of the last drawing
     fs = max(8, round(0.3 * s))
     fs_small = panel["fs_small"]
     d.text((pad, pad), "ZONES", font=font(fs + 2), fill=rgb("ink"))
@@ -644,8 +939,14 @@ def _draw_panel_static(d: ImageDraw.ImageDraw, pack: StalingradPack,
         zone = pack.zones[letter]
         d.rectangle((x0, y0, x1, y1), fill=rgb("paper"), outline=rgb("ink"), width=2)
         d.text((x0 + 4, y0 + 3), letter, font=font(fs + 3), fill=rgb("ink"))
-        name = zone.name or ""
-        d.text((x0 + 4 + fs + 6, y0 + 4), name[:14], font=font(fs_small), fill=rgb("ink"))
+        name_x = x0 + 4 + fs + 6
+        room = (x1 - 2 * fs_small - 2) - name_x
+        w = min(room, text_size(zone.name or "", fs_small)[0] + 2)
+        box = (name_x, y0 + 3, name_x + w, y0 + 5 + fs_small)
+        fitted_text(im, zone.name or "", fs_small, box, rgb("ink"), rgb("paper"))
+        panel["labels"].append(Label(
+            "zone-name", letter, zone.name or "", box, fs_small,
+            ((x0, y0), (x1, y0), (x1, y1), (x0, y1))))
         arrows = ",".join(str(a) for a in zone.arrows)
         d.text((x0 + 4 + fs + 6, y0 + 5 + fs_small), f"> {arrows}", font=font(fs_small),
                fill=rgb("dark_grey"))
@@ -692,11 +993,13 @@ def _draw_panel_static(d: ImageDraw.ImageDraw, pack: StalingradPack,
     top += 11 * (fs + 5) + round(0.2 * s)
     panel["legend_at"] = (pad, top)
     panel["fs"] = fs
-    _draw_legend(d, pad, top, pw - 2 * pad, s, fs_small, height)
+    panel["stacks_at"] = (pad, _draw_legend(d, pad, top, pw - 2 * pad, s, fs_small, height)
+                          + round(0.3 * s))
 
 
 def _draw_legend(d: ImageDraw.ImageDraw, x: int, y: int, w: int, s: int, fs: int,
-                 height: int) -> None:
+                 height: int) -> int:
+    """The legend from ``y`` down; returns where it ends."""
     d.text((x, y), "LEGEND", font=font(fs + 2), fill=rgb("ink"))
     y += fs + 8
     c = max(14, round(0.6 * s))
@@ -708,8 +1011,6 @@ def _draw_legend(d: ImageDraw.ImageDraw, x: int, y: int, w: int, s: int, fs: int
     for i, (kind, label) in enumerate(rows):
         cx = x + (i % 2) * col_w
         cy = y + (i // 2) * (c + 4)
-        if cy + c > height - 4:
-            return
         draw_symbol(d, (cx, cy + 2, cx + c, cy + c * 0.62), kind, rgb("ink"))
         d.text((cx + c + 5, cy + 1), label, font=font(fs), fill=rgb("ink"))
     y += (len(rows) + 1) // 2 * (c + 4) + 4
@@ -727,7 +1028,7 @@ def _draw_legend(d: ImageDraw.ImageDraw, x: int, y: int, w: int, s: int, fs: int
         ("duration", "2", "Duration: dates to recover"),
         ("rubble_light", "R2", "Rubble level"),
         ("contested", "X", "Contested Area"),
-        ("white", "x5", "stack count"),
+        ("white", "x5", "stack of 5 (ids below)"),
     ]
     for i, (colour, mark, label) in enumerate(notes):
         cx = x + (i % 2) * col_w
@@ -752,6 +1053,9 @@ def _draw_legend(d: ImageDraw.ImageDraw, x: int, y: int, w: int, s: int, fs: int
            font=font(fs), fill=rgb("ink"))
     d.text((x, y + 2 * (fs + 3)), "red frame: attacked Area; dashed: retreat.",
            font=font(fs), fill=rgb("ink"))
+    d.text((x, y + 3 * (fs + 3)), "Counter: designation, symbol, factors.",
+           font=font(fs), fill=rgb("ink"))
+    return y + 4 * (fs + 3)
 
 
 # ---- counters ----------------------------------------------------------------------------
@@ -768,6 +1072,14 @@ class Face:
     factors: str
     duration: int
     isolated: bool
+    label: str = ""  # the counter's printed designation ("I/267"), its short id
+    count: int = 1  # a stack of this many like counters: "x3" shows instead of the label
+
+    @property
+    def look(self) -> Face:
+        """The face without its label: what units grouped as "identical" share."""
+        return Face(self.side, self.symbol, self.motorized, self.fresh, self.factors,
+                    self.duration, self.isolated)
 
 
 _FACES: dict[tuple[Any, ...], Face] = {}
@@ -785,6 +1097,16 @@ def face_of(u: UnitView, pack_units: Mapping[str, Any]) -> Face:
     return face
 
 
+def short_label(uid: str, pack_units: Mapping[str, Any]) -> str:
+    """The counter's printed designation ("I/267"); without the pack, the id after its
+    formation prefix ("g94:i/267" -> "i/267")."""
+    pu = pack_units.get(uid)
+    designation = getattr(pu, "designation", None) if pu is not None else None
+    if designation:
+        return str(designation)
+    return uid.split(":", 1)[-1]
+
+
 def unit_face(u: UnitView, pack_units: Mapping[str, Any]) -> Face:
     pu = pack_units.get(u.id)
     if pu is not None:
@@ -799,10 +1121,42 @@ def unit_face(u: UnitView, pack_units: Mapping[str, Any]) -> Face:
         factors = f"{attack}-{u.defense}-{u.mf}"
     else:
         factors = str(u.defense)
-    return Face(u.side, symbol, motorized, u.fresh, factors, int(u.duration or 0), u.isolated)
+    return Face(u.side, symbol, motorized, u.fresh, factors, int(u.duration or 0), u.isolated,
+                short_label(u.id, pack_units))
+
+
+def counter_font(size: int) -> int:
+    """The font size of a counter's texts: :data:`MIN_TEXT` px on a counter of the default
+    scale (``counter_size(DEFAULT_SCALE)``), proportionally smaller only on the small
+    replay frames."""
+    return max(7, round(size * 0.29))
+
+
+def counter_size(scale: int) -> int:
+    return max(14, round(0.6 * scale))
+
+
+def fitted_text(im: Image.Image, text: str, size: int, box: tuple[float, float, float, float],
+                fill: tuple[int, int, int], bg: tuple[int, int, int]) -> None:
+    """Write ``text`` centred in ``box`` at ``size`` px, squeezed sideways (never shrunk in
+    height) when it is wider than the box, so a long designation stays whole and readable."""
+    text = plain(text)
+    f = font(size)
+    left, top, right, bottom = f.getbbox(text)
+    w, h = max(1, int(right - left)), max(1, int(bottom - top))
+    x0, y0, x1, y1 = box
+    room = max(1, int(x1 - x0))
+    strip = Image.new("RGB", (w + 2, h + 2), bg)
+    ImageDraw.Draw(strip).text((1 - left, 1 - top), text, font=f, fill=fill)
+    if strip.width > room:
+        strip = strip.resize((room, strip.height), Image.Resampling.LANCZOS)
+    im.paste(strip, (round((x0 + x1 - strip.width) / 2), round((y0 + y1 - strip.height) / 2)))
 
 
 def counter_sprite(sprites: SpriteCache, face: Face, size: int) -> Image.Image:
+    """A counter as printed: the designation on top, the unit-type symbol, the factors
+    (A-D-M Fresh, D Spent) at the bottom; a yellow Duration box right of the symbol and a
+    red Isolation box left of it. Both text lines are :func:`counter_font` px high."""
     def build() -> Image.Image:
         side_key = face.side if face.side in SIDES else "russian"
         fill = rgb(side_key) if face.fresh else rgb(f"{side_key}_spent")
@@ -812,76 +1166,116 @@ def counter_sprite(sprites: SpriteCache, face: Face, size: int) -> Image.Image:
         if not face.fresh:
             # Spent face: a diagonal band in the side colour
             band = blend(fill, rgb(side_key), 0.45)
-            d.polygon([(0, size * 0.62), (size * 0.38, size), (0, size)], fill=band)
-        sw = size * 0.62
-        sh = size * 0.36
+            d.polygon([(size * 0.62, 0), (size, 0), (size, size * 0.38)], fill=band)
+        fs = counter_font(size)
+        line = fs + 1
+        # a small counter (the replay's frames) has no room for the designation line
+        labelled = size - 2 * (line + 2) >= 8
+        top_box = (1, 1, size - 1, 1 + line) if labelled else (2, 0, size - 2, 0)
+        bottom_box = (2, size - 1 - line, size - 2, size - 1)
+        if not labelled:
+            pass
+        elif face.count > 1:
+            text = f"x{face.count}"
+            w = text_size(text, fs)[0] + 6
+            pill = (size / 2 - w / 2, top_box[1], size / 2 + w / 2, top_box[3])
+            d.rectangle(pill, fill=rgb("white"), outline=rgb("ink"))
+            fitted_text(im, text, fs, pill, rgb("ink"), rgb("white"))
+        elif face.label:
+            fitted_text(im, face.label, fs, top_box, ink, fill)
+        fitted_text(im, face.factors, fs, bottom_box, ink, fill)
+        y0, y1 = top_box[3] + 1, bottom_box[1] - 1
+        sw = size * (0.5 if labelled else 0.62)
         x0 = (size - sw) / 2
-        y0 = size * 0.1
-        draw_symbol(d, (x0, y0, x0 + sw, y0 + sh), face.symbol, ink, max(1, size // 22),
-                    face.motorized)
-        fs = max(7, round(size * 0.36))
-        d.text((size / 2, size - 1), face.factors, font=font(fs), fill=ink, anchor="md")
-        d.rectangle((0, 0, size - 1, size - 1), outline=rgb("ink"))
+        draw_symbol(d, (x0, y0, x0 + sw, y1 - (2 if face.motorized else 0)), face.symbol,
+                    ink, max(1, size // 26), face.motorized)
+        mark = max(6, round(x0) - 2)
         if face.duration:
-            r = max(4, size * 0.2)
-            d.rectangle((size - 2 * r - 1, 0, size - 1, 2 * r), fill=rgb("duration"),
+            d.rectangle((size - mark - 1, y0, size - 1, y1), fill=rgb("duration"),
                         outline=rgb("ink"))
-            d.text((size - r - 1, r), str(face.duration), font=font(max(6, round(r * 1.7))),
-                   fill=rgb("ink"), anchor="mm")
+            fitted_text(im, str(face.duration), fs, (size - mark, y0, size - 1, y1),
+                        rgb("ink"), rgb("duration"))
         if face.isolated:
-            r = max(4, size * 0.2)
-            d.rectangle((0, 0, 2 * r, 2 * r), fill=rgb("isolated"), outline=rgb("ink"))
-            d.text((r, r), "I", font=font(max(6, round(r * 1.7))), fill=rgb("white"),
-                   anchor="mm")
+            d.rectangle((0, y0, mark, y1), fill=rgb("isolated"), outline=rgb("ink"))
+            fitted_text(im, "I", fs, (1, y0, mark, y1), rgb("white"), rgb("isolated"))
+        d.rectangle((0, 0, size - 1, size - 1), outline=rgb("ink"))
         return im
     return sprites.get(("tps-counter", face, size), build)
 
 
-def count_badge(sprites: SpriteCache, n: int, size: int) -> Image.Image:
+def mixed_sprite(sprites: SpriteCache, counts: tuple[tuple[str, int], ...], size: int
+                 ) -> Image.Image:
+    """One counter standing for the units of both sides in an Area with room for one:
+    split corner to corner, each side's colour with its count ("x3")."""
     def build() -> Image.Image:
-        text = f"x{n}"
-        fs = max(7, round(size * 0.42))
-        tw, th = text_size(text, fs)
-        im = Image.new("RGB", (tw + 5, th + 5), rgb("white"))
+        im = Image.new("RGB", (size, size), rgb("russian"))
         d = ImageDraw.Draw(im)
-        d.rectangle((0, 0, im.width - 1, im.height - 1), outline=rgb("ink"))
-        d.text((im.width / 2, im.height / 2), text, font=font(fs), fill=rgb("ink"),
-               anchor="mm")
+        d.polygon([(0, 0), (size, 0), (0, size)], fill=rgb("german"))
+        fs = counter_font(size)
+        line = fs + 1
+        for (side, n), box in zip(counts, ((2, 1, size - 2, 1 + line),
+                                           (2, size - 1 - line, size - 2, size - 1)),
+                                  strict=False):
+            fitted_text(im, f"x{n}", fs, box, rgb("white"), rgb(side))
+        d.line([(0, size), (size, 0)], fill=rgb("white"), width=2)
+        d.rectangle((0, 0, size - 1, size - 1), outline=rgb("contested"), width=2)
         return im
-    return sprites.get(("badge", n, size), build)
+    return sprites.get(("tps-mixed", counts, size), build)
+
+
+def stack_sprite(sprites: SpriteCache, members: Sequence[UnitView],
+                 faces: Mapping[str, Face], size: int) -> Image.Image:
+    """The counter drawn for a stack: the unit itself, a like stack with its count, or
+    both sides' counts (:func:`mixed_sprite`)."""
+    if len(members) == 1:
+        return counter_sprite(sprites, faces[members[0].id], size)
+    sides = [side for side in SIDES if any(m.side == side for m in members)]
+    if len(sides) > 1:
+        counts = tuple((side, sum(m.side == side for m in members)) for side in sides)
+        return mixed_sprite(sprites, counts, size)
+    first = faces[members[0].id]
+    return counter_sprite(sprites, replace(first.look, count=len(members)), size)
 
 
 def _groups(units: list[UnitView], faces: Mapping[str, Face], slots: int
-            ) -> list[tuple[UnitView, int]]:
-    """Counters to draw for an Area: every unit, or grouped until they fit.
+            ) -> list[list[UnitView]]:
+    """The stacks to draw for an Area: every unit alone, or grouped until they fit.
 
-    Order: German before Russian, Fresh before Spent. Grouping levels: identical faces,
-    then side + Fresh/Spent + symbol, then side + Fresh/Spent, then side."""
+    Order: German before Russian, Fresh before Spent. Grouping levels: like faces, then
+    side + Fresh/Spent + symbol, then side + Fresh/Spent, then side; with room for one
+    counter only, one stack of both sides (drawn by :func:`mixed_sprite`)."""
     ordered = sorted(units, key=lambda u: (u.side != "german", not u.fresh,
                                            faces[u.id].symbol, u.id))
+    slots = max(1, slots)
     if len(ordered) <= slots:
-        return [(u, 1) for u in ordered]
+        return [[u] for u in ordered]
     keys = (
-        lambda u: (u.side, u.fresh, faces[u.id]),
+        lambda u: (u.side, u.fresh, faces[u.id].look),
         lambda u: (u.side, u.fresh, faces[u.id].symbol),
         lambda u: (u.side, u.fresh),
         lambda u: (u.side,),
+        lambda u: (),
     )
-    grouped: list[tuple[UnitView, int]] = []
+    grouped: list[list[UnitView]] = []
     for key in keys:
-        grouped = []
-        index: dict[Any, int] = {}
+        index: dict[Any, list[UnitView]] = {}
         for u in ordered:
-            k = key(u)
-            if k in index:
-                first, n = grouped[index[k]]
-                grouped[index[k]] = (first, n + 1)
-            else:
-                index[k] = len(grouped)
-                grouped.append((u, 1))
+            index.setdefault(key(u), []).append(u)
+        grouped = list(index.values())
         if len(grouped) <= slots:
             return grouped
-    return grouped[:max(1, slots)]
+    return grouped
+
+
+def stacks(st: Static, loc: str, units: list[UnitView], faces: Mapping[str, Face]
+           ) -> list[tuple[list[UnitView], Point]]:
+    """Each stack drawn in a space and where (its centre, full-picture pixels), read row
+    by row."""
+    geo = st.spaces[loc]
+    slots = geo.slots or [geo.centre]
+    groups = _groups(units, faces, len(slots))
+    chosen = sorted(slots[:len(groups)], key=lambda p: (round(p[1]), p[0]))
+    return list(zip(groups, chosen, strict=False))
 
 
 # ---- drawing ---------------------------------------------------------------------------------
@@ -897,8 +1291,8 @@ def draw(view: StalingradView, pack: StalingradPack | None = None, *,
     st = build_static(pack, scale)
     highlight = last_action(view, events)
     canvas = st.bases["russian"].copy()
-    _draw_dynamic(canvas, st, view, pack, highlight, (0, 0))
-    _draw_panel(canvas, st, view, pack, highlight)
+    grouped = _draw_dynamic(canvas, st, view, pack, highlight, (0, 0))
+    _draw_panel(canvas, st, view, pack, highlight, [(loc, m) for loc, m, _ in grouped])
     return canvas
 
 
@@ -909,28 +1303,64 @@ def render(view: StalingradView, pack: StalingradPack | None = None, *,
     return encode_png(draw(view, pack, events=events, scale=scale, crop=crop))
 
 
+@dataclass
+class CropLayout:
+    """The zoomed picture: a caption strip on top, a window on the full picture at
+    :data:`CROP_SCALE` (``box``, full-picture pixels) and, under it, the key to the stacks
+    drawn in the window."""
+
+    st: Static
+    highlight: LastAction
+    box: tuple[int, int, int, int]
+    caption: list[Image.Image]
+    top: int  # the map window's top in the crop
+    key: list[str]
+    insets: list[ZoneInset]
+    blank: list[tuple[int, int, int, int]]
+
+    @property
+    def origin(self) -> tuple[int, int]:
+        """The full-picture pixel at the crop's (0, 0)."""
+        return self.box[0], self.box[1] - self.top
+
+
 def _draw_crop(view: StalingradView, pack: StalingradPack, events: Iterable[Event]
                ) -> Image.Image:
-    st, highlight, box, tag, insets, blank = _crop_layout(view, pack, events)
-    canvas = st.bases["russian"].crop(box)  # beyond the picture: index 0, the paper
-    canvas.putpalette(st.palette.flat())
-    d = ImageDraw.Draw(canvas)
-    for band in blank:  # room for the Zones' boxes beside the frame
+    lay = _crop_layout(view, pack, events)
+    st, box = lay.st, lay.box
+    window = st.bases["russian"].crop(box)  # beyond the picture: index 0, the paper
+    window.putpalette(st.palette.flat())
+    d = ImageDraw.Draw(window)
+    for band in lay.blank:  # room for the Zones' boxes beside the frame
         d.rectangle(band, fill=st.palette["paper"])
-    zones = {inset.letter: inset.rect for inset in insets}
-    _draw_dynamic(canvas, st, view, pack, highlight, (box[0], box[1]), zones)
-    for inset in insets:  # over the arrows, which run to their borders
-        inset.draw(canvas, st, (box[0], box[1]))
-    canvas.paste(tag, (4, 4))
+    zones = {inset.letter: inset.rect for inset in lay.insets}
+    _draw_dynamic(window, st, view, pack, lay.highlight, (box[0], box[1]), zones)
+    for inset in lay.insets:  # over the arrows, which run to their borders
+        inset.draw(window, st, (box[0], box[1]))
+    canvas = st.palette.new(CROP_SIZE, "paper")
+    canvas.paste(window, (0, lay.top))
+    y = 4
+    for strip in lay.caption:
+        canvas.paste(strip, (4, y))
+        y += strip.height + 2
+    fs = _crop_key_font(st)
+    y = lay.top + (box[3] - box[1]) + 3
+    for text in lay.key:
+        canvas.paste(st.sprites.tag(text, fs, bg="paper", border=None, pad=0), (4, y))
+        y += fs + 4
     return canvas
 
 
+def _crop_key_font(st: Static) -> int:
+    return max(MIN_TEXT, round(st.scale * 0.17))
+
+
 def _crop_layout(view: StalingradView, pack: StalingradPack, events: Iterable[Event]
-                 ) -> tuple[Static, LastAction, tuple[int, int, int, int], Image.Image,
-                            list[ZoneInset], list[tuple[int, int, int, int]]]:
+                 ) -> CropLayout:
     """The crop's window on the full picture (centred on the last attack, else the last
-    move's end, else the origin), its caption and the boxes of the Zones the last action
-    went through (the Zones lie off the board; the full picture shows them in its panel)."""
+    move's end, else the origin), its caption, the key to its stacks and the boxes of the
+    Zones the last action went through (the Zones lie off the board; the full picture
+    shows them in its panel)."""
     st = build_static(pack, CROP_SCALE)
     highlight = last_action(view, events)
     candidates = (highlight.attack_area,
@@ -941,35 +1371,66 @@ def _crop_layout(view: StalingradView, pack: StalingradPack, events: Iterable[Ev
         key = occupied[0] if occupied else "56" if "56" in st.spaces else next(iter(st.spaces))
         focus = [_focus_point(st, key) or st.spaces[key].centre]
     cx, cy = focus[0]
-    w, h = CROP_SIZE
-    mx0, _my0, mx1, _my1 = st.map_box
-    x0 = int(max(mx0 - st.scale // 2, min(cx - w / 2, mx1 + st.scale // 2 - w)))
-    y0 = int(max(0, min(cy - h / 2, st.size[1] - h)))
-    box = (x0, y0, int(x0 + w), int(y0 + h))
     caption = f"{view.date_label} — {'day' if view.day else 'night'} impulse {view.box}"
     if highlight.side:
         caption += f" ({highlight.side})"
     if highlight.attack_text:
         caption += f" — attack on {highlight.attack_area}: {highlight.attack_text}"
-    tag = st.sprites.tag(caption, max(10, st.scale // 4), pad=4)
-    box, insets, blank = _zone_insets(st, view, pack, highlight, box, (cx, cy),
-                                      tag.height + 8)
-    return st, highlight, box, tag, insets, blank
+    w, h = CROP_SIZE
+    fs_caption = max(MIN_TEXT, st.scale // 4)
+    lines = [st.sprites.tag(line, fs_caption, pad=3)
+             for line in wrap(caption, fs_caption, w - 16)[:2]]
+    top = sum(line.height + 2 for line in lines) + 6
+    fs_key = _crop_key_font(st)
+    keyed: list[str] = []
+    box = (0, 0, 0, 0)
+    for _ in range(2):  # the key's height sets the window's, which sets the key
+        map_h = h - top - (len(keyed) * (fs_key + 4) + 6 if keyed else 0)
+        mx0, _my0, mx1, _my1 = st.map_box
+        x0 = int(max(mx0 - st.scale // 2, min(cx - w / 2, mx1 + st.scale // 2 - w)))
+        y0 = int(max(0, min(cy - map_h / 2, st.size[1] - map_h)))
+        box = (x0, y0, int(x0 + w), int(y0 + map_h))
+        keyed = _crop_key(st, view, pack, box, fs_key, w - 8)
+    box, insets, blank = _zone_insets(st, view, pack, highlight, box, (cx, cy), 4)
+    return CropLayout(st, highlight, box, lines, top, keyed, insets, blank)
+
+
+def _crop_key(st: Static, view: StalingradView, pack: StalingradPack,
+              box: tuple[int, int, int, int], fs: int, width: int) -> list[str]:
+    """The key to the stacks whose counter lies in the crop's window (at most four
+    lines)."""
+    pack_units = _pack_units(pack)
+    faces = {u.id: face_of(u, pack_units) for u in view.units}
+    by_loc: dict[str, list[UnitView]] = {}
+    for u in view.units:
+        by_loc.setdefault(u.loc, []).append(u)
+    grouped = []
+    for loc, units in by_loc.items():
+        if loc not in st.spaces:
+            continue
+        for members, (x, y) in stacks(st, loc, units, faces):
+            if len(members) > 1 and box[0] <= x <= box[2] and box[1] <= y <= box[3]:
+                grouped.append((loc, members))
+    lines = [part for line in stack_lines(grouped, pack_units)
+             for part in _indent(wrap(line, fs, width))]
+    if len(lines) > 4:
+        lines = [*lines[:3], f"... and {len(lines) - 3} more lines in the full map"]
+    return lines
 
 
 def crop_zones(view: StalingradView, pack: StalingradPack | None = None,
                events: Iterable[Event] = ()) -> dict[str, tuple[int, int, int, int]]:
     """The Zone boxes drawn on the crop of ``view``, in the crop's pixels (for tests)."""
-    _, _, box, _, insets, _ = _crop_layout(view, pack or load_pack(), events)
-    return {i.letter: (round(i.rect[0] - box[0]), round(i.rect[1] - box[1]),
-                       round(i.rect[2] - box[0]), round(i.rect[3] - box[1])) for i in insets}
+    lay = _crop_layout(view, pack or load_pack(), events)
+    ox, oy = lay.origin
+    return {i.letter: (round(i.rect[0] - ox), round(i.rect[1] - oy),
+                       round(i.rect[2] - ox), round(i.rect[3] - oy)) for i in lay.insets}
 
 
 def crop_origin(view: StalingradView, pack: StalingradPack | None = None,
                 events: Iterable[Event] = ()) -> tuple[int, int]:
-    """Where the crop of ``view`` lies in the full picture at the crop's scale (for tests)."""
-    _, _, box, _, _, _ = _crop_layout(view, pack or load_pack(), events)
-    return box[0], box[1]
+    """The full-picture pixel (at the crop's scale) drawn at the crop's (0, 0), for tests."""
+    return _crop_layout(view, pack or load_pack(), events).origin
 
 
 def _focus_point(st: Static, key: str) -> Point | None:
@@ -993,7 +1454,7 @@ class ZoneInset:
     title: Image.Image
     control: str
     edge: str  # "attack" when attacked, else "highlight"
-    counters: list[tuple[Image.Image, Image.Image | None]]  # sprite, count badge
+    counters: list[Image.Image]
     size: int
     cols: int
 
@@ -1006,12 +1467,10 @@ class ZoneInset:
         d.rectangle((x0 + 3, y0 + 3, x1 - 3, y0 + 6), fill=pal[self.control])
         canvas.paste(self.title, (x0 + 4, y0 + 8))
         c = self.size
-        for i, (sprite, badge) in enumerate(self.counters):
+        for i, sprite in enumerate(self.counters):
             left = x0 + 4 + (i % self.cols) * (c + 3)
             top = y0 + self.title.height + 9 + (i // self.cols) * (c + 3)
             canvas.paste(sprite, (left, top))
-            if badge is not None:
-                canvas.paste(badge, (left + c - badge.width + 2, top - 2))
 
 
 def _zone_insets(st: Static, view: StalingradView, pack: StalingradPack, hl: LastAction,
@@ -1029,7 +1488,7 @@ def _zone_insets(st: Static, view: StalingradView, pack: StalingradPack, hl: Las
                      + (st.zone_anchor[z][1] - focus[1]) ** 2)[:MAX_ZONE_INSETS]
     if not letters:
         return box, [], []
-    c = max(14, round(st.counter * 0.6))
+    c = st.counter
     fs = max(9, round(st.scale * 0.2))
     cols = 3
     control = {a.key: a.control for a in view.areas}
@@ -1050,8 +1509,7 @@ def _zone_insets(st: Static, view: StalingradView, pack: StalingradPack, hl: Las
         rows = 0 if not groups else 1 if len(groups) <= cols else 2
         w = max(title.width + 8, cols * (c + 3) + 7)
         h = title.height + 10 + rows * (c + 3)
-        counters = [(counter_sprite(st.sprites, faces[u.id], c),
-                     count_badge(st.sprites, n, c) if n > 1 else None) for u, n in groups]
+        counters = [stack_sprite(st.sprites, members, faces, c) for members in groups]
         contents.append((letter, title, counters, w, h))
     # bands beyond the frame for the boxes, where the crop shows the frame
     x0, y0, x1, y1 = box
@@ -1197,7 +1655,9 @@ def path_points(st: Static, path: Sequence[str],
 def _draw_dynamic(canvas: Image.Image, st: Static, view: StalingradView,
                   pack: StalingradPack, hl: LastAction, offset: tuple[int, int],
                   zones: Mapping[str, tuple[float, float, float, float]] | None = None
-                  ) -> None:
+                  ) -> list[tuple[str, list[UnitView], Point]]:
+    """Control tints, tags, counters and the last action; returns the stacks drawn as one
+    counter (space, units, centre), for the key to them."""
     pal = st.palette
     dx, dy = offset
     d = ImageDraw.Draw(canvas)
@@ -1213,7 +1673,7 @@ def _draw_dynamic(canvas: Image.Image, st: Static, view: StalingradView,
     pack_units = _pack_units(pack)
     faces = {u.id: face_of(u, pack_units) for u in view.units}
     scale_ratio = st.scale / DEFAULT_SCALE
-    fs_tag = max(8, round(0.26 * st.scale))
+    fs_tag = max(7, round(0.2 * st.scale))
     for area in view.areas:
         geo = st.spaces.get(area.key)
         if geo is None:
@@ -1223,32 +1683,47 @@ def _draw_dynamic(canvas: Image.Image, st: Static, view: StalingradView,
         tx, ty = geo.tag_at
         if area.rubble:
             tag = st.sprites.tag(f"R{area.rubble}", fs_tag, fg="white", bg="rubble")
-            canvas.paste(tag, (round(tx - tag.width - dx), round(ty - dy)))
+            canvas.paste(tag, (round(tx - dx), round(ty - dy)))
+            tx += tag.width + 2
         if len(sides) > 1:
             d.polygon([(x - dx, y - dy) for x, y in geo.polygon], outline=pal["contested"],
                       width=max(2, round(3 * scale_ratio)))
-            tag = st.sprites.tag("CONTESTED", max(7, fs_tag - 2),
-                                 fg="white", bg="contested")
-            lx, ly = geo.label
-            canvas.paste(tag, (round(lx - tag.width / 2 - dx),
-                               round(ly + st.scale * 0.3 + (st.scale * 0.27 if
-                                     area.label else 0) - dy)))
+            tag = st.sprites.tag("X", fs_tag, fg="white", bg="contested")
+            canvas.paste(tag, (round(tx - dx), round(ty - dy)))
+    grouped: list[tuple[str, list[UnitView], Point]] = []
     for loc, units in by_loc.items():
-        geo = st.spaces.get(loc)
-        if geo is None:
+        if loc not in st.spaces:
             continue
-        slots = geo.slots or [geo.centre]
-        groups = _groups(units, faces, len(slots))
-        chosen = sorted(slots[:len(groups)], key=lambda p: (round(p[1]), p[0]))
-        c = geo.counter
-        for (u, n), (x, y) in zip(groups, chosen, strict=False):
-            sprite = counter_sprite(st.sprites, faces[u.id], c)
-            left, top = round(x - c / 2 - dx), round(y - c / 2 - dy)
-            canvas.paste(sprite, (left, top))
-            if n > 1:
-                badge = count_badge(st.sprites, n, c)
-                canvas.paste(badge, (left + c - badge.width + 3, top - 3))
+        c = st.spaces[loc].counter
+        for members, (x, y) in stacks(st, loc, units, faces):
+            canvas.paste(stack_sprite(st.sprites, members, faces, c),
+                         (round(x - c / 2 - dx), round(y - c / 2 - dy)))
+            if len(members) > 1:
+                grouped.append((loc, members, (x, y)))
     _draw_highlight(canvas, d, st, hl, offset, zones)
+    return grouped
+
+
+def _indent(lines: list[str]) -> list[str]:
+    return [lines[0], *("   " + line for line in lines[1:])] if lines else lines
+
+
+def stack_lines(grouped: Iterable[tuple[str, Sequence[UnitView]]],
+                pack_units: Mapping[str, Any]) -> list[str]:
+    """The key to the stacks drawn as one counter: where, how many, and their short ids
+    ("59 x3: I/269, II/269, III/269"), by Area number then Zone letter."""
+    out = []
+    for loc, members in sorted(grouped, key=lambda g: (not g[0].isdigit(),
+                                                        int(g[0]) if g[0].isdigit() else 0,
+                                                        g[0])):
+        where = loc if loc.isdigit() else f"Zone {loc}"
+        parts = []
+        for side in SIDES:
+            labels = [short_label(m.id, pack_units) for m in members if m.side == side]
+            if labels:
+                parts.append(", ".join(labels))
+        out.append(f"{where} x{len(members)}: " + "; ".join(parts))
+    return out
 
 
 def _draw_highlight(canvas: Image.Image, d: ImageDraw.ImageDraw, st: Static, hl: LastAction,
@@ -1343,7 +1818,7 @@ def _pack_units(pack: StalingradPack) -> Mapping[str, Any]:
 
 
 def _draw_panel(canvas: Image.Image, st: Static, view: StalingradView, pack: StalingradPack,
-                hl: LastAction) -> None:
+                hl: LastAction, grouped: list[tuple[str, list[UnitView]]]) -> None:
     pal = st.palette
     d = ImageDraw.Draw(canvas)
     p = st.panel
@@ -1379,14 +1854,11 @@ def _draw_panel(canvas: Image.Image, st: Static, view: StalingradView, pack: Sta
             d.rectangle((x0, y0, x1, y1), outline=pal["contested"], width=3)
         faces = {u.id: face_of(u, pack_units) for u in units}
         slots = st.zone_slots[letter]
-        groups = _groups(units, faces, len(slots))
-        for (u, n), (x, y) in zip(groups, slots, strict=False):
-            sprite = counter_sprite(sprites, faces[u.id], zc)
-            left, top = round(x - zc / 2), round(y - zc / 2)
-            canvas.paste(sprite, (left, top))
-            if n > 1:
-                badge = count_badge(sprites, n, zc)
-                canvas.paste(badge, (left + zc - badge.width + 3, top - 3))
+        for members, (x, y) in zip(_groups(units, faces, len(slots)), slots, strict=False):
+            canvas.paste(stack_sprite(sprites, members, faces, zc),
+                         (round(x - zc / 2), round(y - zc / 2)))
+            if len(members) > 1:
+                grouped.append((letter, members))
     for tag, at in zone_tags:
         canvas.paste(tag, at)
     # date and tracks
@@ -1453,12 +1925,36 @@ def _draw_panel(canvas: Image.Image, st: Static, view: StalingradView, pack: Sta
     elif hl.attack_text and hl.attack_area:
         lines.append((f"Attack on {hl.attack_area}: {hl.attack_text}", "white", "attack"))
     chip = fs
-    for i, (text, _, colour) in enumerate(lines[:p["status_lines"]]):
-        ly = y + i * (fs + 5)
+    row = 0
+    room = st.panel["width"] - 2 * x - chip - 6
+    for text, _, colour in lines:
+        parts = wrap(text, fs, room)
+        if row + len(parts) > p["status_lines"]:
+            break
+        ly = y + row * (fs + 5)
         if colour != "panel":
             d.rectangle((x, ly + 1, x + chip, ly + chip), fill=pal[colour], outline=pal["ink"])
-        tag = sprites.tag(text[:60], fs, bg="panel", border=None, pad=0)
-        canvas.paste(tag, (x + chip + 6, ly))
+        for part in parts:
+            tag = sprites.tag(part, fs, bg="panel", border=None, pad=0)
+            canvas.paste(tag, (x + chip + 6, y + row * (fs + 5)))
+            row += 1
+    # the key to the stacks: each stack's units by short id
+    x, y = p["stacks_at"]
+    keyed = stack_lines(grouped, pack_units)
+    if keyed:
+        fs_key = max(MIN_TEXT, p["fs_small"])
+        step = fs_key + 4
+        room = (st.size[1] - y - step) // step - 1
+        canvas.paste(sprites.tag("STACKS (one counter for several units)", fs_key + 1,
+                                 bg="panel", border=None, pad=0), (x, y))
+        width = st.panel["width"] - 2 * x
+        wrapped = [part for line in keyed for part in _indent(wrap(line, fs_key, width))]
+        if len(wrapped) > room:
+            more = len(wrapped) - room + 1
+            wrapped = [*wrapped[:room - 1], f"... {more} more lines"]
+        for i, line in enumerate(wrapped):
+            canvas.paste(sprites.tag(line, fs_key, bg="panel", border=None, pad=0),
+                         (x, y + (i + 1) * step + 2))
     # FAG boxes: today's strength
     fag_today: int | None
     try:
@@ -1488,11 +1984,8 @@ def fits_inside(view: StalingradView, pack: StalingradPack, scale: int = DEFAULT
         if geo is None:
             continue
         c = geo.counter
-        slots = geo.slots or [geo.centre]
-        groups = _groups(units, faces, len(slots))
-        chosen = sorted(slots[:len(groups)], key=lambda p: (round(p[1]), p[0]))
         out[loc] = [(round(x - c / 2), round(y - c / 2), round(x - c / 2) + c,
-                     round(y - c / 2) + c) for x, y in chosen]
+                     round(y - c / 2) + c) for _, (x, y) in stacks(st, loc, units, faces)]
     return out
 
 

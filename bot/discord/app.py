@@ -43,8 +43,11 @@ def load_renderer() -> Renderer | None:
     if not callable(function) or not callable(loader):
         return None
 
-    def draw(view: View, pack: Path | None = None, /) -> bytes:
-        data = function(view, loader(view.game, pack))
+    def draw(view: View, pack: Path | None = None, /, **options: bool) -> bytes:
+        # Turning Point: Stalingrad's map is tall: posts show the zoom on the last action
+        # (readable on a phone), the whole map on request; Stalin's Tanks is shown whole.
+        crop = view.game == "stalingrad" and not options.get("full", False)
+        data = function(view, loader(view.game, pack), crop=crop)
         assert isinstance(data, bytes)
         return data
 

@@ -194,9 +194,10 @@ def register(bot: UmpireBot) -> None:
         await bot.handle(interaction, work)
 
     @group.command(name="map", description="The map: public in the thread, or your own view")
-    @app_commands.describe(private="show your side's view, only to you")
+    @app_commands.describe(private="show your side's view, only to you",
+                           full="the whole map (the usual picture zooms on the last action)")
     async def map_(interaction: discord.Interaction[Any], private: bool = False,
-                   game: str | None = None) -> None:
+                   game: str | None = None, full: bool = False) -> None:
         async def work() -> None:
             info = await bot.game_of(interaction, game)
             actor = bot.actor(interaction)
@@ -206,7 +207,7 @@ def register(bot: UmpireBot) -> None:
             prompt = view.pending.prompt if view.pending else None
             text = fmt.board_post(game_label(info), viewer, rules.board_text(view),
                                   view.to_act, view.result, prompt)
-            picture = await bot.picture(view, f"{viewer}.png", info)
+            picture = await bot.picture(view, f"{viewer}.png", info, full=full)
             ephemeral = private or in_dm(interaction)
             await bot.reply(interaction, text, ephemeral=ephemeral, file=picture)
 

@@ -8,6 +8,7 @@ Command callbacks stay thin: they collect options, call the service through
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import logging
 from collections.abc import Awaitable, Callable, Sequence
@@ -34,9 +35,11 @@ log = logging.getLogger("umpire.discord")
 class Renderer(Protocol):
     """``renderer(view, pack) -> PNG bytes``; plugged in when the rendering package provides
     one. ``pack`` is the game's own data pack (a GM's replacement): a game played with the
-    shipped pack is drawn with ``renderer(view)``."""
+    shipped pack is drawn with ``renderer(view)``. The picture is the game's usual one
+    (zoomed on the last action for Turning Point: Stalingrad); ``renderer(view, pack,
+    full=True)`` draws the whole map."""
 
-    def __call__(self, view: View, pack: Path | None = None, /) -> bytes: ...
+    def __call__(self, view: View, pack: Path | None = None, /, **options: bool) -> bytes: ...
 
 
 #: Event dispatched (with the interaction) when the bot has finished handling one.
@@ -252,16 +255,19 @@ class UmpireBot(discord.Client):
             log.info("user %s does not accept DMs", user_id)
 
     async def picture(self, view: View | None, name: str = "map.png",
-                      info: GameInfo | None = None) -> discord.File | None:
+                      info: GameInfo | None = None, full: bool = False
+                      ) -> discord.File | None:
         """The map picture of a view of the game ``info``, drawn with the game's own data
-        pack, when a renderer is plugged in."""
+        pack, when a renderer is plugged in (``full``: the whole map, not the zoom)."""
         if self.renderer is None or view is None:
             return None
         renderer = self.renderer
         try:
             pack = (await self.port.game_rules(info)).pack if info is not None else None
+            args = (view, Path(pack)) if pack is not None else (view,)
             data = await asyncio.to_thread(
-                renderer, *((view, Path(pack)) if pack is not None else (view,)))
+                functools.partial(renderer, *args, full=True) if full else
+                functools.partial(renderer, *args))
         except Exception:  # a game without pictures, or a drawing bug: post the text alone
             log.exception("no picture for a %s view", view.game)
             return None

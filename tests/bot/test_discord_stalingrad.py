@@ -208,8 +208,16 @@ async def test_basic_game_opening_through_discord(
     public = fake.public_messages()
     pictures = [a for m in public for a in m.all_attachments() if a.filename.endswith(".png")]
     assert len(pictures) >= 10
+    from render.stalingrad import CROP_SIZE
     for picture in pictures:
         PIL.Image.open(io.BytesIO(picture.data)).verify()
+        # posts zoom on the last action (readable on a phone) ...
+        assert PIL.Image.open(io.BytesIO(picture.data)).size == CROP_SIZE
+    # ... and the whole map comes on request
+    whole = await h.slash(gerd, thread, "game map", full=True)
+    (full_map,) = [a for m in whole.messages for a in m.all_attachments()
+                   if a.filename.endswith(".png")]
+    assert PIL.Image.open(io.BytesIO(full_map.data)).size[1] > 2 * CROP_SIZE[1]
     assert alternatives and chosen
     for message in public:
         for text in message.texts():
