@@ -182,9 +182,28 @@ def bot(
 
 
 @app.command()
-def mail() -> None:
-    """Run the play-by-email gateway."""
-    not_yet("mail")
+def mail(
+    config: Annotated[Path, typer.Option(help="the gateway's TOML file (docs/email.md)")],
+    db: Annotated[Path | None, typer.Option("--db", help="database file (or $UMPIRE_DB)")]
+    = None,
+) -> None:
+    """Run the play-by-email gateway: read the mailbox, answer, keep every player told."""
+    import logging
+
+    from bot.mail.app import run
+    from bot.mail.config import ConfigError, load_config
+    from bot.store import default_db_path
+
+    try:
+        settings = load_config(config)
+    except ConfigError as error:
+        console.print(f"[red]{error}[/red]", highlight=False)
+        raise typer.Exit(code=2) from error
+    path = default_db_path(db or settings.database)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    console.print(f"Umpire mail gateway for {settings.address}: database {path}",
+                  highlight=False)
+    run(settings, path)
 
 
 @app.command()

@@ -90,6 +90,46 @@ def parse_override(data: Mapping[str, Any] | BaseModel) -> Override:
         raise RuleError("override", f"not a valid override: {_short(error)}") from error
 
 
+def override_from_words(op: str, args: str) -> dict[str, Any]:
+    """An override typed as words (a chat option, a line of a mail)::
+
+        force-dice 6 6 · answer-decision decide lose · set-standing SIDE KIND POLICY|off ·
+        edit NAME key=value ...
+
+    Raises :class:`RuleError` (rule ``override``) saying what the operation takes.
+    """
+    words = args.split()
+    if op == "force-dice":
+        if not words or not all(w.isdigit() for w in words):
+            raise RuleError("override", "force-dice takes die values, e.g. `6 6`")
+        return {"op": op, "values": [int(w) for w in words]}
+    if op == "answer-decision":
+        if not words:
+            raise RuleError("override", "answer-decision takes one of the options, e.g. "
+                            "`decide lose`")
+        return {"op": op, "order": " ".join(words)}
+    if op == "set-standing":
+        if len(words) != 3:
+            raise RuleError("override", "set-standing takes `SIDE KIND POLICY` (policy `off` "
+                            "clears it)")
+        side, kind, policy = words
+        return {"op": op, "side": side, "kind": kind,
+                "policy": None if policy == "off" else policy}
+    if op == "edit":
+        if not words:
+            raise RuleError("override", "edit takes `NAME key=value ...`")
+        values: dict[str, str] = {}
+        for word in words[1:]:
+            key, sep, value = word.partition("=")
+            if not sep:
+                raise RuleError("override", f"edit arguments are key=value; cannot read "
+                                f"{word!r}")
+            values[key] = value  # the game's argument model converts numbers
+        return {"op": op, "name": words[0], "args": values}
+    raise RuleError("override", f"unknown override {op!r}",
+                    ["force-dice", "answer-decision", "set-standing", "edit"])
+
+
 def _short(error: ValidationError) -> str:
     return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
 

@@ -15,8 +15,9 @@ import secrets
 ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 #: A generated secret: three groups of four (about 59 bits).
 GROUPS, GROUP = 3, 4
-#: scrypt cost: about 16 MiB and a few tens of milliseconds per check.
-N, R, P = 2**14, 8, 1
+#: scrypt cost: 8 MiB and a few tens of milliseconds per check (generated secrets are
+#: random; the cost guards the ones a GM chooses).
+N, R, P = 2**13, 8, 1
 MIN_LENGTH = 8
 MAX_LENGTH = 128
 

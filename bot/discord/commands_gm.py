@@ -13,49 +13,23 @@ from typing import Any, Literal
 import discord
 from discord import app_commands
 
+from adjudicator.kernel.errors import RuleError
 from bot.discord import formatting as fmt
 from bot.discord.core import Refusal, UmpireBot, format_result_ack, game_label
 from bot.discord.decisions import RollbackConfirm, choose_view
 from bot.discord.port import players_of
+from bot.overrides import override_from_words
 from bot.service import Actor, GameInfo, SubmitResult
 
 OverrideOp = Literal["force-dice", "answer-decision", "set-standing", "edit"]
 
 
 def override_op(op: str, args: str) -> dict[str, Any]:
-    """A typed override from the GM's words.
-
-    * ``force-dice``: ``6 6`` (the next die values)
-    * ``answer-decision``: an option's order text (``decide lose``)
-    * ``set-standing``: ``SIDE KIND POLICY`` (``off`` clears)
-    * ``edit``: ``NAME key=value ...`` (the game's own GM edits)
-    """
-    words = args.split()
-    if op == "force-dice":
-        if not words or not all(w.isdigit() for w in words):
-            raise Refusal("force-dice takes die values, e.g. `6 6`")
-        return {"op": op, "values": [int(w) for w in words]}
-    if op == "answer-decision":
-        if not words:
-            raise Refusal("answer-decision takes one of the options, e.g. `decide lose`")
-        return {"op": op, "order": " ".join(words)}
-    if op == "set-standing":
-        if len(words) != 3:
-            raise Refusal("set-standing takes `SIDE KIND POLICY` (policy `off` clears it)")
-        side, kind, policy = words
-        return {"op": op, "side": side, "kind": kind,
-                "policy": None if policy == "off" else policy}
-    if op == "edit":
-        if not words:
-            raise Refusal("edit takes `NAME key=value ...`")
-        values: dict[str, str] = {}
-        for word in words[1:]:
-            key, sep, value = word.partition("=")
-            if not sep:
-                raise Refusal(f"edit arguments are key=value; cannot read {word!r}")
-            values[key] = value  # the game's argument model converts numbers
-        return {"op": op, "name": words[0], "args": values}
-    raise Refusal(f"unknown override {op!r}")
+    """A typed override from the GM's words (:func:`bot.overrides.override_from_words`)."""
+    try:
+        return override_from_words(op, args)
+    except RuleError as error:
+        raise Refusal(error.message) from error
 
 
 async def _after(bot: UmpireBot, interaction: discord.Interaction[Any], info: GameInfo,

@@ -1,0 +1,183 @@
+"""``mail.toml``: the mailbox Umpire reads, the server it sends through, its own address.
+
+Passwords never go in the file: each section names the environment variable that holds
+its password (``password_env``, by default ``UMPIRE_IMAP_PASSWORD`` and
+``UMPIRE_SMTP_PASSWORD``). A password read from the environment is a :class:`Secret`,
+which never shows itself in a repr, a log line or a traceback.
+
+```toml
+address = "umpire@example.org"        # players write here; replies come from here
+name = "Umpire"                       # display name on outgoing mail
+database = "umpire.db"                # optional (else --db, $UMPIRE_DB, the default)
+
+[imap]
+host = "imap.example.org"
+port = 993                            # 993: implicit TLS; 143 with tls = "starttls"
+tls = "implicit"                      # implicit | starttls | none (loopback tests only)
+user = "umpire@example.org"
+password_env = "UMPIRE_IMAP_PASSWORD"
+folder = "INBOX"
+handled_folder = "Umpire-handled"     # handled mail is moved here ("" : flag \\Seen only)
+idle = true                           # IMAP IDLE when the server offers it, else polling
+poll_seconds = 30
+
+[smtp]
+host = "smtp.example.org"
+port = 587                            # 587 with STARTTLS, 465 with implicit TLS
+tls = "starttls"
+user = "umpire@example.org"
+password_env = "UMPIRE_SMTP_PASSWORD"
+
+[listen]                              # optional: receive mail over SMTP as well
+host = "127.0.0.1"
+port = 8025
+
+[limits]
+max_bytes = 1000000                   # larger mails are refused unread
+per_hour = 60                         # mails per sender and hour, then silence
+```
+"""
+
+from __future__ import annotations
+
+import os
+import ssl
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+TlsMode = Literal["implicit", "starttls", "none"]
+
+
+class ConfigError(Exception):
+    """The config file is missing, unreadable or wrong; the message says where."""
+
+
+class Secret:
+    """A password that never shows itself in reprs, logs or tracebacks."""
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret(***)"
+
+    __str__ = __repr__
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ServerConfig(_Section):
+    host: str
+    port: int = Field(ge=1, le=65535)
+    tls: TlsMode
+    user: str | None = None
+    password_env: str
+    #: A CA bundle to trust instead of the system's (a private server, the tests).
+    ca_file: Path | None = None
+    timeout: float = Field(default=60.0, gt=0)
+
+    def ssl_context(self) -> ssl.SSLContext | None:
+        if self.tls == "none":
+            return None
+        context = ssl.create_default_context(
+            cafile=str(self.ca_file) if self.ca_file is not None else None)
+        return context
+
+
+class ImapConfig(ServerConfig):
+    port: int = Field(default=993, ge=1, le=65535)
+    tls: TlsMode = "implicit"
+    password_env: str = "UMPIRE_IMAP_PASSWORD"
+    folder: str = "INBOX"
+    handled_folder: str = "Umpire-handled"
+    idle: bool = True
+    poll_seconds: float = Field(default=30.0, gt=0, le=29 * 60)
+
+
+class SmtpConfig(ServerConfig):
+    port: int = Field(default=587, ge=1, le=65535)
+    tls: TlsMode = "starttls"
+    password_env: str = "UMPIRE_SMTP_PASSWORD"
+
+
+class ListenConfig(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(default=8025, ge=1, le=65535)
+
+
+class Limits(_Section):
+    max_bytes: int = Field(default=1_000_000, ge=10_000)
+    per_hour: int = Field(default=60, ge=1)
+    #: Order lines and commands read from one mail; the rest is refused.
+    max_commands: int = Field(default=200, ge=1)
+
+
+class MailConfig(_Section):
+    address: str
+    name: str = "Umpire"
+    database: Path | None = None
+    imap: ImapConfig | None = None
+    smtp: SmtpConfig
+    listen: ListenConfig | None = None
+    limits: Limits = Limits()
+    #: Seconds between deadline checks and looks for actions taken elsewhere.
+    tick_seconds: float = Field(default=30.0, gt=0)
+
+    @field_validator("address")
+    @classmethod
+    def _address(cls, value: str) -> str:
+        value = value.strip().lower()
+        if "@" not in value or " " in value:
+            raise ValueError(f"{value!r} is not an email address")
+        return value
+
+    @property
+    def domain(self) -> str:
+        return self.address.rsplit("@", 1)[1]
+
+
+def password(server: ServerConfig, environ: Mapping[str, str] | None = None) -> Secret | None:
+    """The server's password from its environment variable (None when unset: no login)."""
+    env = os.environ if environ is None else environ
+    value = env.get(server.password_env)
+    return Secret(value) if value else None
+
+
+def load_config(path: Path) -> MailConfig:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as error:
+        raise ConfigError(f"no config file at {path}") from error
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"cannot read {path}: {error}") from error
+    if any("password" in key and not key.endswith("_env") for key in _keys(data)):
+        raise ConfigError(f"{path}: passwords do not go in the file; name the environment "
+                          "variable that holds each one (password_env)")
+    try:
+        config = MailConfig.model_validate(data)
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
+                             for e in error.errors())
+        raise ConfigError(f"{path}: {problems}") from error
+    if config.imap is None and config.listen is None:
+        raise ConfigError(f"{path}: give an [imap] mailbox to read, or a [listen] address, "
+                          "or both")
+    return config
+
+
+def _keys(data: Mapping[str, object]) -> list[str]:
+    keys: list[str] = []
+    for key, value in data.items():
+        keys.append(key)
+        if isinstance(value, Mapping):
+            keys.extend(_keys(value))
+    return keys

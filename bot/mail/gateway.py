@@ -1,0 +1,159 @@
+"""``umpire mail``: the loop that reads the mailbox, answers, and keeps everyone told.
+
+For each waiting mail, oldest first:
+
+1. fetch it (unread; only its headers if it is too large) and read it (never raises);
+2. skip it if its Message-ID was handled before (duplicate delivery: a log line);
+3. let the desk act on it — every action is stored, with the mail's Message-ID as its
+   idempotency key, before anything is sent;
+4. send the replies and the notices to the other followers by email;
+5. record the mail as handled, then move it to the handled folder.
+
+A crash anywhere before step 5 reads the mail again: its actions are found stored under
+the same key and not applied twice; at worst a reply goes out twice. A mail that makes the
+desk fail (a bug) is tried three times, then set aside with a log line so it cannot block
+the mail behind it. Between mails the gateway waits with IMAP IDLE (or polls), and every
+``tick_seconds`` runs deadlines and reminders.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from email.message import EmailMessage
+from typing import Protocol
+
+from bot.mail.config import MailConfig
+from bot.mail.desk import Desk
+from bot.mail.inbound import read_mail
+from bot.mail.outbound import Outgoing, compose
+
+log = logging.getLogger("umpire.mail")
+
+#: Attempts at a mail that makes the desk fail before it is set aside.
+MAX_FAILURES = 3
+
+
+class Sender(Protocol):
+    """What sends a message to one address (:class:`~bot.mail.transport.Outbox`)."""
+
+    def send(self, message: EmailMessage, to: str) -> None: ...
+
+
+class Source(Protocol):
+    """A mailbox (:class:`~bot.mail.transport.Inbox`)."""
+
+    def waiting(self) -> list[str]: ...
+
+    def fetch(self, uid: str, max_bytes: int) -> tuple[bytes, int] | None: ...
+
+    def done(self, uid: str) -> None: ...
+
+    def wait(self, seconds: float) -> None: ...
+
+
+class Gateway:
+    def __init__(self, desk: Desk, config: MailConfig, outbox: Sender,
+                 inbox: Source | None = None, *,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.desk = desk
+        self.config = config
+        self.outbox = outbox
+        self.inbox = inbox
+        self.clock = clock
+        self.lock = threading.Lock()
+        self.failures: Counter[str] = Counter()
+        self._last_tick = float("-inf")
+
+    # ---- one mail ----------------------------------------------------------------------------
+
+    def receive(self, raw: bytes, size: int | None = None) -> str:
+        """Handle one received mail completely (see the module notes); its outcome."""
+        with self.lock:
+            inbound = read_mail(raw, self.config.address, self.config.limits.max_bytes,
+                                size=size)
+            ledger = self.desk.ledger
+            if ledger.handled(inbound.key) is not None:
+                log.info("mail %s from %s was handled before: not answered again",
+                         inbound.key, inbound.sender)
+                return "duplicate"
+            try:
+                out = self.desk.handle(inbound)
+            except Exception:
+                self.failures[inbound.key] += 1
+                log.exception("mail %s from %s could not be handled (attempt %d)",
+                              inbound.key, inbound.sender, self.failures[inbound.key])
+                if self.failures[inbound.key] < MAX_FAILURES:
+                    raise
+                ledger.mark_handled(inbound.key, inbound.sender, None, "failed")
+                return "failed"
+            self._send(out)
+            self._send(self.desk.catch_up({m.game_id for m in out if m.game_id}))
+            outcome = "silent" if inbound.silent else f"answered ({len(out)} mail)"
+            ledger.mark_handled(inbound.key, inbound.sender,
+                                next((m.game_id for m in out if m.game_id), None), outcome)
+            return outcome
+
+    def _send(self, mails: Sequence[Outgoing]) -> None:
+        for mail in mails:
+            message = compose(mail, self.config.address, self.config.name)
+            self.outbox.send(message, mail.to)
+            self.desk.sent(mail)
+
+    # ---- the mailbox ---------------------------------------------------------------------------
+
+    def poll(self) -> int:
+        """Handle every mail waiting in the mailbox; how many were handled."""
+        inbox = self.inbox
+        if inbox is None:
+            return 0
+        handled = 0
+        for uid in inbox.waiting():
+            fetched = inbox.fetch(uid, self.config.limits.max_bytes)
+            if fetched is None:
+                continue
+            raw, size = fetched
+            try:
+                self.receive(raw, size)
+            except Exception:
+                continue  # tried again on the next pass (until set aside)
+            inbox.done(uid)
+            handled += 1
+        return handled
+
+    def tick(self, force: bool = False) -> None:
+        """Deadlines, reminders and news from other frontends, every ``tick_seconds``."""
+        now = self.clock()
+        if not force and now - self._last_tick < self.config.tick_seconds:
+            return
+        self._last_tick = now
+        with self.lock:
+            self._send(self.desk.tick())
+
+    def run(self, stop: threading.Event) -> None:
+        """Until ``stop`` is set: poll, tick, wait (IDLE or sleep); reconnect after errors."""
+        backoff = 1.0
+        while not stop.is_set():
+            try:
+                self.poll()
+                self.tick()
+                backoff = 1.0
+                if self.inbox is None:
+                    stop.wait(min(self.config.tick_seconds, 5.0))
+                else:
+                    wait = min(self.config.tick_seconds,
+                               self.config.imap.poll_seconds if self.config.imap else 30.0)
+                    self.inbox.wait(wait)
+            except Exception:
+                log.exception("mail gateway: error; retrying in %.0f s", backoff)
+                close = getattr(self.inbox, "close", None)
+                if callable(close):
+                    close()
+                close_out = getattr(self.outbox, "close", None)
+                if callable(close_out):
+                    close_out()
+                stop.wait(backoff)
+                backoff = min(backoff * 2, 300.0)

@@ -1,0 +1,145 @@
+"""The gateway's bookkeeping in the game database (tables of schema 3, see bot.store).
+
+Everything here is about mail, not about games: which mails were handled, what each
+address was last told, who observes a game, how many mails an address sent lately, the
+rollbacks waiting for a GM's confirmation and the reminders already sent.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from bot.store import Store
+
+RATE_WINDOW = 3600.0
+ROLLBACK_TTL = 24 * 3600.0
+
+
+@dataclass(frozen=True)
+class PendingRollback:
+    code: str
+    game_id: str
+    gm: str
+    to_seq: int
+    reason: str
+    head_seq: int
+
+
+class Ledger:
+    def __init__(self, store: Store, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.clock = clock
+
+    # ---- mails handled ------------------------------------------------------------------------
+
+    def handled(self, key: str) -> str | None:
+        """The outcome recorded for a mail already handled (None: not handled yet)."""
+        rows = list(self.store.db.query(
+            "SELECT outcome FROM mail_inbox WHERE message_key = ?", [key]))
+        return str(rows[0]["outcome"]) if rows else None
+
+    def mark_handled(self, key: str, sender: str | None, game_id: str | None,
+                     outcome: str) -> None:
+        with self.store.write() as db:
+            db.table("mail_inbox").upsert(
+                {"message_key": key, "sender": sender, "game_id": game_id,
+                 "received": self.clock(), "outcome": outcome}, pk="message_key")
+
+    # ---- what each address was told -------------------------------------------------------------
+
+    def cursor(self, game_id: str, address: str) -> int | None:
+        rows = list(self.store.db.query(
+            "SELECT seq FROM mail_cursors WHERE game_id = ? AND address = ?",
+            [game_id, address]))
+        return int(rows[0]["seq"]) if rows else None
+
+    def set_cursor(self, game_id: str, address: str, seq: int) -> None:
+        with self.store.write() as db:
+            db.execute("INSERT INTO mail_cursors (game_id, address, seq) VALUES (?, ?, ?) "
+                       "ON CONFLICT (game_id, address) DO UPDATE SET seq = max(seq, excluded.seq)",
+                       [game_id, address, seq])
+
+    # ---- observers -----------------------------------------------------------------------------
+
+    def observers(self, game_id: str) -> list[str]:
+        return [str(r["address"]) for r in self.store.db.query(
+            "SELECT address FROM mail_observers WHERE game_id = ? ORDER BY since", [game_id])]
+
+    def observe(self, game_id: str, address: str, on: bool) -> bool:
+        """Start or stop observing; whether anything changed."""
+        before = address in self.observers(game_id)
+        with self.store.write() as db:
+            if on:
+                db.execute("INSERT OR IGNORE INTO mail_observers (game_id, address, since) "
+                           "VALUES (?, ?, ?)", [game_id, address, self.clock()])
+            else:
+                db.execute("DELETE FROM mail_observers WHERE game_id = ? AND address = ?",
+                           [game_id, address])
+        return before != on
+
+    def games_followed(self) -> list[str]:
+        """Games with an observer or a cursor (someone by email to keep up to date)."""
+        return [str(r["game_id"]) for r in self.store.db.query(
+            "SELECT game_id FROM mail_observers UNION SELECT game_id FROM mail_cursors "
+            "UNION SELECT game_id FROM seats WHERE email IS NOT NULL AND removed IS NULL")]
+
+    # ---- flood limit ---------------------------------------------------------------------------
+
+    def count_mail(self, address: str, per_hour: int) -> Literal["ok", "warn", "drop"]:
+        """Count one more mail from ``address``: ``ok``; ``warn`` for the first one over the
+        limit (told once); ``drop`` for the rest of the window."""
+        now = self.clock()
+        with self.store.write() as db:
+            rows = list(db.query("SELECT * FROM mail_rate WHERE address = ?", [address]))
+            row = rows[0] if rows else None
+            if row is None or now - float(row["window_start"]) >= RATE_WINDOW:
+                row = {"address": address, "window_start": now, "count": 0, "warned": 0}
+            row["count"] = int(row["count"]) + 1
+            verdict: Literal["ok", "warn", "drop"] = "ok"
+            if row["count"] > per_hour:
+                verdict = "drop" if row["warned"] else "warn"
+                row["warned"] = 1
+            db.table("mail_rate").upsert(row, pk="address")
+        return verdict
+
+    # ---- rollbacks waiting for confirmation ---------------------------------------------------
+
+    def hold_rollback(self, game_id: str, gm: str, to_seq: int, reason: str,
+                      head_seq: int) -> str:
+        code = secrets.token_hex(4)
+        with self.store.write() as db:
+            db.execute("DELETE FROM mail_rollbacks WHERE created < ?",
+                       [self.clock() - ROLLBACK_TTL])
+            db.table("mail_rollbacks").insert(
+                {"code": code, "game_id": game_id, "gm": gm, "to_seq": to_seq,
+                 "reason": reason, "head_seq": head_seq, "created": self.clock()})
+        return code
+
+    def take_rollback(self, code: str, game_id: str, gm: str) -> PendingRollback | None:
+        """The held rollback with ``code`` for this game and GM (removed), if any."""
+        with self.store.write() as db:
+            rows = list(db.query(
+                "SELECT * FROM mail_rollbacks WHERE code = ? AND game_id = ? AND gm = ? "
+                "AND created >= ?", [code.lower(), game_id, gm, self.clock() - ROLLBACK_TTL]))
+            if not rows:
+                return None
+            db.execute("DELETE FROM mail_rollbacks WHERE code = ?", [code.lower()])
+        row = rows[0]
+        return PendingRollback(str(row["code"]), game_id, gm, int(row["to_seq"]),
+                               str(row["reason"]), int(row["head_seq"]))
+
+    # ---- reminders -------------------------------------------------------------------------------
+
+    def reminders_sent(self, game_id: str, deadline_start: float) -> list[float]:
+        return [float(r["fraction"]) for r in self.store.db.query(
+            "SELECT fraction FROM mail_reminders WHERE game_id = ? AND deadline_start = ?",
+            [game_id, deadline_start])]
+
+    def mark_reminder(self, game_id: str, deadline_start: float, fraction: float) -> None:
+        with self.store.write() as db:
+            db.execute("INSERT OR IGNORE INTO mail_reminders VALUES (?, ?, ?)",
+                       [game_id, deadline_start, fraction])

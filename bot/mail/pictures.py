@@ -1,0 +1,32 @@
+"""Map pictures for mail: one audience's View -> PNG, drawn with the game's own data pack."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
+
+from adjudicator.kernel.events import Event
+from adjudicator.kernel.views import View
+
+log = logging.getLogger("umpire.mail")
+
+
+@lru_cache(maxsize=8)
+def _pack(game: str, path: str | None) -> Any:
+    import render
+
+    return render.load_pack(game, path)
+
+
+def picture(view: View, pack: str | None, events: Iterable[Event] = ()) -> bytes | None:
+    """The PNG of ``view`` (None for a game without pictures, or if drawing fails: the mail
+    goes out with its text alone)."""
+    try:
+        import render
+
+        return render.render(view, _pack(view.game, pack), events=list(events))
+    except Exception:
+        log.warning("no picture for a %s view", view.game, exc_info=True)
+        return None

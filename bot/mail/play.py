@@ -1,0 +1,246 @@
+"""Commands for everyone, players and observers: help, list, create, join, observe, status,
+map, log, legal, standing, decide, undo, resign — and order lines in the game's notation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from adjudicator.kernel.events import GM, PUBLIC
+from bot import seat_secrets
+from bot.deadlines import duration
+from bot.mail.commands import Line
+from bot.mail.session import Refusal, Session, listed
+from bot.service import ServiceError
+
+HELP = """\
+Write one command per line in the body of a mail to Umpire; quoted text and your
+signature are ignored. Say which game with [umpire GAMEID] in the subject (replies keep
+it) or a line 'game GAMEID'. A seat acts only with its secret: add a line
+'password YOUR-SECRET' to every mail for that game.
+
+Anyone:
+  help                      this text (help GAME: the game's orders)
+  list                      your games
+  create GAME [SCENARIO]    a new game; you are its GM (games: {games})
+  join [GAMEID] SIDE        take a free side of a game being set up
+  observe [GAMEID]          receive the game's public mail; unobserve to stop
+  status                    the game's seats, whose turn, the deadline
+Players:
+  ORDER                     an order in the game's notation, e.g. 'move 24pz to 56';
+                            several lines are applied in turn
+  legal [WORDS]             the orders you may give now (only those with all WORDS)
+  decide N | decide ...     answer the decision you owe (option N of the list)
+  standing [KIND POLICY]    standing orders that answer decisions at once (private)
+  map [SIDE|public|gm]      the map picture of your view (attached)
+  log [N]                   the last N actions as you may read them
+  undo                      take back your last order, if it revealed nothing
+  resign                    give the game up
+The GM (with the GM's password):
+  start [DURATION]          start the game, with a deadline per turn (e.g. 48h)
+  seat SIDE ADDRESS [because REASON]   seat a player by mail (a secret is mailed to them)
+  unseat SIDE because REASON
+  secret SIDE|gm [SECRET]   set or reset a seat's secret (mailed to its holder only)
+  deadline DURATION|off     the time each side has to act
+  pause REASON / resume REASON
+  override OP ARGS because REASON   force-dice 6 6 | answer-decision ORDER |
+                            set-standing SIDE KIND POLICY | edit NAME key=value
+  rollback N because REASON shows what would be undone and a code; confirm CODE does it
+  seed                      the secret dice seed (to the GM only)
+Secret orders (hidden units, mines, bids) are taken only from a mail addressed to
+Umpire alone: never copy your opponent.
+"""
+
+
+def cmd_help(s: Session, line: Line) -> None:
+    topic = line.rest.lower()
+    games = s.desk.games
+    if topic:
+        if topic not in games:
+            raise Refusal(f"no help on {topic!r}; 'help' alone lists the commands, "
+                          f"'help GAME' a game's orders ({', '.join(games)})")
+        rules = s.service.game_rules(games[topic])
+        s.say(*_game_help(rules))
+        return
+    s.say(*HELP.format(games=", ".join(games)).splitlines())
+
+
+def _game_help(rules: Any) -> list[str]:
+    spec = getattr(rules, "spec", None)
+    helper = getattr(spec, "help", None)
+    if callable(helper):
+        return str(helper()).splitlines()
+    scenarios = ", ".join(rules.scenarios())
+    return [f"{rules.title}: sides {', '.join(rules.sides)}; scenarios {scenarios}.",
+            "Orders are written as in the rulebook's notation, one per line; in a game, "
+            "'legal' lists every order you may give now, 'legal WORD' those with WORD."]
+
+
+def cmd_list(s: Session, line: Line) -> None:
+    games = s.service.games_for(s.actor)
+    if not games:
+        s.say("  you hold no seat in any game ('create GAME' or 'join GAMEID SIDE')")
+    for info in games:
+        mine = ", ".join(seat.side or "GM" for seat in s.claimed(info))
+        turn = f", to act: {info.to_act}" if info.to_act and info.status == "active" else ""
+        s.say(f"  {info.id}: {info.game} {info.scenario or ''} — {info.status}{turn} — "
+              f"you: {mine}".replace("  —", " —"))
+
+
+def cmd_create(s: Session, line: Line) -> None:
+    words = line.words[1:]
+    games = s.desk.games
+    if not words:
+        raise Refusal(f"create which game? {', '.join(games)}")
+    name = words[0].lower()
+    if name not in games:
+        raise Refusal(f"unknown game {words[0]!r}; choose from {', '.join(games)}")
+    scenario = words[1] if len(words) > 1 else None
+    # The same mail read twice creates the same game once.
+    game_id = hashlib.sha256(f"{s.inbound.key}:{line.number}".encode()).hexdigest()[:10]
+    secret = seat_secrets.new_secret()
+    try:
+        info = s.service.info(game_id)
+    except ServiceError:
+        info = s.call(s.service.create_game, s.actor, games[name], scenario, game_id=game_id,
+                      bindings={"email": True}, creator_secret=secret)
+    else:  # created by this mail before: a fresh secret, since the first may be lost
+        s.call(s.service.set_seat_secret, game_id, s.actor, secret, holder=s.actor)
+    s.game_id = info.id
+    s.touch(info)
+    s.desk.ledger.set_cursor(info.id, s.sender, info.head_seq)
+    rules = s.rules(info)
+    s.say(f"  game {info.id} created: {rules.title}, scenario "
+          f"{info.scenario or next(iter(rules.scenarios()))}; you are its GM.",
+          f"  Your GM secret: {secret}",
+          "  Keep it to yourself; put 'password " + secret + "' in every mail for this game.",
+          f"  Players join with 'join {info.id} SIDE' (sides: {', '.join(rules.sides)}); "
+          "you seat them yourself with 'seat SIDE ADDRESS'. Then 'start'.",
+          f"  Dice commitment: {info.commitment}")
+
+
+def cmd_join(s: Session, line: Line) -> None:
+    words = line.words[1:]
+    if len(words) == 2:
+        info, side = s.game(words[0]), words[1].lower()
+    elif len(words) == 1:
+        info, side = s.game(), words[0].lower()
+    else:
+        raise Refusal("join SIDE (in a game's mail) or join GAMEID SIDE")
+    s.game_id = info.id
+    secret = seat_secrets.new_secret()
+    info = s.call(s.service.seat, info.id, s.actor, side, s.actor, secret=secret)
+    s.desk.ledger.set_cursor(info.id, s.sender, info.head_seq)
+    s.say(f"  you play {side} in game {info.id}.",
+          f"  Your seat secret: {secret}",
+          f"  Keep it to yourself; put 'password {secret}' in every mail for this game. "
+          "A mail without it cannot act for your seat.")
+
+
+def cmd_observe(s: Session, line: Line) -> None:
+    info = s.game(line.words[1] if len(line.words) > 1 else None)
+    s.game_id = info.id
+    on = line.name == "observe"
+    changed = s.desk.ledger.observe(info.id, s.sender, on)
+    if on:
+        s.desk.ledger.set_cursor(info.id, s.sender, info.head_seq)
+        s.touch(info, map_viewer=PUBLIC)
+    s.say(f"  you {'now observe' if on else 'no longer observe'} game {info.id}"
+          + ("" if changed else " (already so)"))
+
+
+def cmd_status(s: Session, line: Line) -> None:
+    info = s.game(line.words[1] if len(line.words) > 1 else None)
+    rules = s.rules(info)
+    gm = s.is_gm(info)
+    s.say(f"  game {info.id}: {rules.title}, {info.scenario or 'default scenario'} — "
+          f"{info.status}" + (f" ({info.result})" if info.result else ""))
+    for seat in info.seats:
+        where = ("by mail" + (f" ({seat.email})" if gm else "") if seat.email
+                 else "on Discord" if seat.discord_id else "")
+        s.say(f"  {seat.side or 'GM'}: {where}")
+    if info.status == "active" and info.to_act:
+        s.say(f"  to act: {info.to_act}" + deadline_text(info.deadline_at, s.desk.clock()))
+    s.say(f"  actions so far: {info.head_seq}; dice commitment {info.commitment}")
+
+
+def deadline_text(deadline_at: float | None, now: float) -> str:
+    if deadline_at is None:
+        return ""
+    return f" — deadline in {duration(deadline_at - now)}"
+
+
+def cmd_map(s: Session, line: Line) -> None:
+    info = s.game()
+    wanted = line.words[1].lower() if len(line.words) > 1 else s.audience(info)
+    allowed = {PUBLIC, s.audience(info), *s.sides(info)}
+    if s.is_gm(info):
+        allowed |= {GM, *s.rules(info).sides}
+    if wanted not in allowed:
+        raise Refusal(f"you may not see the {wanted} view; yours: {', '.join(sorted(allowed))}")
+    s.touch(info, map_viewer=wanted)
+    view = s.call(s.service.view, info.id, s.actor, wanted)
+    s.say(*("  " + text for text in s.rules(info).board_text(view).splitlines()))
+    s.say(f"  (the {wanted} map is attached)")
+
+
+def cmd_log(s: Session, line: Line) -> None:
+    info = s.game()
+    count = int(line.words[1]) if len(line.words) > 1 and line.words[1].isdigit() else 10
+    entries = s.call(s.service.log, info.id, s.actor, min(count, 200),
+                     audience=s.audience(info))
+    if not entries:
+        s.say("  no actions yet")
+    for entry in entries:
+        s.say("  " + entry.summary())
+
+
+def cmd_legal(s: Session, line: Line) -> None:
+    info = s.game()
+    side = s.require_side(info)
+    orders = s.call(s.service.legal_orders, info.id, s.actor, side)
+    wanted = [w.lower() for w in line.words[1:]]
+    chosen = [o for o in orders if all(any(part.startswith(w) for part in o.lower().split())
+                                       for w in wanted)]
+    if not orders:
+        s.say(f"  {side} has no order to give now" + (f" (to act: {info.to_act})"
+                                                         if info.to_act else ""))
+    elif not chosen:
+        s.say(f"  none of {side}'s {len(orders)} legal orders has all of: {' '.join(wanted)}")
+    else:
+        s.say(f"  {side} may give ({len(chosen)} of {len(orders)}):")
+        s.say("  " + listed(chosen, "legal WORD WORD"))
+
+
+def cmd_policies(s: Session, line: Line) -> None:
+    info = s.game()
+    side = s.require_side(info)
+    view = s.call(s.service.view, info.id, s.actor, side)
+    for policy in s.rules(info).standing_policies():
+        mark = " (yours now)" if view.standing.get(policy.kind) == policy.policy else ""
+        s.say(f"  standing {policy.kind} {policy.policy}{mark}: {policy.description}")
+
+
+def decision_order(s: Session, line: Line) -> str:
+    """``decide N`` as the text of option N of the decision the mail's side owes."""
+    words = line.words
+    if len(words) != 2 or not words[1].isdigit():
+        return line.text
+    info = s.game()
+    side = s.require_side(info)
+    view = s.call(s.service.view, info.id, s.actor, side)
+    pending = view.pending
+    if pending is None or pending.side != side or not pending.options:
+        raise Refusal(f"{side} owes no decision now")
+    number = int(words[1])
+    if not 1 <= number <= len(pending.options):
+        raise Refusal(f"choose an option between 1 and {len(pending.options)}")
+    return str(pending.options[number - 1].order)
+
+
+def cmd_undo(s: Session, line: Line) -> None:
+    info = s.game()
+    s.require_side(info)
+    result = s.service.undo(info.id, s.actor)
+    s.result(result, [line])

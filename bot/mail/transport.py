@@ -1,0 +1,189 @@
+"""The network: the mailbox read over IMAP (imap-tools), mail sent over SMTP (smtplib), and
+an optional SMTP listener (aiosmtpd) for operators who route mail to Umpire directly.
+
+Mail is read with ``BODY.PEEK`` (it stays unread) and moved to the handled folder (or
+flagged) only when the gateway says it is handled, so a crash in between reads it again.
+A mail larger than the limit is not downloaded: its headers are enough to refuse it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import smtplib
+import ssl
+import time
+from collections.abc import Callable
+from email.message import EmailMessage
+from typing import Any
+
+from imap_tools import BaseMailBox, MailBox, MailBoxStartTls, MailBoxUnencrypted
+from imap_tools.errors import MailboxFolderCreateError
+
+from bot.mail.config import ImapConfig, ListenConfig, Secret, SmtpConfig
+
+log = logging.getLogger("umpire.mail")
+
+#: The keyword that marks handled mail when no handled folder is configured.
+HANDLED_FLAG = "UmpireHandled"
+
+
+class Inbox:
+    """One IMAP mailbox: list what waits, fetch it, mark it handled, wait for more."""
+
+    def __init__(self, config: ImapConfig, password: Secret | None) -> None:
+        self.config = config
+        self.password = password
+        self.box: BaseMailBox | None = None
+        self.idle = False
+
+    def connect(self) -> None:
+        self.close()
+        config = self.config
+        box: BaseMailBox
+        if config.tls == "implicit":
+            box = MailBox(config.host, config.port, timeout=config.timeout,
+                          ssl_context=config.ssl_context())
+        elif config.tls == "starttls":
+            box = MailBoxStartTls(config.host, config.port, timeout=config.timeout,
+                                  ssl_context=config.ssl_context())
+        else:
+            box = MailBoxUnencrypted(config.host, config.port, timeout=config.timeout)
+        box.login(config.user or "", self.password.reveal() if self.password else "",
+                  initial_folder=config.folder)
+        if config.handled_folder and not box.folder.exists(config.handled_folder):
+            with contextlib.suppress(MailboxFolderCreateError):  # made meanwhile elsewhere
+                box.folder.create(config.handled_folder)
+        self.idle = config.idle and "IDLE" in box.client.capabilities
+        self.box = box
+        log.info("IMAP %s:%s connected (%s)", config.host, config.port,
+                 "IDLE" if self.idle else f"polling every {config.poll_seconds:g} s")
+
+    def close(self) -> None:
+        if self.box is not None:
+            with contextlib.suppress(Exception):
+                self.box.logout()
+            self.box = None
+
+    @property
+    def _box(self) -> BaseMailBox:
+        if self.box is None:
+            self.connect()
+        assert self.box is not None
+        return self.box
+
+    def waiting(self) -> list[str]:
+        """UIDs of mail not handled yet, oldest first."""
+        criteria = "ALL" if self.config.handled_folder else f"UNKEYWORD {HANDLED_FLAG}"
+        return sorted(self._box.uids(criteria), key=int)
+
+    def fetch(self, uid: str, max_bytes: int) -> tuple[bytes, int] | None:
+        """(raw mail, its size) — only the headers when the mail is over ``max_bytes``."""
+        box = self._box
+        head = next(iter(box.fetch(uid_list=[uid], headers_only=True, mark_seen=False)), None)
+        if head is None:
+            return None
+        size = head.size_rfc822
+        if size > max_bytes:
+            return head.obj.as_bytes(), size
+        status, data = box.client.uid("fetch", uid, "(BODY.PEEK[])")
+        raw = next((item[1] for item in data or [] if isinstance(item, tuple)), None)
+        if status != "OK" or not isinstance(raw, bytes):
+            return None
+        return raw, len(raw)
+
+    def done(self, uid: str) -> None:
+        box = self._box
+        if self.config.handled_folder:
+            box.move(uid, self.config.handled_folder)
+        else:
+            box.flag(uid, ["\\Seen", HANDLED_FLAG], True)
+
+    def wait(self, seconds: float) -> None:
+        """Until new mail may have come (IDLE) or ``seconds`` have passed."""
+        box = self._box
+        if not self.idle:
+            time.sleep(seconds)
+            return
+        box.idle.wait(timeout=max(1.0, min(seconds, 29 * 60)))
+
+
+class Outbox:
+    """The SMTP server Umpire sends through (one connection, opened again when dropped)."""
+
+    def __init__(self, config: SmtpConfig, password: Secret | None, sender: str) -> None:
+        self.config = config
+        self.password = password
+        self.sender = sender
+        self.smtp: smtplib.SMTP | None = None
+
+    def _connect(self) -> smtplib.SMTP:
+        config = self.config
+        smtp: smtplib.SMTP
+        if config.tls == "implicit":
+            smtp = smtplib.SMTP_SSL(config.host, config.port, timeout=config.timeout,
+                                    context=config.ssl_context())
+        else:
+            smtp = smtplib.SMTP(config.host, config.port, timeout=config.timeout)
+            if config.tls == "starttls":
+                smtp.starttls(context=config.ssl_context())
+        if config.user and self.password is not None:
+            smtp.login(config.user, self.password.reveal())
+        return smtp
+
+    def send(self, message: EmailMessage, to: str) -> None:
+        """Send one mail; raise (the caller retries later) when the server refuses it."""
+        for attempt in (1, 2):
+            if self.smtp is None:
+                self.smtp = self._connect()
+            try:
+                self.smtp.send_message(message, from_addr=self.sender, to_addrs=[to])
+                return
+            except (smtplib.SMTPServerDisconnected, ConnectionError, ssl.SSLError):
+                self.close()
+                if attempt == 2:
+                    raise
+
+    def close(self) -> None:
+        if self.smtp is not None:
+            with contextlib.suppress(Exception):
+                self.smtp.quit()
+            self.smtp = None
+
+
+class Listener:
+    """An SMTP server (aiosmtpd) that hands each received mail to ``receive``.
+
+    The mail is accepted (250) only once ``receive`` has returned — the action it asked
+    for stored and the replies sent; if ``receive`` fails the sender is told to try again
+    later (451), so a mail is never acknowledged and lost.
+    """
+
+    def __init__(self, config: ListenConfig, receive: Callable[[bytes], Any],
+                 max_bytes: int) -> None:
+        from aiosmtpd.controller import Controller
+
+        self.controller = Controller(_Handler(receive), hostname=config.host,
+                                     port=config.port, data_size_limit=max_bytes)
+
+    def start(self) -> None:
+        self.controller.start()
+
+    def stop(self) -> None:
+        self.controller.stop()
+
+
+class _Handler:
+    def __init__(self, receive: Callable[[bytes], Any]) -> None:
+        self.receive = receive
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        raw = envelope.original_content or envelope.content
+        data = raw if isinstance(raw, bytes) else str(raw).encode()
+        try:
+            await asyncio.get_running_loop().run_in_executor(None, self.receive, data)
+        except Exception:
+            log.exception("a mail received over SMTP could not be handled")
+            return "451 Requested action aborted: local error in processing"
+        return "250 Message accepted for delivery"

@@ -1,0 +1,70 @@
+"""The gateway against real servers on loopback: dovecot over implicit TLS and STARTTLS,
+with IDLE and with polling; replies through an SMTP server that wants STARTTLS and a
+login."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from bot.mail.config import MailConfig, password
+from bot.mail.desk import Desk
+from bot.mail.gateway import Gateway
+from bot.mail.transport import Inbox, Outbox
+from bot.service import GameService
+from bot.store import Store
+from tests.mail.conftest import gateway_config
+from tests.mail.servers import Dovecot, LocalCA, SmtpSink
+from tests.mail.support import DUEL, raw_mail
+
+pytestmark = pytest.mark.usefixtures("passwords")
+
+
+def make_gateway(config: MailConfig) -> Gateway:
+    assert config.imap is not None and config.database is not None
+    service = GameService(Store(config.database, synchronous="NORMAL"))
+    desk = Desk(service, config, games=DUEL)
+    return Gateway(desk, config, Outbox(config.smtp, password(config.smtp), config.address),
+                   Inbox(config.imap, password(config.imap)))
+
+
+@pytest.mark.parametrize("tls", ["implicit", "starttls"])
+def test_mail_in_the_mailbox_is_answered_and_moved(tls: str, dovecot: Dovecot, mailbox: str,
+                                                   sink: SmtpSink, ca: LocalCA,
+                                                   tmp_path: Path) -> None:
+    port = dovecot.imaps_port if tls == "implicit" else dovecot.imap_port
+    config = gateway_config(dovecot, mailbox, sink, ca, tmp_path,
+                            imap={"tls": tls, "port": port})
+    dovecot.append(raw_mail("ann@player.test", "help", subject="hello"), user=mailbox)
+    gateway = make_gateway(config)
+    assert gateway.poll() == 1
+    (reply,) = sink.wait_for(1)
+    assert reply.to == ["ann@player.test"] and "create GAME" in reply.text
+    assert reply.header("Auto-Submitted") == "auto-replied"
+    assert dovecot.count("INBOX", mailbox) == 0
+    assert dovecot.count("Umpire-handled", mailbox) == 1
+    assert gateway.poll() == 0
+
+
+def test_idle_wakes_the_gateway_when_mail_comes(dovecot: Dovecot, mailbox: str,
+                                                sink: SmtpSink, ca: LocalCA,
+                                                tmp_path: Path) -> None:
+    config = gateway_config(dovecot, mailbox, sink, ca, tmp_path,
+                            imap={"poll_seconds": 600}, tick_seconds=600)
+    gateway = make_gateway(config)
+    stop = threading.Event()
+    runner = threading.Thread(target=gateway.run, args=(stop,), daemon=True)
+    runner.start()
+    try:
+        import time
+
+        time.sleep(1.0)  # the gateway is idling now
+        assert gateway.inbox is not None and getattr(gateway.inbox, "idle", False)
+        dovecot.append(raw_mail("ann@player.test", "help"), user=mailbox)
+        (reply,) = sink.wait_for(1, timeout=20)  # long before the 600 s poll
+        assert "create GAME" in reply.text
+    finally:
+        stop.set()
+        runner.join(timeout=5)
