@@ -19,13 +19,16 @@ from pydantic import BaseModel, ConfigDict
 
 from adjudicator.kernel.errors import NotationError
 from adjudicator.kernel.names import Named, NameIndex
+from adjudicator.stalingrad.data_models import Calendar, Tables
 
 GERMAN = "german"
 RUSSIAN = "russian"
 SIDES = (GERMAN, RUSSIAN)
 
-UnitKind = Literal["armor", "infantry", "at", "aa", "artillery"]
-KINDS: tuple[str, ...] = ("armor", "infantry", "at", "aa", "artillery")
+UnitKind = Literal["armor", "infantry", "at", "aa", "artillery", "fag", "air"]
+KINDS: tuple[str, ...] = ("armor", "infantry", "at", "aa", "artillery", "fag", "air")
+#: Units that are not Combat units (Glossary): German Observers, Russian FAGs, the Stuka.
+NON_COMBAT = frozenset({"artillery", "fag", "air"})
 
 #: Sept 13, 1942 is date index 0 (5.1).
 FIRST_DATE = _dt.date(1942, 9, 13)
@@ -40,9 +43,14 @@ def area_key_order(key: str) -> tuple[int, int, str]:
     return (0, int(key), "") if key.isdigit() else (1, 0, key)
 
 
+def day_of(index: int) -> _dt.date:
+    """``0`` -> 1942-09-13."""
+    return FIRST_DATE + _dt.timedelta(days=index)
+
+
 def date_label(index: int) -> str:
     """``0`` -> ``"Sep 13"``."""
-    day = FIRST_DATE + _dt.timedelta(days=index)
+    day = day_of(index)
     return f"{day.strftime('%b')} {day.day}"
 
 
@@ -80,6 +88,8 @@ class AreaInfo(BaseModel):
     rubble_symbol: bool = False
     vp: int = 0
     quadrant: str | None = None
+    quadrants: tuple[str, ...] = ()  # a Zone's Quadrants (15.31); an Area's own
+    observation: int = 1  # Observer range in Areas (15.21, 15.211, 15.212)
     control: str | None = None  # initial Control when the pack states it (5.2, 19.1)
 
     @property
@@ -112,11 +122,13 @@ class UnitDef(BaseModel):
     historical: str | None = None  # Area key for the historical setup (21.2)
     arrival: int | None = None  # date index of arrival as a reinforcement (5.4, 18.1)
     withdrawal: int | None = None
+    night_attack: int | None = None  # a German Observer's night Attack Factor (15.24)
+    quadrant: str | None = None  # a Russian FAG's Quadrant (15.31)
 
     @property
     def combat(self) -> bool:
         """Combat units: all units except Artillery/Aircraft (Glossary)."""
-        return self.kind != "artillery"
+        return self.kind not in NON_COMBAT
 
     @property
     def numeric_attack(self) -> bool:
@@ -130,6 +142,10 @@ class Board:
     areas: dict[str, AreaInfo]
     adjacency: dict[str, frozenset[str]]
     units: dict[str, UnitDef]
+    #: The pack's tables (tables.toml) and Turn Record Track (calendar.toml): every number
+    #: the rules use comes from here, so a GM's corrected pack changes the game.
+    tables: Tables
+    calendar: Calendar
     source: str = "local"
     #: The pack's scenarios (``data_models.Scenario``), by key; empty for a case's board.
     scenarios: dict[str, Any] = field(default_factory=dict)
@@ -152,14 +168,29 @@ class Board:
                 sizes[unit.regiment] = sizes.get(unit.regiment, 0) + 1
         self.regiment_size = sizes
 
+    @property
+    def max_stack(self) -> int:
+        """7.1, 5.6: Combat units of one side an Area may hold."""
+        return self.tables.constants.stacking_limit
+
+    def by_date(self, steps: Iterable[Any], index: int) -> int:
+        """The value of a calendar step list (strengths by date) on date ``index``."""
+        return self.calendar._step(steps, day_of(index))
+
     def restricted(self, keys: frozenset[str]) -> Board:
         """The same board limited to ``keys`` (a scenario on part of the map): other
         spaces cannot be entered, retreated into or counted."""
         return Board(areas={k: a for k, a in self.areas.items() if k in keys},
                      adjacency={k: frozenset(n for n in adj if n in keys)
                                 for k, adj in self.adjacency.items() if k in keys},
-                     units=self.units, source=self.source, scenarios=self.scenarios,
+                     units=self.units, tables=self.tables, calendar=self.calendar,
+                     source=self.source, scenarios=self.scenarios,
                      playable=self.playable, blue=self.blue)
+
+    def with_units(self, units: dict[str, UnitDef]) -> Board:
+        """The same map and tables with a case's own counters."""
+        return Board(areas=self.areas, adjacency=self.adjacency, units=units,
+                     tables=self.tables, calendar=self.calendar, source="case")
 
     def adjacent(self, key: str) -> frozenset[str]:
         return self.adjacency.get(key, frozenset())
@@ -218,8 +249,10 @@ def unit_def_from_spec(spec: Mapping[str, Any]) -> UnitDef:
     return UnitDef.model_validate(data)
 
 
-def board_from_spec(map_spec: Mapping[str, Any], units: Iterable[Mapping[str, Any]]) -> Board:
-    """A local Board from a conformance case (``[position.map]`` + unit tables)."""
+def board_from_spec(map_spec: Mapping[str, Any], units: Iterable[Mapping[str, Any]],
+                    tables: Tables, calendar: Calendar) -> Board:
+    """A local Board from a conformance case (``[position.map]`` + unit tables), with the
+    game's pack tables and calendar."""
     areas: dict[str, AreaInfo] = {}
     for raw in map_spec.get("areas", []):
         data = dict(raw)
@@ -231,13 +264,14 @@ def board_from_spec(map_spec: Mapping[str, Any], units: Iterable[Mapping[str, An
             areas[key] = AreaInfo(key=key, zone=key.isalpha() and len(key) == 1)
     defs = [unit_def_from_spec(u) for u in units]
     return Board(areas=areas, adjacency={k: frozenset(adjacency.get(k, ())) for k in areas},
-                 units={u.id: u for u in defs}, source="case")
+                 units={u.id: u for u in defs}, tables=tables, calendar=calendar,
+                 source="case")
 
 
-#: Pack unit categories (4.2) -> engine kinds; boxed units (Luftwaffe, FAG) stay off the map
-#: and are part 2's business.
+#: Pack unit categories (4.2) -> engine kinds; the Russian FAGs (type ``fag``) are kind
+#: ``fag``; the Luftwaffe (category ``air``) is kind ``air``. Both stay in their boxes.
 PACK_KINDS = {"armor": "armor", "infantry": "infantry", "at": "at", "aa": "aa",
-              "artillery": "artillery"}
+              "artillery": "artillery", "air": "air"}
 
 
 def board_from_pack(pack: Any) -> Board:
@@ -259,13 +293,15 @@ def board_from_pack(pack: Any) -> Board:
             rubble_symbol=False if zone else space.rubble_symbol,
             vp=space.vp,
             quadrant=space.quadrants[0] if zone else space.quadrant,
+            quadrants=tuple(space.quadrants),
+            observation=1 if zone else space.observation_range,
             control=space.initial_control,
         )
     adjacency = {key: frozenset(pack.neighbours(key)) for key in areas}
     units: dict[str, UnitDef] = {}
     for unit in pack.units.values():
-        kind = PACK_KINDS.get(unit.category)
-        if kind is None or unit.type == "fag":
+        kind = "fag" if unit.type == "fag" else PACK_KINDS.get(unit.category)
+        if kind is None:
             continue
         uid = unit.id.lower()
         regiment = f"{unit.side}:{unit.parent}:{unit.regiment}" if unit.regiment else None
@@ -283,6 +319,7 @@ def board_from_pack(pack: Any) -> Board:
             historical=unit.historical,
             arrival=(unit.arrive - FIRST_DATE).days if unit.arrive else None,
             withdrawal=(unit.withdraw - FIRST_DATE).days if unit.withdraw else None,
+            night_attack=unit.night_attack, quadrant=unit.quadrant,
         )
     playable: dict[str, frozenset[str]] = {}
     for key, scenario in pack.scenarios.items():
@@ -293,5 +330,6 @@ def board_from_pack(pack: Any) -> Board:
             {str(k) for k, a in pack.areas.items() if a.quadrant in quadrants}
             | {z for z, zone in pack.zones.items() if quadrants & set(zone.quadrants)})
     blue = {week.number: week.blue for week in pack.calendar.weeks}
-    return Board(areas=areas, adjacency=adjacency, units=units, source="pack",
-                 scenarios=dict(pack.scenarios), playable=playable, blue=blue)
+    return Board(areas=areas, adjacency=adjacency, units=units, tables=pack.tables,
+                 calendar=pack.calendar, source="pack", scenarios=dict(pack.scenarios),
+                 playable=playable, blue=blue)

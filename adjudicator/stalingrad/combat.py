@@ -18,21 +18,20 @@ from dataclasses import dataclass
 from adjudicator.kernel.decisions import Option, PendingDecision
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
-from adjudicator.stalingrad.board import GERMAN, RUSSIAN, date_index, other
-from adjudicator.stalingrad.context import MAX_STACK, Ctx
+from adjudicator.stalingrad.board import GERMAN, RUSSIAN, other
+from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.movement import (
     base_mf,
     origin_wait_mf,
     pay_origin_wait,
     rubble_drm,
+    rubble_need,
     start_units,
 )
 from adjudicator.stalingrad.orders import Attack, Casualties, Notation, Overflow
 from adjudicator.stalingrad.sequence import after_attack_roll, offer_reroll
 from adjudicator.stalingrad.state import DEAD, EAST, Act, Battle
 
-SEPT_27 = date_index(9, 27)
-NOV_1 = date_index(11, 1)
 FMT = Notation.format
 
 
@@ -112,10 +111,11 @@ def _rubble(s: Spec) -> int:
 
 
 def _date(s: Spec) -> int:
+    """8.352F from the calendar's ``german_dv_bonus`` steps."""
     if not s.german_impulse:
         return 0
-    date = s.ctx.state.date
-    return 2 if date >= NOV_1 else 1 if date >= SEPT_27 else 0
+    board = s.ctx.board
+    return board.by_date(board.calendar.german_dv_bonus, s.ctx.state.date)
 
 
 DV_MODIFIERS: list[Modifier] = [
@@ -189,9 +189,10 @@ def group_units(ctx: Ctx, area: str, side: str, group: str) -> list[str]:
 
 def attack_cost(ctx: Ctx, area: str, group: str) -> int:
     """8.34 / 14.6: 1 MF vs a Spent Group or Rubble 1, 2 MF vs a Fresh Group or Rubble 2."""
+    costs = ctx.board.tables.movement_costs
     if group == "rubble":
-        return 2 if ctx.state.rubble.get(area, 0) >= 2 else 1
-    return 2 if group == "fresh" else 1
+        return costs.attack_rubble[min(max(ctx.state.rubble.get(area, 0), 1), 2) - 1]
+    return costs.attack_fresh_group if group == "fresh" else costs.attack_spent_group
 
 
 # ---- who may attack what (shared by do_attack and the legal query) ---------------------------
@@ -240,7 +241,7 @@ def attack_limit_error(ctx: Ctx, side: str, area: str,
     """7.1: at the instant of attack the attacked Area and every Area a Ranged attack is
     made from hold at most ten of the attacker's Combat units."""
     for where in sorted({area, *ranged_from}):
-        if not ctx.zone(where) and len(ctx.combat(where, side)) > MAX_STACK:
+        if not ctx.zone(where) and len(ctx.combat(where, side)) > ctx.board.max_stack:
             return RuleError("7.1", f"more than ten {side} Combat units in {ctx.name(where)} "
                              "at the instant of attack")
     return None
@@ -384,27 +385,20 @@ def roll_battle(ctx: Ctx, dice: Dice) -> None:
 
 def capacity(ctx: Ctx, units: Sequence[str]) -> int:
     """Most CP a Group can pay: 3 per Fresh unit, 2 per Spent unit (8.354)."""
-    return sum(3 if ctx.fresh(u) else 2 for u in units)
+    cp = ctx.board.tables.casualty_points
+    return sum(cp.eliminate_fresh if ctx.fresh(u) else cp.eliminate_spent for u in units)
 
 
 def resolve_battle(ctx: Ctx, dice: Dice) -> None:
     """Apply an attack's dice (8.353): CP, Overrun, attacker Disruption, Rout, Rubble."""
     battle = ctx.state.battle
     assert battle is not None
-    state = ctx.state
     offense_total = battle.ov + battle.attack_dr
     defense_total = battle.dv + battle.defense_dr
     diff = offense_total - defense_total
     battle.plan["offense_total"], battle.plan["defense_total"] = offense_total, defense_total
     if battle.side == GERMAN and battle.ranged and battle.group != "rubble":
-        tem = ctx.board.area(battle.area).tem
-        if battle.attack_dr + tem >= 13:  # 14.2
-            level = state.rubble.get(battle.area, 0)
-            if level < 2:
-                state.rubble[battle.area] = level + 1
-                ctx.event("rubble", f"the bombardment creates Rubble {level + 1} in "
-                          f"{ctx.name(battle.area)} (DR {battle.attack_dr} + TEM {tem} >= 13)",
-                          "14.2", area=battle.area, level=level + 1)
+        create_rubble(ctx, battle)
     if battle.group == "rubble":
         resolve_rubble(ctx, battle, diff)
         return
@@ -426,7 +420,7 @@ def resolve_battle(ctx: Ctx, dice: Dice) -> None:
             ctx.eliminate(uid, "8.36", "Overrun")
         finish_battle(ctx)
         return
-    if diff <= -10 and battle.entering:
+    if diff <= -ctx.board.tables.constants.rout_margin and battle.entering:
         rout(ctx, battle)
     if diff > 0:
         ask_first_loss(ctx, battle, defenders)
@@ -434,17 +428,38 @@ def resolve_battle(ctx: Ctx, dice: Dice) -> None:
         ask_voluntary(ctx, battle, defenders)
 
 
+def create_rubble(ctx: Ctx, battle: Battle) -> None:
+    """14.2: a German Ranged/Artillery/Air attack creates (or raises) Rubble when the
+    German Attack DR plus the TEM reaches the pack's threshold (13), never past Rubble 2."""
+    constants = ctx.board.tables.constants
+    tem = ctx.board.area(battle.area).tem
+    if battle.attack_dr + tem < constants.rubble_creation_threshold:
+        return
+    state = ctx.state
+    level = state.rubble.get(battle.area, 0)
+    if level >= constants.max_rubble:
+        return
+    state.rubble[battle.area] = level + 1
+    ctx.event("rubble", f"the bombardment creates Rubble {level + 1} in "
+              f"{ctx.name(battle.area)} (DR {battle.attack_dr} + TEM {tem} >= "
+              f"{constants.rubble_creation_threshold})", "14.2", area=battle.area,
+              level=level + 1)
+
+
 def attacker_penalty(ctx: Ctx, battle: Battle, diff: int, overrun: bool) -> None:
     """10.3/10.4: Overrun keeps the attackers going (Duration 1 unless a later attack
     fails); otherwise their impulse is over with Duration 2/3/4, one less for Ranged fire."""
     if overrun:
         return
-    level = 2 if diff > 0 else 3 if diff == 0 else 4
+    table = ctx.board.tables.disruption
+    level = table.attack_won if diff > 0 else table.attack_tied if diff == 0 \
+        else table.attack_lost
     for uid in battle.attackers:
         act = ctx.impulse.acts.get(uid)
         if act is None:
             continue
-        penalty = max(1, level - 1) if uid in battle.ranged else level
+        penalty = max(table.ranged_minimum, level - table.ranged_reduction) \
+            if uid in battle.ranged else level
         act.penalty = max(act.penalty, penalty)
         act.done = True
 
@@ -489,8 +504,9 @@ def resolve_rubble(ctx: Ctx, battle: Battle, diff: int) -> None:
     """14.6: one layer per three (or fraction) points; more than the Rubble can lose is an
     Overrun."""
     level = ctx.state.rubble.get(battle.area, 0)
-    layers = math.ceil(diff / 3) if diff > 0 else 0
-    overrun = diff > 3 * level
+    per = ctx.board.tables.constants.rubble_removal_per_cp
+    layers = math.ceil(diff / per) if diff > 0 else 0
+    overrun = diff > per * level
     removed = min(layers, level)
     if removed:
         ctx.state.rubble[battle.area] = level - removed
@@ -595,6 +611,21 @@ def ask_voluntary(ctx: Ctx, battle: Battle, defenders: Sequence[str]) -> None:
 CASUALTY_POLICIES = ("disrupt-first", "hold", "retreat")
 
 
+def cp_value(ctx: Ctx, uid: str, action: str) -> int:
+    """8.354 (the pack's ``casualty_points``): what ``action`` on ``uid`` pays — Disrupt a
+    Fresh unit 1; retreat a Spent unit 1 (a Fresh one is Disrupted first: 1 + 1);
+    eliminate a Spent unit 2, a Fresh one 3."""
+    cp = ctx.board.tables.casualty_points
+    fresh = ctx.fresh(uid)
+    if action == "disrupt":
+        return cp.disrupt_fresh if fresh else 0
+    if action == "retreat":
+        return cp.retreat_spent + (cp.disrupt_fresh if fresh else 0)
+    if action == "eliminate":
+        return cp.eliminate_fresh if fresh else cp.eliminate_spent
+    return 0
+
+
 def allocate(ctx: Ctx, battle: Battle, policy: str) -> Casualties:
     """A legal allocation of ``battle.cp`` by a standing policy.
 
@@ -612,7 +643,6 @@ def allocate(ctx: Ctx, battle: Battle, policy: str) -> Casualties:
                             key=lambda u: (defense_factor(ctx, u, halve), u))]
     side = other(battle.side)
     can_retreat = policy != "hold" and bool(retreat_options(ctx, side, area, set())[0])
-    values = {"none": 0, "disrupt": 1, "retreat": 2, "eliminate": 3}
     ladders: dict[str, list[str]] = {}
     for u in units:
         if ctx.fresh(u):
@@ -623,11 +653,7 @@ def allocate(ctx: Ctx, battle: Battle, policy: str) -> Casualties:
     rung = {u: 0 for u in units}
 
     def paid() -> int:
-        total = 0
-        for u in units:
-            action = ladders[u][rung[u]]
-            total += values[action] - (0 if ctx.fresh(u) or action == "none" else 1)
-        return total
+        return sum(cp_value(ctx, u, ladders[u][rung[u]]) for u in units)
 
     passes = 0
     while paid() < need:
@@ -691,11 +717,11 @@ def answer_casualties(ctx: Ctx, order: Casualties, dice: Dice) -> None:
         raise RuleError("8.354", f"only Fresh units can be Disrupted ({', '.join(spent_disrupt)})")
     cp = 0
     for uid in disrupt:
-        cp += 1 if uid not in retreat else 0
+        cp += cp_value(ctx, uid, "disrupt") if uid not in retreat else 0
     for uid in retreat:
-        cp += 2 if ctx.fresh(uid) else 1
+        cp += cp_value(ctx, uid, "retreat")
     for uid in eliminate:
-        cp += 3 if ctx.fresh(uid) else 2
+        cp += cp_value(ctx, uid, "eliminate")
     need = battle.cp if battle.stage == "casualties" else 0
     legal = [FMT(allocate(ctx, battle, p)) for p in CASUALTY_POLICIES] if need else []
     if cp < need:
@@ -722,16 +748,17 @@ def answer_casualties(ctx: Ctx, order: Casualties, dice: Dice) -> None:
     # Apply the losses.
     for uid in eliminate:
         ctx.eliminate(uid, "8.354", "Casualty Points")
+    penalties = ctx.board.tables.disruption
     for uid in disrupt:
         if uid not in retreat:
-            ctx.disrupt(uid, 4)
+            ctx.disrupt(uid, penalties.defender_casualty)
     for uid in retreat:
-        ctx.disrupt(uid, 4)  # 8.354 / 10.5: CP paid -> Duration 4
+        ctx.disrupt(uid, penalties.defender_casualty)  # 8.354 / 10.5: CP paid
     for uid in voluntary:
         if ctx.fresh(uid):
-            ctx.disrupt(uid, 1)  # 10.5: Fresh units voluntarily retreating
+            ctx.disrupt(uid, penalties.voluntary_retreat)  # 10.5: Fresh units retreating
         else:
-            ctx.extend(uid, 1)  # 8.3554: one more date, max four (10.8)
+            ctx.extend(uid, penalties.voluntary_retreat)  # 8.3554: one more date (10.8)
     ctx.event("casualties", f"{side} pays {cp} CP in {ctx.name(area)}: {FMT(order)}", "8.354",
               area=area, cp=cp, disrupt=disrupt, retreat=retreat, eliminate=eliminate,
               voluntary=voluntary)
@@ -848,7 +875,7 @@ def do_retreat(ctx: Ctx, side: str, movers: list[str], src: str, dest: str, dice
         if level and ctx.d(uid).mechanized:
             drm = rubble_drm(ctx, side, dest)
             roll = dice.roll(f"Rubble Entrance DR ({uid} retreating into {dest})")
-            need = 7 if level == 1 else 9
+            need = rubble_need(ctx, level)
             failed = roll.total + drm < need
             offer_reroll(ctx, dice, roll, loser=side if failed else other(side))
             if failed:
@@ -864,7 +891,8 @@ def do_retreat(ctx: Ctx, side: str, movers: list[str], src: str, dest: str, dice
                 ctx.eliminate(uid, "8.3552", f"Contested retreat roll {roll.total} <= {enemies}")
                 continue
         survivors.append(uid)
-    room = len(survivors) if ctx.zone(dest) else max(0, MAX_STACK - len(ctx.combat(dest, side)))
+    room = len(survivors) if ctx.zone(dest) \
+        else max(0, ctx.board.max_stack - len(ctx.combat(dest, side)))
     # 7.1: the limit may be exceeded while a retreat passes through an Area.
     for uid in survivors:
         ctx.place(uid, dest)

@@ -11,8 +11,6 @@ from adjudicator.kernel.events import Event
 from adjudicator.stalingrad.board import GERMAN, RUSSIAN, Board, UnitDef, other
 from adjudicator.stalingrad.state import DEAD, Act, Impulse, StalingradState
 
-MAX_STACK = 10  # 7.1
-
 
 class Occupancy:
     """Who is where, seen by one side: enemy-occupied Areas, Areas with Fresh enemies,
@@ -111,11 +109,12 @@ class Ctx:
         """Spent with Duration ``duration`` from today, never beyond four dates (10.8)."""
         unit = self.state.units[uid]
         date = self.state.date
-        target = date + max(1, min(duration, 4))
+        most = self.board.tables.disruption.maximum
+        target = date + max(1, min(duration, most))
         if unit.fresh or unit.recover is None:
             unit.recover = target
         else:
-            unit.recover = min(max(unit.recover, target), date + 4)
+            unit.recover = min(max(unit.recover, target), date + most)
         unit.fresh = False
         self._occupancy.clear()
 
@@ -126,7 +125,7 @@ class Ctx:
         if unit.fresh or unit.recover is None:
             self.disrupt(uid, days)
             return
-        unit.recover = min(unit.recover + days, date + 4)
+        unit.recover = min(unit.recover + days, date + self.board.tables.disruption.maximum)
 
     def units_at(self, loc: str) -> set[str]:
         return self.at.get(loc, set())
@@ -172,7 +171,7 @@ class Ctx:
         return self.controller(key) == side and not self.enemy(key, side)
 
     def full(self, key: str, side: str, extra: int = 0) -> bool:
-        return not self.zone(key) and len(self.combat(key, side)) + extra > MAX_STACK
+        return not self.zone(key) and len(self.combat(key, side)) + extra > self.board.max_stack
 
     def supplied(self, uid: str) -> bool:
         """Part 2 (12) fills this in; every unit is supplied until then."""
@@ -205,7 +204,8 @@ class Ctx:
     def act(self, uid: str) -> Act:
         acts = self.impulse.acts
         if uid not in acts:
-            acts[uid] = Act(start=self.loc(uid))
+            acts[uid] = Act(start=self.loc(uid),
+                            penalty=self.board.tables.disruption.movement)  # 10.3
         return acts[uid]
 
     def event(self, kind: str, text: str, rule: str = "", **data: object) -> None:
@@ -229,5 +229,6 @@ class Ctx:
 
     def is_night_russian_bonus(self, uid: str) -> int:
         """16.3: each Fresh Russian unit has one extra MF during night impulses."""
-        return 1 if (not self.state.day and self.side_of(uid) == RUSSIAN
+        extra = self.board.tables.movement_costs.night_russian_extra_mf
+        return extra if (not self.state.day and self.side_of(uid) == RUSSIAN
                      and self.fresh(uid)) else 0

@@ -7,10 +7,12 @@ landing safely in a Rubbled Area then makes its Rubble Entrance DR.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from adjudicator.kernel.decisions import Option, PendingDecision
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
-from adjudicator.stalingrad.board import GERMAN, RUSSIAN, date_index, other
+from adjudicator.stalingrad.board import GERMAN, RUSSIAN, other
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.movement import (
     base_mf,
@@ -24,10 +26,6 @@ from adjudicator.stalingrad.state import EAST, OFFBOARD, OUT, POOL
 
 GERMAN_ENTRY = ("C", "D", "E", "F")  # 6.2, 18.2
 BREAKTHROUGH = ("A", "B", "G", "H")  # 18.6
-MAMAYEV_KURGAN = "56"  # 18.4 A
-OCT_1 = date_index(10, 1)
-NOV_1 = date_index(11, 1)
-MAX_FERRY = 3  # 18.3, 18.6, 18.7
 
 
 # ---- the Reinforcement Phase ---------------------------------------------------------------
@@ -148,63 +146,106 @@ def spread_answer(data: dict[str, object]) -> str:
 # ---- Interdiction (18.4) ------------------------------------------------------------------------
 
 
-def interdiction(ctx: Ctx, landing: str) -> tuple[int, list[tuple[str, int]]]:
-    parts: list[tuple[str, int]] = []
+def max_ferry(ctx: Ctx) -> int:
+    """18.3, 18.6, 18.7: units per impulse (the Crossing Table's limit in the pack)."""
+    return ctx.board.tables.crossing.max_units_per_impulse
+
+
+def category_points(ctx: Ctx, landing: str,
+                    counts: Callable[[str], bool]) -> list[tuple[str, int]]:
+    """18.4's categories A-C against ``landing``, the pack's Interdiction table deciding
+    each category's points; ``counts(unit)`` says whether a German unit earns points (all
+    of them, or only the supplied ones)."""
+    table = ctx.board.tables.interdiction
     state = ctx.state
-    mk = str(state.options.get("mamayev_kurgan", MAMAYEV_KURGAN))
-    a = 0
+    mk = str(state.options.get("mamayev_kurgan", ctx.board.tables.constants.mamayev_kurgan))
+    parts: list[tuple[str, int]] = []
+
+    def present(area: str) -> bool:
+        return any(counts(u) for u in ctx.combat(area, GERMAN))
+
+    def best(category: str, met: list[str]) -> int:
+        return max((table.points(category, c) for c in met), default=0)
+
     if mk in ctx.board.areas:
-        observer = any(ctx.side_of(u) == GERMAN and ctx.d(u).kind == "artillery"
+        observer = any(ctx.side_of(u) == GERMAN and ctx.d(u).kind == "artillery" and counts(u)
                        for u in ctx.units_at(mk))
+        met = []
         if ctx.controller(mk) == GERMAN:
-            a = 3 if observer else 2
-        elif ctx.combat(mk, GERMAN):
-            a = 2 if observer else 1
+            met.append("control_observer" if observer else "control")
+        elif present(mk):
+            met.append("contest_observer" if observer else "contest")
+        parts.append(("A Mamayev Kurgan", best("A", met)))
+    banks = [k for k, a in ctx.board.areas.items() if a.river_bank and not a.zone]
+    met = []
+    if any(ctx.controller(k) == GERMAN for k in banks):
+        met.append("control")
+    if any(ctx.controller(k) != GERMAN and present(k) for k in banks):
+        met.append("contest")
+    parts.append(("B River Bank", best("B", met)))
+    near = [k for k in ctx.board.adjacent(landing) if k in banks and k != landing]
+    controls = sum(1 for k in near if ctx.controller(k) == GERMAN)
+    contests = sum(1 for k in near if ctx.controller(k) != GERMAN and present(k))
+    met = []
+    if controls >= 2:
+        met.append("control_both")
+    if controls == 1 and contests:
+        met.append("contest_one_control_other")
+    if controls:
+        met.append("control")
+    if contests:
+        met.append("contest")
+    parts.append(("C Proximity to Landing", best("C", met)))
+    return parts
+
+
+def interdiction(ctx: Ctx, landing: str) -> tuple[int, list[tuple[str, int]]]:
+    """18.4: the German Interdiction Points against a crossing at ``landing``.
+
+    German units need not be supplied to earn points, but the points earned solely by
+    isolated units are reduced by the table's ``isolated_only_reduction`` (one). Then a
+    scenario's bonus (the Sawmill's rule 7) and the month penalty of the calendar."""
+    state = ctx.state
+    table = ctx.board.tables.interdiction
+
+    def anyone(uid: str) -> bool:
+        return True
+
+    def supplied(uid: str) -> bool:
+        return state.units[uid].isolation == 0
+
+    everyone = category_points(ctx, landing, anyone)
+    total = sum(v for _, v in everyone)
+    parts = list(everyone)
+    with_supply = sum(v for _, v in category_points(ctx, landing, supplied))
+    if total > with_supply:
+        cut = min(table.isolated_only_reduction, total - with_supply)
+        parts.append(("earned solely by isolated units", -cut))
     bonus_from = state.options.get("mk_bonus_from")
     if isinstance(bonus_from, int) and state.date >= bonus_from:
         # The Sawmill's rule 7: an extra IP for Mamayev Kurgan from September 15 (the
         # Area itself lies outside the scenario's map).
         bonus = state.options.get("mk_bonus", 1)
-        a += bonus if isinstance(bonus, int) else 1
-    if mk in ctx.board.areas or a:
-        parts.append(("A Mamayev Kurgan", a))
-    banks = [k for k, a in ctx.board.areas.items() if a.river_bank and not a.zone]
-    if any(ctx.controller(k) == GERMAN for k in banks):
-        b = 2
-    elif any(ctx.combat(k, GERMAN) for k in banks):
-        b = 1
-    else:
-        b = 0
-    parts.append(("B River Bank", b))
-    near = [k for k in ctx.board.adjacent(landing)
-            if k in banks and k != landing]
-    controls = sum(1 for k in near if ctx.controller(k) == GERMAN)
-    contests = sum(1 for k in near if ctx.controller(k) != GERMAN and ctx.combat(k, GERMAN))
-    if controls >= 2:
-        c = 3
-    elif controls == 1:
-        c = 2
-    elif contests:
-        c = 1
-    else:
-        c = 0
-    parts.append(("C Proximity to Landing", c))
-    if state.date >= NOV_1:
-        parts.append(("November", -2))
-    elif state.date >= OCT_1:
-        parts.append(("October", -1))
+        bonus = bonus if isinstance(bonus, int) else 1
+        if parts and parts[0][0] == "A Mamayev Kurgan":
+            parts[0] = (parts[0][0], parts[0][1] + bonus)
+        else:
+            parts.insert(0, ("A Mamayev Kurgan", bonus))
+    month = ctx.board.by_date(ctx.board.calendar.interdiction, state.date)
+    if month:
+        parts.append(("month", month))
+    parts = [(name, value) for name, value in parts if value or name[0] in "ABC"]
     return max(0, sum(v for _, v in parts)), parts
 
 
-def crossing_result(total: int) -> tuple[str, int]:
-    """The Crossing Table (18.5): (outcome, Duration)."""
-    if total >= 18:
+def crossing_result(ctx: Ctx, total: int) -> tuple[str, int]:
+    """The Crossing Table (18.5, the pack's rows): (outcome, Duration)."""
+    row = ctx.board.tables.crossing.result(total)
+    if row.eliminated:
         return "eliminated", 0
-    if total >= 14:
-        return "returned", total - 13
-    if total >= 12:
-        return "landed-disrupted", total - 11
-    return "landed", 0
+    if not row.landed:
+        return "returned", row.duration
+    return ("landed-disrupted", row.duration) if row.duration else ("landed", 0)
 
 
 # ---- crossing the Volga (18.3-18.6) --------------------------------------------------------------
@@ -228,7 +269,7 @@ def do_cross(ctx: Ctx, side: str, order: Cross, dice: Dice) -> None:
     imp = ctx.impulse
     if imp.ferry_area is not None and imp.ferry_area != dest:
         raise RuleError("18.3", f"all units crossing this impulse land in {imp.ferry_area}")
-    if imp.ferried + len(uids) > MAX_FERRY:
+    if imp.ferried + len(uids) > max_ferry(ctx):
         raise RuleError("18.3", f"no more than three units per impulse ({imp.ferried} already)")
     info = ctx.board.areas.get(dest)
     if info is None:
@@ -265,8 +306,8 @@ def do_cross(ctx: Ctx, side: str, order: Cross, dice: Dice) -> None:
             land(ctx, uid, dest, cost, dice, "18.6")
             continue
         roll = dice.roll(f"Crossing DR ({uid} to {dest})")
-        total = roll.total + ip
-        outcome, duration = crossing_result(total)
+        total = roll.total + ip * ctx.board.tables.crossing.drm_per_interdiction_point
+        outcome, duration = crossing_result(ctx, total)
         offer_reroll(ctx, dice, roll, loser=GERMAN if outcome == "landed" else RUSSIAN)
         ctx.event("crossing", f"{uid} Crossing DR {roll.total}+{ip} = {total}: {outcome}"
                   + (f" (Duration {duration})" if duration else ""), "18.5", unit=uid,
@@ -316,7 +357,7 @@ def do_recross(ctx: Ctx, side: str, order: Recross, dice: Dice) -> None:
         raise RuleError("18.7", f"{order.origin} is not a Russian-controlled Ferry Landing")
     uids = ctx.own(side, order.units, "18.7")
     imp = ctx.impulse
-    if imp.recrossed + len(uids) > MAX_FERRY:
+    if imp.recrossed + len(uids) > max_ferry(ctx):
         raise RuleError("18.7", "no more than three units per impulse recross")
     for uid in uids:
         if ctx.loc(uid) != src:
@@ -340,8 +381,8 @@ def do_recross(ctx: Ctx, side: str, order: Recross, dice: Dice) -> None:
             act.mf += 1
             act.done = True
         roll = dice.roll(f"Recrossing DR ({uid} from {src})")
-        total = roll.total + ip
-        outcome, duration = crossing_result(total)
+        total = roll.total + ip * ctx.board.tables.crossing.drm_per_interdiction_point
+        outcome, duration = crossing_result(ctx, total)
         offer_reroll(ctx, dice, roll, loser=GERMAN if outcome == "landed" else RUSSIAN)
         ctx.event("recross", f"{uid} Recrossing DR {roll.total}+{ip} = {total}: {outcome}",
                   "18.7", unit=uid, dr=roll.total, total=total, outcome=outcome, area=src)

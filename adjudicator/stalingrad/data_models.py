@@ -773,6 +773,7 @@ class Scenario(Record):
 
     key: str = Field(pattern=r"^[a-z][a-z0-9_-]*$")
     name: str
+    description: str = ""  # one line for scenario lists (`umpire play stalingrad --scenario`)
     start: date
     end: date
     setup_modes: tuple[Literal["free", "historical"], ...] = Field(min_length=1)

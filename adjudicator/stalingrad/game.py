@@ -145,13 +145,14 @@ class StalingradGame(Game[StalingradState]):
         board = self._local.get(key)
         if board is None:
             spec_map = state.local.get("map", {})
+            pack = self.pack_board
             if spec_map == "pack":
-                pack = self.pack_board
-                units = board_from_spec({}, state.local.get("units", [])).units
-                board = Board(areas=pack.areas, adjacency=pack.adjacency, units=units,
-                              source="case")
+                units = board_from_spec({}, state.local.get("units", []), pack.tables,
+                                        pack.calendar).units
+                board = pack.with_units(units)
             else:
-                board = board_from_spec(spec_map, state.local.get("units", []))
+                board = board_from_spec(spec_map, state.local.get("units", []), pack.tables,
+                                        pack.calendar)
             if len(self._local) > 64:
                 self._local.clear()
             self._local[key] = board
@@ -160,15 +161,10 @@ class StalingradGame(Game[StalingradState]):
     # ---- setup ---------------------------------------------------------------------------
 
     def scenarios(self) -> dict[str, str]:
-        """Scenario names; the first is the default (``umpire play stalingrad``)."""
-        return {
-            "historical": "the Basic Game, every unit at its historical Area (21.2): "
-                          "roll the initial Rubble and play",
-            "basic": "the Basic Game with the colour-coded free setup, the Russian first "
-                     "(5.4-5.6); 'setup auto' completes it from the historical Areas",
-            "sawmill": "the Kuibyshev Sawmill introductory scenario: the South Quadrant, "
-                       "September 13-19, the German needs 4 VP",
-        }
+        """The pack's scenarios (scenarios.toml) in its order; the first is the default
+        (``umpire play stalingrad``)."""
+        return {key: spec.description or spec.name
+                for key, spec in self.pack_board.scenarios.items()}
 
     def setup(self, scenario: str | None = None,
               options: Mapping[str, Any] | None = None) -> StalingradState:
@@ -487,7 +483,8 @@ def case_state(game: StalingradGame, position: Mapping[str, Any]) -> StalingradS
     state.advantage_start = str(position.get("advantage_start", state.advantage))
     state.advantage_used = bool(position.get("advantage_used", False))
     # Cases are past September 13's fixed daylight impulses unless they say otherwise.
-    state.german_impulses_today = int(position.get("german_impulses_today", 12))
+    state.german_impulses_today = int(position.get(
+        "german_impulses_today", board.tables.constants.sept13_german_day_impulses))
     state.control = {k: setup.initial_control(a) for k, a in board.areas.items()}
     state.control.update({str(k): str(v) for k, v in position.get("control", {}).items()})
     state.rubble = {str(k): int(v) for k, v in position.get("rubble", {}).items()}

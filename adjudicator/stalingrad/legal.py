@@ -27,7 +27,7 @@ from adjudicator.stalingrad.setup import (
     setup_room,
     setup_units,
 )
-from adjudicator.stalingrad.state import DEAD, EAST, OFF_MAP, OFFBOARD, OUT, POOL
+from adjudicator.stalingrad.state import BOX, DEAD, EAST, OFF_MAP, OFFBOARD, OUT, POOL
 
 FMT = Notation.format
 MAX_ORDERS = 400
@@ -67,7 +67,7 @@ def actors(ctx: Ctx, side: str, area: str | None = None) -> dict[str, list[str]]
                 out.setdefault(imp.origin, []).append(uid)
     else:
         for uid, unit in ctx.state.units.items():
-            if unit.fresh and unit.loc not in (POOL, DEAD, OUT) and ctx.side_of(uid) == side:
+            if unit.fresh and unit.loc not in (POOL, DEAD, OUT, BOX) and ctx.side_of(uid) == side:
                 if unit.loc == EAST:
                     continue
                 out.setdefault(unit.loc, []).append(uid)
@@ -231,10 +231,10 @@ def _night_orders(ctx: Ctx, side: str) -> list[str]:
     if side == RUSSIAN and origin in (None, EAST):
         east = sorted(u for u in ctx.units_at(EAST) if ctx.fresh(u) and ctx.side_of(u) == side
                       and not (imp and u in imp.acts))
-        room = 3 - (imp.ferried if imp else 0)
+        room = ctx.board.tables.crossing.max_units_per_impulse - (imp.ferried if imp else 0)
         if east and room > 0:
             for key, info in sorted(ctx.board.areas.items(), key=lambda kv: area_key_order(kv[0])):
-                space = 10 - len(ctx.combat(key, side))
+                space = ctx.board.max_stack - len(ctx.combat(key, side))
                 if info.ferry and ctx.controller(key) == RUSSIAN and space > 0 and \
                         (imp is None or imp.ferry_area in (None, key)):
                     out.append(FMT(Cross(units=tuple(east[:min(room, space)]), to=key)))

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.board import RUSSIAN, other
-from adjudicator.stalingrad.context import MAX_STACK, Ctx
+from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.orders import Fortify, Infiltrate, Move, Regroup
 from adjudicator.stalingrad.sequence import offer_reroll
 from adjudicator.stalingrad.state import EAST, OFF_MAP, OFFBOARD, Act
@@ -26,18 +26,20 @@ def fresh_enemy_adjacent(ctx: Ctx, side: str, dest: str) -> bool:
 
 
 def entry_cost(ctx: Ctx, uid: str, dest: str) -> tuple[int, str]:
-    """MF to enter ``dest`` (8.23 A-E) and the case letter(s)."""
+    """MF to enter ``dest`` (8.23 A-E, the pack's ``movement_costs``) and the case
+    letter(s)."""
     side = ctx.side_of(uid)
+    mf = ctx.board.tables.movement_costs
     if ctx.fresh_enemy(dest, side):
-        cost, case = 4, "D"
+        cost, case = mf.fresh_enemy, "D"
     elif ctx.enemy(dest, side):
-        cost, case = 3, "C"
+        cost, case = mf.spent_enemy, "C"
     elif ctx.state.day and fresh_enemy_adjacent(ctx, side, dest):
-        cost, case = 2, "B"
+        cost, case = mf.vacant_adjacent_fresh_enemy_day, "B"
     else:
-        cost, case = 1, "A"
+        cost, case = mf.vacant, "A"
     if ctx.d(uid).mechanized and ctx.state.rubble.get(dest, 0) > 0:
-        cost, case = cost + 1, case + "+E"
+        cost, case = cost + mf.mechanized_rubble_extra, case + "+E"
     return cost, case
 
 
@@ -181,14 +183,20 @@ def check_entry(ctx: Ctx, uid: str, nxt: str, last: bool, companions: Sequence[s
 
 def rubble_drm(ctx: Ctx, side: str, dest: str) -> int:
     """14.4: +1 friendly-controlled, +1 no Fresh enemy Combat unit, +1 no enemy Combat unit."""
+    table = ctx.board.tables.rubble_entrance
     drm = 0
     if ctx.controller(dest) == side:
-        drm += 1
+        drm += table.drm_friendly_controlled
     if not ctx.fresh_enemy(dest, side):
-        drm += 1
+        drm += table.drm_no_fresh_enemy
     if not ctx.enemy(dest, side):
-        drm += 1
+        drm += table.drm_no_enemy
     return drm
+
+
+def rubble_need(ctx: Ctx, level: int) -> int:
+    """14.4: the Rubble Entrance DR needed for Rubble ``level`` (7 for 1, 9 for 2)."""
+    return ctx.board.tables.rubble_entrance.need[min(level, 2) - 1]
 
 
 def rubble_entry(ctx: Ctx, uid: str, dest: str, dice: Dice, why: str = "") -> bool:
@@ -199,7 +207,7 @@ def rubble_entry(ctx: Ctx, uid: str, dest: str, dice: Dice, why: str = "") -> bo
     side = ctx.side_of(uid)
     drm = rubble_drm(ctx, side, dest)
     roll = dice.roll(f"Rubble Entrance DR ({uid} into {dest}{why})")
-    need = 7 if level == 1 else 9
+    need = rubble_need(ctx, level)
     ok = roll.total + drm >= need
     offer_reroll(ctx, dice, roll, loser=other(side) if ok else side)  # 9.4
     ctx.event("rubble-entry", f"{uid} Rubble Entrance DR {roll.total}+{drm} vs {need} into "
@@ -214,7 +222,8 @@ def rubble_entry(ctx: Ctx, uid: str, dest: str, dice: Dice, why: str = "") -> bo
 def overfills(ctx: Ctx, side: str, area: str, arriving: int) -> bool:
     """7.1, 7.2: ``arriving`` more Combat units would put more than ten of ``side``'s
     Combat units in ``area`` (a Zone takes any number)."""
-    return not ctx.zone(area) and ctx.occupancy(side).own.get(area, 0) + arriving > MAX_STACK
+    own = ctx.occupancy(side).own.get(area, 0)
+    return not ctx.zone(area) and own + arriving > ctx.board.max_stack
 
 
 def must_stop(entered_enemy: bool, mf_left: int, one_area: bool) -> bool:
@@ -351,7 +360,7 @@ def rubble_failure(ctx: Ctx, uid: str, act: Act) -> None:
     """14.41: the unit is Disrupted and stays (retracing to its last legal Area if its
     present Area is over the occupation limit); no further action that Game Turn."""
     act.done = True
-    act.penalty = max(act.penalty, 1)
+    act.penalty = max(act.penalty, ctx.board.tables.disruption.movement)
     here = ctx.loc(uid)
     side = ctx.side_of(uid)
     if ctx.full(here, side):
@@ -472,7 +481,7 @@ def do_infiltrate(ctx: Ctx, side: str, order: Infiltrate, dice: Dice) -> None:
         if ok:
             act.infiltrated = True
             act.done = True
-            act.penalty = 1
+            act.penalty = ctx.board.tables.disruption.movement  # 8.28: Duration 1
         else:
             act.entered = dest
             act.came_from = cur
@@ -502,29 +511,31 @@ def do_fortify(ctx: Ctx, side: str, order: Fortify, dice: Dice) -> None:
         if act.attacked:
             raise RuleError("14.3", f"{uid} has attacked this impulse")
     engineers = [u for u in uids if ctx.d(u).engineer]
-    if not (len(uids) == 1 and engineers) and len(uids) != 3:
+    constants = ctx.board.tables.constants
+    if not (len(uids) == 1 and engineers) and len(uids) != constants.fortification_infantry:
         raise RuleError("14.3", "a fortification attempt takes one Engineer or three Infantry "
                         "units")
     if ctx.units_at(area) and any(ctx.side_of(u) != side for u in ctx.units_at(area)):
         raise RuleError("14.3", f"{ctx.name(area)} contains enemy units: no fortification")
     level = ctx.state.rubble.get(area, 0)
-    if level >= 2:
-        raise RuleError("14.2", f"{ctx.name(area)} already has Rubble 2, the maximum")
+    if level >= constants.max_rubble:
+        raise RuleError("14.2", f"{ctx.name(area)} already has Rubble {level}, the maximum")
     spent_mf = max(ctx.act(u).mf for u in uids)
     tem = ctx.board.area(area).tem
     roll = dice.roll(f"Fortification dr ({area})", count=1)
     total = roll.total + tem - spent_mf
-    ok = total >= 7
+    ok = total >= constants.fortification_threshold
     offer_reroll(ctx, dice, roll, loser=other(side) if ok else side)  # 9.4
     for uid in uids:
         act = ctx.act(uid)
         act.done = True
         act.fortified = True
-        act.penalty = max(act.penalty, 1)
+        act.penalty = max(act.penalty, ctx.board.tables.disruption.fortification)
     if ok:
         ctx.state.rubble[area] = level + 1
     ctx.event("fortify", f"fortification in {ctx.name(area)}: dr {roll.total} + TEM {tem} - "
-              f"{spent_mf} MF = {total} vs 7: " + (f"Rubble {level + 1}" if ok else "fails"),
+              f"{spent_mf} MF = {total} vs {constants.fortification_threshold}: "
+              + (f"Rubble {level + 1}" if ok else "fails"),
               "14.3", area=area, dr=roll.total, total=total, passed=ok,
               rubble=ctx.state.rubble.get(area, 0))
 
@@ -578,6 +589,10 @@ def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
         at_helpers = {a.entered for u, a in imp.acts.items()
                       if a.entered and a.must_attack and ctx.d(u).numeric_attack}
     blockers = {"armor", "at", "aa"}
+    costs = ctx.board.tables.movement_costs
+    cost_d, cost_c, cost_b, cost_a = (costs.fresh_enemy, costs.spent_enemy,
+                                      costs.vacant_adjacent_fresh_enemy_day, costs.vacant)
+    rubble_extra = costs.mechanized_rubble_extra
     entries = entry_points(ctx, side) if start == OFFBOARD else []
     best: dict[str, tuple[int, list[str]]] = {}
     # cheapest MF per search state (Area, left an enemy-occupied Area, motorized no-double)
@@ -621,15 +636,15 @@ def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
                     continue
             # 8.23 costs
             if nxt in fresh_enemy:
-                cost = 4
+                cost = cost_d
             elif nxt_enemy:
-                cost = 3
+                cost = cost_c
             elif day and nxt in case_b:
-                cost = 2
+                cost = cost_b
             else:
-                cost = 1
+                cost = cost_a
             if mech and rubble.get(nxt, 0) > 0:
-                cost += 1
+                cost += rubble_extra
             new_left = left or cur_enemy
             new_no_double = no_double or (motor_only and (
                 control.get(nxt) == foe or rubble.get(nxt, 0) > 0))
@@ -653,6 +668,3 @@ def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
                                           new_no_double))
     return best
 
-
-def stack_ok(ctx: Ctx, side: str, area: str) -> bool:
-    return ctx.zone(area) or len(ctx.combat(area, side)) <= MAX_STACK

@@ -19,9 +19,10 @@ from adjudicator.stalingrad.board import (
     Board,
     area_key_order,
     date_label,
+    day_of,
     other,
 )
-from adjudicator.stalingrad.context import MAX_STACK, Ctx
+from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.orders import Notation
 from adjudicator.stalingrad.state import DEAD, OFF_MAP, POOL
 
@@ -34,11 +35,34 @@ def opt(state_options: dict[str, object], key: str, default: int) -> int:
     return int(value) if isinstance(value, int | str) else default
 
 
+def fixed_impulses(ctx: Ctx) -> int:
+    """20.2: September 13's German daylight impulses without impulse DR (the scenario's,
+    else the pack's constant)."""
+    return opt(ctx.state.options, "fixed_impulses",
+               ctx.board.tables.constants.sept13_german_day_impulses)
+
+
 def fixed_day(ctx: Ctx) -> bool:
     """20.2: September 13's first German daylight impulses need no impulse DR."""
     state = ctx.state
-    fixed = opt(state.options, "fixed_impulses", 12)
-    return state.date == 0 and state.day and state.german_impulses_today < fixed
+    return state.date == 0 and state.day and state.german_impulses_today < fixed_impulses(ctx)
+
+
+def start_box(ctx: Ctx, day: bool) -> int:
+    """The Impulse Track box a day (6.32) or night (6.31) starts in on the current date:
+    the calendar's ``daylight`` steps (21.4's only with Diminishing Daylight)."""
+    board, state = ctx.board, ctx.state
+    dim = bool(state.options.get("diminishing_daylight"))
+    boxes = board.calendar.daylight_boxes(day_of(state.date), dim)
+    return opt(state.options, "day_box" if day else "night_box", boxes[0 if day else 1])
+
+
+def advance_box(ctx: Ctx) -> None:
+    """6.1: the Impulse marker moves on after a German impulse (two spaces in the Sawmill,
+    never past its last space)."""
+    state = ctx.state
+    last = opt(state.options, "box_max", ctx.board.tables.constants.impulse_track_spaces)
+    state.box = min(state.box + opt(state.options, "box_step", 1), last)
 
 
 # ---- the German impulse DR ----------------------------------------------------------------------
@@ -239,8 +263,7 @@ def answer_advantage(ctx: Ctx, side: str, action: str, dice: Dice) -> None:
         return
     if action == "prolong":
         use_advantage(ctx, side, "prolong the " + ("day" if state.day else "night"))
-        state.box = opt(state.options, "day_box" if state.day else "night_box",
-                        1 if state.day else 3)
+        state.box = start_box(ctx, state.day)
         state.switch = False
         ctx.impulse.prolonged = True
         ctx.event("prolong", f"the Impulse marker returns to box {state.box}", "9.3",
@@ -281,7 +304,7 @@ def check_end(ctx: Ctx, side: str) -> None:
     for loc in touched:
         if loc in OFF_MAP or ctx.zone(loc):
             continue
-        if len(ctx.combat(loc, side)) > MAX_STACK:
+        if len(ctx.combat(loc, side)) > ctx.board.max_stack:
             raise RuleError("7.1", f"more than ten {side} Combat units in {ctx.name(loc)} at "
                             "the end of the impulse")
 
@@ -335,24 +358,22 @@ def close_impulse(ctx: Ctx, dice: Dice) -> None:
                   "10.2", unit=uid, duration=act.penalty if ctx.d(uid).combat else 1,
                   recover=unit.recover)
     flip = False
+    fixed = fixed_day(ctx)
     if side == GERMAN:
-        if state.date == 0 and state.day and \
-                state.german_impulses_today < opt(state.options, "fixed_impulses", 12):
+        if fixed:
             state.german_impulses_today += 1
-            if state.german_impulses_today >= opt(state.options, "fixed_impulses", 12):
+            if state.german_impulses_today >= fixed_impulses(ctx):
                 flip = True
             else:
-                state.box = min(state.box + opt(state.options, "box_step", 1),
-                                opt(state.options, "box_max", 12))
+                advance_box(ctx)
         elif state.switch:
             flip = True
         elif imp.prolonged:
             pass  # 9.3: the marker stays in the box the Advantage returned it to
         else:
-            state.box = min(state.box + opt(state.options, "box_step", 1),
-                            opt(state.options, "box_max", 12))
-    if state.passes >= 2:
-        flip = True  # 8.14
+            advance_box(ctx)
+    if state.passes >= 2 and not fixed:
+        flip = True  # 8.14; never before September 13's fixed impulses are done (20.2)
     state.impulse = None
     state.switch = False
     if flip:
@@ -368,7 +389,7 @@ def flip_period(ctx: Ctx, dice: Dice) -> None:
     state.turn = RUSSIAN
     if state.day:
         state.day = False
-        state.box = opt(state.options, "night_box", 3)
+        state.box = start_box(ctx, False)
         state.sunset_control = {z: ctx.controller(z) for z in BREAKTHROUGH_ZONES
                                 if z in ctx.board.areas}
         ctx.event("sunset", f"Sunset on {date_label(state.date)}: night impulses begin",
@@ -384,9 +405,9 @@ def dawn(ctx: Ctx, dice: Dice) -> None:
 
     state = ctx.state
     state.day = True
-    state.box = opt(state.options, "day_box", 1)
     finished_week = state.date % 7 == 6
     state.date += 1
+    state.box = start_box(ctx, True)
     state.german_impulses_today = 0
     state.advantage_start = state.advantage
     state.advantage_used = False

@@ -19,10 +19,17 @@ from adjudicator.stalingrad.board import (
     UnitDef,
     area_key_order,
 )
-from adjudicator.stalingrad.context import MAX_STACK, Ctx
+from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.orders import Setup
 from adjudicator.stalingrad.sequence import offer_reroll
-from adjudicator.stalingrad.state import OFFBOARD, OUT, POOL, StalingradState, UnitState
+from adjudicator.stalingrad.state import (
+    BOX,
+    OFFBOARD,
+    OUT,
+    POOL,
+    StalingradState,
+    UnitState,
+)
 
 SETUP = POOL  # units waiting to be set up share the pool with future reinforcements
 #: 12.1 / 19.1: Germans trace supply to Zones C-F and start holding Zone H; the other
@@ -43,78 +50,150 @@ def on_start(d: UnitDef) -> bool:
     return d.arrival is None or d.arrival <= 0
 
 
-def initial_state(board: Board, scenario: str, options: Mapping[str, Any]) -> StalingradState:
-    if scenario == "sawmill":
-        return sawmill_state(board, options)
-    state = StalingradState(scenario=scenario, options=dict(options))
-    state.control = {k: initial_control(a) for k, a in board.areas.items()}
-    for uid in board.units:
-        state.units[uid] = UnitState(loc=POOL)
-    if scenario == "historical" or options.get("historical"):
-        for uid, d in board.units.items():
-            if on_start(d) and d.historical is not None:
-                state.units[uid].loc = d.historical
-        state.phase = "rubble"
-    else:
-        state.phase = "setup"
-    return state
+#: Optional rules a game may be created with (22, 19.3, 21.2), by option key: the rule
+#: number a scenario must list in its ``options`` to allow it, and what the value means.
+OPTIONAL_RULES: dict[str, tuple[str, str]] = {
+    "historical": ("21.2", "true: every unit at its historical Area instead of the free setup"),
+    "tie_breaker": ("19.3", "the last week to be played (1-9): a tie then goes by the "
+                    "Tie-Breaker number"),
+    "bids": ("22.1", "true: secret bids for command of the Germans before play"),
+    "cards": ("22.2", "true: two 36-card decks instead of the attack dice"),
+    "feints": ("22.22", "true: each side secretly picks its card for every attack (with cards)"),
+}
 
 
-def sawmill_state(full: Board, options: Mapping[str, Any]) -> StalingradState:
-    """The Kuibyshev Sawmill introductory scenario (its rules 1-8), from the pack's
-    ``scenarios.toml``: the South Quadrant only; grey and purple Russians (plus the 272nd
-    NKVD, entering in Area 61 in any Russian impulse) and grey, purple and orange Germans
-    (plus three yellow units in Area 5) at their historical Areas; September 13 to 19."""
-    spec = full.scenarios["sawmill"]
-    board = full.restricted(full.playable["sawmill"])
+def check_options(spec: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The players' optional rules, checked against what the scenario allows (its
+    ``options`` in scenarios.toml); a ValueError names what is wrong and what is allowed."""
+    allowed = {ref.rule for ref in spec.options}
+    if "free" in spec.setup_modes and "historical" in spec.setup_modes:
+        allowed.add("21.2")
+    legal = sorted(k for k, (rule, _) in OPTIONAL_RULES.items() if rule in allowed)
+    out: dict[str, Any] = {}
+    for key, value in options.items():
+        if key not in OPTIONAL_RULES or OPTIONAL_RULES[key][0] not in allowed:
+            raise ValueError(f"option {key!r} is not available in {spec.key!r}; choose from "
+                             + (", ".join(f"{k} ({OPTIONAL_RULES[k][0]}: "
+                                          f"{OPTIONAL_RULES[k][1]})" for k in legal)
+                                or "none"))
+        if key == "tie_breaker":
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 9:
+                raise ValueError("option 'tie_breaker' is the last week to play, 1-9 (19.3)")
+        elif not isinstance(value, bool):
+            raise ValueError(f"option {key!r} is true or false")
+        out[key] = value
+    if out.get("feints") and not out.get("cards"):
+        out["cards"] = True  # 22.22 is a variation of 22.2
+    return out
+
+
+def scenario_settings(full: Board, spec: Any) -> dict[str, Any]:
+    """What the rules read from a scenario record (scenarios.toml) during play."""
     settings: dict[str, Any] = {
-        # 4: two spaces per German impulse, never past 11; Sunset after the German
-        # impulse on space 11 of September 13 — six German impulses (see docs/rulings.md).
         "box_step": spec.impulse_advance,
         "box_max": spec.impulse_max,
-        "fixed_impulses": (spec.sept13_automatic_sunset_after - 1) // spec.impulse_advance + 1,
-        "rubble_areas": [str(a) for a in spec.rubble_roll_areas],  # 1, 5.7
-        "reinforcement_max_dr": spec.reinforcement_max_dr,  # 6
-        "entry_zones": list(spec.german.entry_zones or ()),  # 6
-        "russian_entry": sorted({p.area for p in spec.russian.placements
-                                 if p.when == "any_impulse"}),  # 2
-        "victory": spec.victory, "victory_vp": spec.victory_vp,  # 3
+        "rubble_areas": [str(a) for a in spec.rubble_roll_areas],  # 5.7
+        "victory": spec.victory,
+        "final_tie": spec.final_tie,
         "last_date": (spec.end - spec.start).days,
     }
-    if spec.interdiction_bonus is not None:  # 7
+    if spec.sept13_automatic_sunset_after is not None:
+        # The Sawmill's 4: Sunset after the German impulse on that space.
+        settings["fixed_impulses"] = \
+            (spec.sept13_automatic_sunset_after - 1) // spec.impulse_advance + 1
+    elif spec.sept13_fixed_day_impulses is not None:
+        settings["fixed_impulses"] = spec.sept13_fixed_day_impulses  # 20.2
+    if spec.victory_vp is not None:
+        settings["victory_vp"] = spec.victory_vp
+    if spec.reinforcement_max_dr is not None:
+        settings["reinforcement_max_dr"] = spec.reinforcement_max_dr
+    if spec.german.entry_zones:
+        settings["entry_zones"] = list(spec.german.entry_zones)
+    entering = sorted({p.area for p in spec.russian.placements if p.when == "any_impulse"})
+    if entering:
+        settings["russian_entry"] = entering
+    if spec.luftwaffe_days != "all":
+        settings["luftwaffe_days"] = spec.luftwaffe_days
+    if spec.withdrawals:
+        settings["withdrawals"] = True
+    if spec.diminishing_daylight:
+        settings["diminishing_daylight"] = True
+    if spec.extension_units:
+        settings["extension_units"] = True
+    if spec.interdiction_bonus is not None:
         area, points, start = spec.interdiction_bonus
         settings["mamayev_kurgan"] = str(area)
         settings["mk_bonus"] = points
         settings["mk_bonus_from"] = (start - spec.start).days
-    settings.update(options)
-    state = StalingradState(scenario="sawmill", options=settings)
+    keys = full.playable.get(spec.key)
+    if keys is not None and spec.supply_from_border_areas:
+        # The Sawmill's 8: the Areas beyond the cut still feed supply to the side their ID
+        # shape gives them (5.2): recorded against the playable spaces next to them.
+        border: dict[str, list[str]] = {}
+        for key, info in full.areas.items():
+            if key in keys or info.zone:
+                continue
+            owner = initial_control(info)
+            for n in full.adjacent(key):
+                if n in keys and owner not in border.get(n, []):
+                    border.setdefault(n, []).append(owner)
+        settings["supply_border"] = {k: sorted(v) for k, v in sorted(border.items())}
+    return settings
+
+
+def initial_state(full: Board, scenario: str, options: Mapping[str, Any]) -> StalingradState:
+    """A new game of a pack scenario: its settings, the players' optional rules, Control
+    (5.2), the FAG and Luftwaffe boxes, and the units — set up freely by the players
+    (5.4-5.6), at their historical Areas (21.2), or as the scenario places them (the
+    Sawmill's 2); reinforcements the scenario does not use are ``out``."""
+    spec = full.scenarios[scenario]
+    chosen = check_options(spec, options)
+    settings = scenario_settings(full, spec)
+    settings.update(chosen)
+    keys = full.playable.get(scenario)
+    board = full.restricted(keys) if keys is not None else full
+    state = StalingradState(scenario=scenario, options=settings)
     state.control = {k: initial_control(a) for k, a in board.areas.items()}
+    historical = "free" not in spec.setup_modes or bool(chosen.get("historical"))
     placed: dict[str, str] = {}
     entering: set[str] = set()
     for side in (GERMAN, RUSSIAN):
-        side_spec = spec.side(side)
-        for placement in side_spec.placements:
+        for placement in spec.side(side).placements:
             for pid in placement.units:
                 if placement.when == "any_impulse":
                     entering.add(pid.lower())
                 else:
                     placed[pid.lower()] = placement.area
-    colours = {GERMAN: set(spec.german.colours or ()), RUSSIAN: set(spec.russian.colours or ())}
+    colours = {side: spec.side(side).colours for side in (GERMAN, RUSSIAN)}
+    fags = spec.russian.fag
+    last = settings["last_date"]
+    extension = bool(settings.get("extension_units"))
+    cutoff = (full.calendar.base_counters_until - full.calendar.first).days
     for uid, d in full.units.items():
-        loc = OUT
-        if uid in entering:
+        loc = POOL
+        wanted = colours[d.side]
+        if d.kind == "fag":
+            loc = BOX if fags is None or d.quadrant in fags else OUT  # 5.3
+        elif d.kind == "air":
+            loc = BOX  # 4.26
+        elif uid in entering:
             loc = OFFBOARD
         elif uid in placed:
             loc = placed[uid]
         elif on_start(d):
-            if {c.split("-")[0] for c in d.setup} & colours[d.side] and d.historical:
-                loc = d.historical
-        elif d.arrival is not None and d.arrival <= settings["last_date"]:
-            loc = POOL  # 6: rolls for its arrival at Dawn of its date
-        if loc not in (OUT, OFFBOARD, POOL) and loc not in board.areas:
+            if wanted is not None and not {c.split("-")[0] for c in d.setup} & set(wanted):
+                loc = OUT
+            elif historical:
+                loc = d.historical or OUT
+        elif d.arrival is None or d.arrival > last or (d.arrival > cutoff and not extension):
+            loc = OUT  # 21.1: the extension counters only in the Long Game
+        if loc not in (OUT, OFFBOARD, POOL, BOX) and loc not in board.areas:
             loc = OUT
         state.units[uid] = UnitState(loc=loc)
-    state.phase = "rubble"
+    if chosen.get("bids"):
+        state.phase = "bids"
+    else:
+        state.phase = "rubble" if historical else "setup"
     return state
 
 
@@ -165,7 +244,7 @@ def do_setup(ctx: Ctx, side: str, order: Setup) -> None:
 def setup_room(ctx: Ctx, side: str, uids: Sequence[str], area: str) -> bool:
     """5.6: no more than ten Combat units set up in an Area."""
     combat = {*ctx.combat(area, side), *(u for u in uids if ctx.d(u).combat)}
-    return len(combat) <= MAX_STACK
+    return len(combat) <= ctx.board.max_stack
 
 
 def _room(ctx: Ctx, uid: str, area: str, side: str) -> bool:

@@ -24,9 +24,10 @@ OFFBOARD = "offboard"  # German reinforcements kept off the board (6.2, 18.2)
 POOL = "pool"  # not yet arrived
 DEAD = "dead"
 OUT = "out"  # not in this scenario (the Sawmill's other Quadrants, relegated arrivals)
-OFF_MAP = frozenset({EAST, OFFBOARD, POOL, DEAD, OUT})
+BOX = "box"  # the Luftwaffe (4.26) and the Russian FAG units (5.3) in their printed boxes
+OFF_MAP = frozenset({EAST, OFFBOARD, POOL, DEAD, OUT, BOX})
 
-Phase = Literal["setup", "rubble", "play"]
+Phase = Literal["bids", "setup", "rubble", "play"]
 
 
 class UnitState(BaseModel):
@@ -37,6 +38,7 @@ class UnitState(BaseModel):
     loc: str
     fresh: bool = True
     recover: int | None = None
+    isolation: int = 0  # the Isolation marker: 0 none, 1 "-1", 2 "-2" (12.2)
 
 
 class Act(BaseModel):

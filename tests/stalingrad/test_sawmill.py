@@ -10,7 +10,7 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.crossing import interdiction
 from adjudicator.stalingrad.game import StalingradGame
-from adjudicator.stalingrad.state import OFFBOARD, OUT, POOL, StalingradState
+from adjudicator.stalingrad.state import BOX, OFFBOARD, OUT, POOL, StalingradState
 
 GAME = StalingradGame()
 pytestmark = pytest.mark.skipif(not GAME.has_pack(), reason="needs the shipped data pack")
@@ -49,7 +49,9 @@ def test_setup_by_colour_and_the_extra_units_rule_2() -> None:
     for uid, unit in state.units.items():
         d = board.units[uid]
         colours = {c.split("-")[0] for c in d.setup}
-        if uid.startswith("g71:") and uid.endswith("/194"):
+        if uid in ("g:stuka", "r:fag-s"):
+            assert unit.loc == BOX  # the Luftwaffe (rule 5) and the South FAG (rule 2)
+        elif uid.startswith("g71:") and uid.endswith("/194"):
             assert unit.loc == "5"  # the three yellow units
         elif uid.startswith("r10nkvd:") and uid.endswith("/272"):
             assert unit.loc == OFFBOARD  # the 272nd enters in Area 61
