@@ -232,7 +232,10 @@ def attack_mf(ctx: Ctx, uid: str, area: str, group: str) -> tuple[int, int]:
     if act is None:
         act = Act(start=ctx.loc(uid))
     used = origin_wait_mf(ctx, act) if ctx.loc(uid) != area else act.mf
-    first = act.must_attack and act.entered == area
+    # 8.34: the entrance paid the first attack; 14.6: so it pays an Engineer's Rubble
+    # attack in the Area it just entered, even with no enemy unit there.
+    first = (act.must_attack and act.entered == area) or (
+        group == "rubble" and act.entry_paid == area)
     return used, 0 if first else attack_cost(ctx, area, group)
 
 
@@ -309,11 +312,25 @@ def do_attack(ctx: Ctx, side: str, order: Attack, dice: Dice) -> None:
     cost = attack_cost(ctx, area, group)
     prepaid = [u for u in in_area if ctx.act(u).must_attack and ctx.act(u).entered == area]
     costs: dict[str, int] = {}
+    totals: dict[str, int] = {}
     for uid in uids:
         used, costs[uid] = attack_mf(ctx, uid, area, group)
-        if used + costs[uid] > base_mf(ctx, uid):
+        totals[uid] = used + costs[uid]
+    # 14.6, 8.12: units that entered after the Engineers Overran the Rubble join by matching
+    # the Engineers' total MF expenditure.
+    engineers = imp.rubble_overruns.get(area, []) if group != "rubble" else []
+    if engineers:
+        match = max(totals.get(e, ctx.act(e).mf) for e in engineers)
+        for uid in uids:
+            if uid not in engineers and ctx.act(uid).entered == area:
+                totals[uid] = max(totals[uid], match)
+    for uid in uids:
+        if totals[uid] > base_mf(ctx, uid):
+            used = totals[uid] - costs[uid]
             raise RuleError("8.34", f"{uid} lacks the MF to attack: {used} used, attack costs "
-                            f"{costs[uid]}, MF {base_mf(ctx, uid)}")
+                            f"{costs[uid]}, MF {base_mf(ctx, uid)}"
+                            + (" (joining after the Engineers' Rubble Overrun, it matches "
+                               "their MF, 14.6)" if engineers else ""))
     for uid in ranged:
         pay_origin_wait(ctx, uid, ctx.act(uid))
     # 8.34: units that entered the Area must attack one of its Groups; if this attack takes
@@ -334,11 +351,14 @@ def do_attack(ctx: Ctx, side: str, order: Attack, dice: Dice) -> None:
         imp.attacked_areas.append(area)
     if area == imp.origin:
         imp.origin_cost += cost
+    if group != "rubble":
+        imp.rubble_overruns.pop(area, None)  # 8.12: no more units enter after this attack
     for uid in uids:
         act = ctx.act(uid)
-        act.mf += costs[uid]
+        act.mf = totals[uid]
         act.attacked = True
         act.must_attack = False
+        act.entry_paid = None
     others = [g for g, units in (("fresh", fresh_group), ("spent", spent_group))
               if units and g != group]
     for uid, act in imp.acts.items():
@@ -462,6 +482,7 @@ def attacker_penalty(ctx: Ctx, battle: Battle, diff: int, overrun: bool) -> None
             if uid in battle.ranged else level
         act.penalty = max(act.penalty, penalty)
         act.done = True
+        act.stop = ("8.36", "attacked without an Overrun: its impulse is over")
 
 
 def rout(ctx: Ctx, battle: Battle) -> None:
@@ -512,6 +533,9 @@ def resolve_rubble(ctx: Ctx, battle: Battle, diff: int) -> None:
         ctx.state.rubble[battle.area] = level - removed
         if ctx.state.rubble[battle.area] == 0:
             del ctx.state.rubble[battle.area]
+    if overrun:
+        # 14.6, 8.12: the other units of the impulse may still enter and join.
+        ctx.impulse.rubble_overruns[battle.area] = list(battle.attackers)
     ctx.event("attack-result", f"{battle.ov + battle.attack_dr}:{battle.dv + battle.defense_dr}"
               f" vs Rubble — {removed} layer(s) removed" + (", an Overrun" if overrun else ""),
               "14.6", area=battle.area, removed=removed, result="overrun" if overrun else

@@ -251,14 +251,30 @@ def crossing_result(ctx: Ctx, total: int) -> tuple[str, int]:
 # ---- crossing the Volga (18.3-18.6) --------------------------------------------------------------
 
 
+def breakthrough_open(ctx: Ctx, zone: str) -> bool:
+    """18.6: the Zone is Russian-controlled now and was during the last daylight impulse of
+    the current date (by day: the current one; at night: as Sunset found it)."""
+    if ctx.controller(zone) != RUSSIAN:
+        return False
+    return ctx.state.day or ctx.state.sunset_control.get(zone) == RUSSIAN
+
+
 def do_cross(ctx: Ctx, side: str, order: Cross, dice: Dice) -> None:
     if side != RUSSIAN:
         raise RuleError("18.2", "German reinforcements enter through Zones C-F: "
                         "'move UNITS to C'")
-    if ctx.state.day:
-        raise RuleError("18.3", "Russian reinforcements cross the Volga only at night")
     uids = ctx.own(side, order.units, "18.3")
     dest = ctx.area_key(order.to)
+    info = ctx.board.areas.get(dest)
+    if info is None:
+        raise RuleError("18.3", f"unknown Area {dest}")
+    breakthrough = info.zone and dest in BREAKTHROUGH and breakthrough_open(ctx, dest)
+    if info.zone and not breakthrough and not info.ferry:
+        raise RuleError("18.6", f"Breakthrough needs Zone {dest} Russian-controlled now and "
+                        "during the last daylight impulse")
+    if ctx.state.day and not breakthrough:
+        raise RuleError("18.3", "barring a Breakthrough (18.6), Russian reinforcements cross "
+                        "the Volga only at night")
     for uid in uids:
         if ctx.loc(uid) != EAST:
             raise RuleError("18.3", f"{uid} is not on the east bank")
@@ -271,15 +287,6 @@ def do_cross(ctx: Ctx, side: str, order: Cross, dice: Dice) -> None:
         raise RuleError("18.3", f"all units crossing this impulse land in {imp.ferry_area}")
     if imp.ferried + len(uids) > max_ferry(ctx):
         raise RuleError("18.3", f"no more than three units per impulse ({imp.ferried} already)")
-    info = ctx.board.areas.get(dest)
-    if info is None:
-        raise RuleError("18.3", f"unknown Area {dest}")
-    breakthrough = (info.zone and dest in BREAKTHROUGH
-                    and ctx.state.sunset_control.get(dest) == RUSSIAN
-                    and ctx.controller(dest) == RUSSIAN)
-    if info.zone and not breakthrough and not info.ferry:
-        raise RuleError("18.6", f"Breakthrough needs Zone {dest} Russian-controlled now and "
-                        "during the last daylight impulse")
     if not breakthrough:
         if not info.ferry:
             raise RuleError("18.3", f"{ctx.name(dest)} has no Ferry Landing",
@@ -290,9 +297,6 @@ def do_cross(ctx: Ctx, side: str, order: Cross, dice: Dice) -> None:
         cost, _ = entry_cost(ctx, uid, dest)
         if cost > base_mf(ctx, uid):
             raise RuleError("18.3", f"{uid} lacks the MF to land in {ctx.name(dest)}")
-    if ctx.full(dest, side, extra=len(uids)):
-        raise RuleError("7.1", f"{ctx.name(dest)} has no room for {len(uids)} more {side} "
-                        "Combat unit(s) (see docs/rulings.md)")
     imp.ferried += len(uids)
     imp.ferry_area = dest
     ip, parts = (0, []) if breakthrough else interdiction(ctx, dest)
@@ -317,16 +321,29 @@ def do_cross(ctx: Ctx, side: str, order: Cross, dice: Dice) -> None:
             continue
         if outcome == "returned":
             act.done, act.penalty = True, duration
+            act.stop = ("18.5", "was returned to the East Bank by the Crossing Table")
             continue
         if outcome == "landed-disrupted":
             if ctx.contested(dest) or ctx.enemy(dest, side) or ctx.full(dest, side, extra=1):
                 act.done, act.penalty = True, duration  # 18.52: back to the east bank
+                act.stop = ("18.52", "was Disrupted landing in a Contested or fully stacked "
+                            "Area and returned to the East Bank")
                 ctx.event("crossing", f"{uid} returns to the east bank (18.52)", "18.52",
                           unit=uid)
                 continue
             land(ctx, uid, dest, cost, dice, "18.51")
             act.done, act.stay, act.no_attack = True, True, True
+            act.stop = ("18.51", "was Disrupted landing: it ends its move in the Landing Area "
+                        "without attacking or fortifying")
             act.penalty = duration
+            continue
+        if ctx.enemy(dest, side) and ctx.full(dest, side, extra=1):
+            # 7.1, 18.52: it would have to stop and attack in an Area it overfills.
+            act.done = True
+            act.stop = ("7.1", "landed in a fully stacked enemy-occupied Area where it could "
+                        "not attack, and retraced to the East Bank")
+            ctx.event("crossing", f"{uid} cannot stop in the full {ctx.name(dest)}: it returns "
+                      "to the east bank (7.1)", "7.1", unit=uid)
             continue
         land(ctx, uid, dest, cost, dice, "18.5")
 
@@ -336,6 +353,8 @@ def land(ctx: Ctx, uid: str, dest: str, cost: int, dice: Dice, rule: str) -> Non
     side = ctx.side_of(uid)
     if not rubble_entry(ctx, uid, dest, dice, " landing"):
         act.done = True  # 18.5: retraces to the east bank
+        act.stop = ("14.41", "failed its Rubble Entrance DR landing and retraced to the East "
+                    "Bank")
         return
     act.mf += cost
     act.path.append(dest)
@@ -369,7 +388,7 @@ def do_recross(ctx: Ctx, side: str, order: Recross, dice: Dice) -> None:
     if spent:
         start_units(ctx, side, spent, "18.7", regroup=True)
     for uid in fresh:
-        if ctx.act(uid).mf + 1 > base_mf(ctx, uid):
+        if ctx.act(uid).mf + ctx.board.tables.movement_costs.recross_mf > base_mf(ctx, uid):
             raise RuleError("18.7", f"{uid} lacks the MF to recross")
     imp.recrossed += len(uids)
     ip, _ = interdiction(ctx, src)
@@ -378,8 +397,9 @@ def do_recross(ctx: Ctx, side: str, order: Recross, dice: Dice) -> None:
         if uid in spent:
             act.regroup = True
         else:
-            act.mf += 1
+            act.mf += ctx.board.tables.movement_costs.recross_mf
             act.done = True
+            act.stop = ("18.7", "recrossed the Volga")
         roll = dice.roll(f"Recrossing DR ({uid} from {src})")
         total = roll.total + ip * ctx.board.tables.crossing.drm_per_interdiction_point
         outcome, duration = crossing_result(ctx, total)

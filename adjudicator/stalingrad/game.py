@@ -344,10 +344,24 @@ class StalingradGame(Game[StalingradState]):
             case Recross():
                 crossing.do_recross(ctx, side, order, dice)
             case Advantage():
+                if order.action == "prolong" and sequence.sept13_daylight(ctx):
+                    raise RuleError("20.3", "the Advantage may not prolong the daylight of "
+                                    "September 13")
                 if state.advantage_used:
                     raise RuleError("9.5", "the Advantage has already been used this date")
                 raise RuleError("9.2", "the Advantage is used right after the roll it changes "
                                 "(the game asks the holder then)")
+            case Casualties() | Tie() | RetreatTo() | Overflow() | Reinforce():
+                raise RuleError("decision", f"no decision is pending: '{self.format(order)}' "
+                                f"answers a question the game asks; it is {side}'s impulse "
+                                "now", self.legal_orders(state, side)[:12])
+            case Setup() | SetupAuto() | SetupDone():
+                raise RuleError("5.4", "the setup is over: the game is in play "
+                                f"({date_label(state.date)}, {'day' if state.day else 'night'})",
+                                self.legal_orders(state, side)[:12])
+            case RollRubble():
+                raise RuleError("5.7", "the initial Rubble has already been rolled",
+                                self.legal_orders(state, side)[:12])
             case _:
                 raise RuleError("8.1", f"'{self.format(order)}' is not an impulse order",
                                 self.legal_orders(state, side)[:12])

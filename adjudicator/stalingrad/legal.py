@@ -17,6 +17,7 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.board import RUSSIAN, area_key_order, other
 from adjudicator.stalingrad.combat import attack_cost, attack_limit_error, attack_mf, attacker_error
 from adjudicator.stalingrad.context import Ctx
+from adjudicator.stalingrad.crossing import BREAKTHROUGH, breakthrough_open
 from adjudicator.stalingrad.movement import base_mf, reachable, regroup_error
 from adjudicator.stalingrad.orders import Cross, Move, Notation, Regroup
 from adjudicator.stalingrad.sequence import check_end
@@ -173,6 +174,7 @@ def legal_orders(ctx: Ctx, side: str) -> list[str]:
                 return orders
     if not state.day:
         orders += _night_orders(ctx, side)
+    orders += _cross_orders(ctx, side)
     return orders
 
 
@@ -228,16 +230,32 @@ def _night_orders(ctx: Ctx, side: str) -> list[str]:
                 break
         if len(out) > 40:
             break
-    if side == RUSSIAN and origin in (None, EAST):
-        east = sorted(u for u in ctx.units_at(EAST) if ctx.fresh(u) and ctx.side_of(u) == side
-                      and not (imp and u in imp.acts))
-        room = ctx.board.tables.crossing.max_units_per_impulse - (imp.ferried if imp else 0)
-        if east and room > 0:
-            for key, info in sorted(ctx.board.areas.items(), key=lambda kv: area_key_order(kv[0])):
-                space = ctx.board.max_stack - len(ctx.combat(key, side))
-                if info.ferry and ctx.controller(key) == RUSSIAN and space > 0 and \
-                        (imp is None or imp.ferry_area in (None, key)):
-                    out.append(FMT(Cross(units=tuple(east[:min(room, space)]), to=key)))
+    return out
+
+
+def _cross_orders(ctx: Ctx, side: str) -> list[str]:
+    """18.3-18.6: the east bank's Fresh units to a Russian Ferry Landing with room (at
+    night), or through a Zone open to a Breakthrough (day or night)."""
+    state = ctx.state
+    imp = state.impulse
+    origin = imp.origin if imp else None
+    if side != RUSSIAN or origin not in (None, EAST):
+        return []
+    east = sorted(u for u in ctx.units_at(EAST) if ctx.fresh(u) and ctx.side_of(u) == side
+                  and not (imp and u in imp.acts))
+    room = ctx.board.tables.crossing.max_units_per_impulse - (imp.ferried if imp else 0)
+    out: list[str] = []
+    if not east or room <= 0:
+        return out
+    for key, info in sorted(ctx.board.areas.items(), key=lambda kv: area_key_order(kv[0])):
+        if imp is not None and imp.ferry_area not in (None, key):
+            continue
+        if info.zone and key in BREAKTHROUGH and breakthrough_open(ctx, key):
+            out.append(FMT(Cross(units=tuple(east[:room]), to=key)))
+            continue
+        space = ctx.board.max_stack - len(ctx.combat(key, side))
+        if not state.day and info.ferry and ctx.controller(key) == RUSSIAN and space > 0:
+            out.append(FMT(Cross(units=tuple(east[:min(room, space)]), to=key)))
     return out
 
 

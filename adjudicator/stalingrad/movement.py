@@ -101,7 +101,8 @@ def start_units(ctx: Ctx, side: str, uids: Sequence[str], rule: str = "8.11",
                                    if not ctx.state.day else ""))
             continue
         if act.done:
-            raise RuleError("8.13", f"{uid} has finished its action this impulse")
+            rule, why = act.stop or ("8.13", "has finished its action this impulse")
+            raise RuleError(rule, f"{uid} {why}")
         if act.regroup and not regroup:
             raise RuleError("8.27", f"{uid} is Regrouping: it may not move or attack")
 
@@ -157,9 +158,10 @@ def check_entry(ctx: Ctx, uid: str, nxt: str, last: bool, companions: Sequence[s
     """Area entrance restrictions (8.22, 8.12)."""
     side = ctx.side_of(uid)
     d = ctx.d(uid)
-    if nxt in ctx.impulse.attacked_areas:
+    imp = ctx.impulse
+    if nxt in imp.attacked_areas and nxt not in imp.rubble_overruns:
         raise RuleError("8.12", f"{ctx.name(nxt)} has been attacked this impulse: no more units "
-                        "may enter it")
+                        "may enter it (only after Engineers Overran its Rubble, 14.6)")
     if not ctx.enemy(nxt, side):
         return
     if d.kind == "aa":
@@ -259,6 +261,7 @@ def do_move(ctx: Ctx, side: str, order: Move, dice: Dice) -> None:
         for uid in uids:
             act = ctx.act(uid)
             act.done = True
+            act.stop = ("8.11", "moved within its Area and is Spent")
             ctx.event("move", f"{uid} moves within {ctx.name(cur0)} and is Spent", "8.11",
                       unit=uid, area=cur0)
         return
@@ -342,6 +345,7 @@ def do_move(ctx: Ctx, side: str, order: Move, dice: Dice) -> None:
                 act.entered = nxt
                 act.came_from = cur
                 act.must_attack = True
+            act.entry_paid = nxt
             act.path.append(nxt)
             stepping.append(uid)
             ctx.event("move", f"{uid} enters {ctx.name(nxt)} ({cost} MF, case {case}; "
@@ -360,6 +364,8 @@ def rubble_failure(ctx: Ctx, uid: str, act: Act) -> None:
     """14.41: the unit is Disrupted and stays (retracing to its last legal Area if its
     present Area is over the occupation limit); no further action that Game Turn."""
     act.done = True
+    act.stop = ("14.41", "failed its Rubble Entrance DR: it may take no further action this "
+                "Game Turn")
     act.penalty = max(act.penalty, ctx.board.tables.disruption.movement)
     here = ctx.loc(uid)
     side = ctx.side_of(uid)
@@ -481,6 +487,7 @@ def do_infiltrate(ctx: Ctx, side: str, order: Infiltrate, dice: Dice) -> None:
         if ok:
             act.infiltrated = True
             act.done = True
+            act.stop = ("8.28", "infiltrated: its impulse is over")
             act.penalty = ctx.board.tables.disruption.movement  # 8.28: Duration 1
         else:
             act.entered = dest
@@ -529,6 +536,7 @@ def do_fortify(ctx: Ctx, side: str, order: Fortify, dice: Dice) -> None:
     for uid in uids:
         act = ctx.act(uid)
         act.done = True
+        act.stop = ("14.3", "attempted to fortify: it may move no further")
         act.fortified = True
         act.penalty = max(act.penalty, ctx.board.tables.disruption.fortification)
     if ok:
@@ -573,7 +581,7 @@ def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
     foe = other(side)
     day = state.day
     board = ctx.board
-    attacked_areas = set(imp.attacked_areas)
+    attacked_areas = set(imp.attacked_areas) - set(imp.rubble_overruns)  # 8.12, 14.6
     base = imp.acts[uid].model_copy(deep=True) if uid in imp.acts else Act(start=start)
     pay_origin_wait(ctx, uid, base)
     kind = d.kind

@@ -24,7 +24,7 @@ from adjudicator.stalingrad.board import (
 )
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.orders import Notation
-from adjudicator.stalingrad.state import DEAD, OFF_MAP, POOL
+from adjudicator.stalingrad.state import DEAD, EAST, OFF_MAP, POOL
 
 FMT = Notation.format
 BREAKTHROUGH_ZONES = ("A", "B", "G", "H")
@@ -105,6 +105,11 @@ def advantage_holder(ctx: Ctx) -> str | None:
     return state.advantage
 
 
+def sept13_daylight(ctx: Ctx) -> bool:
+    """20.3: the Advantage may not prolong the daylight of September 13."""
+    return ctx.state.date == 0 and ctx.state.day
+
+
 def may_prolong(ctx: Ctx, context: str) -> bool:
     """9.3: right after a German impulse DR that calls for Sunset/Dawn; never to prolong
     the daylight of September 13 (20.3)."""
@@ -113,7 +118,7 @@ def may_prolong(ctx: Ctx, context: str) -> bool:
         return False
     if context == "battle" and not (state.battle and state.battle.impulse_dr):
         return False
-    return not (state.date == 0 and state.day)
+    return not sept13_daylight(ctx)
 
 
 def offer_advantage(ctx: Ctx, context: str) -> bool:
@@ -243,6 +248,9 @@ def answer_advantage(ctx: Ctx, side: str, action: str, dice: Dice) -> None:
     pending = ctx.state.pending
     assert pending is not None
     if f"advantage {action}" not in pending.option_orders():
+        if action == "prolong" and sept13_daylight(ctx):
+            raise RuleError("20.3", "the Advantage may not prolong the daylight of September "
+                            "13; it may change a DR/dr", pending.option_orders())
         raise RuleError("9.3" if action == "prolong" else "9", f"advantage {action} is not "
                         "possible now", pending.option_orders())
     context = str(pending.data["context"])
@@ -283,6 +291,23 @@ def roll_impulse_dr(ctx: Ctx, dice: Dice, why: str) -> None:
     set_switch(ctx, roll.total, why)
 
 
+def landing_overflow(ctx: Ctx, side: str) -> dict[str, list[str]]:
+    """7.1, 18.52: units that landed this impulse and stayed in a Landing Area they overfill
+    retrace to the East Bank when the impulse ends — per Area, the ones that go back (the
+    last landed first)."""
+    imp = ctx.impulse
+    out: dict[str, list[str]] = {}
+    for loc in {ctx.loc(u) for u, a in imp.acts.items() if a.start == EAST}:
+        if loc in OFF_MAP or ctx.zone(loc):
+            continue
+        excess = len(ctx.combat(loc, side)) - ctx.board.max_stack
+        landed = sorted((u for u, a in imp.acts.items() if a.start == EAST and a.path == [loc]
+                         and ctx.loc(u) == loc and ctx.d(u).combat), reverse=True)
+        if excess > 0 and landed:
+            out[loc] = landed[:excess]
+    return out
+
+
 def check_end(ctx: Ctx, side: str) -> None:
     """Units that entered an enemy-occupied Area must have attacked (8.34, 8.28), and no
     Area may hold more than ten of the side's Combat units (7.1)."""
@@ -301,10 +326,11 @@ def check_end(ctx: Ctx, side: str) -> None:
             raise RuleError(rule, f"{uid} entered {ctx.name(loc)} and must attack there",
                             [f"attack {loc} {g} with {' '.join(sorted(movers))}"
                              for g in groups])
+    going = landing_overflow(ctx, side)
     for loc in touched:
         if loc in OFF_MAP or ctx.zone(loc):
             continue
-        if len(ctx.combat(loc, side)) > ctx.board.max_stack:
+        if len(ctx.combat(loc, side)) - len(going.get(loc, ())) > ctx.board.max_stack:
             raise RuleError("7.1", f"more than ten {side} Combat units in {ctx.name(loc)} at "
                             "the end of the impulse")
 
@@ -344,6 +370,12 @@ def close_impulse(ctx: Ctx, dice: Dice) -> None:
     state = ctx.state
     imp = ctx.impulse
     side = imp.side
+    for loc, going in landing_overflow(ctx, side).items():
+        for uid in going:
+            ctx.place(uid, EAST)
+            ctx.event("retrace", f"{uid} may not stay in the full {ctx.name(loc)}: it "
+                      "retraces to the east bank (7.1, 18.52)", "7.1", unit=uid, area=EAST)
+        ctx.update_control(loc)
     for uid, act in imp.acts.items():
         unit = state.units.get(uid)
         if unit is None or unit.loc in (DEAD, POOL):

@@ -54,6 +54,8 @@ class Act(BaseModel):
     came_from: str | None = None  # the Area it entered ``entered`` from (8.37 Rout)
     attacked: bool = False
     done: bool = False
+    stop: tuple[str, str] | None = None  # (rule, why) when something ended its action
+    entry_paid: str | None = None  # Area whose entrance cost pays the first attack (8.34, 14.6)
     doubled: bool = False  # used doubled MF (8.25, 8.26)
     left_enemy: bool = False  # left an enemy-occupied Area (8.25, 8.26)
     no_double: bool = False  # motorized unit entered an enemy-controlled/Rubbled Area (8.26)
@@ -103,6 +105,10 @@ class Impulse(BaseModel):
     acts: dict[str, Act] = Field(default_factory=dict)
     attacked: list[tuple[str, str]] = Field(default_factory=list)  # (Area, group) (8.32)
     attacked_areas: list[str] = Field(default_factory=list)  # no entry after (8.12)
+    #: Areas where Engineers Overran the Rubble (and nothing else was attacked since): the
+    #: other units of the impulse may still enter them and join (8.12, 14.6), matching
+    #: the Engineers' MF. Area -> the Engineers.
+    rubble_overruns: dict[str, list[str]] = Field(default_factory=dict)
     origin_cost: int = 0  # MF of attacks vs defenders in the origin Area (8.34)
     impulse_dr: int | None = None  # the German impulse DR once made (8.1)
     ferried: int = 0  # units ferried/breakthrough this impulse (18.3, 18.6)
