@@ -4,9 +4,10 @@ map, log, legal, standing, decide, undo, resign — and order lines in the game'
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-from typing import Any
 
+from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC
 from bot import seat_secrets
 from bot.deadlines import duration
@@ -21,7 +22,7 @@ it) or a line 'game GAMEID'. A seat acts only with its secret: add a line
 'password YOUR-SECRET' to every mail for that game.
 
 Anyone:
-  help                      this text (help GAME: the game's orders)
+  help [GAME] [VERB]        this text; a game's orders; one order in full
   list                      your games
   create GAME [SCENARIO]    a new game; you are its GM (games: {games})
   join [GAMEID] SIDE        take a free side of a game being set up
@@ -54,27 +55,29 @@ Umpire alone: never copy your opponent.
 
 
 def cmd_help(s: Session, line: Line) -> None:
-    topic = line.rest.lower()
+    """``help``; ``help GAME`` (its orders); ``help [GAME] VERB`` (one order in full)."""
+    words = [w.lower() for w in line.words[1:]]
     games = s.desk.games
-    if topic:
-        if topic not in games:
-            raise Refusal(f"no help on {topic!r}; 'help' alone lists the commands, "
-                          f"'help GAME' a game's orders ({', '.join(games)})")
-        rules = s.service.game_rules(games[topic])
-        s.say(*_game_help(rules))
-        return
-    s.say(*HELP.format(games=", ".join(games)).splitlines())
-
-
-def _game_help(rules: Any) -> list[str]:
-    spec = getattr(rules, "spec", None)
-    helper = getattr(spec, "help", None)
-    if callable(helper):
-        return str(helper()).splitlines()
-    scenarios = ", ".join(rules.scenarios())
-    return [f"{rules.title}: sides {', '.join(rules.sides)}; scenarios {scenarios}.",
-            "Orders are written as in the rulebook's notation, one per line; in a game, "
-            "'legal' lists every order you may give now, 'legal WORD' those with WORD."]
+    rules = None
+    if words and words[0] in games:
+        rules = s.service.game_rules(games[words.pop(0)])
+    elif s.game_id:
+        with contextlib.suppress(Refusal, ServiceError):
+            rules = s.rules(s.info(s.game_id))
+    if rules is None and words:
+        raise Refusal(f"no help on {' '.join(words)!r}: 'help' lists the commands, "
+                      f"'help GAME' a game's orders ({', '.join(games)})")
+    if not words and not line.words[1:]:
+        s.say(*HELP.format(games=", ".join(games)).splitlines())
+    if rules is not None:
+        try:
+            text = rules.help(words[0] if words else None)
+        except RuleError as error:
+            raise Refusal(str(error)) from error
+        s.say("", f"{rules.title} — orders:" if not words else f"{rules.title}:",
+              *("  " + part for part in text.splitlines()))
+        if not words:
+            s.say(f"  {'resign':<44} give the game up")
 
 
 def cmd_list(s: Session, line: Line) -> None:

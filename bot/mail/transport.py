@@ -76,7 +76,9 @@ class Inbox:
     def waiting(self) -> list[str]:
         """UIDs of mail not handled yet, oldest first."""
         criteria = "ALL" if self.config.handled_folder else f"UNKEYWORD {HANDLED_FLAG}"
-        return sorted(self._box.uids(criteria), key=int)
+        box = self._box
+        box.client.noop()  # a server tells of new mail at NOOP (not always at a search)
+        return sorted(box.uids(criteria), key=int)
 
     def fetch(self, uid: str, max_bytes: int) -> tuple[bytes, int] | None:
         """(raw mail, its size) — only the headers when the mail is over ``max_bytes``."""

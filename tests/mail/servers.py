@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from email import message_from_bytes, policy
 from email.message import EmailMessage
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -223,13 +224,13 @@ class Received:
     to: list[str]
     raw: bytes
 
-    @property
+    @cached_property
     def message(self) -> EmailMessage:
         parsed = message_from_bytes(self.raw, policy=policy.default)
         assert isinstance(parsed, EmailMessage)
         return parsed
 
-    @property
+    @cached_property
     def text(self) -> str:
         body = self.message.get_body(preferencelist=("plain",))
         return str(body.get_content()) if body is not None else ""
