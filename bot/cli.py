@@ -36,7 +36,7 @@ def _game(name: str) -> Game[Any]:
 
 @app.command()
 def play(
-    game: Annotated[str, typer.Argument(help="stalingrad, tanks, or a plug-in module:Class")],
+    game: Annotated[str, typer.Argument(help="stalingrad or tanks")],
     scenario: Annotated[str | None, typer.Option(help="scenario name")] = None,
     resume: Annotated[str | None, typer.Option(help="continue a stored game by its id")] = None,
     pack: Annotated[Path | None, typer.Option(help="a replacement data pack folder (GM)")]
@@ -161,7 +161,7 @@ def bot(
     gm_role: Annotated[str | None, typer.Option(help="name of the GM role (default "
                                                 "'Umpire GM')")] = None,
     game: Annotated[list[str] | None, typer.Option(
-        "--game", help="also offer this plug-in game (module:Class)")] = None,
+        "--game", help="also offer this game, registered in code by name")] = None,
 ) -> None:
     """Run the Discord bot. The token comes from $DISCORD_TOKEN or the config file."""
     from bot.discord.app import run

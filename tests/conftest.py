@@ -12,6 +12,11 @@ from adjudicator.kernel.conformance import load_case, run_case
 from adjudicator.kernel.game import Game
 from adjudicator.registry import load_game
 
+# The test-only games register themselves when imported (the registry imports nothing a
+# name names): import them here so conformance cases and CLI runs can look them up.
+from tests.bot import duel_variants, test_service_support  # noqa: F401
+from tests.kernel import duel  # noqa: F401
+
 CONFORMANCE = Path(__file__).parent / "conformance"
 
 

@@ -83,8 +83,8 @@ def register(bot: UmpireBot) -> None:
             if in_dm(interaction) or not isinstance(channel, discord.TextChannel):
                 raise Refusal("create games in a server text channel: the game gets its own "
                               "thread there")
-            rules = bot.port.known_rules(game)
-            if rules is None or game not in games():
+            rules = bot.port.known_rules(game) if game in games() else None
+            if rules is None:
                 raise Refusal(f"unknown game {game!r}; choose from {', '.join(games())}")
             if scenario is not None and scenario not in rules.scenarios():
                 raise Refusal(f"unknown scenario {scenario!r}; choose from "

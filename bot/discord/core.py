@@ -60,7 +60,8 @@ class UnexpectedError(app_commands.AppCommandError):
 class BotConfig:
     guild_id: int | None = None
     gm_role: str = DEFAULT_GM_ROLE
-    #: Extra games offered by ``/game new`` besides the registered ones ("module:Class").
+    #: Extra games offered by ``/game new`` besides the shipped ones: names registered
+    #: in code (``adjudicator.registry.register``); nothing here is imported.
     extra_games: Sequence[str] = ()
     #: Seconds between deadline checks (0: no background checks).
     tick_seconds: float = 60.0

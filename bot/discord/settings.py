@@ -71,6 +71,6 @@ def load_settings(config: Path | None = None, guild_id: int | None = None,
     role = gm_role or data.get("gm_role") or DEFAULT_GM_ROLE
     listed = data.get("games") or []
     if not isinstance(listed, list):
-        raise SettingsError(f"games in {path} must be a list of module:Class names")
+        raise SettingsError(f"games in {path} must be a list of registered game names")
     games = list(extra_games) or [str(g) for g in listed]
     return Settings(Token(token.strip()), guild, str(role), games)

@@ -19,6 +19,7 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
 from adjudicator.kernel.orders import Order
 from adjudicator.kernel.spec import OrderSpec, Verb
+from adjudicator.registry import register
 from tests.kernel.duel import SPEC, DuelGame, DuelState
 
 PACKED = "tests.bot.duel_variants:PackedDuel"
@@ -69,3 +70,7 @@ class PostsDuel(DuelGame):
                               for n in range(1, POSTS + 1)),
                 default="post 1", data={"unit": unit})
         return events
+
+
+register(PACKED, PackedDuel)
+register(POSTS_GAME, PostsDuel)

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from adjudicator.kernel.dice import Roll
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, Event
+from adjudicator.registry import register
 from bot.service import Actor, GameService
 from bot.store import Store
 from tests.kernel.duel import CELLS, DuelGame, DuelState, Unit
@@ -78,6 +79,9 @@ class EditableDuel(DuelGame):
 
     def undo_reveals(self, events: list[Event]) -> list[str]:
         return ["a trap was sprung" for e in events if e.kind == "trap-sprung"]
+
+
+register(EDITABLE, EditableDuel)
 
 
 class Clock:

@@ -33,6 +33,7 @@ from adjudicator.kernel.orders import Order
 from adjudicator.kernel.spec import Kind, OrderSpec, Verb, plain
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View
+from adjudicator.registry import register
 
 CELLS = {"1": "Ford", "2": "Hill", "3": "Mill", "4": "Bridge", "5": "Wood"}
 CELL_NAMES = NameIndex.of("cell", (Named(key, name) for key, name in CELLS.items()))
@@ -330,3 +331,8 @@ class DuelGame(Game[DuelState]):
         if "trap" in expect and state.trap != (expect["trap"] or None):
             failures.append(f"trap: {state.trap}, expected {expect['trap']}")
         return failures
+
+
+#: The name tests look Duel up by. The registry resolves registered names only (nothing a
+#: user types is imported), so the module that defines the game registers it.
+register("tests.kernel.duel:DuelGame", DuelGame)
