@@ -105,6 +105,12 @@ class LocalGame:
         return seed, report.ok
 
 
+def _one_line(error: Exception) -> str:
+    """An unexpected error as one line for the console (the game is stored; go on)."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    return f"could not do that: {text[:200]}"
+
+
 def _print_lines(console: Console, lines: list[str]) -> None:
     for text in lines:
         console.print(f"  {text}", markup=False, highlight=False)
@@ -178,59 +184,63 @@ def run_console(
         command = words[0].lower()
         if command == "quit":
             break
-        if command == "help":
-            try:
-                console.print(game.help(words[1]) if len(words) > 1
-                              else f"{HELP}\n\nOrders:\n{game.help()}", markup=False)
-            except RuleError as error:
-                console.print(f"[red]{escape(str(error))}[/red]")
-        elif command == "board":
-            viewer = words[1] if len(words) > 1 else side
-            try:
-                board = game.board_text(game.view(state, viewer))
-            except ValueError as error:
-                console.print(f"[red]{escape(str(error))}[/red]")
-                continue
-            console.print(board, markup=False, highlight=False)
-        elif command == "map":
-            viewer = words[1] if len(words) > 1 else side
-            path = Path(words[2] if len(words) > 2 else f"{game.name}-{viewer}.png")
-            try:
-                import render
+        try:
+            if command == "help":
+                try:
+                    console.print(game.help(words[1]) if len(words) > 1
+                                  else f"{HELP}\n\nOrders:\n{game.help()}", markup=False)
+                except RuleError as error:
+                    console.print(f"[red]{escape(str(error))}[/red]")
+            elif command == "board":
+                viewer = words[1] if len(words) > 1 else side
+                try:
+                    board = game.board_text(game.view(state, viewer))
+                except ValueError as error:
+                    console.print(f"[red]{escape(str(error))}[/red]")
+                    continue
+                console.print(board, markup=False, highlight=False)
+            elif command == "map":
+                viewer = words[1] if len(words) > 1 else side
+                path = Path(words[2] if len(words) > 2 else f"{game.name}-{viewer}.png")
+                try:
+                    import render
 
-                view = game.view(state, viewer)
-                data = render.render(view, render.load_pack(game.name, game.pack),
-                                     events=local.last_events)
-                path.write_bytes(data)
-            except (ValueError, OSError) as error:
-                console.print(f"[red]{escape(str(error))}[/red]")
-                continue
-            console.print(f"map written to {path}", markup=False, highlight=False)
-        elif command == "legal":
-            console.print(", ".join(game.legal_orders(state, side)) or "none", markup=False)
-        elif command == "policies":
-            for policy in game.standing_policies():
-                console.print(f"standing {policy.kind} {policy.policy}: {policy.description}",
-                              markup=False)
-        elif command == "log":
-            count = int(words[1]) if len(words) > 1 and words[1].isdigit() else 10
-            for entry in service.log(local.game_id, LOCAL, count, audience=PUBLIC):
-                text = entry.text if entry.text is not None else "(private)"
-                console.print(f"  {entry.seq:>4} {entry.side or '':<8} {text}", markup=False,
-                              highlight=False)
-        elif command == "dice":
-            console.print(f"commitment {local.commitment}")
-        elif command == "secret":
-            console.print(f"{side}: type private orders (not shown); an empty line ends.")
-            _private_round(local, side, private_read, console)
-        else:
-            if game.is_secret_text(line):
-                console.print("[yellow]that order is secret: use 'secret' to type it without "
-                              "showing it on the screen[/yellow]")
-            shown, problem = local.submit(side, line)
-            _print_lines(console, shown)
-            if problem is not None:
-                console.print(f"[red]{escape(problem)}[/red]", highlight=False)
+                    view = game.view(state, viewer)
+                    data = render.render(view, render.load_pack(game.name, game.pack),
+                                         events=local.last_events)
+                    path.write_bytes(data)
+                except (ValueError, OSError) as error:
+                    console.print(f"[red]{escape(str(error))}[/red]")
+                    continue
+                console.print(f"map written to {path}", markup=False, highlight=False)
+            elif command == "legal":
+                console.print(", ".join(game.legal_orders(state, side)) or "none", markup=False)
+            elif command == "policies":
+                for policy in game.standing_policies():
+                    console.print(f"standing {policy.kind} {policy.policy}: {policy.description}",
+                                  markup=False)
+            elif command == "log":
+                count = (min(int(words[1]), 1000) if len(words) > 1
+                         and words[1].isascii() and words[1].isdigit() else 10)
+                for entry in service.log(local.game_id, LOCAL, count, audience=PUBLIC):
+                    text = entry.text if entry.text is not None else "(private)"
+                    console.print(f"  {entry.seq:>4} {entry.side or '':<8} {text}", markup=False,
+                                  highlight=False)
+            elif command == "dice":
+                console.print(f"commitment {local.commitment}")
+            elif command == "secret":
+                console.print(f"{side}: type private orders (not shown); an empty line ends.")
+                _private_round(local, side, private_read, console)
+            else:
+                if game.is_secret_text(line):
+                    console.print("[yellow]that order is secret: use 'secret' to type it without "
+                                  "showing it on the screen[/yellow]")
+                shown, problem = local.submit(side, line)
+                _print_lines(console, shown)
+                if problem is not None:
+                    console.print(f"[red]{escape(problem)}[/red]", highlight=False)
+        except Exception as error:  # a command never ends the console with a traceback
+            console.print(f"[red]{escape(_one_line(error))}[/red]", highlight=False)
     finished = local.state.result is not None
     if finished:
         seed, ok = local.verify_dice()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import threading
 import time
@@ -35,7 +36,7 @@ from adjudicator.kernel.dice import CommittedDice, Dice, commitment, effective_s
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC, Event
 from adjudicator.kernel.game import Game, order_lines
-from adjudicator.kernel.orders import SetStanding
+from adjudicator.kernel.orders import SetStanding, check_size
 from adjudicator.kernel.packs import hash_files, pack_files
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View
@@ -62,6 +63,8 @@ from bot.messages import (
 from bot.overrides import ForceDice, Override, apply_override, parse_override
 from bot.records import FORMAT, export_lines
 from bot.store import DuplicateKey, NewAction, SequenceConflict, Snapshot, Store, loads
+
+logger = logging.getLogger(__name__)
 
 SYSTEM_ACTOR = "system"
 #: Retries when another process wrote to the same game between load and commit.
@@ -622,6 +625,11 @@ class GameService:
                idempotency_key: str | None = None, side: str | None = None) -> SubmitResult:
         """Apply the order lines in ``text`` for the actor's side (see the module notes)."""
 
+        try:
+            check_size(text)
+        except RuleError as error:
+            return self._refused(game_id, str(error), rule=error.rule)
+
         def plan(ctx: Loaded) -> Plan | SubmitResult:
             acting = self._side_for(ctx, actor, side)
             if isinstance(acting, SubmitResult):
@@ -717,7 +725,8 @@ class GameService:
                 dice = self._dice(ctx, next_roll, forced)
                 order = ctx.game.parse(line)
                 outcome = ctx.game.apply(state, side, order, dice)
-            except RuleError as error:
+            except Exception as caught:  # every input gets a refusal, never an exception
+                error = caught if isinstance(caught, RuleError) else _internal(caught, number)
                 if not actions:
                     return self._refused(ctx.id, str(error), rule=error.rule, legal=error.legal,
                                          side=side, stopped_at=number)
@@ -1258,6 +1267,14 @@ class GameService:
                  side: str | None = None, stopped_at: int | None = None) -> SubmitResult:
         return SubmitResult(status="refused", game_id=game_id, error=message, error_rule=rule,
                             legal=list(legal), side=side, stopped_at=stopped_at)
+
+
+def _internal(error: Exception, line: int) -> RuleError:
+    """A defect met while applying an order: refused (nothing changes), logged for the
+    operator. The refusal names no detail: an exception's text may hold a secret."""
+    logger.error("internal error applying line %d: %r", line, error, exc_info=error)
+    return RuleError("internal", f"Umpire could not apply line {line} (an internal error, "
+                     "logged for the operator); nothing was changed")
 
 
 def _standing(state: GameState, side: str) -> bool:

@@ -30,6 +30,7 @@ from adjudicator.kernel.orders import (
     Order,
     Resign,
     SetStanding,
+    check_line,
     format_standing,
     parse_resign,
     parse_standing,
@@ -159,6 +160,7 @@ class Game(ABC, Generic[S]):
     # ---- kernel behaviour shared by every game -----------------------------------------
 
     def parse(self, text: str) -> Order:
+        check_line(text)
         parts = words(text)
         if parts and parts[0].lower() == "standing":
             return parse_standing(text)

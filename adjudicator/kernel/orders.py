@@ -38,6 +38,38 @@ class Resign(Order):
     verb: Literal["resign"] = "resign"
 
 
+#: Input limits. Nothing a player legally writes comes near them; they bound what one
+#: submission can cost (a refusal names the limit it hit).
+MAX_CHARS = 10_000  # characters in one submission
+MAX_LINES = 100  # order lines in one submission
+MAX_LINE_CHARS = 1_000  # characters in one order line
+MAX_WORDS = 80  # words in one order line (a move's steps, a stack's units)
+
+
+def check_size(text: str) -> None:
+    """Refuse a submission over the size limits (:class:`NotationError` naming the limit)."""
+    if len(text) > MAX_CHARS:
+        raise NotationError(f"a submission holds at most {MAX_CHARS} characters; this one has "
+                            f"{len(text)}")
+    lines = [line for line in text.splitlines() if words(line)]
+    if len(lines) > MAX_LINES:
+        raise NotationError(f"a submission holds at most {MAX_LINES} order lines; this one "
+                            f"has {len(lines)}")
+    for line in lines:
+        check_line(line)
+
+
+def check_line(line: str) -> None:
+    """Refuse one order line over the size limits."""
+    if len(line) > MAX_LINE_CHARS:
+        raise NotationError(f"an order line holds at most {MAX_LINE_CHARS} characters; this "
+                            f"one has {len(line)}")
+    count = len(words(line))
+    if count > MAX_WORDS:
+        raise NotationError(f"an order line holds at most {MAX_WORDS} words (steps, units); "
+                            f"this one has {count}")
+
+
 def words(text: str) -> list[str]:
     """Split an order line into words, ignoring extra spaces and a trailing '#...' comment."""
     return text.split("#", 1)[0].split()

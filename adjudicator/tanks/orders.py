@@ -20,7 +20,9 @@ from adjudicator.kernel.orders import Order
 from adjudicator.kernel.spec import Kind, Names, OrderSpec, Verb, plain
 from adjudicator.tanks.hexgrid import Direction
 
-_HEX = re.compile(r"^(\d{1,2})[.\-/:]?(\d{2})$")
+_HEX = re.compile(r"^([0-9]{1,2})[.\-/:]?([0-9]{2})$")  # ASCII digits only
+#: Steps in one move: more than any unit's Movement Factor allows (7.2, 8.3).
+MAX_STEPS = 40
 
 
 class TanksOrder(Order):
@@ -99,7 +101,7 @@ def parse_hex(text: str) -> str:
 
 def parse_facing(text: str) -> str:
     word = text.strip().upper()
-    if word.isdigit() and 1 <= int(word) <= 6:
+    if word in ("1", "2", "3", "4", "5", "6"):
         return Direction(int(word)).name
     if word in Direction.__members__:
         return word
@@ -134,6 +136,8 @@ def _steps(tokens: list[str]) -> tuple[str, ...]:
         else:
             steps.append(parse_hex(token))
             index += 1
+    if len(steps) > MAX_STEPS:
+        raise NotationError(f"a move has at most {MAX_STEPS} steps; this one has {len(steps)}")
     for position, step in enumerate(steps):
         if step.startswith(("exit", "overrun")) and position != len(steps) - 1:
             raise NotationError(f"'{step.split()[0]}' must be the last step of a move")
