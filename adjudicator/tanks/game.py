@@ -311,17 +311,7 @@ class TanksGame(Game[TanksState]):
     def _check_entries(self, ctx: Ctx) -> None:
         state = ctx.state
         side = state.phasing
-        late = [u for u in state.units if u.side == side and u.status == "waiting"
-                and u.enter_turns and max(u.enter_turns) <= state.turn
-                and u.id not in state.flags.get("setup_units", [])]
-        if state.flags.get("same_edge") == side and state.flags.get(
-                f"entry_turn_{side}") == state.turn:
-            late += [u for u in state.units if u.side == side and u.status == "waiting"
-                     and u not in late]
-        moves: dict[str, list[str]] = {}
-        for text in legal.movement_orders(ctx, side, late):
-            moves.setdefault(text.split()[1], []).append(text)
-        able = [u for u in late if moves.get(u.id)]
+        late, able, moves = legal.owed_entries(ctx, side)
         if able:
             raise RuleError("6.5", f"these {side} units must enter the map this turn: "
                             + ", ".join(u.id for u in able),

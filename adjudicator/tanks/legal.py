@@ -791,14 +791,37 @@ def _may_hide(units: list[Unit], unit: Unit, rules: dict[str, Any]) -> bool:
 # ---- everything ------------------------------------------------------------------------------
 
 
+def owed_entries(ctx: Ctx, side: str, orders: list[str] | None = None
+                 ) -> tuple[list[Unit], list[Unit], dict[str, list[str]]]:
+    """6.5 and the scenario's entry turns: (units that must enter this turn, those of them
+    that still can, each one's entry moves). While any can, the First Movement Phase may
+    not end (``done`` is refused, and not listed). ``orders``: the side's movement orders,
+    if already listed."""
+    state = ctx.state
+    late = [u for u in state.units if u.side == side and u.status == "waiting"
+            and u.enter_turns and max(u.enter_turns) <= state.turn
+            and u.id not in state.flags.get("setup_units", [])]
+    if state.flags.get("same_edge") == side and state.flags.get(
+            f"entry_turn_{side}") == state.turn:
+        late += [u for u in state.units if u.side == side and u.status == "waiting"
+                 and u not in late]
+    moves: dict[str, list[str]] = {}
+    ids = {u.id for u in late}
+    listed = [] if not late else movement_orders(ctx, side, late) if orders is None else orders
+    for text in listed:
+        if text.split()[1] in ids:
+            moves.setdefault(text.split()[1], []).append(text)
+    return late, [u for u in late if moves.get(u.id)], moves
+
+
 def legal_orders(ctx: Ctx, side: str) -> list[str]:
     """The orders ``side`` may give now (no pending decision; see ``TanksGame``)."""
     state = ctx.state
     if state.phase == "setup":
         return setup_orders(ctx, side)
-    orders = ["done"]
     if state.phase in FIRE_PHASES:
-        return orders + [o for o, _, _ in fire_options(ctx, side)]
-    orders += barrage_orders(ctx, side)
-    orders += movement_orders(ctx, side)
-    return orders
+        return ["done", *(o for o, _, _ in fire_options(ctx, side))]
+    moves = movement_orders(ctx, side)
+    owed = state.phase == "move1" and side == state.phasing and owed_entries(ctx, side,
+                                                                             moves)[1]
+    return [*([] if owed else ["done"]), *barrage_orders(ctx, side), *moves]

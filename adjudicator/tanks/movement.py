@@ -202,7 +202,9 @@ def _finish_plan(ctx: Ctx, side: str, unit: Unit, kind_type: UnitType, steps: li
     if not fits and not single:  # 7.8: a unit may always move one hex
         rule = "6.4" if state.phase == "move2" else "6.1"
         shown = f"{cost}" + (f" ({road_cost} on the road)" if on_road else "")
-        limit = f"{normal}" + (f" ({road_allow} on the road, 7.2)" if road_allow else "")
+        # 7.2's road rate only where the whole move is on the road (else it does not apply)
+        limit = f"{normal}" + (f" ({road_allow} on the road, 7.2)" if on_road and road_allow
+                               else "")
         raise RuleError(rule, f"{unit.id} would spend {shown} of a Movement Factor of {limit}")
     if end is not None:
         others = [u for u in ctx.friends(side) if u.hex == end and u.id != unit.id

@@ -40,8 +40,9 @@ def step(game: TanksGame, state: TanksState, dice: CommittedDice,
         try:
             return side, order, game.apply_text(state, side, order, dice)
         except RuleError as error:
-            # every listed order is legal; only 'done' may be refused (6.5: units must enter)
-            assert order == "done", f"listed order {order!r} refused: {error}"
+            # every listed order is legal ('done' is not listed while units must enter, 6.5)
+            assert order not in game.legal_orders(state, side), (
+                f"listed order {order!r} refused: {error}")
             last = error
     raise AssertionError(f"no legal order for {side} in {state.phase}: {last}")
 
