@@ -252,7 +252,11 @@ def test_export_verify_import_round_trip(service: GameService, tmp_path: Path) -
     assert checked.ok and checked.rolls_checked == 2 and checked.rolls_forced == 2
     assert not verify(lines, "00" * 32).ok
     tampered = [dict(line) for line in lines]
-    tampered[5]["rolls"] = [{**tampered[5]["rolls"][0], "values": [6, 6], "forced": []}]
+    # The unforced second die changed: whatever the seed (the game id is random), the
+    # recorded value now differs from the one the seed gives.
+    roll = tampered[5]["rolls"][0]
+    changed = [roll["values"][0], roll["values"][1] % 6 + 1]
+    tampered[5]["rolls"] = [{**roll, "values": changed}]
     assert not verify(tampered, seed).ok
     path = tmp_path / "game.jsonl"
     write_record(lines, path)
