@@ -536,6 +536,12 @@ class GameService:
         except UnknownGame as error:
             raise InvalidOperation(str(error)) from error
 
+    def games_behind(self, key: str, cursor: str) -> list[GameInfo]:
+        """Games a frontend bound with ``key`` that moved on since it last published
+        (its cursor: ``meta[cursor + game id]``, the last action it published)."""
+        return [self._info(row, self.store.seats(str(row["id"])))
+                for row in self.store.games_behind(key, cursor)]
+
     def find_by_binding(self, key: str, value: str | int) -> GameInfo | None:
         """The game a frontend bound to ``key`` = ``value`` (e.g. a Discord thread id);
         the newest if several were."""
@@ -641,19 +647,21 @@ class GameService:
 
         return self._execute(game_id, plan, idempotency_key, actor.label)
 
-    def updates(self, game_id: str, after: int, *, skip_actor: str | None = None
-                ) -> SubmitResult:
+    def updates(self, game_id: str, after: int, *, skip_actor: str | None = None,
+                only_actor: str | None = None) -> SubmitResult:
         """What happened after action ``after``, as every audience may read it.
 
         For a frontend that tells its users of actions taken elsewhere (a move made by
         email, told in a Discord thread): the events of every later action (reverted ones
         too: they were played, and the rollback that reverted them is among the actions),
         and each audience's current view. ``skip_actor`` leaves out actions whose actor
-        label starts with it (those the frontend published itself).
+        label starts with it (those the frontend published itself); ``only_actor`` keeps
+        only those whose label starts with it.
         """
         ctx = self._load(game_id)
         rows = [r for r in self.store.actions(game_id, after=after, upto=ctx.head)
-                if not (skip_actor and str(r["actor"]).startswith(skip_actor))]
+                if not (skip_actor and str(r["actor"]).startswith(skip_actor))
+                and (only_actor is None or str(r["actor"]).startswith(only_actor))]
         events = [e for r in rows for e in events_from_json(loads(r["events"], []))]
         game = ctx.game
         views = {viewer: game.view(ctx.state, viewer) for viewer in audiences(game.sides)}

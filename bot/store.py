@@ -396,6 +396,15 @@ class Store:
             "SELECT * FROM games WHERE CAST(json_extract(bindings, ?) AS TEXT) = ? "
             "ORDER BY created DESC, rowid DESC", [path, str(value)]))
 
+    def games_behind(self, key: str, cursor: str) -> list[dict[str, Any]]:
+        """Games a frontend bound with ``key`` (e.g. a Discord thread) whose last action is
+        past the one it last published (kept in ``meta`` under ``cursor`` + the game id)."""
+        return list(self.db.query(
+            "SELECT g.* FROM games g LEFT JOIN meta m ON m.key = ? || g.id "
+            "WHERE json_extract(g.bindings, ?) IS NOT NULL "
+            "AND g.head_seq > coalesce(CAST(m.value AS INTEGER), 0) ORDER BY g.created",
+            [cursor, "$." + json.dumps(key)]))
+
     def games_with_deadlines(self) -> list[dict[str, Any]]:
         return list(self.db.query(
             "SELECT * FROM games WHERE status = 'active' AND deadline_at IS NOT NULL "

@@ -42,6 +42,9 @@ class Renderer(Protocol):
     def __call__(self, view: View, pack: Path | None = None, /, **options: bool) -> bytes: ...
 
 
+#: Where the bot keeps, per game, the last action it published (``meta`` key + game id).
+PUBLISHED = "discord:published:"
+
 #: Event dispatched (with the interaction) when the bot has finished handling one.
 DONE_EVENT = "umpire_interaction_done"
 
@@ -67,6 +70,8 @@ class BotConfig:
     tick_seconds: float = 60.0
     #: Fixed game ids for tests (popped in order); empty: random ids.
     game_ids: list[str] = field(default_factory=list)
+    #: Seconds between looks for actions taken by email in games bound to a thread (0: no).
+    follow_seconds: float = 15.0
 
 
 class UmpireBot(discord.Client):
@@ -81,6 +86,7 @@ class UmpireBot(discord.Client):
         self.tree: app_commands.CommandTree[UmpireBot] = app_commands.CommandTree(self)
         self.tree.on_error = self.on_command_error  # type: ignore[method-assign]
         self._ticker: asyncio.Task[None] | None = None
+        self._follower: asyncio.Task[None] | None = None
         self.pending_rollbacks: dict[str, tuple[str, int, str, int, int]] = {}
         self._prompted: dict[str, tuple[str, str, int]] = {}
 
@@ -98,10 +104,14 @@ class UmpireBot(discord.Client):
             await self.tree.sync()
         if self.config.tick_seconds > 0:
             self._ticker = asyncio.create_task(self._tick_loop(), name="umpire-deadlines")
+        if self.config.follow_seconds > 0:
+            self._follower = asyncio.create_task(self._follow_loop(), name="umpire-follow")
 
     async def close(self) -> None:
         if self._ticker is not None:
             self._ticker.cancel()
+        if self._follower is not None:
+            self._follower.cancel()
         await super().close()
 
     async def _tick_loop(self) -> None:
@@ -112,6 +122,30 @@ class UmpireBot(discord.Client):
                 await self.post_deadline_notices()
             except Exception:
                 log.exception("deadline check failed")
+
+    async def _follow_loop(self) -> None:
+        await self.wait_until_ready()
+        while not self.is_closed():
+            await asyncio.sleep(self.config.follow_seconds)
+            try:
+                await self.publish_from_email()
+            except Exception:
+                log.exception("posting actions taken by email failed")
+
+    async def publish_from_email(self) -> None:
+        """Post in each bound game's thread, and DM its Discord players, what was done by
+        email since the bot last looked (a game may seat one side on Discord and the
+        other by email; the mail gateway tells the email side)."""
+        service = self.port.service
+        for info in await self.port.call(service.games_behind, THREAD_KEY, PUBLISHED):
+            key = PUBLISHED + info.id
+            seen = await self.port.call(service.store.get_meta, key)
+            after = int(seen) if seen is not None else 0
+            result = await self.port.call(service.updates, info.id, after, only_actor="email:")
+            if result.seqs:
+                await self.publish(info, result)
+            done = max([info.head_seq, *result.seqs])
+            await self.port.call(service.store.set_meta, key, str(done))
 
     async def post_deadline_notices(self) -> None:
         for notice in await self.port.tick():

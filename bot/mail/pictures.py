@@ -23,10 +23,12 @@ def _pack(game: str, path: str | None) -> Any:
 def picture(view: View, pack: str | None, events: Iterable[Event] = ()) -> bytes | None:
     """The PNG of ``view`` (None for a game without pictures, or if drawing fails: the mail
     goes out with its text alone)."""
-    try:
-        import render
+    import render
 
+    try:
         return render.render(view, _pack(view.game, pack), events=list(events))
+    except render.NoPicture:
+        return None
     except Exception:
         log.warning("no picture for a %s view", view.game, exc_info=True)
         return None

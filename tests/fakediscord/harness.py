@@ -210,7 +210,8 @@ async def run_umpire(fake: FakeDiscord, db: Path, monkeypatch: pytest.MonkeyPatc
     service = (GameService(store) if seed_source is None
                else GameService(store, seed_source=seed_source))
     bot = UmpireBot(ServicePort(service),
-                    BotConfig(guild_id=fake.guild_id, tick_seconds=0, **config),
+                    BotConfig(guild_id=fake.guild_id, tick_seconds=0,
+                              **{"follow_seconds": 0, **config}),
                     renderer=renderer, guild_ready_timeout=0.05)
     try:
         async with run_client(fake, bot, bot.tree, monkeypatch) as harness:
