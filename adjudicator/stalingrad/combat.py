@@ -137,15 +137,19 @@ def halve_aa(s: Spec) -> bool:
 
 
 def defense_factor(ctx: Ctx, uid: str, halve: bool) -> int:
+    """The side up's Defense Factor, lowered by isolation (12.21, never below 0), then
+    halved for AA without support (8.352: the halving is of the reduced factor)."""
     d = ctx.d(uid)
     value = d.defense if ctx.fresh(uid) else d.spent_defense
+    value = max(0, value - ctx.isolation_cut(uid))
     if halve and d.kind == "aa":
         value //= 2
     return value
 
 
 def offense(s: Spec) -> tuple[int, list[tuple[str, int]]]:
-    lead = max(s.ctx.d(u).attack or 0 for u in s.attackers if s.ctx.d(u).numeric_attack)
+    lead = max(s.ctx.attack_factor(u) or 0 for u in s.attackers
+               if s.ctx.d(u).numeric_attack)
     parts = [("lead Attack Factor", lead)]
     parts += [(m.name, m.value(s)) for m in OV_MODIFIERS]
     return sum(v for _, v in parts), [(n, v) for n, v in parts if v or n == "lead Attack Factor"]
@@ -171,7 +175,7 @@ def rubble_defense(s: Spec) -> tuple[int, list[tuple[str, int]]]:
 
 
 def rubble_offense(s: Spec) -> tuple[int, list[tuple[str, int]]]:
-    lead = max(s.ctx.d(u).attack or 0 for u in s.attackers)
+    lead = max(s.ctx.attack_factor(u) or 0 for u in s.attackers)
     parts = [("lead Attack Factor", lead), ("extra Engineers", len(s.attackers) - 1),
              ("different Parent", _parents(s))]
     return sum(v for _, v in parts), [(n, v) for n, v in parts if v or n.startswith("lead")]

@@ -115,6 +115,7 @@ class Ctx:
             unit.recover = target
         else:
             unit.recover = min(max(unit.recover, target), date + most)
+        unit.marker = unit.recover > date + 1  # Duration 1 has no marker (10.21)
         unit.fresh = False
         self._occupancy.clear()
 
@@ -126,6 +127,7 @@ class Ctx:
             self.disrupt(uid, days)
             return
         unit.recover = min(unit.recover + days, date + self.board.tables.disruption.maximum)
+        unit.marker = unit.recover > date + 1
 
     def units_at(self, loc: str) -> set[str]:
         return self.at.get(loc, set())
@@ -174,8 +176,8 @@ class Ctx:
         return not self.zone(key) and len(self.combat(key, side)) + extra > self.board.max_stack
 
     def supplied(self, uid: str) -> bool:
-        """Part 2 (12) fills this in; every unit is supplied until then."""
-        return True
+        """Not under an Isolation marker (12.2): what Control needs (7.3)."""
+        return self.state.units[uid].isolation == 0
 
     def update_control(self, key: str) -> None:
         """The last side to be sole occupant with a supplied Combat unit controls (7.3)."""
@@ -226,6 +228,24 @@ class Ctx:
 
     def area_key(self, text: str) -> str:
         return self.board.resolve_area(text)
+
+    def isolation_cut(self, uid: str) -> int:
+        """12.21: how much an isolated unit's printed factors are lowered."""
+        level = self.state.units[uid].isolation
+        if level <= 0:
+            return 0
+        table = self.board.tables.isolation.factor_reduction
+        return table[min(level, len(table)) - 1]
+
+    def attack_factor(self, uid: str) -> int | None:
+        """The Attack Factor as it counts now: printed, lowered by isolation (12.21); None
+        for "*". It may fall to 0 or below (8.351: such a unit may still attack)."""
+        attack = self.board.units[uid].attack
+        return None if attack is None else attack - self.isolation_cut(uid)
+
+    def movement_factor(self, uid: str) -> int:
+        """The printed MF lowered by isolation (12.21), never below 0."""
+        return max(0, self.board.units[uid].mf - self.isolation_cut(uid))
 
     def is_night_russian_bonus(self, uid: str) -> int:
         """16.3: each Fresh Russian unit has one extra MF during night impulses."""

@@ -718,6 +718,18 @@ class Constants(Record):
     mamayev_kurgan: int  # 18.4, 19.1
 
 
+class Isolation(Record):
+    """12.21: factor reductions under the "-1"/"-2" markers."""
+
+    factor_reduction: tuple[int, ...] = Field(min_length=1)
+
+
+class DurationMarkers(Record):
+    """4.4, 10.2, 12.22: after how many dates a Duration marker's colour comes round."""
+
+    colours: int = Field(ge=1)
+
+
 class Tables(BaseModel):
     """tables.toml."""
 
@@ -732,6 +744,8 @@ class Tables(BaseModel):
     rubble_entrance: RubbleEntranceTable
     retreat_priority: RetreatPriority
     constants: Constants
+    isolation: Isolation
+    duration_markers: DurationMarkers
 
 
 # ----------------------------------------------------------------------------- scenarios

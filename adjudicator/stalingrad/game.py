@@ -482,7 +482,8 @@ def case_state(game: StalingradGame, position: Mapping[str, Any]) -> StalingradS
         spec_map = position["map"]
         local: dict[str, Any] | None = {
             "map": "pack" if spec_map == "pack" else dict(spec_map), "units": [
-            {k: v for k, v in u.items() if k not in ("area", "fresh", "duration")}
+            {k: v for k, v in u.items()
+             if k not in ("area", "fresh", "duration", "isolation", "marker")}
             for u in units]}
     else:
         local = None
@@ -513,14 +514,17 @@ def case_state(game: StalingradGame, position: Mapping[str, Any]) -> StalingradS
         duration = spec.get("duration")
         recover = None if fresh else state.date + int(duration or 1)
         state.units[uid] = UnitState(loc=str(spec.get("area", "pool")), fresh=fresh,
-                                     recover=recover)
+                                     recover=recover,
+                                     marker=bool(spec.get("marker", int(duration or 1) > 1)),
+                                     isolation=int(spec.get("isolation", 0)))
     for side, policies in position.get("standing", {}).items():
         state.standing[str(side)] = {str(k): str(v) for k, v in policies.items()}
     return state
 
 
 CHECK_KEYS = {"unit", "area", "fresh", "alive", "duration", "mf", "control", "rubble", "date",
-              "day", "box", "turn", "advantage", "advantage_used", "units_in", "done"}
+              "day", "box", "turn", "advantage", "advantage_used", "units_in", "done",
+              "isolation"}
 
 
 def case_check(board: Board, state: StalingradState, expect: Mapping[str, Any]) -> list[str]:
@@ -540,6 +544,8 @@ def case_check(board: Board, state: StalingradState, expect: Mapping[str, Any]) 
             failures.append(f"{uid}: in {unit.loc}, expected {expect['area']}")
         if "fresh" in expect and unit.fresh != expect["fresh"]:
             failures.append(f"{uid}: fresh={unit.fresh}, expected {expect['fresh']}")
+        if "isolation" in expect and unit.isolation != expect["isolation"]:
+            failures.append(f"{uid}: Isolation {unit.isolation}, expected {expect['isolation']}")
         if "duration" in expect:
             got = None if unit.recover is None else unit.recover - state.date
             if got != expect["duration"]:

@@ -44,8 +44,8 @@ def entry_cost(ctx: Ctx, uid: str, dest: str) -> tuple[int, str]:
 
 
 def base_mf(ctx: Ctx, uid: str) -> int:
-    """Printed MF (part 2 reduces it for isolation, 12.21) plus the Russian night MF (16.3)."""
-    return ctx.d(uid).mf + ctx.is_night_russian_bonus(uid)
+    """Printed MF (lowered by isolation, 12.21) plus the Russian night MF (16.3)."""
+    return ctx.movement_factor(uid) + ctx.is_night_russian_bonus(uid)
 
 
 def may_double(ctx: Ctx, uid: str, act: Act) -> bool:
@@ -61,7 +61,8 @@ def may_double(ctx: Ctx, uid: str, act: Act) -> bool:
 
 def allowance(ctx: Ctx, uid: str, act: Act) -> int:
     if may_double(ctx, uid, act):
-        return 2 * ctx.d(uid).mf + ctx.is_night_russian_bonus(uid)
+        # 12.21: the doubling is of the reduced factor.
+        return 2 * ctx.movement_factor(uid) + ctx.is_night_russian_bonus(uid)
     return base_mf(ctx, uid)
 
 
@@ -391,6 +392,8 @@ def regroup_error(ctx: Ctx, side: str, uids: Sequence[str], dest: str) -> RuleEr
     for uid in uids:
         if ctx.fresh(uid):
             return RuleError("8.27", f"{uid} is Fresh: Regrouping is for Spent units")
+        if ctx.state.units[uid].isolation:
+            return RuleError("12.21", f"{uid} is isolated: isolated Spent units may not Regroup")
         act = imp.acts.get(uid) if imp is not None else None
         if act is not None and act.regroup:
             return RuleError("8.27", f"{uid} has already Regrouped this impulse (one MF)")
@@ -589,8 +592,8 @@ def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
     mech, motor = d.mechanized, d.motorized
     motor_only = motor and not mech
     bonus = ctx.is_night_russian_bonus(uid)
-    printed = d.mf + bonus
-    doubled_mf = 2 * d.mf + bonus
+    printed = ctx.movement_factor(uid) + bonus  # 12.21: the reduced factor, doubled too
+    doubled_mf = 2 * ctx.movement_factor(uid) + bonus
     can_double = (mech or motor) and not base.attacked and base.entered is None
     at_helpers: set[str] = set()
     if kind == "at":

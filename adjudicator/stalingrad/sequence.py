@@ -8,23 +8,19 @@ attack DR this impulse, 8.1), then — if the Advantage is used to reroll it —
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from adjudicator.kernel.decisions import Option, PendingDecision
 from adjudicator.kernel.dice import Dice, Roll
 from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.board import (
     GERMAN,
     RUSSIAN,
-    Board,
-    area_key_order,
     date_label,
     day_of,
     other,
 )
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.orders import Notation
-from adjudicator.stalingrad.state import DEAD, EAST, OFF_MAP, POOL
+from adjudicator.stalingrad.state import DEAD, EAST, GONE, OFF_MAP, OUT, POOL, REMOVED
 
 FMT = Notation.format
 BREAKTHROUGH_ZONES = ("A", "B", "G", "H")
@@ -434,76 +430,36 @@ def dawn(ctx: Ctx, dice: Dice) -> None:
     """6.32: advance the date, remove Duration markers, Spent -> Fresh, then the new
     Game Turn's Reinforcement Phase (6.2)."""
     from adjudicator.stalingrad.crossing import reinforcement_phase
+    from adjudicator.stalingrad.supply import dawn_supply
+    from adjudicator.stalingrad.victory import end_of_week
 
     state = ctx.state
     state.day = True
-    finished_week = state.date % 7 == 6
+    ends = ctx.board.calendar.week_ends()
+    finished = day_of(state.date)
+    week = ends.index(finished) + 1 if finished in ends else None
     state.date += 1
     state.box = start_box(ctx, True)
     state.german_impulses_today = 0
     state.advantage_start = state.advantage
     state.advantage_used = False
     ctx.event("dawn", f"Dawn: {date_label(state.date)}", "6.32", date=state.date)
+    dawn_supply(ctx, dice)  # 12.2, 12.22
     recovered = 0
     for uid, unit in state.units.items():
-        if unit.fresh or unit.loc in (DEAD, POOL):
+        if unit.fresh or unit.loc in (DEAD, POOL, OUT, GONE, REMOVED):
             continue
+        if ctx.d(uid).kind == "fag":
+            continue  # 15.34: Russian Artillery returns only by Refit
         if unit.recover is not None and unit.recover <= state.date and ctx.supplied(uid):
             unit.fresh = True
             unit.recover = None
+            unit.marker = False
             recovered += 1
     ctx.changed()
     ctx.event("recover", f"{recovered} Spent unit(s) return to Fresh", "6.32", count=recovered)
-    if finished_week:
-        end_of_week(ctx)
+    if week is not None:
+        end_of_week(ctx, week)
         if state.result is not None:
             return
     reinforcement_phase(ctx, dice)
-
-
-def victory_points(ctx: Ctx) -> tuple[int, list[str]]:
-    """19.1: the German's Victory Points — the VP of every Area he controls (supply to
-    them, 19.1's last sentence, is part 2: every unit is supplied until then)."""
-    return german_vp(ctx.board, ctx.state.control)
-
-
-def german_vp(board: Board, control: Mapping[str, str]) -> tuple[int, list[str]]:
-    """:func:`victory_points` from the board and the Control of each Area (Russian unless
-    recorded otherwise): the total and the VP Areas (and Zones) counted, in key order."""
-    areas = sorted((k for k, a in board.areas.items()
-                    if a.vp and control.get(k, RUSSIAN) == GERMAN), key=area_key_order)
-    return sum(board.areas[k].vp for k in areas), areas
-
-
-def end_of_week(ctx: Ctx) -> None:
-    """6.4: after the last night impulse of a week, total the German Victory Points.
-
-    The Kuibyshev Sawmill scenario ends here with its own victory condition (its rule 3:
-    the German wins with at least four VP). In the Basic Game the total is compared with
-    the week's blue number (19.2) and reported; deciding the game on it is part 2.
-    """
-    state = ctx.state
-    week = state.date // 7
-    vp, areas = victory_points(ctx)
-    where = ", ".join(areas) or "none"
-    if state.options.get("victory") == "vp_at_week_end":
-        need = state.options.get("victory_vp")
-        need = int(need) if isinstance(need, int) else 4
-        german = vp >= need
-        state.result = (f"german wins: {vp} VP (Areas {where}) >= {need}" if german else
-                        f"russian wins: the German holds {vp} VP (Areas {where}), "
-                        f"fewer than {need}")
-        ctx.event("end-of-week", f"end of week {week} ({date_label(state.date - 1)}): German "
-                  f"{vp} VP vs {need} needed — {state.result}", "Sawmill 3", week=week, vp=vp,
-                  need=need, winner=GERMAN if german else RUSSIAN, areas=areas)
-        return
-    blue = ctx.board.blue.get(week)
-    if blue is None:
-        ctx.event("end-of-week", f"end of week {week} ({date_label(state.date - 1)}): German "
-                  f"{vp} VP (Areas {where})", "6.4", week=week, vp=vp, areas=areas)
-        return
-    verdict = ("above it: a German win" if vp > blue else "below it: a Russian win"
-               if vp < blue else "equal: the game goes on")
-    ctx.event("end-of-week", f"end of week {week} ({date_label(state.date - 1)}): German "
-              f"{vp} VP (Areas {where}) vs blue {blue} — {verdict} (19.2; the result is "
-              "declared by part 2)", "6.4", week=week, vp=vp, blue=blue, areas=areas)

@@ -25,7 +25,9 @@ POOL = "pool"  # not yet arrived
 DEAD = "dead"
 OUT = "out"  # not in this scenario (the Sawmill's other Quadrants, relegated arrivals)
 BOX = "box"  # the Luftwaffe (4.26) and the Russian FAG units (5.3) in their printed boxes
-OFF_MAP = frozenset({EAST, OFFBOARD, POOL, DEAD, OUT, BOX})
+REMOVED = "removed"  # an Observer removed until the next Dawn (15.22, 8.3556)
+GONE = "withdrawn"  # withdrawn from the game (21.3)
+OFF_MAP = frozenset({EAST, OFFBOARD, POOL, DEAD, OUT, BOX, REMOVED, GONE})
 
 Phase = Literal["bids", "setup", "rubble", "play"]
 
@@ -38,6 +40,7 @@ class UnitState(BaseModel):
     loc: str
     fresh: bool = True
     recover: int | None = None
+    marker: bool = False  # a Duration marker (Duration 2-4) rather than Duration 1 (10.2)
     isolation: int = 0  # the Isolation marker: 0 none, 1 "-1", 2 "-2" (12.2)
 
 

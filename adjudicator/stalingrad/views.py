@@ -8,8 +8,7 @@ Besides the map, a View carries what the rules know and a picture should not wor
 itself: ``last_action`` (the last impulse as the rules resolved it, as far as the viewer may
 see it: :mod:`adjudicator.stalingrad.last_action`) and the German's Victory Points (19.1):
 ``vp``, the VP Areas counted (``vp_areas``) and the most the scenario's map offers
-(``vp_total``). ``UnitView.isolated`` is the Isolation marker (12): supply is part 2's, so
-it is False until part 2's supply rules set it.
+(``vp_total``). ``UnitView.isolated``/``isolation`` is the Isolation marker (12.2).
 """
 
 from __future__ import annotations
@@ -19,8 +18,8 @@ from pydantic import BaseModel, Field
 from adjudicator.kernel.views import View
 from adjudicator.stalingrad.board import Board, area_key_order, date_label
 from adjudicator.stalingrad.last_action import LastAction, for_viewer
-from adjudicator.stalingrad.sequence import german_vp
 from adjudicator.stalingrad.state import DEAD, EAST, OFFBOARD, POOL, StalingradState
+from adjudicator.stalingrad.victory import german_vp
 
 
 class UnitView(BaseModel):
@@ -34,7 +33,8 @@ class UnitView(BaseModel):
     defense: int
     mf: int
     label: str = ""
-    isolated: bool = False  # Isolation (12): always False until part 2's supply rules
+    isolated: bool = False  # under an Isolation marker (12.2)
+    isolation: int = 0  # the marker: 1 for "-1", 2 for "-2"
 
 
 class AreaView(BaseModel):
@@ -76,14 +76,14 @@ def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> 
             id=uid, side=d.side, kind=d.kind, loc=unit.loc, fresh=unit.fresh,
             duration=(unit.recover - state.date) if unit.recover is not None else None,
             attack=d.attack, defense=d.defense if unit.fresh else d.spent_defense, mf=d.mf,
-            label=d.name,
+            label=d.name, isolated=unit.isolation > 0, isolation=unit.isolation,
         ))
     areas = [AreaView(key=k, label=a.label, control=state.control.get(k, "russian"),
                       rubble=state.rubble.get(k, 0), tem=a.tem)
              for k, a in sorted(board.areas.items(), key=lambda kv: area_key_order(kv[0]))]
     imp = state.impulse
     battle = state.battle
-    vp, vp_areas = german_vp(board, state.control)
+    vp, vp_areas = german_vp(board, state)
     return StalingradView(
         game=game, viewer=viewer, scenario=state.scenario, phase=state.phase, date=state.date,
         date_label=date_label(state.date), day=state.day, box=state.box, turn=state.turn,

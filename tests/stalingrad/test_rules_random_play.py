@@ -29,9 +29,11 @@ LINKS = [["1", "2"], ["2", "3"], ["3", "4"], ["1", "5"], ["2", "6"], ["3", "7"],
 
 def start() -> StalingradState:
     areas: list[dict[str, Any]] = [{"key": k, "tem": 1 + int(k) % 4,
-                                    "ferry": k in ("9", "12"), "river_bank": int(k) >= 9}
+                                    "ferry": k in ("9", "12"), "river_bank": int(k) >= 9,
+                                    "supply": "russian" if k in ("9", "12") else None}
                                    for k in KEYS]
-    areas += [{"key": "C", "zone": True, "tem": 1}, {"key": "D", "zone": True, "tem": 1}]
+    areas += [{"key": "C", "zone": True, "tem": 1, "supply": "german"},
+              {"key": "D", "zone": True, "tem": 1, "supply": "german"}]
     units: list[dict[str, Any]] = []
     kinds = ["infantry", "infantry", "armor", "at", "aa", "infantry"]
     for i in range(12):
@@ -57,8 +59,14 @@ def check(state: StalingradState, before: StalingradState, order: str) -> None:
     assert set(state.units) == set(board.units)
     for uid, unit in state.units.items():
         assert unit.loc in board.areas or unit.loc in OFF_MAP, (uid, unit.loc)
-        if not unit.fresh and unit.loc not in ("dead", "pool"):
-            assert unit.recover is not None
+        assert 0 <= unit.isolation <= 2, (uid, unit.isolation)  # 12.2
+        if unit.isolation:
+            assert unit.loc in board.areas or unit.loc == "dead", (uid, unit.loc)
+        kind = board.units[uid].kind
+        assert (unit.loc == "box") == (kind in ("fag", "air") and unit.loc != "out"), uid
+        if not unit.fresh and unit.loc not in ("dead", "pool", "out", "withdrawn", "removed") \
+                and not (kind == "fag" and unit.recover is None):  # 15.34: awaiting Refit
+            assert unit.recover is not None, uid
             assert 1 <= unit.recover - state.date <= 4, (uid, unit.recover, state.date)
     assert set(board.areas) <= set(state.control)
     assert set(state.control.values()) <= {"german", "russian"}
@@ -86,6 +94,9 @@ def play(seed: int, orders: int) -> int:
     dice = CommittedDice(seed.to_bytes(4, "big") * 8, f"random-{seed}")
     impulses = 0
     for _ in range(orders):
+        if state.result is not None:
+            assert state.result.startswith(("german wins", "russian wins", "draw"))
+            state = start()  # the week ended the game (6.4, 19.2): play another
         side = GAME.acting_side(state)
         assert side is not None
         legal = GAME.legal_orders(state, side)
@@ -115,10 +126,26 @@ def test_random_legal_play_keeps_the_invariants() -> None:
     assert total > 100
 
 
-def play_to_the_end(state: StalingradState, seed: int, limit: int) -> StalingradState:
-    """Random legal orders until the game has a result; every listed order is accepted."""
+def choose(rng: random.Random, state: StalingradState, legal: list[str],
+           quiet: float = 0.35) -> str:
+    """A random listed order: the setup finished quickly ('setup auto', 'setup done'), and
+    'end' or 'pass' with probability ``quiet`` so that days pass."""
+    for fast in ("setup auto", "setup done", "rubble"):
+        if fast in legal:
+            return fast
+    if state.pending is None and rng.random() < quiet:
+        for calm in ("end", "pass"):
+            if calm in legal:
+                return calm
+    return rng.choice(legal)
+
+
+def play_to_the_end(state: StalingradState, seed: int, limit: int,
+                    quiet: float = 0.35) -> StalingradState:
+    """Random legal orders until the game has a result; every listed order is accepted and
+    the invariants hold after each."""
     rng = random.Random(seed)
-    dice = CommittedDice(seed.to_bytes(4, "big") * 8, f"sawmill-{seed}")
+    dice = CommittedDice(seed.to_bytes(4, "big") * 8, f"{state.scenario}-{seed}")
     for _ in range(limit):
         if state.result is not None:
             return state
@@ -126,8 +153,7 @@ def play_to_the_end(state: StalingradState, seed: int, limit: int) -> Stalingrad
         assert side is not None
         legal = GAME.legal_orders(state, side)
         assert legal, "a side to act always has a legal order"
-        choice = "end" if state.pending is None and "end" in legal and rng.random() < 0.35 \
-            else rng.choice(legal)
+        choice = choose(rng, state, legal, quiet)
         outcome = accepted(state, side, choice, dice)
         check(outcome.state, state, choice)
         state = outcome.state
@@ -146,3 +172,29 @@ def test_random_sawmill_games_reach_their_result(seed: int) -> None:
     assert state.date == 7
     board = GAME.board_for(state)
     assert all(s.loc in board.areas or s.loc in OFF_MAP for s in state.units.values())
+
+
+SCENARIOS = ("historical", "basic", "simulation", "sawmill")
+
+
+def finished(scenario: str, seed: int, options: dict[str, Any] | None = None) -> None:
+    state = GAME.setup(scenario, options)
+    state = play_to_the_end(state, seed, 6000, quiet=0.6)
+    assert state.result is not None
+    assert state.result.startswith(("german wins", "russian wins", "draw"))
+
+
+@pytest.mark.skipif(not GAME.has_pack(), reason="needs the shipped data pack")
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_random_games_of_every_scenario_reach_a_result(scenario: str) -> None:
+    """Every scenario played by random legal orders reaches the result the rules give (19,
+    21.1, the Sawmill's 3): invariants after every order, no listed order refused."""
+    finished(scenario, 11)
+
+
+@pytest.mark.soak
+@pytest.mark.skipif(not GAME.has_pack(), reason="needs the shipped data pack")
+@pytest.mark.parametrize("scenario", SCENARIOS)
+@pytest.mark.parametrize("seed", range(50))
+def test_soak_random_games_reach_a_result(scenario: str, seed: int) -> None:
+    finished(scenario, 1000 + seed)

@@ -140,16 +140,19 @@ def test_interdiction_point_for_mamayev_kurgan_from_september_15_rule_7() -> Non
 
 
 def week_end(control: dict[str, str]) -> StalingradState:
+    """The night of September 19 ending, the German holding the South's non-VP Areas (so
+    he can trace supply to his VP Areas, 19.1) and the VP Areas in ``control``."""
     state = started()
+    held = {k: "german" for k in SOUTH if k not in ("30", "31", "61", "62")}
     night = state.model_copy(update={"date": 6, "day": False, "box": 11,
                                      "german_impulses_today": 12, "turn": "german",
-                                     "control": {**state.control, **control}})
+                                     "control": {**state.control, **held, **control}})
     return GAME.apply_text(night, "german", "pass", FixedDice([5, 6])).state
 
 
 def test_german_wins_with_four_vp_at_the_end_of_the_week_rule_3() -> None:
     state = week_end({"31": "german", "62": "german"})
-    assert state.result is not None and state.result.startswith("german wins: 4 VP")
+    assert state.result is not None and state.result.startswith("german wins: German 4 VP")
     assert GAME.acting_side(state) is None
     with pytest.raises(RuleError):
         GAME.apply_text(state, "russian", "pass", FixedDice())
@@ -161,7 +164,7 @@ def test_russian_wins_by_denying_the_german_rule_3() -> None:
     assert "3 VP" in state.result
 
 
-def test_end_of_week_reports_vp_against_the_blue_number_6_4_19_2() -> None:
+def test_end_of_week_decides_against_the_blue_number_6_4_19_2() -> None:
     state = GAME.setup("historical")
     state = GAME.apply_text(state, "german", "standing advantage never", FixedDice()).state
     state = GAME.apply_text(state, "german", "rubble", FixedDice([1] * 8)).state
@@ -172,5 +175,6 @@ def test_end_of_week_reports_vp_against_the_blue_number_6_4_19_2() -> None:
     blue = GAME.pack_board.blue[1]
     assert report.data["week"] == 1 and report.data["blue"] == blue
     assert report.data["vp"] == 2  # Zone H (a Ferry Landing) is German at start (19.1)
-    assert outcome.state.result is None  # victory (19.2) is part 2
+    assert outcome.state.result is not None
+    assert outcome.state.result.startswith("russian wins")  # 2 < blue (19.2)
     assert outcome.state.date == 7

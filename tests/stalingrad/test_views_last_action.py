@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 from adjudicator.kernel.dice import FixedDice
-from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.game import StalingradGame
 from adjudicator.stalingrad.last_action import (
     AttackRecord,
@@ -16,8 +15,8 @@ from adjudicator.stalingrad.last_action import (
     RetreatRecord,
     attack_text,
 )
-from adjudicator.stalingrad.sequence import victory_points
 from adjudicator.stalingrad.state import StalingradState
+from adjudicator.stalingrad.victory import german_vp
 from adjudicator.stalingrad.views import StalingradView
 from tests.render.games import random_game
 from tests.stalingrad.test_rules_decisions import attack_and_retreat, overfull, position, unit
@@ -158,7 +157,7 @@ def test_every_step_of_a_random_game_agrees_with_its_events() -> None:
                 seen["move"] += 1
                 assert paths[uid][-len(areas):] == areas, (step.order, paths[uid], areas)
             # the tally is the rules' own (19.1)
-            vp, areas = victory_points(Ctx(GAME.board_for(step.state), step.state))
+            vp, areas = german_vp(GAME.board_for(step.state), step.state)
             assert (view.vp, view.vp_areas) == (vp, areas)
     assert all(seen.values()), seen
 
