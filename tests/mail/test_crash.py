@@ -53,8 +53,8 @@ def head(db: Path, game_id: str) -> int:
 def start_gateway(config_path: Path, log: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "UMPIRE_IMAP_PASSWORD": MAIL_PASSWORD,
            "UMPIRE_SMTP_PASSWORD": SMTP_PASSWORD}
-    return subprocess.Popen([sys.executable, "-m", "bot.cli", "mail", "--config",
-                             str(config_path)], cwd=ROOT, env=env,
+    return subprocess.Popen([sys.executable, "-m", "tests.umpire_with_test_games", "mail",
+                             "--config", str(config_path)], cwd=ROOT, env=env,
                             stdout=log.open("ab"), stderr=subprocess.STDOUT)
 
 
