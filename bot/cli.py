@@ -209,11 +209,11 @@ def mail(
 @app.command()
 def bench(
     target: Annotated[str | None, typer.Argument(
-        help="what to measure: store, render, engine, tanks, autocomplete")] = None,
+        help="what to measure: store, render, engine, tanks, autocomplete, mail")] = None,
     actions: Annotated[int, typer.Option(help="actions in the benchmark game")] = 2000,
 ) -> None:
     """Run the benchmarks and print ratios."""
-    if target not in ("store", "render", "engine", "tanks", "autocomplete"):
+    if target not in ("store", "render", "engine", "tanks", "autocomplete", "mail"):
         not_yet("bench" + (f" {target}" if target else ""))
     import importlib.util
 

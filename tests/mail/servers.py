@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import getpass
 import imaplib
+import logging
 import os
 import shutil
 import socket
@@ -31,6 +32,8 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
 DOVECOT_PATHS = ("/usr/sbin/dovecot", "/usr/local/sbin/dovecot")
+# aiosmtpd warns of its own deprecated attribute on every login; not the tests' business.
+logging.getLogger("mail.log").setLevel(logging.ERROR)
 MAIL_USER, MAIL_PASSWORD = "umpire", "imap-test-password"
 SMTP_USER, SMTP_PASSWORD = "umpire", "smtp-test-password"
 #: Mailboxes made when dovecot starts (one per test that needs one).
