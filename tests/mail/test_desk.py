@@ -175,3 +175,45 @@ def test_gm_seats_a_player_by_mail_and_only_they_get_the_secret(office: Desk) ->
         assert secret_in(mail) not in reply.body
     red_secret = secret_in(next(m for m in secrets if m.to == RED))
     assert office.service.unlocked_seats(game_id, Actor.mail(RED), red_secret)
+
+
+def test_deadlines_remind_by_mail_and_expire(tmp_path: Path) -> None:
+    from tests.bot.test_service_support import Clock
+
+    clock = Clock()
+    office = desk(tmp_path / "umpire.db", clock=clock)
+    office.service.clock = clock
+    game_id, secrets = game_with_players(office)
+    handle(office, inbound(GM, f"password {secrets[GM]}\ndeadline 10h",
+                           subject=f"[umpire {game_id}]"))
+    handle(office, inbound(RED, f"password {secrets[RED]}\ntrap 1", subject=f"[umpire {game_id}]"))
+    catch_up(office)
+    clock.advance(5.5 * 3600)  # past half of red's time: red is reminded
+    mails = office.tick()
+    reminders = [m for m in mails if "left to act" in m.body]
+    assert [m.to for m in reminders] == [RED] and reminders[0].audience == "red"
+    assert office.tick() == []  # reminded once
+    told: list[Outgoing] = []
+    for _ in range(5 * 3600 // 300):  # the gateway ticks often; red's time runs out
+        clock.advance(300)
+        for mail in office.tick():
+            office.sent(mail)
+            told.append(mail)
+    expired = {m.to: m.body for m in told if "deadline passed" in m.body}
+    assert set(expired) == {GM, RED, BLUE} and "Umpire plays pass" in expired[BLUE]
+    info = office.service.info(game_id)
+    assert info.head_seq == 2 and info.to_act == "blue"
+
+
+def test_unknown_games_finished_games_and_empty_mail_get_clear_answers(office: Desk) -> None:
+    unknown = one(handle(office, inbound(RED, "pass", subject="[umpire nosuchgame] x")))
+    assert "there is no game 'nosuchgame'" in unknown.body
+    nothing = one(handle(office, inbound(RED, "\n\n> pass\n-- \nRed")))
+    assert "no command" in nothing.body
+    game_id, secrets = game_with_players(office)
+    handle(office, inbound(BLUE, f"password {secrets[BLUE]}\nresign",
+                           subject=f"[umpire {game_id}]"))
+    late = one(handle(office, inbound(RED, f"password {secrets[RED]}\ntrap 1",
+                                      subject=f"[umpire {game_id}]")))
+    assert "the game is finished, not in play" in late.body
+    assert "Game over: blue resigns; red wins" in late.body
