@@ -278,9 +278,12 @@ class SmtpSink:
 
     def start(self) -> None:
         self.controller.start()
+        self.running = True
 
     def stop(self) -> None:
-        self.controller.stop()
+        if getattr(self, "running", False):
+            self.controller.stop()
+            self.running = False
 
     def to(self, address: str) -> list[Received]:
         return [m for m in self.received if address in m.to]

@@ -68,3 +68,51 @@ def test_idle_wakes_the_gateway_when_mail_comes(dovecot: Dovecot, mailbox: str,
     finally:
         stop.set()
         runner.join(timeout=5)
+
+
+def test_a_huge_mail_is_refused_unread_over_imap(dovecot: Dovecot, mailbox: str,
+                                                 sink: SmtpSink, ca: LocalCA,
+                                                 tmp_path: Path) -> None:
+    config = gateway_config(dovecot, mailbox, sink, ca, tmp_path, limits={"max_bytes": 20_000})
+    huge = raw_mail("ann@player.test", "pass\n" + "y" * 60_000, subject="my orders")
+    dovecot.append(huge, raw_mail("bob@player.test", "help"), user=mailbox)
+    gateway = make_gateway(config)
+    assert gateway.poll() == 2
+    replies = {m.to[0]: m for m in sink.wait_for(2)}
+    assert "Umpire reads mails of up to 19 KB" in replies["ann@player.test"].text
+    assert "create GAME" in replies["bob@player.test"].text
+    assert dovecot.count("INBOX", mailbox) == 0
+
+
+def test_the_smtp_listener_accepts_only_what_it_handled(sink: SmtpSink, ca: LocalCA,
+                                                        tmp_path: Path) -> None:
+    import smtplib
+
+    from bot.mail.transport import Listener
+    from tests.mail.servers import free_port
+
+    port = free_port()
+    config = MailConfig.model_validate({
+        "address": "umpire@umpire.test", "database": str(tmp_path / "umpire.db"),
+        "listen": {"host": "127.0.0.1", "port": port},
+        "smtp": {"host": "localhost", "port": sink.port, "tls": "starttls",
+                 "user": "umpire", "ca_file": str(ca.ca_file)}})
+    service = GameService(Store(tmp_path / "umpire.db", synchronous="NORMAL"))
+    gateway = Gateway(Desk(service, config, games=DUEL), config,
+                      Outbox(config.smtp, password(config.smtp), config.address))
+    listener = Listener(config.listen, gateway.receive, 100_000)  # type: ignore[arg-type]
+    listener.start()
+    try:
+        with smtplib.SMTP("127.0.0.1", port) as client:
+            client.sendmail("ann@player.test", ["umpire@umpire.test"],
+                            raw_mail("ann@player.test", "help"))
+        (reply,) = sink.wait_for(1)
+        assert reply.to == ["ann@player.test"] and "create GAME" in reply.text
+        sink.stop()  # replies cannot go out now: the mail is refused for a retry (451)
+        with smtplib.SMTP("127.0.0.1", port) as client, pytest.raises(
+                smtplib.SMTPDataError) as refused:
+            client.sendmail("bob@player.test", ["umpire@umpire.test"],
+                            raw_mail("bob@player.test", "help"))
+        assert refused.value.smtp_code == 451
+    finally:
+        listener.stop()
