@@ -217,3 +217,42 @@ def test_unknown_games_finished_games_and_empty_mail_get_clear_answers(office: D
                                       subject=f"[umpire {game_id}]")))
     assert "the game is finished, not in play" in late.body
     assert "Game over: blue resigns; red wins" in late.body
+
+
+def test_every_other_command_by_mail(office: Desk) -> None:
+    game_id, secrets = game_with_players(office)
+    subject = f"[umpire {game_id}]"
+
+    def send(who: str, body: str) -> str:
+        return one(handle(office, inbound(who, f"password {secrets[who]}\n{body}",
+                                          subject=subject))).body
+
+    listed = one(handle(office, inbound(RED, "list"))).body
+    assert f"{game_id}: " in listed and "you: red" in listed
+    status = send(BLUE, "status")
+    assert "red: by mail\n" in status.replace("\r", "") and "to act: red" in status
+    assert RED not in status  # players' addresses are for the GM
+    assert RED in send(GM, "status")
+    mapped = one(handle(office, inbound(RED, f"password {secrets[RED]}\ntrap 1\nmap",
+                                        subject=subject)))
+    assert (f"{game_id}-red.png", b"PNG:red") in mapped.attachments
+    refused = send(BLUE, "map red")
+    assert "may not see the red view" in refused
+    assert "standing casualty" in send(BLUE, "standing")
+    assert "#1 order red: trap 1" in send(RED, "log 5")
+    assert "#1 order red: (secret)" in send(BLUE, "log 5")
+    moved = send(RED, "move r2 3\nundo")
+    assert "applied: undo" in moved and "red takes back: move r2 3" in moved
+    paused = send(GM, "pause holidays")
+    assert "paused the game" in paused and "holidays" in paused
+    assert "paused by the GM" in send(RED, "pass")
+    assert "resumed" in send(GM, "resume back again")
+    reset = handle(office, inbound(GM, f"password {secrets[GM]}\nsecret blue",
+                                   subject=subject))
+    assert {m.to for m in reset} == {GM, BLUE}
+    new_blue = secret_in(next(m for m in reset if m.to == BLUE))
+    assert new_blue not in next(m for m in reset if m.to == GM).body
+    assert "did not carry the seat's secret" in send(BLUE, "pass")  # the old one is void
+    assert "dice seed of" in send(GM, "seed")
+    assert "GM's seat" in send(RED, "seed")
+    assert "blue has no player now" in send(GM, "unseat blue because left the club")
