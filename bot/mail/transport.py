@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import smtplib
 import ssl
 import time
@@ -25,6 +26,7 @@ from bot.mail.config import ImapConfig, ListenConfig, Secret, SmtpConfig
 
 log = logging.getLogger("umpire.mail")
 
+SIZE = re.compile(rb"RFC822\.SIZE (\d+)")
 #: The keyword that marks handled mail when no handled folder is configured.
 HANDLED_FLAG = "UmpireHandled"
 
@@ -81,19 +83,20 @@ class Inbox:
         return sorted(box.uids(criteria), key=int)
 
     def fetch(self, uid: str, max_bytes: int) -> tuple[bytes, int] | None:
-        """(raw mail, its size) — only the headers when the mail is over ``max_bytes``."""
-        box = self._box
-        head = next(iter(box.fetch(uid_list=[uid], headers_only=True, mark_seen=False)), None)
-        if head is None:
+        """(raw mail, its size) — only the headers when the mail is over ``max_bytes``.
+        The bytes are handed over as the server keeps them (nothing parses them here)."""
+        client = self._box.client
+        status, data = client.uid("fetch", uid, "(RFC822.SIZE)")
+        found = SIZE.search(b" ".join(item for item in data or [] if isinstance(item, bytes)))
+        if status != "OK" or found is None:
             return None
-        size = head.size_rfc822
-        if size > max_bytes:
-            return head.obj.as_bytes(), size
-        status, data = box.client.uid("fetch", uid, "(BODY.PEEK[])")
+        size = int(found.group(1))
+        part = "BODY.PEEK[HEADER]" if size > max_bytes else "BODY.PEEK[]"
+        status, data = client.uid("fetch", uid, f"({part})")
         raw = next((item[1] for item in data or [] if isinstance(item, tuple)), None)
         if status != "OK" or not isinstance(raw, bytes):
             return None
-        return raw, len(raw)
+        return raw, size
 
     def done(self, uid: str) -> None:
         box = self._box
