@@ -372,6 +372,7 @@ def export_gif(
     """Write an animated replay: one frame per impulse or phase, with the date and caption."""
     import render
     from bot.history import ReplayError, replay_row
+    from bot.messages import order_text_for
     from render.replay import Frame, animate, frames_by_step
 
     rules, service, rows = _stored_game(game_id, db)
@@ -384,7 +385,9 @@ def export_gif(
         items = [Frame(rules.view(state, viewer), "set-up")]
         for row in rows:
             state = replay_row(rules, state, row)
-            caption = f"{row['side']}: {row['text']}" if row.get("text") else str(row["kind"])
+            # A caption quotes an order only to a viewer who may read it (log rules).
+            said = order_text_for(rules, row, viewer)
+            caption = f"{row['side']}: {said}" if row.get("text") else str(row["kind"])
             items.append(Frame(rules.view(state, viewer), caption, _events(row)))
         data = animate(frames_by_step(items), render.load_pack(rules.name, rules.pack),
                        fmt="png" if apng else "gif")

@@ -87,6 +87,25 @@ def events_from_json(data: Sequence[dict[str, Any]]) -> list[Event]:
     return [Event.model_validate(item) for item in data]
 
 
+# ---- contacts: email addresses only for the GM and their holder ------------------------------
+
+#: How an actor label that holds an email address reads to someone who may not see it.
+WITHHELD = "email:(withheld)"
+
+
+def contact_labels(seats: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Actor labels holding an email address -> what others read: ``email:(red)``."""
+    return {f"email:{str(seat['email']).lower()}": f"email:({seat['side'] or 'gm'})"
+            for seat in seats if seat.get("email")}
+
+
+def redact_label(label: Any, labels: Mapping[str, str], keep: str | None = None) -> Any:
+    """``label`` with its email address withheld, unless it is ``keep`` (the reader's own)."""
+    if not isinstance(label, str) or not label.startswith("email:") or label == keep:
+        return label
+    return labels.get(label, WITHHELD)
+
+
 # ---- the action log as one audience may read it ---------------------------------------------
 
 def is_secret_order(game: Game[Any], order: Order) -> bool:
@@ -137,12 +156,15 @@ def text_visible(game: Game[Any], row: Mapping[str, Any], audience: str) -> bool
 
     The GM and the side that gave it always may. Anyone else may read an ``order`` (or a
     ``system`` order played for a side at its deadline) unless :func:`is_secret_order`
-    says it is secret; never a ``decision`` answer (it is one of the decision's options,
-    which the kernel shows only to the owing side and the GM), nor a deadline answer to a
-    decision, nor an unreadable text.
+    says it is secret or it was given as private input (``payload.private``, see
+    :meth:`Game.is_private`: a face-down set-up); never a ``decision`` answer (it is one
+    of the decision's options, which the kernel shows only to the owing side and the GM),
+    nor a deadline answer to a decision, nor an unreadable text.
     """
     if audience == GM or (row["side"] is not None and audience == row["side"]):
         return True
+    if loads(row.get("payload"), {}).get("private"):
+        return False
     kind = row["kind"]
     if kind == "system":
         if loads(row.get("payload"), {}).get("decision") is not False:
@@ -154,6 +176,16 @@ def text_visible(game: Game[Any], row: Mapping[str, Any], audience: str) -> bool
     except (RuleError, ValueError):
         return False
     return not is_secret_order(game, order)
+
+
+def order_text_for(game: Game[Any], row: Mapping[str, Any], audience: str) -> str:
+    """A stored action's order as ``audience`` may read it: its text, or what it was
+    without the secret (``a secret order``) — for notices, captions and log lines."""
+    if row.get("text") and text_visible(game, row, audience):
+        return str(row["text"])
+    if row.get("text"):
+        return "a decision" if row["kind"] == "decision" else "a secret order"
+    return str(row["kind"])
 
 
 def log_entry(game: Game[Any], row: Mapping[str, Any], audience: str) -> LogEntry:

@@ -31,6 +31,7 @@ from adjudicator.kernel.game import Game
 from adjudicator.kernel.state import GameState
 from adjudicator.registry import UnknownGame, load_game
 from bot.history import ReplayError, forced_queue, replay_row
+from bot.messages import redact_label
 from bot.store import NewAction, Snapshot, Store, dumps
 
 FORMAT = "umpire/1"
@@ -84,6 +85,30 @@ def export_lines(store: Store, game_id: str, include_seed: bool = False) -> list
             item[key] = json.loads(action[key]) if action[key] is not None else None
         lines.append(item)
     return lines
+
+
+def redact_contacts(lines: Sequence[Mapping[str, Any]], labels: Mapping[str, str],
+                    reader: Any) -> list[dict[str, Any]]:
+    """A full record with every email address but the reader's own withheld (seats,
+    closed seats, actors). Addresses are not part of any hash: it still verifies."""
+    own = {reader.email.lower()} if getattr(reader, "email", None) else set()
+    keep = getattr(reader, "label", None)
+
+    def seat(item: Mapping[str, Any]) -> dict[str, Any]:
+        out = dict(item)
+        if out.get("email") and str(out["email"]).lower() not in own:
+            out["email"] = None
+        if "removed_by" in out:
+            out["removed_by"] = redact_label(out["removed_by"], labels, keep)
+        return out
+
+    header = dict(lines[0])
+    for key in ("seats", "closed_seats"):
+        if key in header:
+            header[key] = [seat(item) for item in header[key]]
+    actions = [{**item, "actor": redact_label(item.get("actor"), labels, keep)}
+               for item in lines[1:]]
+    return [header, *actions]
 
 
 def write_record(lines: Iterable[Mapping[str, Any]], path: Path) -> None:

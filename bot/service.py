@@ -55,13 +55,16 @@ from bot.messages import (
     Message,
     audiences,
     build_messages,
+    contact_labels,
     events_from_json,
     events_to_json,
     log_entry,
+    order_text_for,
+    redact_label,
     view_record_line,
 )
 from bot.overrides import ForceDice, Override, apply_override, parse_override
-from bot.records import FORMAT, export_lines
+from bot.records import FORMAT, export_lines, redact_contacts
 from bot.store import DuplicateKey, NewAction, SequenceConflict, Snapshot, Store, loads
 
 logger = logging.getLogger(__name__)
@@ -476,29 +479,51 @@ class GameService:
             self.store.update_game(game_id, fields, expected_seq=ctx.head)
         return self.info(game_id)
 
-    def info(self, game_id: str) -> GameInfo:
+    def info(self, game_id: str, viewer: Actor | None = None, *,
+             contacts: bool = False) -> GameInfo:
+        """The game's status and seats. A seat's email address is shown only to the GM and
+        to whoever holds that seat (``viewer``); ``contacts`` gives every address, for a
+        frontend that must reach its players and shows addresses to nobody else."""
         row = self._row(game_id)
-        return self._info(row, self.store.seats(game_id))
+        seats = self.store.seats(game_id)
+        return self._info(row, seats, contacts or self._sees_contacts(seats, viewer), viewer)
 
     @staticmethod
-    def _info(row: Mapping[str, Any], seats: Sequence[Mapping[str, Any]]) -> GameInfo:
+    def _sees_contacts(seats: Sequence[Mapping[str, Any]], viewer: Actor | None) -> bool:
+        """Whether ``viewer`` may read every seat's address: the game's GM."""
+        return viewer is not None and any(viewer.holds(s) and s["role"] == "gm" for s in seats)
+
+    @staticmethod
+    def _info(row: Mapping[str, Any], seats: Sequence[Mapping[str, Any]],
+              contacts: bool = False, viewer: Actor | None = None) -> GameInfo:
+        def shown(seat: Mapping[str, Any]) -> bool:
+            return contacts or (viewer is not None and viewer.holds(seat))
+
+        labels = contact_labels(seats) if not contacts else {}
         return GameInfo(
             id=row["id"], game=row["game"], scenario=row["scenario"], status=row["status"],
             to_act=row["to_act"], result=row["result"], commitment=row["commitment"],
             pack_hash=row["pack_hash"],
-            seats=[GameService._seat_info(s) for s in seats],
+            seats=[GameService._seat_info(s, shown(s)) for s in seats],
             head_seq=row["head_seq"], branch=row["branch"], deadline_at=row["deadline_at"],
             bindings=json.loads(row["bindings"] or "{}"), paused_at=row.get("paused_at"),
-            paused_by=row.get("paused_by"), pause_reason=row.get("pause_reason"))
+            paused_by=redact_label(row.get("paused_by"), labels),
+            pause_reason=row.get("pause_reason"))
 
     @staticmethod
-    def _seat_info(seat: Mapping[str, Any]) -> SeatInfo:
+    def _seat_info(seat: Mapping[str, Any], email: bool = True) -> SeatInfo:
         return SeatInfo(side=seat["side"], role=seat["role"], discord_id=seat["discord_id"],
-                        email=seat["email"], secret=bool(seat.get("password_hash")))
+                        email=seat["email"] if email else None,
+                        secret=bool(seat.get("password_hash")))
 
     def games_for(self, actor: Actor) -> list[GameInfo]:
+        """The games ``actor`` is seated in (addresses as :meth:`info` shows them to it)."""
         rows = self.store.games_of(actor.discord_id, actor.email)
-        return [self._info(row, self.store.seats(row["id"])) for row in rows]
+        out = []
+        for row in rows:
+            seats = self.store.seats(row["id"])
+            out.append(self._info(row, seats, self._sees_contacts(seats, actor), actor))
+        return out
 
     def view(self, game_id: str, actor: Actor, viewer: str | None = None) -> View:
         """The view ``actor`` may have: their side's, the GM's, or the public one."""
@@ -550,6 +575,31 @@ class GameService:
             return None
         return self._info(rows[0], self.store.seats(str(rows[0]["id"])))
 
+    def private_input(self, game_id: str) -> str | None:
+        """The side now entering secrets (a hidden or face-down set-up, mines), if any:
+        frontends take its lines privately meanwhile (a DM, a prompt without echo)."""
+        ctx = self._load(game_id)
+        return ctx.game.private_input(ctx.state) if ctx.row["status"] == "active" else None
+
+    def is_private(self, game_id: str, actor: Actor, text: str) -> bool:
+        """Whether any line of ``text``, given now by the actor's side, is private
+        (:meth:`Game.is_private`): a frontend takes it only privately and never echoes it.
+        Standing orders are private too but count not here: frontends acknowledge them to
+        their sender alone, wherever given. Unreadable lines are refused, never stored."""
+        ctx = self._load(game_id)
+        side = self._side_for(ctx, actor, None)
+        if isinstance(side, SubmitResult):
+            return False
+        for line in order_lines(text):
+            try:
+                order = ctx.game.parse(line)
+            except RuleError:
+                continue
+            if not isinstance(order, SetStanding) and ctx.game.is_private(ctx.state, side,
+                                                                          order):
+                return True
+        return False
+
     def legal_orders(self, game_id: str, actor: Actor, side: str | None = None) -> list[str]:
         """The orders ``side`` may give now, from the game's own rules and data pack.
 
@@ -586,13 +636,21 @@ class GameService:
         Each entry is rendered only from what that audience may see: the events
         ``visible_to`` it, and the order text unless it is another side's secret or
         decision answer (:func:`bot.messages.text_visible`); a GM override's details only
-        for the GM. ``audience`` picks a narrower view than the viewer's richest one.
+        for the GM. ``audience`` picks a narrower view than the viewer's richest one. An
+        actor's email address is shown only in the GM's log (and to its holder).
         """
         row = self._row(game_id)
         game = self._rules_for(row)
-        chosen = self._audience(game, self.store.seats(game_id), viewer, audience)
+        seats = self.store.seats(game_id)
+        chosen = self._audience(game, seats, viewer, audience)
         rows = self.store.last_actions(game_id, max(0, n), active_only=not include_reverted)
-        return [log_entry(game, action, chosen) for action in rows]
+        entries = [log_entry(game, action, chosen) for action in rows]
+        if chosen == GM:
+            return entries
+        labels = contact_labels(self.store.seat_history(game_id))
+        return [entry.model_copy(update={"actor": redact_label(entry.actor, labels,
+                                                               viewer.label)})
+                for entry in entries]
 
     def export(self, game_id: str, actor: Actor) -> Export:
         """The game record for ``actor``.
@@ -610,8 +668,11 @@ class GameService:
         game = self._rules_for(row)
         chosen = self._audience(game, seats, actor, None)
         if chosen == GM or row["status"] == "finished":
-            return Export(game_id=game_id, full=True, audience=chosen,
-                          lines=export_lines(self.store, game_id))
+            lines = export_lines(self.store, game_id)
+            if chosen != GM:  # the full record, the other players' addresses withheld
+                lines = redact_contacts(lines, contact_labels(self.store.seat_history(game_id)),
+                                        actor)
+            return Export(game_id=game_id, full=True, audience=chosen, lines=lines)
         header: dict[str, Any] = {
             "record": VIEW_FORMAT, "full_record": FORMAT, "game_id": row["id"],
             "game": row["game"], "scenario": row["scenario"],
@@ -732,6 +793,7 @@ class GameService:
             try:
                 dice = self._dice(ctx, next_roll, forced)
                 order = ctx.game.parse(line)
+                private = ctx.game.is_private(state, side, order)
                 outcome = ctx.game.apply(state, side, order, dice)
             except Exception as caught:  # every input gets a refusal, never an exception
                 error = caught if isinstance(caught, RuleError) else _internal(caught, number)
@@ -750,7 +812,8 @@ class GameService:
                 seq=ctx.head + number, branch=int(ctx.row["branch"]), actor=actor,
                 kind=kind or ("decision" if answered else "order"), side=side,
                 text=ctx.game.format(order), order_json=order.model_dump(mode="json"),
-                payload=dict(payload) if payload else None,
+                payload=({**(payload or {}), "private": True} if private
+                         else dict(payload) if payload else None),
                 rolls=rolls_to_json(outcome.rolls, dice.forced_positions),
                 events=events_to_json(row_events), applied=outcome.applied,
                 next_roll=next_roll, state_hash=outcome.state.state_hash(), created=now))
@@ -943,8 +1006,9 @@ class GameService:
                                ) from error
 
     def _rollback_plan(self, ctx: Loaded, actor: str, to_seq: int, target: GameState,
-                       reverted: Sequence[Mapping[str, Any]], notice: Event,
+                       reverted: Sequence[Mapping[str, Any]], notice: Event | list[Event],
                        payload: dict[str, Any]) -> Plan:
+        notices = notice if isinstance(notice, list) else [notice]
         anchor = self.store.action(ctx.id, to_seq) if to_seq else None
         next_roll = int(anchor["next_roll"]) if anchor else 0
         kept = self.store.actions(ctx.id, active_only=True, upto=to_seq)
@@ -952,9 +1016,9 @@ class GameService:
         action = NewAction(
             seq=ctx.head + 1, branch=branch, actor=actor, kind="rollback",
             payload={**payload, "reverted": [int(r["seq"]) for r in reverted]},
-            events=events_to_json([notice]), next_roll=next_roll,
+            events=events_to_json(notices), next_roll=next_roll,
             state_hash=target.state_hash(), created=self.clock())
-        return Plan(actions=[action], states=[target], events=[notice],
+        return Plan(actions=[action], states=[target], events=notices,
                     fields={"branch": branch, "next_roll": next_roll,
                             "forced_dice": json.dumps(forced_queue(kept))},
                     revert_after=to_seq, force_snapshot=True)
@@ -1017,8 +1081,13 @@ class GameService:
                 return self._refused(game_id, f"cannot undo: {problem}", rule="undo")
             to_seq = int(active[-2]["seq"]) if len(active) > 1 else 0
             target = self._state_at(ctx, to_seq)
-            notice = Event(kind="undo", audience=PUBLIC,
-                           text=f"{last['side']} takes back: {last['text']}")
+            # The order is quoted only to whom it was visible (never a secret one publicly).
+            said = order_text_for(ctx.game, last, PUBLIC)
+            notice = [Event(kind="undo", audience=PUBLIC,
+                            text=f"{last['side']} takes back: {said}")]
+            if said != last["text"]:
+                notice.append(Event(kind="undo", audience=str(last["side"]),
+                                    text=f"{last['side']} takes back: {last['text']}"))
             return self._rollback_plan(ctx, actor.label, to_seq, target, [last], notice,
                                        {"to_seq": to_seq, "reason": "undone by its player",
                                         "undo": True})
@@ -1084,15 +1153,25 @@ class GameService:
                          "the GM must act"))
                 return self._refused(game_id, "no default order", rule="deadline")
             decision = ctx.state.pending is not None
-            # A decision's answer is one of its options, which only its side may read.
-            said = (f"Umpire answers {side}'s {ctx.state.pending.kind} decision (by "
-                    f"{'its standing order' if _standing(ctx.state, side) else 'default'})"
-                    if ctx.state.pending is not None else f"Umpire plays {text}")
-            notice = Event(kind="deadline", audience=PUBLIC,
-                           text=f"{side}'s deadline passed: {said}")
+            # Public text depends on public state only: that a decision (its kind is
+            # public) was answered, not how (the answer is one of its options, and whether
+            # a standing order gave it is the side's secret); an order only if public.
+            try:
+                private = ctx.game.is_private(ctx.state, side, ctx.game.parse(text))
+            except RuleError:
+                private = True
+            pending = ctx.state.pending
+            said = (f"Umpire answers {side}'s {pending.kind} decision" if pending is not None
+                    else f"Umpire plays an order for {side}" if private
+                    else f"Umpire plays {text}")
+            how = ("by its standing order" if _standing(ctx.state, side) else "by default")
+            notices = [Event(kind="deadline", audience=PUBLIC,
+                             text=f"{side}'s deadline passed: {said}"),
+                       Event(kind="deadline", audience=str(side),
+                             text=f"{side}'s deadline passed: Umpire plays {text} ({how})")]
             return self._lines_plan(ctx, SYSTEM_ACTOR, str(side), [text], kind="system",
                                     payload={"deadline": True, "decision": decision},
-                                    notice=[notice])
+                                    notice=notices)
 
         result = self._execute(game_id, plan, None, SYSTEM_ACTOR)
         if result.ok:

@@ -207,6 +207,13 @@ class Game(ABC, Generic[S]):
         """
         return None
 
+    def is_private(self, state: S, side: str, order: Order) -> bool:
+        """Whether the text of ``order``, given by ``side`` in ``state``, is that side's
+        (and the GM's) only: a secret order (:meth:`is_secret`), or any order the side
+        gives while it enters secrets (:meth:`private_input`, e.g. a face-down set-up,
+        where a plain placement names what the other side may not know)."""
+        return self.is_secret(order) or self.private_input(state) == side
+
     def acting_side(self, state: S) -> str | None:
         """Who must act now: the side owing a decision, else the side to move."""
         if state.result is not None:

@@ -91,7 +91,8 @@ class TanksGame(Game[TanksState]):
         return state
 
     def private_input(self, state: TanksState) -> str | None:
-        """The side that is now entering secrets (hidden set-up, mines), if any.
+        """The side that is now entering secrets (hidden set-up 20.0, face-down set-up 25.7,
+        mines 19.1), if any.
 
         Frontends take that side's lines privately (a DM, a hidden console prompt) and show
         its events only to it; they must never echo a secret order's text to anyone else.
@@ -99,10 +100,15 @@ class TanksGame(Game[TanksState]):
         side = scenario.setup_side(state)
         if side is None:
             return None
+        return side if scenario.sets_up_secrets(state, side) else None
+
+    def is_private(self, state: TanksState, side: str, order: Order) -> bool:
+        """Secret orders (hide 20.0, mine 19.1, standing orders), and in a face-down set-up
+        (25.7) a plain placement too: it names the unit the other side may not know."""
         rules = state.flags.get("hidden", {}).get(side)
-        if (rules and rules["mode"] == "hidden") or side in state.flags.get("mines", {}):
-            return side
-        return None
+        face_down = (scenario.setup_side(state) == side and bool(rules)
+                     and rules["mode"] == "face-down")
+        return self.is_secret(order) or (face_down and isinstance(order, Placement))
 
     def undo_reveals(self, public_events: list[Event]) -> list[str]:
         """What an order's public events disclosed that an undo could not take back.

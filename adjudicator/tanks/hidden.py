@@ -1,4 +1,5 @@
-"""Secrets: hidden initial placement (20.0) and minefields (19.0), with salted commitments.
+"""Secrets: hidden initial placement (20.0), face-down set-up (25.7) and minefields (19.0),
+with salted commitments.
 
 When a side finishes placing its secrets, Umpire publishes ``sha256(salt || contents)``.
 The salt is 16 bytes drawn from the game's committed dice (audience: that side), so it
@@ -20,8 +21,10 @@ SALT_BYTES = 16
 
 def secret_entries(ctx: Ctx, side: str) -> list[str]:
     """The canonical, sorted list of a side's secrets."""
-    entries = [f"hide {u.id} {u.hex}" + (f" face {u.facing}" if u.facing else "")
-               for u in ctx.state.units if u.side == side and u.hidden and u.status == "on"]
+    entries = [f"{'hide' if u.hidden else 'place'} {u.id} {u.hex}"
+               + (f" face {u.facing}" if u.facing else "")
+               for u in ctx.state.units if u.side == side and (u.hidden or u.concealed)
+               and u.status == "on"]
     entries += [f"mine {h}" for h in ctx.state.mines.get(side, [])]
     return sorted(entries)
 

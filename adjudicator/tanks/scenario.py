@@ -115,6 +115,14 @@ def _edge_distance(ctx: Ctx, h: Hex, edge: str) -> int:
     return min(distance(h, e) for e in ctx.map.edge_hexes(edge))
 
 
+def sets_up_secrets(state: TanksState, side: str) -> bool:
+    """Whether ``side``'s set-up holds secrets: hidden units (20.0), face-down units (25.7)
+    or mines (19.1). Such a set-up is private input and is committed when it is done."""
+    rules = state.flags.get("hidden", {}).get(side)
+    return bool(rules and rules["mode"] in ("hidden", "face-down")) or (
+        side in state.flags.get("mines", {}))
+
+
 def setup_side(state: TanksState) -> str | None:
     return state.setup_sides[0] if state.phase == "setup" and state.setup_sides else None
 
@@ -235,7 +243,7 @@ def finish_setup(ctx: Ctx, side: str) -> None:
                         and u.status == "on" and not u.hidden)
             if shown < count:
                 raise RuleError("25.2", f"at least {count} {type_id} must set up unhidden")
-    if (rules and rules["mode"] == "hidden") or side in state.flags.get("mines", {}):
+    if sets_up_secrets(state, side):
         commit(ctx, side)
     state.setup_sides.pop(0)
     ctx.emit("setup-done", f"{side} has finished setting up", "4.0", side=side)

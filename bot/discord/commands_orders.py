@@ -53,8 +53,11 @@ async def submit_order(bot: UmpireBot, interaction: discord.Interaction[Any], te
     if info is None:
         info = await bot.game_of(interaction, game_id)
     rules = bot.port.rules(info.game)
-    if not in_dm(interaction) and is_secret_order(rules, text):
-        raise Refusal(SECRET_REFUSAL)
+    if not in_dm(interaction) and (
+            is_secret_order(rules, text)
+            or await bot.port.call(bot.port.service.is_private, info.id, bot.actor(interaction),
+                                   text)):
+        raise Refusal(SECRET_REFUSAL)  # e.g. a plain placement in a face-down set-up
     if not text.strip():
         raise Refusal("no order given")
     await bot.defer(interaction, ephemeral=True)

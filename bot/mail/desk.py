@@ -169,7 +169,7 @@ class Desk:
         advance: list[tuple[str, str, int]] = []
         for game_id, touched in session.touched.items():
             try:
-                info = self.service.info(game_id)
+                info = self.service.info(game_id, contacts=True)
             except ServiceError:
                 continue
             audience = session.audience(info)
@@ -194,7 +194,7 @@ class Desk:
         reader = PRIVATE
         if main is not None:
             with contextlib.suppress(ServiceError):
-                reader = session.audience(self.service.info(main))
+                reader = session.audience(self.service.info(main, contacts=True))
         return Outgoing(
             to=session.sender, audience=reader, game_id=main, kind="reply",
             subject=tagged("Re: " + (session.inbound.subject or "your mail"), main),
@@ -277,7 +277,7 @@ class Desk:
         for game_id in sorted(set(game_ids) if game_ids is not None
                               else set(self.ledger.games_followed())):
             try:
-                info = self.service.info(game_id)
+                info = self.service.info(game_id, contacts=True)
             except ServiceError:
                 continue
             for address, audience in self.recipients(info).items():
@@ -330,7 +330,7 @@ class Desk:
 
     def _announce(self, game_id: str, audience: str, text: str) -> list[Outgoing]:
         try:
-            info = self.service.info(game_id)
+            info = self.service.info(game_id, contacts=True)
         except ServiceError:
             return []
         return [Outgoing(to=address, audience=reader, game_id=game_id, kind="notice",

@@ -104,7 +104,7 @@ def cmd_create(s: Session, line: Line) -> None:
     game_id = hashlib.sha256(f"{s.inbound.key}:{line.number}".encode()).hexdigest()[:10]
     secret = seat_secrets.new_secret()
     try:
-        info = s.service.info(game_id)
+        info = s.service.info(game_id, contacts=True)
     except ServiceError:
         info = s.call(s.service.create_game, s.actor, games[name], scenario, game_id=game_id,
                       bindings={"email": True}, creator_secret=secret)

@@ -93,7 +93,8 @@ class Session:
 
     def info(self, game_id: str) -> GameInfo:
         try:
-            info: GameInfo = self.service.info(game_id)
+            # every seat's address: the gateway mails its players (it shows them to the GM only)
+            info: GameInfo = self.service.info(game_id, contacts=True)
         except ServiceError as error:
             raise Refusal(f"there is no game {game_id!r}; 'list' shows your games") from error
         return info

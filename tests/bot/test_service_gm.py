@@ -227,10 +227,13 @@ def test_deadline_answers_a_pending_decision_with_its_default(tmp_path: Path) ->
     clock.advance(101)
     notices = service.tick()
     # The public notice says a decision was answered, not which option (options are the
-    # owing side's to read); the log keeps the answer for blue and the GM.
-    assert any("Umpire answers blue's casualty decision (by default)" in n.text
-               for n in notices)
-    assert not any("decide lose" in n.text for n in notices)
+    # owing side's to read) nor how (by a standing order or by default: blue's secret); the
+    # log keeps the answer for blue and the GM.
+    public = [n.text for n in notices if n.audience == "public"]
+    assert public == ["blue's deadline passed: Umpire answers blue's casualty decision"]
+    assert not any("decide lose" in n.text or "default" in n.text for n in notices)
+    told = service.log(game_id, BLUE, 1)[0].lines
+    assert "blue's deadline passed: Umpire plays decide lose (by default)" in told
     assert service.store.actions(game_id)[-1]["text"] == "decide lose"
     assert service.view(game_id, GM_ACTOR).pending is None
 

@@ -33,7 +33,7 @@ def test_generated_secrets_are_random_and_only_their_hash_is_stored(
     assert first != second and len(first) == 14
     gid = service.create_game(GM_ACTOR, DUEL).id
     service.seat(gid, BLUE, "blue", BLUE, secret=first)
-    (seat,) = [s for s in service.info(gid).seats if s.side == "blue"]
+    (seat,) = [s for s in service.info(gid, BLUE).seats if s.side == "blue"]
     assert seat.secret and seat.email == "blue@example.org"
     raw = sqlite3.connect(tmp_path / "umpire.db").execute(
         "SELECT password_hash FROM seats WHERE side = 'blue'").fetchone()[0]
