@@ -153,7 +153,8 @@ def data_show(
 @app.command()
 def bot(
     guild: Annotated[int | None, typer.Option(
-        "--guild", help="sync the commands to this server only (instant; for testing)")] = None,
+        "--guild", help="register the server-only commands (/gm) on this server "
+        "(instant); the others are global, for DMs")] = None,
     db: Annotated[Path | None, typer.Option("--db", help="database file (or $UMPIRE_DB)")]
     = None,
     config: Annotated[Path | None, typer.Option(
@@ -162,11 +163,21 @@ def bot(
                                                 "'Umpire GM')")] = None,
     game: Annotated[list[str] | None, typer.Option(
         "--game", help="also offer this game, registered in code by name")] = None,
+    check_commands: Annotated[bool, typer.Option(
+        "--check-commands", help="print every command payload, check Discord's limits, and "
+        "exit (no token, no network)")] = False,
 ) -> None:
     """Run the Discord bot. The token comes from $DISCORD_TOKEN or the config file."""
     from bot.discord.app import run
     from bot.discord.settings import SettingsError, load_settings
     from bot.store import default_db_path
+
+    if check_commands:
+        from bot.discord.app import check_commands as check
+
+        problems = check(guild, game or (), out=lambda line: console.print(
+            line, markup=False, highlight=False, soft_wrap=True))
+        raise typer.Exit(code=1 if problems else 0)
 
     try:
         settings = load_settings(config, guild, gm_role, game or ())

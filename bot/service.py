@@ -600,6 +600,12 @@ class GameService:
                 return True
         return False
 
+    def games_bound(self, key: str, value: str | int) -> list[GameInfo]:
+        """Every game a frontend bound to ``key`` = ``value`` (e.g. a Discord server), newest
+        first."""
+        return [self._info(row, self.store.seats(str(row["id"])))
+                for row in self.store.games_bound(key, str(value))]
+
     def legal_orders(self, game_id: str, actor: Actor, side: str | None = None) -> list[str]:
         """The orders ``side`` may give now, from the game's own rules and data pack.
 

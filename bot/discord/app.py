@@ -1,34 +1,42 @@
-"""Building and running the Discord bot: command groups, dynamic buttons, the renderer."""
+"""Assembling and running the Discord bot: its commands in their scopes, the restart-proof
+buttons, the renderer; ``--check-commands``.
+
+Scopes. Discord offers a server's (guild) commands only in that server, never in a direct
+message. The commands players need in a DM with the bot — each game's orders (secret
+set-up and mines are given there), ``/order``, ``/decide``, ``/game``, ``/help`` — are
+therefore registered globally, usable in servers and in the bot's DM. ``/gm`` is for
+servers only: registered on the configured server (instantly) or, without one, globally
+for servers. Discord may take up to an hour to show new global commands everywhere.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import importlib
+import json
 import logging
 import signal
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import discord
 
 from adjudicator.kernel.views import View
-from bot.discord import commands_game, commands_gm, commands_orders
-from bot.discord.core import BotConfig, Renderer, UmpireBot
-from bot.discord.decisions import DYNAMIC_ITEMS
+from bot.discord.commands_game import GameCommands
+from bot.discord.commands_gm import GmCommands
+from bot.discord.commands_orders import decide, game_groups, help_, order
+from bot.discord.components import DYNAMIC_ITEMS
+from bot.discord.core import BotConfig, UmpireBot
+from bot.discord.limits import check, size
 from bot.discord.port import ServicePort
+from bot.discord.publish import Renderer
 from bot.service import GameService
 from bot.store import Store
 
 log = logging.getLogger("umpire.discord")
-
-
-def register(bot: UmpireBot) -> None:
-    """Add every command group and the restart-proof buttons to ``bot``."""
-    commands_game.register(bot)
-    commands_orders.register(bot)
-    commands_gm.register(bot)
-    bot.add_dynamic_items(*DYNAMIC_ITEMS)
 
 
 def load_renderer() -> Renderer | None:
@@ -54,9 +62,61 @@ def load_renderer() -> Renderer | None:
     return draw
 
 
+def add_commands(bot: UmpireBot) -> None:
+    """Every command in its scope (see the module docstring), and the buttons."""
+    tree = bot.tree
+    tree.add_command(GameCommands())
+    tree.add_command(order)
+    tree.add_command(decide)
+    tree.add_command(help_)
+    for group in game_groups(bot.game_rules()):
+        tree.add_command(group)
+    guild = discord.Object(bot.config.guild_id) if bot.config.guild_id is not None else None
+    tree.add_command(GmCommands(), guild=guild)
+    bot.add_dynamic_items(*DYNAMIC_ITEMS)
+
+
 def create_bot(service: GameService, config: BotConfig | None = None,
-               renderer: Renderer | None = None) -> UmpireBot:
-    return UmpireBot(ServicePort(service), config, renderer)
+               renderer: Renderer | None = None, **options: Any) -> UmpireBot:
+    bot = UmpireBot(ServicePort(service), config, renderer, **options)
+    add_commands(bot)
+    return bot
+
+
+def command_payloads(bot: UmpireBot) -> dict[str, list[dict[str, Any]]]:
+    """What ``tree.sync`` would send, per scope: "global", and the configured server."""
+    tree = bot.tree
+    scopes = {"global": [command.to_dict(tree) for command in tree.get_commands()]}
+    if bot.config.guild_id is not None:
+        guild = discord.Object(bot.config.guild_id)
+        scopes[str(bot.config.guild_id)] = [command.to_dict(tree)
+                                            for command in tree.get_commands(guild=guild)]
+    return scopes
+
+
+def check_commands(guild_id: int | None = None, extra_games: Sequence[str] = (),
+                   out: Callable[[str], object] = print) -> int:
+    """Print every command payload and check Discord's limits, without a network.
+    Returns the number of problems."""
+    with tempfile.TemporaryDirectory() as folder:
+        store = Store(Path(folder) / "check.db")
+        try:
+            bot = create_bot(GameService(store), BotConfig(guild_id=guild_id,
+                                                           extra_games=extra_games))
+            scopes = command_payloads(bot)
+        finally:
+            store.close()
+    for scope, commands in scopes.items():
+        out(f"# {scope}: {len(commands)} commands")
+        for command in commands:
+            out(json.dumps(command, indent=1, sort_keys=True))
+    problems = check(scopes)
+    for scope, commands in scopes.items():
+        out(f"{scope}: " + ", ".join(f"/{c['name']} {size(c)} characters" for c in commands))
+    for problem in problems:
+        out(f"PROBLEM {problem}")
+    out(f"{sum(len(c) for c in scopes.values())} commands checked, {len(problems)} problems")
+    return len(problems)
 
 
 async def serve(token: str, db: Path, guild_id: int | None = None,

@@ -11,6 +11,7 @@ Everything here is pure and fast: one pass over the legal orders, each order rea
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
@@ -142,3 +143,24 @@ def suggest_orders(legal: Sequence[str], typed: str) -> list[str]:
         return ranked
     prefix = "\n".join(head) + "\n"
     return [prefix + order for order in ranked if len(prefix + order) <= MAX_CHOICE_LENGTH]
+
+
+KEY_PREFIX = "#"
+
+
+def choice_key(text: str) -> str:
+    """A short stable key for a choice whose text may be longer than Discord's 100
+    characters: the command reads it back with :func:`expand_key`."""
+    return KEY_PREFIX + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def expand_key(value: str, candidates: Iterable[str]) -> str | None:
+    """The candidate whose :func:`choice_key` is ``value`` (None: no longer offered)."""
+    for candidate in candidates:
+        if choice_key(candidate) == value:
+            return candidate
+    return None
+
+
+def is_key(value: str) -> bool:
+    return re.fullmatch(re.escape(KEY_PREFIX) + r"[0-9a-f]{16}", value.strip()) is not None

@@ -2,7 +2,10 @@
 reveal-seed.
 
 A GM is the game's creator, a holder of the GM role, or a server administrator; the first
-GM command of a role holder or administrator seats them as a GM of that game.
+GM command of a role holder or administrator seats them as a GM of that game. The group is
+for servers only, and Discord shows it by default to members who may manage threads
+(``default_member_permissions``); a server's admins give it to the GM role in
+Server Settings → Integrations. Each command checks GM rights again whoever sees it.
 """
 
 from __future__ import annotations
@@ -14,10 +17,13 @@ import discord
 from discord import app_commands
 
 from adjudicator.kernel.errors import RuleError
+
 from bot.discord import formatting as fmt
-from bot.discord.core import Refusal, UmpireBot, format_result_ack, game_label
-from bot.discord.decisions import RollbackConfirm, choose_view
+from bot.discord.components import choose_view, rollback_view
+from bot.discord.core import UmpireBot, announce, defer, reply
+from bot.discord.errors import Refusal
 from bot.discord.port import players_of
+from bot.discord.transformers import bot_of
 from bot.overrides import override_from_words
 from bot.service import Actor, GameInfo, SubmitResult
 
@@ -32,161 +38,142 @@ def override_op(op: str, args: str) -> dict[str, Any]:
         raise Refusal(error.message) from error
 
 
-async def _after(bot: UmpireBot, interaction: discord.Interaction[Any], info: GameInfo,
-                 result: SubmitResult) -> None:
+async def _stored(bot: UmpireBot, interaction: discord.Interaction[Any], info: GameInfo,
+                  result: SubmitResult) -> None:
+    """Acknowledge a stored GM action to the GM, then publish it."""
     if not result.ok:
         raise Refusal(fmt.refusal(result.error, result.error_rule, result.legal))
-    await bot.publish(info, result)
-    await bot.reply(interaction, format_result_ack(result), ephemeral=True)
+    await reply(interaction, fmt.result_ack(result), ephemeral=True)
+    await bot.after_action(interaction, info, result)
 
 
-def register(bot: UmpireBot) -> None:
-    group = app_commands.Group(name="gm", description="Game master tools")
+async def _gm(interaction: discord.Interaction[Any]) -> tuple[UmpireBot, GameInfo, Actor]:
+    bot = bot_of(interaction)
+    info = await bot.game_of(interaction)
+    return bot, info, await bot.require_gm(interaction, info)
 
-    @group.command(name="rollback", description="Return the game to an earlier action "
-                   "(preview first)")
+
+class GmCommands(app_commands.Group, name="gm", description="Game master tools",
+                 guild_only=True, default_permissions=discord.Permissions(manage_threads=True)):
+
+    @app_commands.command(name="rollback", description="Return the game to an earlier action "
+                          "(preview first)")
     @app_commands.describe(to="action number to return to (0: the start)",
                            reason="why (posted publicly)")
-    async def rollback(interaction: discord.Interaction[Any], to: app_commands.Range[int, 0],
-                       reason: str) -> None:
-        async def work() -> None:
-            info = await bot.game_of(interaction)
-            gm = await bot.require_gm(interaction, info)
-            if not reason.strip():
-                raise Refusal("a rollback needs a reason")
-            await bot.defer(interaction, ephemeral=True)
-            preview = await bot.port.rollback_preview(info.id, gm, to)
-            token = secrets.token_hex(8)
-            bot.pending_rollbacks[token] = (info.id, to, reason, interaction.user.id,
-                                            info.head_seq)
-            view = discord.ui.View(timeout=None)
-            view.add_item(RollbackConfirm(token))
-            reverted = fmt.clip_lines(preview.reverted, 800, more="/game log")
-            changes = fmt.clip_lines(preview.changes, 700, more="/game export")
-            await bot.reply(interaction, fmt.clip(
-                f"**Preview — roll {game_label(info)} back to action {to}**\n"
-                f"Reverted ({len(preview.reverted)}):\n{reverted}\n"
-                f"Changes:\n{changes or '—'}\n"
-                f"Dice rolls discarded: {preview.rolls_discarded}. Reason: {reason}"),
-                ephemeral=True, view=view)
+    async def rollback(self, interaction: discord.Interaction[Any],
+                       to: app_commands.Range[int, 0], reason: str) -> None:
+        if not reason.strip():
+            raise Refusal("a rollback needs a reason")
+        await defer(interaction, ephemeral=True)
+        bot, info, gm = await _gm(interaction)
+        preview = await bot.port.rollback_preview(info.id, gm, to)
+        token = secrets.token_hex(8)
+        bot.rollbacks.add(token, info.id, to, reason, interaction.user.id, info.head_seq)
+        reverted = fmt.clip_lines(preview.reverted, 800, more="/game log")
+        changes = fmt.clip_lines(preview.changes, 700, more="/game export")
+        minutes = int(bot.rollbacks.ttl // 60)
+        await reply(interaction, fmt.clip(
+            f"**Preview — roll {fmt.game_label(info)} back to action {to}**\n"
+            f"Reverted ({len(preview.reverted)}):\n{reverted}\n"
+            f"Changes:\n{changes or '—'}\n"
+            f"Dice rolls discarded: {preview.rolls_discarded}. Reason: {reason}\n"
+            f"Confirm within {minutes} minutes."), ephemeral=True, view=rollback_view(token))
 
-        await bot.handle(interaction, work)
+    @app_commands.command(name="roll-forward", description="Re-apply the orders of the last "
+                          "rollback while they stay legal")
+    async def roll_forward(self, interaction: discord.Interaction[Any]) -> None:
+        await defer(interaction, ephemeral=True)
+        bot, info, gm = await _gm(interaction)
+        report = await bot.port.call(bot.port.service.roll_forward, info.id, gm)
+        text = f"Re-applied {len(report.reapplied)}, skipped {len(report.skipped)}."
+        if report.stopped_at is not None:
+            text += f"\nStopped at action {report.stopped_at}: {report.error}"
+        await reply(interaction, text, ephemeral=True)
+        for result in report.results:
+            if result.ok:
+                await bot.after_action(interaction, info, result)
 
-    @group.command(name="roll-forward", description="Re-apply the orders of the last "
-                   "rollback while they stay legal")
-    async def roll_forward(interaction: discord.Interaction[Any]) -> None:
-        async def work() -> None:
-            info = await bot.game_of(interaction)
-            gm = await bot.require_gm(interaction, info)
-            await bot.defer(interaction, ephemeral=True)
-            report = await bot.port.call(bot.port.service.roll_forward, info.id, gm)
-            for result in report.results:
-                if result.ok:
-                    await bot.publish(info, result)
-            text = f"Re-applied {len(report.reapplied)}, skipped {len(report.skipped)}."
-            if report.stopped_at is not None:
-                text += f"\nStopped at action {report.stopped_at}: {report.error}"
-            await bot.reply(interaction, fmt.clip(text), ephemeral=True)
-
-        await bot.handle(interaction, work)
-
-    @group.command(name="override", description="A logged GM correction, publicly announced")
+    @app_commands.command(name="override", description="A logged GM correction, publicly "
+                          "announced")
     @app_commands.describe(op="what to change", args="force-dice: `6 6`; answer-decision: an "
                            "option; set-standing: `SIDE KIND POLICY`; edit: `NAME key=value`",
                            reason="why (posted publicly)")
-    async def override(interaction: discord.Interaction[Any], op: OverrideOp, args: str,
+    async def override(self, interaction: discord.Interaction[Any], op: OverrideOp, args: str,
                        reason: str) -> None:
-        async def work() -> None:
-            info = await bot.game_of(interaction)
-            gm = await bot.require_gm(interaction, info)
-            typed = override_op(op, args)
-            await bot.defer(interaction, ephemeral=True)
-            result = await bot.port.override(info.id, gm, typed, reason,
-                                             f"discord:{interaction.id}")
-            await _after(bot, interaction, info, result)
+        typed = override_op(op, args)
+        await defer(interaction, ephemeral=True)
+        bot, info, gm = await _gm(interaction)
+        result = await bot.port.override(info.id, gm, typed, reason,
+                                         f"discord:{interaction.id}")
+        await _stored(bot, interaction, info, result)
 
-        await bot.handle(interaction, work)
-
-    @group.command(name="roll", description="Set the next die value(s), with a reason "
-                   "(announced without the values)")
+    @app_commands.command(name="roll", description="Set the next die value(s), with a reason "
+                          "(announced without the values)")
     @app_commands.describe(values="die values, e.g. `6 6`", reason="why (posted publicly)")
-    async def roll(interaction: discord.Interaction[Any], values: str, reason: str) -> None:
-        async def work() -> None:
-            info = await bot.game_of(interaction)
-            gm = await bot.require_gm(interaction, info)
-            typed = override_op("force-dice", values)
-            await bot.defer(interaction, ephemeral=True)
-            result = await bot.port.override(info.id, gm, typed, reason,
-                                             f"discord:{interaction.id}")
-            await _after(bot, interaction, info, result)
+    async def roll(self, interaction: discord.Interaction[Any], values: str,
+                   reason: str) -> None:
+        typed = override_op("force-dice", values)
+        await defer(interaction, ephemeral=True)
+        bot, info, gm = await _gm(interaction)
+        result = await bot.port.override(info.id, gm, typed, reason,
+                                         f"discord:{interaction.id}")
+        await _stored(bot, interaction, info, result)
 
-        await bot.handle(interaction, work)
-
-    @group.command(name="pause", description="Pause the game: no orders or decisions, "
-                   "deadlines stopped (announced)")
+    @app_commands.command(name="pause", description="Pause the game: no orders or decisions, "
+                          "deadlines stopped (announced)")
     @app_commands.describe(reason="why (posted publicly)")
-    async def pause(interaction: discord.Interaction[Any], reason: str) -> None:
-        async def work() -> None:
-            info = await bot.game_of(interaction)
-            gm = await bot.require_gm(interaction, info)
-            await bot.defer(interaction, ephemeral=True)
-            result = await bot.port.pause(info.id, gm, reason, f"discord:{interaction.id}")
-            await _after(bot, interaction, info, result)
+    async def pause(self, interaction: discord.Interaction[Any], reason: str) -> None:
+        await defer(interaction, ephemeral=True)
+        bot, info, gm = await _gm(interaction)
+        result = await bot.port.pause(info.id, gm, reason, f"discord:{interaction.id}")
+        await _stored(bot, interaction, info, result)
 
-        await bot.handle(interaction, work)
-
-    @group.command(name="resume", description="Resume a paused game (deadlines are extended "
-                   "by the pause)")
+    @app_commands.command(name="resume", description="Resume a paused game (deadlines are "
+                          "extended by the pause)")
     @app_commands.describe(reason="why (posted publicly)")
-    async def resume(interaction: discord.Interaction[Any], reason: str) -> None:
-        async def work() -> None:
-            info = await bot.game_of(interaction)
-            gm = await bot.require_gm(interaction, info)
-            await bot.defer(interaction, ephemeral=True)
-            result = await bot.port.resume(info.id, gm, reason, f"discord:{interaction.id}")
-            await _after(bot, interaction, info, result)
+    async def resume(self, interaction: discord.Interaction[Any], reason: str) -> None:
+        await defer(interaction, ephemeral=True)
+        bot, info, gm = await _gm(interaction)
+        result = await bot.port.resume(info.id, gm, reason, f"discord:{interaction.id}")
+        await _stored(bot, interaction, info, result)
 
-        await bot.handle(interaction, work)
-
-    @group.command(name="seat", description="Seat a player for a side, replacing whoever "
-                   "plays it")
+    @app_commands.command(name="seat", description="Seat a player for a side, replacing "
+                          "whoever plays it")
     @app_commands.describe(side="the side", player="who plays it from now on",
                            reason="why (posted publicly; kept with the closed seat)")
-    async def seat(interaction: discord.Interaction[Any], side: str, player: discord.User,
-                   reason: str | None = None) -> None:
-        async def work() -> None:
-            info = await bot.game_of(interaction)
-            gm = await bot.require_gm(interaction, info)
-            sides = bot.port.rules(info.game).sides
-            if side not in sides:
-                raise Refusal(f"unknown side {side!r}; sides are {', '.join(sides)}")
-            before = players_of(info, side)
-            if before == [str(player.id)]:
-                raise Refusal(f"{fmt.mention(player.id)} already plays **{side}**.")
-            why = (reason or "").strip() or "replaced by the GM"
-            if before:
-                await bot.port.call(bot.port.service.unseat, info.id, gm, side, why)
-            info = await bot.port.call(bot.port.service.seat, info.id, gm, side,
-                                       Actor.discord(player.id))
-            text = f"{fmt.mention(player.id)} now plays **{side}**"
-            text += (f", replacing {fmt.mentions(before)} — reason: {why}." if before
-                     else " (seated by the GM).")
-            view = None
-            if info.status == "active" and info.to_act == side:
-                public = await bot.port.view(info.id, gm, "public")
-                if public.pending is not None:
-                    text += f"\n{fmt.mention(player.id)} {public.pending.side} owes a decision: " \
-                            f"{public.pending.prompt}"
-                    view = choose_view(info.id, info.head_seq)
-                else:
-                    text += f"\nTo act: **{side}** {fmt.mention(player.id)}"
-            await bot.reply(interaction, fmt.clip(text), ephemeral=False, view=view)
-
-        await bot.handle(interaction, work)
+    async def seat(self, interaction: discord.Interaction[Any], side: str,
+                   player: discord.User, reason: str | None = None) -> None:
+        await defer(interaction, ephemeral=True)
+        bot, info, gm = await _gm(interaction)
+        sides = bot.port.rules(info.game).sides
+        if side not in sides:
+            raise Refusal(f"unknown side {side!r}; sides are {', '.join(sides)}")
+        before = players_of(info, side)
+        if before == [str(player.id)]:
+            raise Refusal(f"{fmt.mention(player.id)} already plays **{side}**.")
+        why = (reason or "").strip() or "replaced by the GM"
+        if before:
+            await bot.port.call(bot.port.service.unseat, info.id, gm, side, why)
+        info = await bot.port.call(bot.port.service.seat, info.id, gm, side,
+                                   Actor.discord(player.id))
+        text = f"{fmt.mention(player.id)} now plays **{side}**"
+        text += (f", replacing {fmt.mentions(before)} — reason: {why}." if before
+                 else " (seated by the GM).")
+        view = None
+        if info.status == "active" and info.to_act == side:
+            public = await bot.port.view(info.id, gm, "public")
+            if public.pending is not None:
+                text += (f"\n{fmt.mention(player.id)} {public.pending.side} owes a decision: "
+                         f"{public.pending.prompt}")
+                view = choose_view(info.id, info.head_seq)
+            else:
+                text += f"\nTo act: **{side}** {fmt.mention(player.id)}"
+        await announce(interaction, text, view=view)
 
     @seat.autocomplete("side")
-    async def seat_side(interaction: discord.Interaction[Any],
+    async def seat_side(self, interaction: discord.Interaction[Any],
                         current: str) -> list[app_commands.Choice[str]]:
+        bot = bot_of(interaction)
         try:
             info = await bot.game_of(interaction)
         except Refusal:
@@ -195,16 +182,11 @@ def register(bot: UmpireBot) -> None:
                  if s.casefold().startswith(current.casefold().strip())]
         return [app_commands.Choice(name=s, value=s) for s in sides]
 
-    @group.command(name="reveal-seed", description="The secret dice seed (GM only, shown "
-                   "only to you)")
-    async def reveal_seed(interaction: discord.Interaction[Any]) -> None:
-        async def work() -> None:
-            info = await bot.game_of(interaction)
-            gm = await bot.require_gm(interaction, info)
-            seed = await bot.port.call(bot.port.service.reveal_seed, info.id, gm)
-            await bot.reply(interaction, f"Seed of {game_label(info)}: `{seed}` — keep it "
-                            "secret until the game is over.", ephemeral=True)
-
-        await bot.handle(interaction, work)
-
-    bot.tree.add_command(group)
+    @app_commands.command(name="reveal-seed", description="The secret dice seed (GM only, "
+                          "shown only to you)")
+    async def reveal_seed(self, interaction: discord.Interaction[Any]) -> None:
+        await defer(interaction, ephemeral=True)
+        bot, info, gm = await _gm(interaction)
+        seed = await bot.port.call(bot.port.service.reveal_seed, info.id, gm)
+        await reply(interaction, f"Seed of {fmt.game_label(info)}: `{seed}` — keep it "
+                    "secret until the game is over.", ephemeral=True)

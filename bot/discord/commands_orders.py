@@ -1,8 +1,10 @@
-"""Order commands: one per verb (``/move``, ``/fire`` …), ``/order`` for any notation,
-``/decide`` for a pending decision. Each builds the canonical order text and submits it.
+"""Order commands: one group per game with one subcommand per verb of its order spec
+(``/stalingrad move``, ``/tanks hide`` …), ``/order`` for any notation, ``/decide`` for a
+pending decision, ``/help`` for the commands and each verb.
 
-Secret orders (``/hide``, ``/mine`` and the like) are read only in a DM with the bot; in a
-channel they are refused ephemerally without reading or repeating their content.
+Secret orders (``/tanks hide``, ``/tanks mine`` and the like) are read only in a DM with
+the bot; in a channel they are refused ephemerally without reading or repeating their
+content.
 """
 
 from __future__ import annotations
@@ -17,16 +19,30 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.spec import Option
 from bot.discord import formatting as fmt
-from bot.discord.autocomplete import MAX_CHOICE_LENGTH, rank, suggest, suggest_orders
-from bot.discord.core import Refusal, UmpireBot, format_result_ack
+from bot.discord.autocomplete import (
+    MAX_CHOICE_LENGTH,
+    MAX_CHOICES,
+    choice_key,
+    expand_key,
+    is_key,
+    matches,
+    rank,
+    suggest,
+    suggest_orders,
+)
+from bot.discord.core import UmpireBot
+from bot.discord.errors import Refusal
 from bot.discord.permissions import in_dm
+from bot.discord.transformers import GAME_HELP, GameOption, bot_of
 from bot.discord.verbs import VerbCommand, is_secret_order, verb_commands
 from bot.service import GameInfo, ServiceError
 
-GAME_OPTION = "game id, if you play several"
 SECRET_REFUSAL = ("Secret orders are accepted only in a direct message with me; nothing you "
                   "typed was read or kept here. Open a DM with Umpire and use the command "
                   "there.")
+#: Where the order commands may be used: servers and the DM with the bot.
+ANYWHERE = app_commands.AppCommandContext(guild=True, dm_channel=True)
+GUILD_INSTALL = app_commands.AppInstallationType(guild=True)
 
 
 def focused_option(data: Any) -> str | None:
@@ -40,18 +56,29 @@ def focused_option(data: Any) -> str | None:
     return None
 
 
-async def _game_quietly(bot: UmpireBot, interaction: discord.Interaction[Any]) -> GameInfo | None:
+async def game_quietly(bot: UmpireBot, interaction: discord.Interaction[Any]
+                       ) -> GameInfo | None:
+    """The game an autocomplete is about, or None (autocomplete never refuses)."""
+    typed = getattr(interaction.namespace, "game", None)
     try:
-        return await bot.game_of(interaction, getattr(interaction.namespace, "game", None))
+        if isinstance(typed, GameInfo):
+            return typed
+        if isinstance(typed, str) and typed.strip():
+            return await bot.port.info(typed.strip())
+        return await bot.game_of(interaction)
     except (Refusal, ServiceError):
         return None
 
 
+def choices(values: list[str]) -> list[app_commands.Choice[str]]:
+    """Choices whose value is the whole text: one too long for Discord is left out, never
+    cut (a cut value would submit a different order)."""
+    return [app_commands.Choice(name=v, value=v) for v in values if len(v) <= MAX_CHOICE_LENGTH]
+
+
 async def submit_order(bot: UmpireBot, interaction: discord.Interaction[Any], text: str,
-                       info: GameInfo | None = None, game_id: str | None = None) -> None:
-    """Submit ``text`` (one or more order lines) for the user in the interaction's game."""
-    if info is None:
-        info = await bot.game_of(interaction, game_id)
+                       info: GameInfo) -> None:
+    """Submit ``text`` (one or more order lines) for the user in the game ``info``."""
     rules = bot.port.rules(info.game)
     if not in_dm(interaction) and (
             is_secret_order(rules, text)
@@ -60,16 +87,10 @@ async def submit_order(bot: UmpireBot, interaction: discord.Interaction[Any], te
         raise Refusal(SECRET_REFUSAL)  # e.g. a plain placement in a face-down set-up
     if not text.strip():
         raise Refusal("no order given")
-    await bot.defer(interaction, ephemeral=True)
-    result = await bot.port.submit(info.id, bot.actor(interaction), text,
-                                   f"discord:{interaction.id}")
-    if not result.ok:
-        await bot.reply(interaction, fmt.refusal(result.error, result.error_rule, result.legal),
-                        ephemeral=True)
-        return
-    if not result.duplicate:
-        await bot.publish(info, result)
-    await bot.reply(interaction, format_result_ack(result), ephemeral=True)
+    await bot.submit(interaction, info, text)
+
+
+# ---- one group per game --------------------------------------------------------------------
 
 
 def _annotation(option: Option) -> Any:
@@ -84,8 +105,8 @@ def _annotation(option: Option) -> Any:
     return annotation if option.required else Optional[annotation]  # noqa: UP045
 
 
-def _verb_command(bot: UmpireBot, keys: frozenset[str], rules: Game[Any],
-                  command: VerbCommand) -> app_commands.Command[Any, Any, None]:
+def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
+                 ) -> app_commands.Command[Any, Any, None]:
     """The subcommand of one verb: its options are the verb's slots, plus ``game``.
     ``keys``: the names of the games (variants of ``rules``) it gives orders in."""
     spec = rules.order_spec
@@ -93,20 +114,18 @@ def _verb_command(bot: UmpireBot, keys: frozenset[str], rules: Game[Any],
     verb = command.verb
 
     async def callback(interaction: discord.Interaction[Any], /, **values: Any) -> None:
-        async def work() -> None:
-            if verb.verb.secret and not in_dm(interaction):
-                raise Refusal(SECRET_REFUSAL)
-            info = await bot.game_of(interaction, values.pop("game", None))
-            if info.game not in keys:
-                raise Refusal(f"game `{info.id}` is not {rules.title}: use "
-                              f"/{bot.port.rules(info.game).name} or /order for it")
-            try:
-                text = spec.build(verb.name, values)
-            except RuleError as error:
-                raise Refusal(fmt.refusal(str(error), None, error.legal)) from error
-            await submit_order(bot, interaction, text, info)
-
-        await bot.handle(interaction, work)
+        bot = bot_of(interaction)
+        if verb.verb.secret and not in_dm(interaction):
+            raise Refusal(SECRET_REFUSAL)
+        info = await bot.game_of(interaction, values.pop("game", None))
+        if info.game not in keys:
+            raise Refusal(f"game `{info.id}` is not {rules.title}: use "
+                          f"/{bot.port.rules(info.game).name} or /order for it")
+        try:
+            text = spec.build(verb.name, values)
+        except RuleError as error:
+            raise Refusal(fmt.refusal(error.message, None, error.legal)) from error
+        await submit_order(bot, interaction, text, info)
 
     parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     descriptions: dict[str, str] = {}
@@ -116,22 +135,22 @@ def _verb_command(bot: UmpireBot, keys: frozenset[str], rules: Game[Any],
             default=inspect.Parameter.empty if option.required else None))
         descriptions[option.field] = fmt.clip(verb.description(option), 100)
     parameters.append(inspect.Parameter("game", inspect.Parameter.KEYWORD_ONLY,
-                                        annotation=Optional[str], default=None))  # noqa: UP045
-    descriptions["game"] = GAME_OPTION
+                                        annotation=Optional[GameOption],  # noqa: UP045
+                                        default=None))
+    descriptions["game"] = GAME_HELP
     callback.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     callback.__discord_app_commands_param_description__ = descriptions  # type: ignore[attr-defined]
     rules_text = f" ({', '.join(verb.verb.rules)})" if verb.verb.rules else ""
     secret = " — in a DM with me" if verb.verb.secret else ""
-    described = fmt.clip(f"{verb.verb.help}{secret}{rules_text}", 100)
     made: app_commands.Command[Any, Any, None] = app_commands.Command(
-        name=command.path[-1], description=described, callback=callback)
+        name=command.path[-1], description=fmt.clip(f"{verb.verb.help}{secret}{rules_text}",
+                                                     100), callback=callback)
 
     async def complete(interaction: discord.Interaction[Any],
                        current: str) -> list[app_commands.Choice[str]]:
+        bot = bot_of(interaction)
         name = focused_option(interaction.data)
-        if name == "game":
-            return await game_choices(bot, interaction, current)
-        info = await _game_quietly(bot, interaction)
+        info = await game_quietly(bot, interaction)
         if info is None or name is None or info.game not in keys:
             return []
         legal = await bot.port.legal_orders(info, bot.actor(interaction))
@@ -144,130 +163,197 @@ def _verb_command(bot: UmpireBot, keys: frozenset[str], rules: Game[Any],
             except (RuleError, ValueError):
                 return None
 
-        return _choices(suggest(spec, verb, legal, name, filled, current, canonical))
+        return choices(suggest(spec, verb, legal, name, filled, current, canonical))
 
     for option in command.options():
         if not option.choices and not option.flag:
             made.autocomplete(option.field)(complete)
-    made.autocomplete("game")(complete)
     return made
 
 
 class GameOrders(app_commands.Group):
     """``/GAME VERB …``: one subcommand per verb of a game's order spec."""
 
-    def __init__(self, bot: UmpireBot, keys: frozenset[str], rules: Game[Any]) -> None:
+    def __init__(self, keys: frozenset[str], rules: Game[Any]) -> None:
         super().__init__(name=rules.name, description=fmt.clip(
-            f"Orders of {rules.title} (one per verb; /order takes any notation)", 100))
-        groups: dict[str, app_commands.Group] = {}
+            f"Orders of {rules.title} (one per verb; /order takes any notation)", 100),
+            allowed_contexts=ANYWHERE, allowed_installs=GUILD_INSTALL)
         spec = rules.order_spec
         assert spec is not None
+        groups: dict[str, app_commands.Group] = {}
         for command in verb_commands(rules.name, spec):
-            made = _verb_command(bot, keys, rules, command)
+            made = verb_command(keys, rules, command)
             if len(command.path) == 1:
                 self.add_command(made)
                 continue
             first = command.path[0]
             if first not in groups:
                 groups[first] = app_commands.Group(
-                    name=first, description=f"{first} … ({rules.title})", parent=self)
+                    name=first, description=fmt.clip(f"{first} … ({rules.title})", 100),
+                    parent=self)
             groups[first].add_command(made)
 
 
-async def game_choices(bot: UmpireBot, interaction: discord.Interaction[Any],
-                       current: str) -> list[app_commands.Choice[str]]:
-    """The games in progress the user is seated in: short ids as values, names to read."""
-    games = [g for g in await bot.port.games_for(bot.actor(interaction))
-             if g.status in ("setup", "active")]
-    labels = {f"{g.id} — {g.game} ({g.scenario or 'default'})": g.id for g in games}
-    return [app_commands.Choice(name=fmt.clip(label, MAX_CHOICE_LENGTH), value=labels[label])
-            for label in rank(list(labels), current)]
+def game_groups(games: list[tuple[str, Game[Any]]]) -> list[GameOrders]:
+    """One group per game with an order spec; variants of one game (the same name)
+    share it."""
+    families: dict[str, list[tuple[str, Game[Any]]]] = {}
+    for key, rules in games:
+        if rules.order_spec is not None:
+            families.setdefault(rules.name, []).append((key, rules))
+    return [GameOrders(frozenset(key for key, _ in variants), variants[0][1])
+            for variants in families.values()]
 
 
-def _choices(values: list[str]) -> list[app_commands.Choice[str]]:
-    """Choices whose value is the whole text: one too long for Discord is left out, never
-    cut (a cut value would submit a different order)."""
-    return [app_commands.Choice(name=v, value=v) for v in values if len(v) <= MAX_CHOICE_LENGTH]
+# ---- /order, /decide, /help ------------------------------------------------------------------
 
 
 class OrderModal(discord.ui.Modal, title="Orders"):
     text: discord.ui.TextInput[OrderModal] = discord.ui.TextInput(
         label="One order per line", style=discord.TextStyle.paragraph, max_length=1800)
 
-    def __init__(self, bot: UmpireBot, info: GameInfo) -> None:
+    def __init__(self, info: GameInfo) -> None:
         super().__init__(custom_id=f"umpire:orders:{info.id}")
-        self.bot, self.info = bot, info
+        self.info = info
 
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+
         async def work() -> None:
-            await submit_order(self.bot, interaction, self.text.value, self.info)
+            await submit_order(bot, interaction, self.text.value, self.info)
 
-        await self.bot.handle(interaction, work)
+        await bot.guarded(interaction, work)
 
 
-def register(bot: UmpireBot) -> None:
-    tree = bot.tree
-    families: dict[str, list[tuple[str, Game[Any]]]] = {}
-    for key, rules in bot.game_rules():
-        if rules.order_spec is not None:
-            families.setdefault(rules.name, []).append((key, rules))
-    for variants in families.values():  # variants of one game share its commands
-        keys = frozenset(key for key, _ in variants)
-        tree.add_command(GameOrders(bot, keys, variants[0][1]))
-
-    @tree.command(name="order", description="Orders in the game's notation: several separated "
-                  "by ';', or none to type many lines")
-    @app_commands.describe(text="e.g. 'move r1 2' — leave empty for a multi-line box",
-                           game="game id (needed only if you play several games)")
-    async def order(interaction: discord.Interaction[Any], text: str | None = None,
-                    game: str | None = None) -> None:
-        async def work() -> None:
-            info = await bot.game_of(interaction, game)
-            if text is None:
-                await interaction.response.send_modal(OrderModal(bot, info))
-                return
-            await submit_order(bot, interaction, text.replace(";", "\n"), info)
-
-        await bot.handle(interaction, work)
-
-    @order.autocomplete("text")
-    async def order_text(interaction: discord.Interaction[Any],
-                         current: str) -> list[app_commands.Choice[str]]:
-        info = await _game_quietly(bot, interaction)
-        if info is None:
-            return []
+@app_commands.command(name="order", description="Orders in the game's notation: several "
+                      "separated by ';', or none to type many lines")
+@app_commands.describe(text="e.g. 'move r1 2' — leave empty for a multi-line box",
+                       game=GAME_HELP)
+@app_commands.allowed_contexts(guilds=True, dms=True)
+@app_commands.allowed_installs(guilds=True)
+async def order(interaction: discord.Interaction[Any], text: str | None = None,
+                game: GameOption | None = None) -> None:
+    bot = bot_of(interaction)
+    info = await bot.game_of(interaction, game)
+    if text is None:
+        await interaction.response.send_modal(OrderModal(info))
+        return
+    lines = [part.strip() for part in text.split(";")]
+    if any(is_key(line) for line in lines):
         legal = await bot.port.legal_orders(info, bot.actor(interaction))
-        head, _, last = current.rpartition(";")
-        prefix = head + "; " if head else ""
-        return _choices([prefix + o for o in suggest_orders(legal, last.strip())])
-
-    @tree.command(name="decide", description="Answer the decision you owe")
-    @app_commands.describe(answer="one of the options (autocompletes)",
-                           game="game id (needed only if you play several games)")
-    async def decide(interaction: discord.Interaction[Any], answer: str,
-                     game: str | None = None) -> None:
-        async def work() -> None:
-            await submit_order(bot, interaction, answer, game_id=game)
-
-        await bot.handle(interaction, work)
-
-    @decide.autocomplete("answer")
-    async def decide_answer(interaction: discord.Interaction[Any],
-                            current: str) -> list[app_commands.Choice[str]]:
-        info = await _game_quietly(bot, interaction)
-        if info is None:
-            return []
-        try:
-            view = await bot.port.view(info.id, bot.actor(interaction))
-        except ServiceError:
-            return []
-        if view.pending is None or not view.pending.options:
-            return []
-        labels = {o.order: o.label for o in view.pending.options}
-        ranked = rank([*labels, *(v for v in labels.values() if v)], current)
-        orders = [o for o in labels if o in ranked or labels[o] in ranked]
-        return [app_commands.Choice(name=fmt.clip(f"{o} — {labels[o]}" if labels[o] else o,
-                                                  100), value=o) for o in orders][:25]
+        expanded = [expand_key(line, legal) if is_key(line) else line for line in lines]
+        if None in expanded:
+            raise Refusal("that order is no longer legal (the game moved on); type it again")
+        lines = [line for line in expanded if line is not None]
+    await submit_order(bot, interaction, "\n".join(lines), info)
 
 
-__all__ = ["GameOrders", "register", "submit_order"]
+@order.autocomplete("text")
+async def order_text(interaction: discord.Interaction[Any],
+                     current: str) -> list[app_commands.Choice[str]]:
+    bot = bot_of(interaction)
+    info = await game_quietly(bot, interaction)
+    if info is None:
+        return []
+    legal = await bot.port.legal_orders(info, bot.actor(interaction))
+    head, _, last = current.rpartition(";")
+    prefix = head + "; " if head else ""
+    out = []
+    for found in suggest_orders(legal, last.strip()):
+        whole = prefix + found
+        if len(whole) <= MAX_CHOICE_LENGTH:
+            out.append(app_commands.Choice(name=whole, value=whole))
+        elif not prefix:  # one long order: its key, read back when submitted
+            out.append(app_commands.Choice(name=fmt.clip(found, MAX_CHOICE_LENGTH),
+                                           value=choice_key(found)))
+    return out
+
+
+@app_commands.command(name="decide", description="Answer the decision you owe")
+@app_commands.describe(answer="one of the options (autocompletes), or its order text",
+                       game=GAME_HELP)
+@app_commands.allowed_contexts(guilds=True, dms=True)
+@app_commands.allowed_installs(guilds=True)
+async def decide(interaction: discord.Interaction[Any], answer: str,
+                 game: GameOption | None = None) -> None:
+    bot = bot_of(interaction)
+    info = await bot.game_of(interaction, game)
+    if is_key(answer):
+        view = await bot.port.view(info.id, bot.actor(interaction))
+        if view.pending is not None and not view.pending.options:
+            raise Refusal(f"waiting for {view.pending.side} to decide: {view.pending.prompt}")
+        options = [o.order for o in view.pending.options] if view.pending else []
+        found = expand_key(answer, options)
+        if found is None:
+            raise Refusal("that option is no longer open (it was answered, or the game moved "
+                          "on)")
+        answer = found
+    await submit_order(bot, interaction, answer, info)
+
+
+@decide.autocomplete("answer")
+async def decide_answer(interaction: discord.Interaction[Any],
+                        current: str) -> list[app_commands.Choice[str]]:
+    bot = bot_of(interaction)
+    info = await game_quietly(bot, interaction)
+    if info is None:
+        return []
+    try:
+        view = await bot.port.view(info.id, bot.actor(interaction))
+    except ServiceError:
+        return []
+    if view.pending is None or not view.pending.options:
+        return []
+    scored = []
+    for index, option in enumerate(view.pending.options):
+        text = f"{option.order} — {option.label}" if option.label else option.order
+        score = matches(text, current)
+        if score is not None:
+            scored.append((score, index, option.order, text))
+    return [app_commands.Choice(name=fmt.clip(text, MAX_CHOICE_LENGTH), value=choice_key(order))
+            for _, _, order, text in sorted(scored)[:MAX_CHOICES]]
+
+
+@app_commands.command(name="help", description="Umpire's commands, or one game's orders")
+@app_commands.describe(topic="a game (stalingrad), or one of its verbs (tanks move)")
+@app_commands.allowed_contexts(guilds=True, dms=True)
+@app_commands.allowed_installs(guilds=True)
+async def help_(interaction: discord.Interaction[Any], topic: str | None = None) -> None:
+    bot = bot_of(interaction)
+    games = {rules.name: rules for _, rules in bot.game_rules() if rules.order_spec}
+    if not topic:
+        text = HELP + "\n\nGames: " + ", ".join(
+            f"`/{name}` ({rules.title})" for name, rules in games.items())
+        await interaction.response.send_message(fmt.clip(text), ephemeral=True)
+        return
+    name, _, verb = topic.strip().partition(" ")
+    rules = games.get(name.lower())
+    if rules is None:
+        raise Refusal(f"no game {name!r}; games: {', '.join(games)}")
+    try:
+        body = rules.help(verb.strip() or None)
+    except RuleError as error:
+        raise Refusal(fmt.refusal(error.message, None, error.legal)) from error
+    await interaction.response.send_message(
+        fmt.clip(f"**{rules.title}** — `/{rules.name} VERB` or `/order`\n"
+                 + fmt.code_block(body)), ephemeral=True)
+
+
+@help_.autocomplete("topic")
+async def help_topic(interaction: discord.Interaction[Any],
+                     current: str) -> list[app_commands.Choice[str]]:
+    topics: list[str] = []
+    for _, rules in bot_of(interaction).game_rules():
+        if rules.order_spec is not None:
+            topics.append(rules.name)
+            topics += [f"{rules.name} {word}" for word in rules.order_spec.first_words()]
+    return choices(rank(list(dict.fromkeys(topics)), current))
+
+
+HELP = """\
+**Umpire** referees board wargames: each game lives in its own thread.
+`/game new` a game in a channel · `/game open` games with a free side · `/game join` a side
+`/GAME VERB` an order (e.g. `/stalingrad move`) · `/order` any orders in the notation
+`/decide` answer a decision (or press **Choose…**) · `/game map`, `/game status`, `/game log`
+Secret orders (hidden units, mines) only in a DM with me. `/game leave` before the start,
+`/game resign` to give up. GMs: `/gm`. `/help GAME VERB` explains one order."""

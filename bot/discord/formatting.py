@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.messages import Message
+from bot.service import GameInfo, SubmitResult
 
 CONTENT_LIMIT = 2000
 #: Room kept for the header and footer lines around the event lines.
@@ -119,4 +120,26 @@ def board_post(title: str, viewer: str, board: str, to_act: str | None,
     if prompt:
         lines.append(prompt)
     lines.append(code_block(board, CONTENT_LIMIT - len("\n".join(lines)) - 2))
+    return clip("\n".join(lines))
+
+
+def game_label(info: GameInfo) -> str:
+    return f"{info.game} [{info.id}]"
+
+
+def result_ack(result: SubmitResult) -> str:
+    """The actor's own (ephemeral) acknowledgement of what was stored."""
+    applied = ", ".join(f"`{text}`" for text in result.applied) or "nothing"
+    text = f"Applied: {applied}"
+    if result.status == "partial":
+        text += "\n" + refusal(result.error, result.error_rule, result.legal)
+    return clip(text)
+
+
+def decision_dm(label: str, message: Message) -> str:
+    """A decision's DM to the owing player: the prompt, what they learned, where to answer."""
+    lines = [f"**{label}** — {message.prompt or 'your decision'}"]
+    if message.lines:
+        lines.append(clip_lines(message.lines, 1200))
+    lines.append("Choose below, or use /decide.")
     return clip("\n".join(lines))

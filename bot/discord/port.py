@@ -90,6 +90,20 @@ class ServicePort:
             self._by_thread[thread_id] = found.id
         return found
 
+    async def games_in_guild(self, guild_id: int) -> list[GameInfo]:
+        """The games created in a Discord server, newest first."""
+        return await self.call(self.service.games_bound, GUILD_KEY, guild_id)
+
+    async def leave(self, info: GameInfo, player: Actor) -> GameInfo:
+        """Close a player's seats before the game starts; the game's creator (its first GM)
+        vouches for the frontend, as for :meth:`ensure_gm_seat`."""
+        creator = next((s for s in info.seats if s.role == "gm" and s.discord_id), None)
+        if creator is None:
+            raise ServiceError("this game has no GM seat to vouch for leaving it")
+        return await self.call(self.service.unseat, info.id,
+                               Actor.discord(str(creator.discord_id)), player,
+                               "left before the start")
+
     async def info(self, game_id: str) -> GameInfo:
         return await self.call(self.service.info, game_id)
 

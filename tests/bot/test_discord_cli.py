@@ -84,7 +84,8 @@ async def test_serve_starts_syncs_and_shuts_down(tmp_path: Path,
                 break
             await asyncio.sleep(0.02)
         assert fake.token_seen == SECRET
-        assert "game" in {c["name"] for c in fake.commands[str(fake.guild_id)]}
+        assert "game" in {c["name"] for c in fake.commands.get("global", [])}
+        assert [c["name"] for c in fake.commands[str(fake.guild_id)]] == ["gm"]
         assert (tmp_path / "u.db").exists()
     finally:
         task.cancel()
@@ -95,6 +96,7 @@ async def test_serve_starts_syncs_and_shuts_down(tmp_path: Path,
 
 def test_the_documented_invite_permissions() -> None:
     text = (Path(__file__).parents[2] / "docs" / "discord.md").read_text(encoding="utf-8")
-    wanted = discord.Permissions(send_messages=True, attach_files=True,
+    wanted = discord.Permissions(view_channel=True, read_message_history=True,
+                                 send_messages=True, attach_files=True,
                                  create_public_threads=True, send_messages_in_threads=True)
     assert f"`{wanted.value}`" in text

@@ -18,6 +18,7 @@ import pytest
 
 from adjudicator.kernel.views import View
 from tests.fakediscord import Channel, FakeDiscord, Harness, Message, User, run_umpire
+from tests.fakediscord.server import CommandUnavailable
 
 DUEL = "tests.kernel.duel:DuelGame"
 
@@ -41,9 +42,9 @@ class Table:
 @pytest.fixture
 async def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Table]:
     fake = FakeDiscord()
-    gm = fake.add_user("gm")
+    gm = fake.add_user("gm", roles=("Umpire GM",))
     ann, bob, eve = fake.add_user("ann"), fake.add_user("bob"), fake.add_user("eve")
-    fake.add_role("Umpire GM")
+    fake.permit("gm", "Umpire GM")  # the server's admin lets the GM role use /gm
     async with run_umpire(fake, tmp_path / "umpire.db", monkeypatch,
                           seed_source=lambda n: bytes(range(n)), extra_games=[DUEL],
                           game_ids=["duel1", "duel2"]) as harness:
@@ -52,14 +53,15 @@ async def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterato
 
 async def open_game(t: Table) -> Channel:
     reply = await t.h.slash(t.gm, t.fake.general, "game new", game=DUEL)
-    assert not reply.ephemeral and "duel1" in reply
+    assert reply.ephemeral and "duel1" in reply  # errors would have been private too
+    assert "duel1" in t.fake.channel_messages(t.fake.general)[-1].content
     (thread,) = t.fake.threads()
     t.thread = thread
     assert "[duel1]" in thread.name
     assert "red" in (await t.h.slash(t.ann, thread, "game join", side="red"))
     assert "blue" in (await t.h.slash(t.bob, thread, "game join", side="blue"))
     started = await t.h.slash(t.gm, thread, "game start")
-    assert "commitment" in started and not started.ephemeral
+    assert "commitment" in started and "commitment" in started.public[0].content
     return thread
 
 
@@ -67,9 +69,14 @@ def last_public(t: Table) -> Message:
     return t.fake.channel_messages(t.game_thread)[-1]
 
 
-async def test_commands_are_synced_to_the_guild(table: Table) -> None:
-    names = {c["name"] for c in table.fake.commands[str(table.fake.guild_id)]}
-    assert {"game", "gm", "order", "decide", "duel", "stalingrad", "tanks"} <= names
+async def test_dm_commands_are_global_and_gm_tools_are_the_servers(table: Table) -> None:
+    fake = table.fake
+    everywhere = {c["name"]: c for c in fake.commands["global"]}
+    assert set(everywhere) == {"game", "order", "decide", "help", "duel", "stalingrad", "tanks"}
+    assert all(c["contexts"] == [0, 1] for c in everywhere.values())  # server and bot DM
+    assert [c["name"] for c in fake.commands[str(fake.guild_id)]] == ["gm"]
+    gm = fake.commands[str(fake.guild_id)][0]
+    assert int(gm["default_member_permissions"]) == 1 << 34  # Manage Threads
     duel = table.fake.command("duel")
     assert {o["name"] for o in duel["options"]} == {"move", "attack", "pass", "trap", "decide"}
 
@@ -185,7 +192,7 @@ async def test_views_maps_and_standing_orders(table: Table) -> None:
     theirs = await h.slash(t.bob, thread, "game map", private=True)
     assert "[trap]" not in theirs.text
     public = await h.slash(t.eve, thread, "game map")
-    assert not public.ephemeral and "[trap]" not in public.text and "public view" in public
+    assert "[trap]" not in public.text and "public view" in public.public[0].content
 
     # A standing order is private: no public message, a DM-free ephemeral ack.
     count = len(fake.public_messages())
@@ -218,6 +225,10 @@ async def test_permissions_and_places(table: Table) -> None:
     outside = await h.slash(t.ann, fake.general, "duel pass")
     assert outside.ephemeral and "game's thread" in outside
     thread = await open_game(t)
+    with pytest.raises(CommandUnavailable, match="hidden from eve"):
+        await h.slash(t.eve, thread, "gm reveal-seed")  # Discord shows /gm to moderators
+    fake.permit("gm", "Moderator")
+    fake.give_role(t.eve, "Moderator")  # sees /gm, but is no GM of this game
     stranger = await h.slash(t.eve, thread, "gm reveal-seed")
     assert stranger.ephemeral and "only a GM" in stranger
     rolled = await h.slash(t.eve, thread, "gm roll", values="6", reason="x")

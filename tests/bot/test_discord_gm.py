@@ -15,14 +15,15 @@ from tests.bot.duel_variants import POSTS, POSTS_GAME
 from tests.bot.test_discord_duel import DUEL, Table, last_public
 from tests.bot.test_service_support import EDITABLE
 from tests.fakediscord import Channel, FakeDiscord, run_umpire
+from tests.fakediscord.server import CommandUnavailable
 
 
 @pytest.fixture
 async def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Table]:
     fake = FakeDiscord()
-    gm = fake.add_user("gm")
+    gm = fake.add_user("gm", roles=("Umpire GM",))
     ann, bob, eve = fake.add_user("ann"), fake.add_user("bob"), fake.add_user("eve")
-    fake.add_role("Umpire GM")
+    fake.permit("gm", "Umpire GM")  # the server's admin lets the GM role use /gm
     async with run_umpire(fake, tmp_path / "umpire.db", monkeypatch,
                           seed_source=lambda n: bytes(range(n)),
                           extra_games=[DUEL, EDITABLE, POSTS_GAME],
@@ -53,8 +54,8 @@ async def test_pause_and_resume(table: Table) -> None:
     prompt = last_public(t)
     (choose,) = prompt.custom_ids()
 
-    refused = await h.slash(t.ann, thread, "gm pause", reason="blue is away")
-    assert refused.ephemeral and "only a GM" in refused
+    with pytest.raises(CommandUnavailable):  # Discord does not show /gm to players
+        await h.slash(t.ann, thread, "gm pause", reason="blue is away")
     paused = await h.slash(t.gm, thread, "gm pause", reason="blue is away until Monday")
     assert paused.ephemeral
     notice = last_public(t)
@@ -95,12 +96,14 @@ async def test_gm_seat_replaces_a_player(table: Table) -> None:
     t, h = table, table.h
     thread = await open_game(t)
     await h.slash(t.ann, thread, "duel pass")
+    t.fake.permit("gm", "Veteran")  # an admin showed /gm to veterans; bob is one, not a GM
+    t.fake.give_role(t.bob, "Veteran")
     refused = await h.slash(t.bob, thread, "gm seat", side="blue", player=t.eve.id)
     assert refused.ephemeral and "only a GM" in refused
     assert await h.autocomplete(t.gm, thread, "gm seat", "side", side="b") == ["blue"]
     seated = await h.slash(t.gm, thread, "gm seat", side="blue", player=t.eve.id,
                            reason="bob had to leave")
-    assert not seated.ephemeral
+    assert seated.public  # the seating is announced in the thread
     assert (f"<@{t.eve.id}> now plays **blue**, replacing <@{t.bob.id}> — reason: bob had "
             "to leave.") in seated
     assert f"To act: **blue** <@{t.eve.id}>" in seated
@@ -119,10 +122,11 @@ async def test_gm_seat_replaces_a_player(table: Table) -> None:
     assert f"<@{t.eve.id}>" in owed.content and "waiting for blue" in owed.content
     handed = await h.slash(t.gm, thread, "gm seat", side="blue", player=t.bob.id)
     assert f"<@{t.bob.id}> blue owes a decision" in handed
-    (choose,) = handed.original.custom_ids()
-    old_owner = await h.click(t.eve, handed.original, choose)
+    announced = handed.public[0]
+    (choose,) = announced.custom_ids()
+    old_owner = await h.click(t.eve, announced, choose)
     assert old_owner.ephemeral and "Only" in old_owner
-    options = await h.click(t.bob, handed.original, choose)
+    options = await h.click(t.bob, announced, choose)
     assert "decide lose" in options
     await h.click(t.bob, options.original, options.original.custom_ids()[-1])
     assert "b2 is eliminated" in last_public(t).content

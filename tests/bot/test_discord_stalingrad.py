@@ -45,7 +45,8 @@ def setup_lines(side: str) -> list[str]:
 async def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                 ) -> AsyncIterator[tuple[Harness, User, User, User]]:
     fake = FakeDiscord()
-    gm, gerd, sasha = fake.add_user("gm"), fake.add_user("gerd"), fake.add_user("sasha")
+    gm, gerd, sasha = fake.add_user("gm", admin=True), fake.add_user("gerd"), \
+        fake.add_user("sasha")
     renderer = load_renderer()
     assert renderer is not None, "the render package provides render(view)"
     async with run_umpire(fake, tmp_path / "umpire.db", monkeypatch,
@@ -187,17 +188,19 @@ async def test_basic_game_opening_through_discord(
     applied(await h.slash(gerd, thread, "stalingrad attack", units=GERMAN_ATTACK.split(" with ")[1],
                           area="32"))
     assert "19:13 — 6 Casualty Points" in last().content
-    options = await h.autocomplete(sasha, thread, "decide", "answer")
-    assert len(options) == 2 and all(o.startswith("decide casualties") for o in options)
+    offered = await h.choices(sasha, thread, "decide", "answer")
+    assert len(offered) == 2 and all(c["name"].startswith("decide casualties") for c in offered)
+    assert all(len(c["value"]) <= 20 for c in offered)  # short stable keys, never the order
+    options = [str(c["value"]) for c in offered]
     assert await h.autocomplete(gerd, thread, "decide", "answer") == []
     not_his = await h.slash(gerd, thread, "decide", answer=options[0])
     assert not_his.ephemeral and "waiting for russian" in not_his
     applied(await h.slash(sasha, thread, "decide", answer=options[0]))
     while "waiting for russian" in last().content:  # the retreat, by text too
-        retreat = await h.autocomplete(sasha, thread, "decide", "answer")
-        alternatives += retreat[1:]
-        applied(await h.slash(sasha, thread, "decide", answer=retreat[0]))
-    alternatives += options[1:]
+        retreat = await h.choices(sasha, thread, "decide", "answer")
+        alternatives += [c["name"].split(" — ")[0] for c in retreat[1:]]
+        applied(await h.slash(sasha, thread, "decide", answer=retreat[0]["value"]))
+    alternatives += [c["name"].split(" — ")[0] for c in offered[1:]]
     assert "To act: **german**" in last().content
     applied(await h.slash(gerd, thread, "stalingrad end"))
     applied(await h.slash(sasha, thread, "stalingrad pass"))

@@ -21,7 +21,8 @@ ENTRIES = ["t34a-1", "t34a-2", "t34b-1", "t34b-2", "t34b-3", "t34b-4", "t34c-1",
 async def tanks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                 ) -> AsyncIterator[tuple[Harness, User, User, User]]:
     fake = FakeDiscord()
-    gm, gerd, sasha = fake.add_user("gm"), fake.add_user("gerd"), fake.add_user("sasha")
+    gm, gerd, sasha = fake.add_user("gm", admin=True), fake.add_user("gerd"), \
+        fake.add_user("sasha")
     async with run_umpire(fake, tmp_path / "umpire.db", monkeypatch,
                           seed_source=lambda n: b"\x07" * n, game_ids=["tanks1"]) as harness:
         yield harness, gm, gerd, sasha

@@ -21,9 +21,11 @@ import pytest
 import yarl
 from discord import app_commands
 
-from bot.discord.core import BotConfig, Renderer, UmpireBot
-from bot.discord.port import ServicePort
-from bot.service import GameService
+from bot.discord.app import create_bot
+from bot.discord.core import BotConfig
+from bot.discord.errors import Refusal
+from bot.discord.publish import Renderer
+from bot.service import GameService, ServiceError
 from bot.store import Store
 from tests.fakediscord.server import Channel, FakeDiscord, InteractionRecord, Message, User
 
@@ -72,8 +74,11 @@ class Reply:
 class Harness:
     def __init__(self, fake: FakeDiscord, client: discord.Client,
                  tree: app_commands.CommandTree[Any],
-                 done_event: str = "umpire_interaction_done") -> None:
+                 done_event: str = "umpire_interaction_done",
+                 expected: tuple[type[BaseException], ...] = ()) -> None:
         self.fake = fake
+        #: Errors the client reports to users by design (refusals): not failures.
+        self.expected = expected
         self.client = client
         self.tree = tree
         self.done_event = done_event
@@ -88,8 +93,12 @@ class Harness:
         if self.fake.unhandled:
             raise AssertionError(f"the bot called routes the fake does not know: "
                                  f"{self.fake.unhandled}")
+        if self.fake.invalid:
+            raise AssertionError(f"Discord would refuse what the bot sent: {self.fake.invalid}")
 
     def record_error(self, error: BaseException) -> None:
+        if isinstance(getattr(error, "original", error), self.expected):
+            return
         self.errors.append(error)
         self._failed.set()
 
@@ -118,17 +127,23 @@ class Harness:
 
     async def slash(self, user: User, channel: Channel, path: str, **options: Any) -> Reply:
         """Invoke ``/path`` (e.g. ``"game new"``) as ``user`` in ``channel``."""
-        data = self.fake.command_data(path, options)
+        data = self.fake.command_data(path, options, channel, user)
         return await self._run(2, user, channel, data)
 
     async def autocomplete(self, user: User, channel: Channel, path: str, focused: str,
                            **options: Any) -> list[str]:
-        """The choices the bot offers while ``user`` types option ``focused``."""
+        """The values of the choices the bot offers while ``user`` types ``focused``."""
+        choices = await self.choices(user, channel, path, focused, **options)
+        return [str(choice["value"]) for choice in choices]
+
+    async def choices(self, user: User, channel: Channel, path: str, focused: str,
+                      **options: Any) -> list[dict[str, Any]]:
+        """The choices (name and value) the bot offers while ``user`` types ``focused``."""
         options.setdefault(focused, "")
-        data = self.fake.command_data(path, options, focused=focused)
+        data = self.fake.command_data(path, options, channel, user, focused=focused)
         reply = await self._run(4, user, channel, data, wait_done=False)
         assert reply.record.response_type == 8, reply.record.response_type
-        return [str(choice["value"]) for choice in reply.record.choices]
+        return reply.record.choices
 
     async def submit_modal(self, user: User, channel: Channel, shown: Reply,
                            *values: str) -> Reply:
@@ -162,12 +177,13 @@ class Harness:
 @contextlib.asynccontextmanager
 async def run_client(fake: FakeDiscord, client: discord.Client,
                      tree: app_commands.CommandTree[Any], monkeypatch: pytest.MonkeyPatch,
-                     done_event: str = "umpire_interaction_done") -> AsyncIterator[Harness]:
+                     done_event: str = "umpire_interaction_done",
+                     expected: tuple[type[BaseException], ...] = ()) -> AsyncIterator[Harness]:
     """Point discord.py at ``fake``, start ``client``, yield a harness, close cleanly."""
     monkeypatch.setattr(discord.http.Route, "BASE", fake.rest_base)
     monkeypatch.setattr(discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY",
                         yarl.URL(fake.gateway_url))
-    harness = Harness(fake, client, tree, done_event)
+    harness = Harness(fake, client, tree, done_event, expected)
 
     original_on_error = tree.on_error
 
@@ -209,12 +225,13 @@ async def run_umpire(fake: FakeDiscord, db: Path, monkeypatch: pytest.MonkeyPatc
     store = Store(db)
     service = (GameService(store) if seed_source is None
                else GameService(store, seed_source=seed_source))
-    bot = UmpireBot(ServicePort(service),
-                    BotConfig(guild_id=fake.guild_id, tick_seconds=0,
-                              **{"follow_seconds": 0, **config}),
-                    renderer=renderer, guild_ready_timeout=0.05)
+    config.setdefault("guild_id", fake.guild_id)
+    config.setdefault("follow_seconds", 0)
+    bot = create_bot(service, BotConfig(tick_seconds=0, **config), renderer,
+                     guild_ready_timeout=0.05)
     try:
-        async with run_client(fake, bot, bot.tree, monkeypatch) as harness:
+        async with run_client(fake, bot, bot.tree, monkeypatch,
+                              expected=(Refusal, ServiceError)) as harness:
             yield harness
     finally:
         store.close()

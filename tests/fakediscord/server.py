@@ -7,6 +7,16 @@ back every message, embed, attachment, ephemeral reply and DM the bot produced.
 
 Only what the bot under test uses is implemented; anything else answers 404 and is
 recorded in :attr:`FakeDiscord.unhandled`, so a test can fail on it.
+
+It refuses what Discord refuses: every request body is validated against the schema of its
+route in Discord's own API description (:mod:`tests.fakediscord.schema`), command payloads
+against Discord's limits beyond the schemas, and a refused request (400, code 50035) is
+recorded in :attr:`FakeDiscord.invalid`. It models command scopes (a server's commands only
+in that server; global commands in a DM only when their contexts allow it; a command's
+``default_member_permissions``), interaction clocks (a first response after 3 seconds fails
+with 10062, follow-ups after 15 minutes with 50027), message and attachment limits, and
+failures on demand: Missing Permissions (403, 50013) in a channel, closed DMs (403, 50007),
+rate limits (429 with ``retry_after``), archived and locked threads.
 """
 
 from __future__ import annotations
@@ -15,6 +25,8 @@ import asyncio
 import contextlib
 import itertools
 import json
+import re
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -22,12 +34,22 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from bot.discord.limits import check as check_command_limits
+from tests.fakediscord import schema
+
 HOST = "127.0.0.1"
 API = "/api/v10"
 EPHEMERAL = 64
 ADMINISTRATOR = 1 << 3
 #: Permissions of an ordinary member in the fake guild (view, send, threads, attach).
 MEMBER_PERMISSIONS = (1 << 10) | (1 << 11) | (1 << 15) | (1 << 35) | (1 << 38) | (1 << 31)
+#: Discord's limits the fake enforces itself (the schemas state the rest).
+CONTENT_LIMIT = 2000
+ATTACHMENTS_LIMIT = 10 * 1024 * 1024
+RESPONSE_DEADLINE = 3.0
+FOLLOWUP_WINDOW = 15 * 60.0
+#: Interaction contexts: a server, the DM with the bot.
+GUILD_CONTEXT, BOT_DM_CONTEXT = 0, 1
 
 JSON = dict[str, Any]
 
@@ -36,10 +58,41 @@ def now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-def json_response(data: Any, status: int = 200) -> web.Response:
+def json_response(data: Any, status: int = 200,
+                  headers: dict[str, str] | None = None) -> web.Response:
     """A JSON response with ``Content-Type: application/json`` exactly (no charset)."""
     return web.Response(body=json.dumps(data).encode(), status=status,
-                        headers={"Content-Type": "application/json"})
+                        headers={"Content-Type": "application/json", **(headers or {})})
+
+
+class DiscordError(Exception):
+    """A request Discord refuses: raised by handlers, answered by the middleware."""
+
+    def __init__(self, status: int, code: int, message: str,
+                 extra: JSON | None = None) -> None:
+        super().__init__(f"{status} {code} {message}")
+        self.status, self.code, self.message = status, code, message
+        self.extra = extra or {}
+
+    def response(self) -> web.Response:
+        return json_response({"message": self.message, "code": self.code, **self.extra},
+                             self.status)
+
+
+class CommandUnavailable(AssertionError):
+    """A test used a command Discord would not offer there (wrong scope or context)."""
+
+
+@dataclass
+class Failure:
+    """A failure on demand: requests matching ``method`` and ``path`` get this answer."""
+
+    method: str
+    path: re.Pattern[str]
+    status: int
+    body: JSON
+    headers: dict[str, str] = field(default_factory=dict)
+    times: int = 1  # how many requests it refuses; -1: all of them
 
 
 @dataclass
@@ -130,6 +183,8 @@ class InteractionRecord:
     original: Message | None = None
     followups: list[Message] = field(default_factory=list)
     responded: asyncio.Event = field(default_factory=asyncio.Event)
+    #: When Discord sent it (the fake's clock), for the 3-second and 15-minute limits.
+    created: float = 0.0
 
     @property
     def choices(self) -> list[JSON]:
@@ -160,6 +215,9 @@ class Channel:
     owner_id: int | None = None
     recipient_id: int | None = None
     members: set[int] = field(default_factory=set)
+    auto_archive_duration: int = 1440
+    archived: bool = False
+    locked: bool = False
 
     def payload(self, users: dict[int, User]) -> JSON:
         data: JSON = {"id": str(self.id), "type": self.type, "name": self.name,
@@ -170,8 +228,9 @@ class Channel:
         if self.type == 11:
             data.update(parent_id=str(self.parent_id), owner_id=str(self.owner_id),
                         message_count=0, member_count=len(self.members), total_message_sent=0,
-                        thread_metadata={"archived": False, "auto_archive_duration": 1440,
-                                         "archive_timestamp": now(), "locked": False,
+                        thread_metadata={"archived": self.archived,
+                                         "auto_archive_duration": self.auto_archive_duration,
+                                         "archive_timestamp": now(), "locked": self.locked,
                                          "create_timestamp": now()})
         if self.type == 1 and self.recipient_id is not None:
             data["recipients"] = [users[self.recipient_id].payload()]
@@ -200,13 +259,25 @@ class FakeDiscord:
         }
         self.member_roles: dict[int, list[int]] = {self.bot.id: [], self.owner.id: []}
         self.admins: set[int] = {self.owner.id}
+        #: Per command: roles an admin allowed to use it (integration permission overrides).
+        self.command_roles: dict[str, set[int]] = {}
         self.channels: dict[int, Channel] = {}
         self.general = self.add_channel("general")
         self.messages: dict[int, Message] = {}
         self.interactions: dict[int, InteractionRecord] = {}
         self.commands: dict[str, list[JSON]] = {}
         self.unhandled: list[str] = []
+        #: Requests refused as Discord would refuse them (schema, limits): "ROUTE: why".
+        self.invalid: list[str] = []
         self.requests: list[tuple[str, str]] = []
+        self.failures: list[Failure] = []
+        #: Interactions whose first response came after the deadline (refused, 10062).
+        self.late: list[int] = []
+        self.closed_dms: set[int] = set()
+        self.response_deadline = RESPONSE_DEADLINE
+        self.followup_window = FOLLOWUP_WINDOW
+        #: Seconds added to the real clock (tests move time on with :meth:`advance`).
+        self.skew = 0.0
         self.token_seen: str | None = None
         self.port = 0
         self._runner: web.AppRunner | None = None
@@ -240,6 +311,11 @@ class FakeDiscord:
             if role["name"] == name:
                 return role_id
         return self.add_role(name)
+
+    def permit(self, command: str, role: str) -> None:
+        """What a server's admin does in Server Settings → Integrations: let members with
+        ``role`` use ``command`` whatever its default member permissions."""
+        self.command_roles.setdefault(command, set()).add(self.role_id(role))
 
     def give_role(self, user: User, name: str) -> None:
         self.member_roles[user.id].append(self.role_id(name))
@@ -336,7 +412,66 @@ class FakeDiscord:
             if not auth.startswith("Bot "):
                 return json_response({"message": "401: Unauthorized", "code": 0}, 401)
             self.token_seen = auth[4:]
-        return await handler(request)
+        for failure in self.failures:
+            if failure.times != 0 and failure.method == request.method \
+                    and failure.path.search(request.path):
+                failure.times -= 1
+                return json_response(failure.body, failure.status, failure.headers)
+        try:
+            return await handler(request)
+        except DiscordError as error:
+            return error.response()
+
+    # ---- failures on demand and the clock -----------------------------------------------
+
+    def fail(self, method: str, path: str, status: int, code: int, message: str, *,
+             times: int = 1, headers: dict[str, str] | None = None,
+             extra: JSON | None = None) -> Failure:
+        """Answer the next ``times`` requests whose path matches the regex ``path`` with
+        this error (``times=-1``: every one)."""
+        failure = Failure(method, re.compile(path), status,
+                          {"message": message, "code": code, **(extra or {})},
+                          dict(headers or {}), times)
+        self.failures.append(failure)
+        return failure
+
+    def refuse_posts(self, channel: Channel, *, times: int = -1) -> Failure:
+        """The bot lacks permission to post in ``channel`` (403, Missing Permissions)."""
+        return self.fail("POST", f"^{API}/channels/{channel.id}/messages$", 403, 50013,
+                         "Missing Permissions", times=times)
+
+    def rate_limit(self, method: str, path: str, retry_after: float = 0.25,
+                   times: int = 1) -> Failure:
+        """A 429 as Discord sends it: discord.py must wait ``retry_after`` and retry."""
+        headers = {"Retry-After": str(retry_after), "X-RateLimit-Limit": "5",
+                   "X-RateLimit-Remaining": "0", "X-RateLimit-Reset-After": str(retry_after),
+                   "X-RateLimit-Bucket": "fake-bucket", "X-RateLimit-Scope": "user"}
+        return self.fail(method, path, 429, 0, "You are being rate limited.", times=times,
+                         headers=headers, extra={"retry_after": retry_after, "global": False})
+
+    def close_dms(self, user: User) -> None:
+        """``user`` accepts no direct messages from the bot (403, code 50007)."""
+        self.closed_dms.add(user.id)
+
+    def archive(self, thread: Channel, *, locked: bool = False) -> None:
+        """Archive a thread (Discord does after ``auto_archive_duration`` of quiet)."""
+        thread.archived, thread.locked = True, locked
+
+    def clock(self) -> float:
+        return time.monotonic() + self.skew
+
+    def advance(self, seconds: float) -> None:
+        """Move the fake's clock on (interaction deadlines run out)."""
+        self.skew += seconds
+
+    def _validate(self, route: str, body: Any) -> None:
+        """Refuse ``body`` as Discord would if it breaks the route's schema."""
+        found = schema.problems(route, body)
+        if found:
+            self.invalid.append(f"{route}: {'; '.join(found)}")
+            raise DiscordError(400, 50035, "Invalid Form Body",
+                               {"errors": {"_errors": [{"code": "BASE_TYPE_INVALID",
+                                                        "message": found[0]}]}})
 
     async def _unhandled(self, request: web.Request) -> web.Response:
         self.unhandled.append(f"{request.method} {request.path}")
@@ -372,26 +507,59 @@ class FakeDiscord:
 
     async def _put_commands(self, request: web.Request) -> web.Response:
         body = await request.json()
+        guild = request.match_info.get("guild")
+        self._validate("PUT /applications/{application_id}/guilds/{guild_id}/commands" if guild
+                       else "PUT /applications/{application_id}/commands", body)
+        problems = check_command_limits({self._command_key(request): body})
+        if problems:
+            self.invalid.append(f"PUT commands: {'; '.join(problems)}")
+            raise DiscordError(400, 50035, "Invalid Form Body", {"errors": problems})
         stored = []
         for command in body:
+            contexts = command.get("contexts")
+            if guild is None and contexts is None:  # Discord's default for global commands
+                contexts = [GUILD_CONTEXT, BOT_DM_CONTEXT] if command.get(
+                    "dm_permission", True) is not False else [GUILD_CONTEXT]
             stored.append({**command, "id": str(self.new_id()), "application_id": str(self.app_id),
-                           "version": str(self.new_id()), "default_member_permissions": None,
-                           "dm_permission": True, "nsfw": False,
-                           **({"guild_id": request.match_info["guild"]}
-                              if "guild" in request.match_info else {})})
+                           "version": str(self.new_id()), "nsfw": False,
+                           "default_member_permissions": command.get("default_member_permissions"),
+                           **({"guild_id": guild} if guild else {"contexts": contexts})})
         self.commands[self._command_key(request)] = stored
         return json_response(stored)
 
     async def _get_commands(self, request: web.Request) -> web.Response:
         return json_response(self.commands.get(self._command_key(request), []))
 
-    def command(self, name: str) -> JSON:
-        for commands in self.commands.values():
-            for command in commands:
-                if command["name"] == name:
-                    return command
-        raise KeyError(f"no command {name!r} was synced; have "
-                       f"{sorted(c['name'] for cs in self.commands.values() for c in cs)}")
+    def command(self, name: str, channel: Channel | None = None,
+                user: User | None = None) -> JSON:
+        """The command ``name`` as Discord offers it to ``user`` in ``channel``: a server's
+        commands only in that server, global ones where their contexts allow, and only to
+        members with its ``default_member_permissions`` (administrators always)."""
+        if channel is None:
+            for commands in self.commands.values():
+                for command in commands:
+                    if command["name"] == name:
+                        return command
+            raise KeyError(f"no command {name!r} was synced; have "
+                           f"{sorted(c['name'] for cs in self.commands.values() for c in cs)}")
+        context = BOT_DM_CONTEXT if channel.guild_id is None else GUILD_CONTEXT
+        offered = [c for c in self.commands.get("global", []) if context in c["contexts"]]
+        if channel.guild_id is not None:
+            offered += self.commands.get(str(channel.guild_id), [])
+        for command in offered:
+            if command["name"] != name:
+                continue
+            needed = command.get("default_member_permissions")
+            if needed is not None and channel.guild_id is not None and user is not None \
+                    and user.id not in self.admins and int(needed) & ~MEMBER_PERMISSIONS \
+                    and not set(self.member_roles.get(user.id, [])) & \
+                    self.command_roles.get(name, set()):
+                raise CommandUnavailable(f"/{name} is hidden from {user.name}: it needs "
+                                         f"permissions {needed}")
+            return command
+        where = "a DM with the bot" if channel.guild_id is None else f"#{channel.name}"
+        raise CommandUnavailable(f"Discord offers no /{name} in {where}; offered there: "
+                                 f"{sorted(c['name'] for c in offered)}")
 
     # ---- REST: messages -------------------------------------------------------------------
 
@@ -451,14 +619,12 @@ class FakeDiscord:
 
     @staticmethod
     def _check_limits(message: Message) -> None:
-        if len(message.content) > 2000:
-            raise web.HTTPBadRequest(text=json.dumps(
-                {"message": "Invalid Form Body: content longer than 2000", "code": 50035}),
-                content_type="application/json")
+        if len(message.content) > CONTENT_LIMIT:
+            raise DiscordError(400, 50035, "Invalid Form Body: content longer than 2000")
         if len(message.embeds) > 10 or sum(len(json.dumps(e)) for e in message.embeds) > 6000:
-            raise web.HTTPBadRequest(text=json.dumps(
-                {"message": "Invalid Form Body: embeds too large", "code": 50035}),
-                content_type="application/json")
+            raise DiscordError(400, 50035, "Invalid Form Body: embeds too large")
+        if sum(len(a.data) for a in message.attachments) > ATTACHMENTS_LIMIT:
+            raise DiscordError(413, 40005, "Request entity too large")
 
     def _edit(self, message: Message, payload: JSON, files: list[Attachment]) -> None:
         message.history.append((message.content, message.embeds, message.attachments))
@@ -482,6 +648,14 @@ class FakeDiscord:
         if channel is None:
             return json_response({"message": "Unknown Channel", "code": 10003}, 404)
         payload, files = await self._read_message_body(request)
+        self._validate("POST /channels/{channel_id}/messages", payload)
+        if channel.type == 1 and channel.recipient_id in self.closed_dms:
+            raise DiscordError(403, 50007, "Cannot send messages to this user")
+        if channel.archived:
+            if channel.locked:
+                raise DiscordError(400, 50083, "Thread is archived")
+            channel.archived = False  # Discord reopens an archived thread on a new message
+            await self.dispatch("THREAD_UPDATE", channel.payload(self.users))
         message = self._new_message(channel_id, payload, files,
                                     "dm" if channel.type == 1 else "channel")
         return json_response(self.message_payload(message))
@@ -491,11 +665,16 @@ class FakeDiscord:
         if message is None or message.channel_id != int(request.match_info["cid"]):
             return json_response({"message": "Unknown Message", "code": 10008}, 404)
         payload, files = await self._read_message_body(request)
+        self._validate("PATCH /channels/{channel_id}/messages/{message_id}", payload)
+        channel = self.channels.get(message.channel_id)
+        if channel is not None and channel.archived:
+            raise DiscordError(400, 50083, "Thread is archived")
         self._edit(message, payload, files)
         return json_response(self.message_payload(message))
 
     async def _create_dm(self, request: web.Request) -> web.Response:
         body = await request.json()
+        self._validate("POST /users/@me/channels", body)
         recipient = int(body["recipient_id"])
         if recipient not in self.users:
             return json_response({"message": "Unknown User", "code": 10013}, 404)
@@ -518,9 +697,11 @@ class FakeDiscord:
         if parent is None or parent.type != 0:
             return json_response({"message": "Unknown Channel", "code": 10003}, 404)
         body = await request.json()
+        self._validate("POST /channels/{channel_id}/threads", body)
         thread = Channel(self.new_id(), int(body.get("type") or 11), str(body["name"]),
                          guild_id=parent.guild_id, parent_id=parent.id, owner_id=self.bot.id,
-                         members={self.bot.id})
+                         members={self.bot.id},
+                         auto_archive_duration=int(body.get("auto_archive_duration") or 4320))
         self.channels[thread.id] = thread
         payload = thread.payload(self.users)
         await self.dispatch("THREAD_CREATE", {**payload, "newly_created": True})
@@ -538,6 +719,8 @@ class FakeDiscord:
     def _interaction_by_token(self, token: str) -> InteractionRecord:
         for record in self.interactions.values():
             if record.token == token:
+                if self.clock() - record.created > self.followup_window:
+                    raise DiscordError(401, 50027, "Invalid Webhook Token")
                 return record
         raise web.HTTPNotFound(text=json.dumps({"message": "Unknown Webhook", "code": 10015}),
                                content_type="application/json")
@@ -549,7 +732,11 @@ class FakeDiscord:
         if record.response_type is not None:
             return json_response({"message": "Interaction has already been acknowledged.",
                                   "code": 40060}, 400)
+        if self.clock() - record.created > self.response_deadline:
+            self.late.append(record.id)
+            return json_response({"message": "Unknown interaction", "code": 10062}, 404)
         body, files = await self._read_message_body(request)
+        self._validate("POST /interactions/{interaction_id}/{interaction_token}/callback", body)
         kind = int(body["type"])
         data: JSON = dict(body.get("data") or {})
         record.response_type, record.response_data = kind, data
@@ -583,6 +770,7 @@ class FakeDiscord:
         if record.response_type is None:
             return json_response({"message": "Unknown Webhook", "code": 10015}, 404)
         payload, files = await self._read_message_body(request)
+        self._validate("POST /webhooks/{webhook_id}/{webhook_token}", payload)
         original = record.original
         if original is not None and original.deferred:
             # Discord: the first followup after a "thinking" defer replaces the loading
@@ -619,6 +807,8 @@ class FakeDiscord:
     async def _edit_webhook_message(self, request: web.Request) -> web.Response:
         _, message = self._webhook_message(request)
         payload, files = await self._read_message_body(request)
+        self._validate("PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}",
+                       payload)
         was_deferred, message.deferred = message.deferred, False
         self._edit(message, payload, files)
         if was_deferred:
@@ -708,21 +898,32 @@ class FakeDiscord:
             "application_id": str(self.app_id), "attachment_size_limit": 10 * 1024 * 1024,
             "channel": channel.payload(self.users), "channel_id": str(channel.id),
             "data": data, "locale": "en-US", "app_permissions": str(MEMBER_PERMISSIONS),
-            "entitlements": [], "authorizing_integration_owners": {"0": str(self.guild_id)},
+            "entitlements": [],
+            # a guild install; "0" when used in the DM with the bot
+            "authorizing_integration_owners": {"0": str(channel.guild_id or 0)},
             **self._user_fields(user, channel),
         }
         if message is not None:
             payload["message"] = self.message_payload(message)
-        record = InteractionRecord(iid, token, type_, user.id, channel.id, payload)
+        record = InteractionRecord(iid, token, type_, user.id, channel.id, payload,
+                                   created=self.clock())
         self.interactions[iid] = record
         await self.dispatch("INTERACTION_CREATE", payload)
         return record
 
-    def command_data(self, path: str, options: JSON, focused: str | None = None) -> JSON:
-        """``data`` of a slash command: ``path`` like "game new" or "move"."""
+    def command_data(self, path: str, options: JSON, channel: Channel | None = None,
+                     user: User | None = None, focused: str | None = None) -> JSON:
+        """``data`` of a slash command: ``path`` like "game new" or "move", as ``user``
+        invokes it in ``channel`` (which must offer it)."""
         names = path.split()
-        command = self.command(names[0])
+        command = self.command(names[0], channel, user)
         spec_options = command.get("options", [])
+        if focused is None:  # Discord's client asks for every required option
+            declared = self._options_at(spec_options, names[1:])
+            missing = [o["name"] for o in declared if o.get("required") and o.get("type", 3) > 2
+                       and options.get(o["name"]) is None]
+            if missing:
+                raise CommandUnavailable(f"/{path} needs {missing}")
         leaf: list[JSON] = []
         for name, value in options.items():
             if value is None:
@@ -736,8 +937,9 @@ class FakeDiscord:
         for depth in range(len(names) - 1, 0, -1):
             kind = 1 if depth == len(names) - 1 else 2
             nested = [{"name": names[depth], "type": kind, "options": nested}]
-        data: JSON = {"id": command["id"], "name": names[0], "type": 1, "options": nested,
-                      "guild_id": str(self.guild_id)}
+        data: JSON = {"id": command["id"], "name": names[0], "type": 1, "options": nested}
+        if "guild_id" in command:  # only a server's own commands carry it
+            data["guild_id"] = command["guild_id"]
         # Discord resolves user options (type 6) into the user and, in a guild, the member.
         users = [self.users[int(o["value"])] for o in leaf
                  if o["type"] == 6 and int(o["value"]) in self.users]
@@ -750,10 +952,19 @@ class FakeDiscord:
         return data
 
     @staticmethod
-    def _option_type(spec: list[JSON], path: list[str], name: str) -> int:
+    def _options_at(spec: list[JSON], path: list[str]) -> list[JSON]:
         options = spec
         for part in path:
-            options = next(o for o in options if o["name"] == part).get("options", [])
+            found = [o for o in options if o["name"] == part]
+            if not found:
+                raise CommandUnavailable(f"no subcommand {part!r}; have "
+                                         f"{[o['name'] for o in options]}")
+            options = found[0].get("options", [])
+        return options
+
+    @classmethod
+    def _option_type(cls, spec: list[JSON], path: list[str], name: str) -> int:
+        options = cls._options_at(spec, path)
         for option in options:
             if option["name"] == name:
                 return int(option["type"])

@@ -9,29 +9,97 @@ In the public thread the decision prompt carries one "Choose" button: the option
 themselves can reveal secrets (kernel: only the owing side sees them), so pressing it
 shows them to the owing player alone, ephemerally. The owing player also gets the
 option buttons in a DM.
+
+Controls reach the bot through :class:`Host` — what a control needs of it — so this
+module imports no client and the client may import it.
 """
 
 from __future__ import annotations
 
+import logging
 import re
-from typing import Any
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, cast
 
 import discord
 
 from adjudicator.kernel.decisions import Option
 from adjudicator.kernel.events import PUBLIC
 from bot.discord import formatting as fmt
-from bot.discord.core import Refusal, UmpireBot, format_result_ack
-from bot.discord.port import players_of
+from bot.discord.errors import Refusal
+from bot.discord.port import ServicePort, players_of
 from bot.messages import Message
-from bot.service import Actor, GameInfo
+from bot.service import Actor, GameInfo, SubmitResult
+
+log = logging.getLogger("umpire.discord")
 
 #: Discord limits: 25 buttons (5 rows of 5), 25 select options, 80-character labels.
 MAX_BUTTONS = 20
 MAX_SELECT = 25
 LABEL = 80
+#: How long a rollback preview may be confirmed.
+ROLLBACK_TTL = 15 * 60.0
 
 _ID = r"[A-Za-z0-9_-]+"
+
+
+class Host(Protocol):
+    """What a control needs of the bot."""
+
+    port: ServicePort
+    rollbacks: PendingRollbacks
+
+    def actor(self, interaction: discord.Interaction[Any]) -> Actor: ...
+
+    async def guarded(self, interaction: discord.Interaction[Any],
+                      work: Callable[[], Awaitable[None]]) -> None: ...
+
+    async def after_action(self, interaction: discord.Interaction[Any], info: GameInfo,
+                           result: SubmitResult) -> None: ...
+
+
+def host(interaction: discord.Interaction[Any]) -> Host:
+    return cast(Host, interaction.client)
+
+
+@dataclass(frozen=True)
+class PendingRollback:
+    game_id: str
+    to_seq: int
+    reason: str
+    gm_id: int
+    head: int
+    made: float
+
+
+class PendingRollbacks:
+    """Rollback previews waiting for their GM's confirmation; they expire."""
+
+    def __init__(self, ttl: float = ROLLBACK_TTL,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.ttl, self.clock = ttl, clock
+        self._pending: dict[str, PendingRollback] = {}
+
+    def add(self, token: str, game_id: str, to_seq: int, reason: str, gm_id: int,
+            head: int) -> None:
+        self._expire()
+        self._pending[token] = PendingRollback(game_id, to_seq, reason, gm_id, head,
+                                               self.clock())
+
+    def take(self, token: str) -> PendingRollback | None:
+        self._expire()
+        return self._pending.pop(token, None)
+
+    def __len__(self) -> int:
+        self._expire()
+        return len(self._pending)
+
+    def _expire(self) -> None:
+        now = self.clock()
+        for token in [t for t, p in self._pending.items() if now - p.made > self.ttl]:
+            del self._pending[token]
 
 
 def _options_of(message: Message) -> list[Option]:
@@ -44,9 +112,9 @@ def _options_of(message: Message) -> list[Option]:
     return out
 
 
-def _label(option: Option) -> str:
+def label(option: Option, limit: int = LABEL) -> str:
     text = f"{option.label} ({option.order})" if option.label else option.order
-    return fmt.clip(text, LABEL)
+    return fmt.clip(text, limit)
 
 
 def choose_view(game_id: str, seq: int) -> discord.ui.View:
@@ -64,19 +132,19 @@ def options_view(game_id: str, seq: int, message: Message | None = None,
     view = discord.ui.View(timeout=None)
     if len(options) <= MAX_BUTTONS:
         for index, option in enumerate(options):
-            view.add_item(OptionButton(game_id, seq, index, _label(option)))
+            view.add_item(OptionButton(game_id, seq, index, label(option)))
     else:
         view.add_item(OptionSelect(game_id, seq, options))
     return view
 
 
-def _bot(interaction: discord.Interaction[Any]) -> UmpireBot:
-    client = interaction.client
-    assert isinstance(client, UmpireBot)
-    return client
+def rollback_view(token: str) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(RollbackConfirm(token))
+    return view
 
 
-async def _owing(bot: UmpireBot, interaction: discord.Interaction[Any], game_id: str,
+async def _owing(bot: Host, interaction: discord.Interaction[Any], game_id: str,
                  seq: int) -> tuple[GameInfo, str, Actor]:
     """The game and the owing side, if the clicking user owes this (still open) decision."""
     info = await bot.port.info(game_id)
@@ -98,7 +166,7 @@ async def _owing(bot: UmpireBot, interaction: discord.Interaction[Any], game_id:
 
 async def answer(interaction: discord.Interaction[Any], game_id: str, seq: int,
                  index: int) -> None:
-    bot = _bot(interaction)
+    bot = host(interaction)
 
     async def work() -> None:
         info, side, actor = await _owing(bot, interaction, game_id, seq)
@@ -111,15 +179,16 @@ async def answer(interaction: discord.Interaction[Any], game_id: str, seq: int,
         result = await bot.port.submit(game_id, actor, chosen.order,
                                        f"discord:{interaction.id}", side)
         if not result.ok:
-            await bot.reply(interaction, fmt.refusal(result.error, result.error_rule,
-                                                     result.legal), ephemeral=True)
-            return
+            raise Refusal(fmt.refusal(result.error, result.error_rule, result.legal))
         content = interaction.message.content if interaction.message else ""
-        await interaction.edit_original_response(
-            content=fmt.clip(f"{content}\nAnswered: **{_label(chosen)}**"), view=None)
-        await bot.publish(info, result)
+        try:
+            await interaction.edit_original_response(
+                content=fmt.clip(f"{content}\nAnswered: **{label(chosen)}**"), view=None)
+        except discord.HTTPException:  # stored all the same; the thread post says so
+            log.info("could not mark the decision message answered")
+        await bot.after_action(interaction, info, result)
 
-    await bot.handle(interaction, work)
+    await bot.guarded(interaction, work)
 
 
 class ChooseButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
@@ -136,7 +205,7 @@ class ChooseButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         return cls(match["gid"], int(match["seq"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        bot = _bot(interaction)
+        bot = host(interaction)
 
         async def work() -> None:
             _, side, actor = await _owing(bot, interaction, self.game_id, self.seq)
@@ -147,18 +216,19 @@ class ChooseButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
             text = f"{pending.prompt}" + (f" (rule {pending.rule})" if pending.rule else "")
             if buttons is None:
                 text += "\nToo many options for buttons: use /decide (it autocompletes)."
-                await bot.reply(interaction, text, ephemeral=True)
+                await interaction.response.send_message(fmt.clip(text), ephemeral=True)
             else:
-                await bot.reply(interaction, text, ephemeral=True, view=buttons)
+                await interaction.response.send_message(fmt.clip(text), ephemeral=True,
+                                                        view=buttons)
 
-        await bot.handle(interaction, work)
+        await bot.guarded(interaction, work)
 
 
 class OptionButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
                    template=rf"umpire:dec:(?P<gid>{_ID}):(?P<seq>\d+):(?P<index>\d+)"):
-    def __init__(self, game_id: str, seq: int, index: int, label: str = "option") -> None:
+    def __init__(self, game_id: str, seq: int, index: int, text: str = "option") -> None:
         super().__init__(discord.ui.Button(
-            label=label, style=discord.ButtonStyle.secondary,
+            label=text, style=discord.ButtonStyle.secondary,
             custom_id=f"umpire:dec:{game_id}:{seq}:{index}"))
         self.game_id, self.seq, self.index = game_id, seq, index
 
@@ -175,7 +245,7 @@ class OptionButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
 class OptionSelect(discord.ui.DynamicItem[discord.ui.Select[Any]],
                    template=rf"umpire:decsel:(?P<gid>{_ID}):(?P<seq>\d+)"):
     def __init__(self, game_id: str, seq: int, options: list[Option] | None = None) -> None:
-        choices = [discord.SelectOption(label=_label(o)[:100], value=str(i))
+        choices = [discord.SelectOption(label=label(o, 100), value=str(i))
                    for i, o in enumerate(options or [])] or [
                        discord.SelectOption(label="option", value="0")]
         super().__init__(discord.ui.Select(custom_id=f"umpire:decsel:{game_id}:{seq}",
@@ -196,8 +266,8 @@ class OptionSelect(discord.ui.DynamicItem[discord.ui.Select[Any]],
 
 class RollbackConfirm(discord.ui.DynamicItem[discord.ui.Button[Any]],
                       template=rf"umpire:rb:(?P<token>{_ID})"):
-    """Confirms a previewed GM rollback. Pending previews live in the bot's memory; after a
-    restart the GM previews again."""
+    """Confirms a previewed GM rollback. Previews live in the bot's memory and expire
+    (:data:`ROLLBACK_TTL`); after a restart the GM previews again."""
 
     def __init__(self, token: str) -> None:
         super().__init__(discord.ui.Button(label="Confirm rollback",
@@ -212,32 +282,33 @@ class RollbackConfirm(discord.ui.DynamicItem[discord.ui.Button[Any]],
         return cls(match["token"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        bot = _bot(interaction)
+        bot = host(interaction)
 
         async def work() -> None:
-            entry = bot.pending_rollbacks.get(self.token)
+            entry = bot.rollbacks.take(self.token)
             if entry is None:
                 raise Refusal("This preview has expired; run /gm rollback again.")
-            game_id, to_seq, reason, gm_id, head = entry
-            if str(interaction.user.id) != str(gm_id):
+            if str(interaction.user.id) != str(entry.gm_id):
+                bot.rollbacks.add(self.token, entry.game_id, entry.to_seq, entry.reason,
+                                  entry.gm_id, entry.head)
                 raise Refusal("Only the GM who asked for this rollback can confirm it.")
-            info = await bot.port.info(game_id)
-            if info.head_seq != head:
-                del bot.pending_rollbacks[self.token]
+            info = await bot.port.info(entry.game_id)
+            if info.head_seq != entry.head:
                 raise Refusal("The game moved on since the preview; run /gm rollback again.")
             await interaction.response.defer()
-            del bot.pending_rollbacks[self.token]
-            result = await bot.port.rollback(game_id, bot.actor(interaction), to_seq, reason)
+            result = await bot.port.rollback(entry.game_id, bot.actor(interaction),
+                                             entry.to_seq, entry.reason)
             if not result.ok:
-                await bot.reply(interaction, fmt.refusal(result.error, result.error_rule,
-                                                         result.legal), ephemeral=True)
-                return
-            await interaction.edit_original_response(
-                content=f"Rolled back to action {to_seq}. {format_result_ack(result)}",
-                view=None)
-            await bot.publish(info, result)
+                raise Refusal(fmt.refusal(result.error, result.error_rule, result.legal))
+            try:
+                await interaction.edit_original_response(
+                    content=f"Rolled back to action {entry.to_seq}. {fmt.result_ack(result)}",
+                    view=None)
+            except discord.HTTPException:
+                log.info("could not mark the rollback preview done")
+            await bot.after_action(interaction, info, result)
 
-        await bot.handle(interaction, work)
+        await bot.guarded(interaction, work)
 
 
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (

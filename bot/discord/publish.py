@@ -1,0 +1,274 @@
+"""Posting what happened: one public message in the game's thread, each side's DMs,
+decision prompts, secret-placement reminders and deadline notices.
+
+Every step fails alone. A thread post Discord refuses (missing permissions, a locked
+thread) is logged and reported to whoever acted; a DM a player does not accept (Discord
+error 50007) is reported in the game thread, so the player learns to open their DMs.
+Nothing here can undo or deny a stored action: callers acknowledge the action first.
+
+Mentions are for whoever must act: a player is pinged when the side to act, or the side
+owing a decision, changes — not on every post. Pictures follow the game's setting
+(``pictures``: after every order, when the side to act changes, or never).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import io
+import logging
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import discord
+
+from adjudicator.kernel.events import GM, PUBLIC
+from adjudicator.kernel.views import View
+from bot.discord import formatting as fmt
+from bot.discord.components import choose_view, options_view
+from bot.discord.port import THREAD_KEY, ServicePort, gms_of, players_of
+from bot.discord.verbs import secret_commands
+from bot.service import Actor, GameInfo, SubmitResult
+
+log = logging.getLogger("umpire.discord")
+
+#: A game's binding for how often the thread gets a picture.
+PICTURES_KEY = "discord_pictures"
+Pictures = Literal["order", "turn", "off"]
+PICTURES: tuple[str, ...] = ("order", "turn", "off")
+#: Discord's error codes the bot expects and handles.
+CANNOT_DM = 50007
+MISSING_PERMISSIONS = 50013
+THREAD_ARCHIVED = 50083
+
+
+class Renderer(Protocol):
+    """``renderer(view, pack) -> PNG bytes``; plugged in when the rendering package provides
+    one. ``pack`` is the game's own data pack (a GM's replacement): a game played with the
+    shipped pack is drawn with ``renderer(view)``. The picture is the game's usual one
+    (zoomed on the last action for Turning Point: Stalingrad); ``renderer(view, pack,
+    full=True)`` draws the whole map."""
+
+    def __call__(self, view: View, pack: Path | None = None, /, **options: bool) -> bytes: ...
+
+
+def describe(error: discord.HTTPException) -> str:
+    """What a refused post means, for a person."""
+    if error.code == MISSING_PERMISSIONS or error.status == 403:
+        return ("Umpire lacks a permission there (it needs View Channel, Send Messages in "
+                "Threads and Attach Files)")
+    if error.code == THREAD_ARCHIVED:
+        return "the game's thread is archived and locked (a moderator can reopen it)"
+    return f"Discord refused it ({error.status}, code {error.code})"
+
+
+class Publisher:
+    def __init__(self, client: discord.Client, port: ServicePort,
+                 renderer: Renderer | None = None) -> None:
+        self.client = client
+        self.port = port
+        self.renderer = renderer
+        #: Per game: (side to act, side owing a decision, over) when players were last pinged.
+        self._pinged: dict[str, tuple[str | None, str | None, bool]] = {}
+        #: Per game: the side to act when the last picture was posted.
+        self._pictured: dict[str, str | None] = {}
+        self._prompted: dict[str, tuple[str, str, int]] = {}
+        #: Per game: users already told in the thread to open their DMs.
+        self._told_dms: dict[str, set[str]] = {}
+
+    # ---- the thread and DMs ----------------------------------------------------------------
+
+    def thread_of(self, info: GameInfo) -> discord.abc.Messageable | None:
+        thread = info.bindings.get(THREAD_KEY)
+        if thread is None:
+            return None
+        return self.client.get_partial_messageable(int(thread),
+                                                   type=discord.ChannelType.public_thread)
+
+    async def post(self, info: GameInfo, content: str, file: discord.File | None = None,
+                   view: discord.ui.View | None = None) -> str | None:
+        """Post in the game's thread; None when posted, else what went wrong."""
+        channel = self.thread_of(info)
+        if channel is None:
+            return None
+        kwargs: dict[str, Any] = {}
+        if file is not None:
+            kwargs["file"] = file
+        if view is not None:
+            kwargs["view"] = view
+        try:
+            await channel.send(fmt.clip(content), **kwargs)
+        except discord.HTTPException as error:
+            log.warning("game %s: cannot post in thread %s: %s", info.id,
+                        info.bindings.get(THREAD_KEY), error)
+            return describe(error)
+        return None
+
+    async def dm(self, info: GameInfo | None, user_id: str | int, content: str, *,
+                 file: discord.File | None = None, view: discord.ui.View | None = None
+                 ) -> bool:
+        """DM a user; a refusal is reported in the game's thread (once per game and user)."""
+        kwargs: dict[str, Any] = {}
+        if file is not None:
+            kwargs["file"] = file
+        if view is not None:
+            kwargs["view"] = view
+        try:
+            user = self.client.get_user(int(user_id)) or await self.client.fetch_user(
+                int(user_id))
+            await user.send(fmt.clip(content), **kwargs)
+        except discord.HTTPException as error:
+            log.info("game %s: cannot DM user %s: %s", info.id if info else "-", user_id, error)
+            if info is not None:
+                await self.tell_dms_closed(info, str(user_id), error)
+            return False
+        return True
+
+    async def tell_dms_closed(self, info: GameInfo, user_id: str,
+                              error: discord.HTTPException) -> None:
+        told = self._told_dms.setdefault(info.id, set())
+        if user_id in told:
+            return
+        told.add(user_id)
+        if error.code == CANNOT_DM:
+            text = (f"{fmt.mention(user_id)}: I cannot send you direct messages. Open your "
+                    "DMs with Umpire (Privacy Settings of this server → Direct Messages) to "
+                    "receive your secret view, your decisions and your set-up; then use "
+                    "`/game map private:true` for what you missed.")
+        else:
+            text = (f"{fmt.mention(user_id)}: a direct message to you failed ({describe(error)}); "
+                    "use `/game map private:true` for your own view.")
+        await self.post(info, text)
+
+    async def picture(self, view: View | None, name: str = "map.png",
+                      info: GameInfo | None = None, full: bool = False
+                      ) -> discord.File | None:
+        """The map picture of a view of the game ``info``, drawn with the game's own data
+        pack, when a renderer is plugged in (``full``: the whole map, not the zoom)."""
+        if self.renderer is None or view is None:
+            return None
+        renderer = self.renderer
+        try:
+            pack = (await self.port.game_rules(info)).pack if info is not None else None
+            args = (view, Path(pack)) if pack is not None else (view,)
+            data = await asyncio.to_thread(
+                functools.partial(renderer, *args, full=True) if full else
+                functools.partial(renderer, *args))
+        except Exception:  # a game without pictures, or a drawing bug: post the text alone
+            log.exception("no picture for a %s view", view.game)
+            return None
+        return discord.File(io.BytesIO(data), filename=name)
+
+    # ---- after an action -------------------------------------------------------------------
+
+    def mark_pinged(self, info: GameInfo, to_act: str | None, owing: str | None) -> None:
+        """Players of ``to_act`` / ``owing`` were just pinged (e.g. by the start message)."""
+        self._pinged[info.id] = (to_act, owing, info.result is not None)
+
+    def _ping_due(self, game_id: str, key: tuple[str | None, str | None, bool]) -> bool:
+        due = self._pinged.get(game_id) != key
+        self._pinged[game_id] = key
+        return due
+
+    def _picture_due(self, info: GameInfo, to_act: str | None, changed: bool) -> bool:
+        setting = str(info.bindings.get(PICTURES_KEY, "order"))
+        if setting == "off":
+            return False
+        if setting == "turn":
+            due = changed or self._pictured.get(info.id, "?") != to_act
+            self._pictured[info.id] = to_act
+            return due
+        return True
+
+    async def publish(self, info: GameInfo, result: SubmitResult) -> list[str]:
+        """After an action: one public message in the thread, then each side's DMs.
+
+        The public message is built from the public audience's message only; each side's
+        DM from that side's own message; the GM's DM from the GM's. Returns what could not
+        be delivered (for the actor's acknowledgement).
+        """
+        problems: list[str] = []
+        info = await self.port.info(info.id)
+        public = result.messages.get(PUBLIC)
+        if public is None:
+            return problems
+        if info.paused:  # nobody can act: the notice only, no prompts or buttons
+            self._pinged.pop(info.id, None)  # whoever must act is pinged again on resume
+            problem = await self.post(info, fmt.public_post(
+                public.model_copy(update={"prompt": None, "to_act": None}), None, "", ""))
+            if problem:
+                problems.append(f"the thread post: {problem}")
+            await self.dm_gm_only(info, result)
+            return problems
+        owing = result.pending_side
+        key = (public.to_act, owing, public.result is not None)
+        ping = self._ping_due(info.id, key)
+        to_act_ids = players_of(info, public.to_act) if public.to_act and ping else []
+        owing_ids = players_of(info, owing) if owing and ping else []
+        if public.lines or public.result or owing:
+            content = fmt.public_post(public, None, fmt.mentions(to_act_ids),
+                                      fmt.mentions(owing_ids))
+            view = choose_view(info.id, info.head_seq) if owing and not public.result else None
+            picture = (await self.picture(public.view, info=info)
+                       if self._picture_due(info, public.to_act, ping) else None)
+            problem = await self.post(info, content, picture, view)
+            if problem:
+                problems.append(f"the thread post: {problem}")
+        label = fmt.game_label(info)
+        for side in self.port.rules(info.game).sides:
+            message = result.messages.get(side)
+            if message is None:
+                continue
+            text = fmt.private_post(message, label, public.lines)
+            owes = owing == side and bool(message.options)
+            for user_id in players_of(info, side):
+                if owes:
+                    await self.dm(info, user_id, fmt.decision_dm(label, message),
+                                  view=options_view(info.id, info.head_seq, message))
+                elif text is not None:
+                    await self.dm(info, user_id, text, file=await self.picture(
+                        message.view, f"{side}.png", info))
+        await self.dm_gm_only(info, result)
+        await self.prompt_secret_placement(info)
+        return problems
+
+    async def dm_gm_only(self, info: GameInfo, result: SubmitResult) -> None:
+        """DM every GM of the game what only the GM's message holds (GM-only events)."""
+        gm = result.messages.get(GM)
+        if gm is None:
+            return
+        seen = {line for m in result.messages.values() if m.audience != GM for line in m.lines}
+        gm_only = [line for line in gm.lines if line not in seen]
+        if gm_only:
+            for user_id in gms_of(info):
+                await self.dm(info, user_id, f"**{fmt.game_label(info)}** — GM only:\n"
+                              + fmt.clip_lines(gm_only, 1800))
+
+    async def prompt_secret_placement(self, info: GameInfo) -> None:
+        """DM the side to act, once per turn of set-up, when it may place secretly now."""
+        side = info.to_act
+        if side is None or info.status != "active":
+            return
+        key = (info.id, side, info.branch)
+        if self._prompted.get(info.id) == key:
+            return
+        rules = self.port.rules(info.game)
+        for user_id in players_of(info, side):
+            legal = await self.port.legal_orders(info, Actor.discord(user_id))
+            commands = secret_commands(rules, legal)
+            if commands:
+                self._prompted[info.id] = key
+                await self.dm(info, user_id, f"**{fmt.game_label(info)}**: your secret "
+                              f"placement is due ({side}). Use {', '.join(commands)} here, in "
+                              "this DM — never in the game thread.")
+
+    async def deadline_notices(self) -> None:
+        for notice in await self.port.tick():
+            info = await self.port.info(notice.game_id)
+            if notice.audience == PUBLIC:
+                await self.post(info, notice.text)
+            else:
+                targets = gms_of(info) if notice.audience == GM else players_of(
+                    info, notice.audience)
+                for user_id in targets:
+                    await self.dm(info, user_id, f"**{fmt.game_label(info)}**: {notice.text}")
