@@ -17,7 +17,6 @@ import discord
 from discord import app_commands
 
 from adjudicator.kernel.errors import RuleError
-
 from bot.discord import formatting as fmt
 from bot.discord.components import choose_view, rollback_view
 from bot.discord.core import UmpireBot, announce, defer, reply
@@ -51,6 +50,14 @@ async def _gm(interaction: discord.Interaction[Any]) -> tuple[UmpireBot, GameInf
     bot = bot_of(interaction)
     info = await bot.game_of(interaction)
     return bot, info, await bot.require_gm(interaction, info)
+
+
+async def _override(interaction: discord.Interaction[Any], typed: dict[str, Any],
+                    reason: str) -> None:
+    await defer(interaction, ephemeral=True)
+    bot, info, gm = await _gm(interaction)
+    result = await bot.port.override(info.id, gm, typed, reason, f"discord:{interaction.id}")
+    await _stored(bot, interaction, info, result)
 
 
 class GmCommands(app_commands.Group, name="gm", description="Game master tools",
@@ -100,24 +107,14 @@ class GmCommands(app_commands.Group, name="gm", description="Game master tools",
                            reason="why (posted publicly)")
     async def override(self, interaction: discord.Interaction[Any], op: OverrideOp, args: str,
                        reason: str) -> None:
-        typed = override_op(op, args)
-        await defer(interaction, ephemeral=True)
-        bot, info, gm = await _gm(interaction)
-        result = await bot.port.override(info.id, gm, typed, reason,
-                                         f"discord:{interaction.id}")
-        await _stored(bot, interaction, info, result)
+        await _override(interaction, override_op(op, args), reason)
 
     @app_commands.command(name="roll", description="Set the next die value(s), with a reason "
                           "(announced without the values)")
     @app_commands.describe(values="die values, e.g. `6 6`", reason="why (posted publicly)")
     async def roll(self, interaction: discord.Interaction[Any], values: str,
                    reason: str) -> None:
-        typed = override_op("force-dice", values)
-        await defer(interaction, ephemeral=True)
-        bot, info, gm = await _gm(interaction)
-        result = await bot.port.override(info.id, gm, typed, reason,
-                                         f"discord:{interaction.id}")
-        await _stored(bot, interaction, info, result)
+        await _override(interaction, override_op("force-dice", values), reason)
 
     @app_commands.command(name="pause", description="Pause the game: no orders or decisions, "
                           "deadlines stopped (announced)")

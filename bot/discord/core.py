@@ -27,7 +27,7 @@ from bot.discord.components import PendingRollbacks
 from bot.discord.errors import Refusal, Unexpected
 from bot.discord.permissions import DEFAULT_GM_ROLE, in_dm, is_gm
 from bot.discord.port import THREAD_KEY, ServicePort, gms_of
-from bot.discord.publish import Publisher, Renderer
+from bot.discord.publish import Publisher, Renderer, extras
 from bot.service import Actor, GameInfo, ServiceError, SubmitResult
 
 log = logging.getLogger("umpire.discord")
@@ -67,11 +67,7 @@ class BotConfig:
 async def reply(interaction: discord.Interaction[Any], content: str, *, ephemeral: bool,
                 file: discord.File | None = None, view: discord.ui.View | None = None) -> None:
     """Answer an interaction: its first response, or a follow-up once it is deferred."""
-    kwargs: dict[str, Any] = {"ephemeral": ephemeral}
-    if file is not None:
-        kwargs["file"] = file
-    if view is not None:
-        kwargs["view"] = view
+    kwargs: dict[str, Any] = {"ephemeral": ephemeral, **extras(file, view)}
     if interaction.response.is_done():
         await interaction.followup.send(fmt.clip(content), **kwargs)
     else:
@@ -90,12 +86,7 @@ async def announce(interaction: discord.Interaction[Any], content: str, *,
     """A public answer to a command deferred privately (so that a refusal would have stayed
     private): a private acknowledgement, then the public message."""
     await reply(interaction, ack, ephemeral=True)
-    kwargs: dict[str, Any] = {}
-    if view is not None:
-        kwargs["view"] = view
-    if file is not None:
-        kwargs["file"] = file
-    await interaction.followup.send(fmt.clip(content), ephemeral=False, **kwargs)
+    await interaction.followup.send(fmt.clip(content), ephemeral=False, **extras(file, view))
 
 
 class UmpireTree(app_commands.CommandTree[Any]):

@@ -52,6 +52,17 @@ class Renderer(Protocol):
     def __call__(self, view: View, pack: Path | None = None, /, **options: bool) -> bytes: ...
 
 
+def extras(file: discord.File | None = None, view: discord.ui.View | None = None
+           ) -> dict[str, Any]:
+    """The ``file`` and ``view`` keyword arguments of a send, when given."""
+    out: dict[str, Any] = {}
+    if file is not None:
+        out["file"] = file
+    if view is not None:
+        out["view"] = view
+    return out
+
+
 def describe(error: discord.HTTPException) -> str:
     """What a refused post means, for a person."""
     if error.code == MISSING_PERMISSIONS or error.status == 403:
@@ -91,13 +102,8 @@ class Publisher:
         channel = self.thread_of(info)
         if channel is None:
             return None
-        kwargs: dict[str, Any] = {}
-        if file is not None:
-            kwargs["file"] = file
-        if view is not None:
-            kwargs["view"] = view
         try:
-            await channel.send(fmt.clip(content), **kwargs)
+            await channel.send(fmt.clip(content), **extras(file, view))
         except discord.HTTPException as error:
             log.warning("game %s: cannot post in thread %s: %s", info.id,
                         info.bindings.get(THREAD_KEY), error)
@@ -107,21 +113,19 @@ class Publisher:
     async def dm(self, info: GameInfo | None, user_id: str | int, content: str, *,
                  file: discord.File | None = None, view: discord.ui.View | None = None
                  ) -> bool:
-        """DM a user; a refusal is reported in the game's thread (once per game and user)."""
-        kwargs: dict[str, Any] = {}
-        if file is not None:
-            kwargs["file"] = file
-        if view is not None:
-            kwargs["view"] = view
+        """DM a user; a refusal is reported in the game's thread (once until a DM to that
+        user gets through again, so a run of failures is not told over and over)."""
         try:
             user = self.client.get_user(int(user_id)) or await self.client.fetch_user(
                 int(user_id))
-            await user.send(fmt.clip(content), **kwargs)
+            await user.send(fmt.clip(content), **extras(file, view))
         except discord.HTTPException as error:
             log.info("game %s: cannot DM user %s: %s", info.id if info else "-", user_id, error)
             if info is not None:
                 await self.tell_dms_closed(info, str(user_id), error)
             return False
+        if info is not None:  # DMs work again: a later failure is told again
+            self._told_dms.get(info.id, set()).discard(str(user_id))
         return True
 
     async def tell_dms_closed(self, info: GameInfo, user_id: str,

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from bot.cli import app
 from bot.discord import app as discord_app
+from bot.discord import limits
 from bot.discord.settings import SettingsError, load_settings
 from tests.fakediscord import FakeDiscord
 
@@ -100,3 +101,31 @@ def test_the_documented_invite_permissions() -> None:
                                  send_messages=True, attach_files=True,
                                  create_public_threads=True, send_messages_in_threads=True)
     assert f"`{wanted.value}`" in text
+
+
+def test_check_commands_prints_every_payload_and_finds_no_problem() -> None:
+    result = runner.invoke(app, ["bot", "--check-commands", "--guild", "42"])
+    assert result.exit_code == 0, result.output
+    assert "# global: 6 commands" in result.output and "# 42: 1 commands" in result.output
+    assert '"name": "stalingrad"' in result.output and '"name": "gm"' in result.output
+    assert "0 problems" in result.output and "PROBLEM" not in result.output
+
+
+def test_the_limits_check_finds_what_discord_refuses() -> None:
+    ok = {"name": "move", "description": "d", "options": [
+        {"type": 3, "name": "a", "description": "d", "required": True},
+        {"type": 3, "name": "b", "description": "d"}]}
+    assert limits.check({"global": [ok]}) == []
+    bad_order = {**ok, "options": list(reversed(ok["options"]))}
+    long_text = {**ok, "description": "x" * 101}
+    big = {**ok, "options": [{"type": 3, "name": f"o{n}", "description": "x" * 100}
+                             for n in range(25)] + [{"type": 1, "name": "s", "description": "x"}]}
+    many = {**ok, "options": [{"type": 3, "name": "c", "description": "d", "choices": [
+        {"name": f"{n:02d}" * 40, "value": f"{n:02d}" * 40} for n in range(26)]}]}
+    found = limits.check({"global": [bad_order, long_text, big, many, {**ok, "name": "Move"}],
+                          "1": [{**ok, "name": f"c{n}"} for n in range(101)]})
+    text = "\n".join(found)
+    for wanted in ("required option after an optional", "description has 101",
+                   "26 options", "subcommands mixed", "26 choices", "characters (at most 4000)",
+                   "'Move' is not", "101 slash commands"):
+        assert wanted in text, (wanted, text)

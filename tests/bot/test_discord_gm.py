@@ -181,7 +181,7 @@ async def test_a_decision_with_many_options_uses_a_select_menu(table: Table) -> 
     wrong = await h.click(t.ann, dm, dm_select, values=["3"])
     assert wrong.ephemeral and "Only" in wrong
     await h.click(t.bob, menu, select_id, values=["7"])
-    assert "b2 falls back to post 8" in last_public(t).content
+    assert "b2 falls back: post 8" in last_public(t).content
     assert "Answered: **fall back to post 8 (post 8)**" in menu.content
     late = await h.click(t.bob, dm, dm_select, values=["2"])
     assert "no longer open" in late

@@ -1,5 +1,6 @@
-"""Stalin's Tanks through the fake Discord: hidden set-up in DMs, a long scripted stretch of
-the Pakfront scenario, and a scan proving no hidden unit shows before its reveal."""
+"""Stalin's Tanks through the fake Discord: hidden set-up in DMs (where Discord offers only
+global commands), a scripted stretch of the Pakfront scenario to its end, a scan proving no
+hidden unit shows before its reveal, and secret mines given in a DM."""
 
 from __future__ import annotations
 
@@ -80,3 +81,37 @@ async def test_pakfront_hidden_setup_and_reveals(
     assert "flak88-1" not in revealed
     for message in fake.dms_to(sasha):
         assert "flak88-1" not in " ".join(message.texts())
+
+    # To the end: the German gives up; the record and every die are checked after it.
+    over = await h.slash(gerd, thread, "game resign", confirm=True)
+    assert "Applied: `resign`" in over
+    assert "german resigns; soviet wins" in fake.channel_messages(thread)[-1].content
+    dice = await h.slash(sasha, thread, "game dice")
+    assert "every roll verified" in dice.public[0].content
+    record = await h.slash(sasha, thread, "game export")
+    assert record.original.attachments[0].filename == "umpire-tanks1.jsonl"
+
+
+async def test_mines_are_given_in_a_dm_and_never_shown(
+        tanks: tuple[Harness, User, User, User]) -> None:
+    h, gm, gerd, sasha = tanks
+    fake = h.fake
+    await h.slash(gm, fake.general, "game new", game="tanks", scenario="kursk-salient")
+    (thread,) = fake.threads()
+    await h.slash(gerd, thread, "game join", side="german")
+    await h.slash(sasha, thread, "game join", side="soviet")
+    await h.slash(gm, thread, "game start")
+    assert any("/tanks mine" in m.content for m in fake.dms_to(sasha))
+    refused = await h.slash(sasha, thread, "tanks mine", hex="1213")
+    assert refused.ephemeral and "1213" not in refused.text
+    sasha_dm = fake.dm_channel(sasha)
+    assert "1214" in await h.autocomplete(sasha, sasha_dm, "tanks mine", "hex", hex="121")
+    mined = ["1213", "1214", "1215", "1216", "1217", "1218"]
+    for where in mined:
+        placed = await h.slash(sasha, sasha_dm, "tanks mine", hex=where)
+        assert f"Applied: `mine {where}`" in placed, placed
+    for message in fake.public_messages():
+        for where in mined:
+            assert where not in " ".join(message.texts()), (where, message.content)
+    for message in fake.dms_to(gerd):
+        assert not any(where in " ".join(message.texts()) for where in mined)

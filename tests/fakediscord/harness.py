@@ -96,6 +96,14 @@ class Harness:
         if self.fake.invalid:
             raise AssertionError(f"Discord would refuse what the bot sent: {self.fake.invalid}")
 
+    def forgive(self) -> list[BaseException]:
+        """The errors recorded so far (and what Discord refused), cleared: for tests that
+        make the client fail on purpose."""
+        errors, self.errors = self.errors, []
+        self.fake.invalid.clear()
+        self._failed.clear()
+        return errors
+
     def record_error(self, error: BaseException) -> None:
         if isinstance(getattr(error, "original", error), self.expected):
             return

@@ -40,6 +40,7 @@ from tests.fakediscord import schema
 HOST = "127.0.0.1"
 API = "/api/v10"
 EPHEMERAL = 64
+COMPONENTS_V2 = 1 << 15
 ADMINISTRATOR = 1 << 3
 #: Permissions of an ordinary member in the fake guild (view, send, threads, attach).
 MEMBER_PERMISSIONS = (1 << 10) | (1 << 11) | (1 << 15) | (1 << 35) | (1 << 38) | (1 << 31)
@@ -352,7 +353,9 @@ class FakeDiscord:
     # ---- lifecycle ----------------------------------------------------------------------
 
     async def start(self) -> None:
-        app = web.Application(middlewares=[self._record_middleware])
+        # Large enough to receive an over-size upload, so it is refused as Discord refuses it.
+        app = web.Application(middlewares=[self._record_middleware],
+                              client_max_size=32 * 1024 * 1024)
         app.router.add_get("/gateway", self._gateway)
         r = app.router
         r.add_get(f"{API}/gateway", self._get_gateway)
@@ -443,7 +446,8 @@ class FakeDiscord:
     def rate_limit(self, method: str, path: str, retry_after: float = 0.25,
                    times: int = 1) -> Failure:
         """A 429 as Discord sends it: discord.py must wait ``retry_after`` and retry."""
-        headers = {"Retry-After": str(retry_after), "X-RateLimit-Limit": "5",
+        headers = {"Via": "1.1 google",  # discord.py takes a 429 without it for a ban
+                   "Retry-After": str(retry_after), "X-RateLimit-Limit": "5",
                    "X-RateLimit-Remaining": "0", "X-RateLimit-Reset-After": str(retry_after),
                    "X-RateLimit-Bucket": "fake-bucket", "X-RateLimit-Scope": "user"}
         return self.fail(method, path, 429, 0, "You are being rate limited.", times=times,
@@ -617,14 +621,33 @@ class FakeDiscord:
         self._check_limits(message)
         return self._store(message)
 
+    def _check_limits(self, message: Message) -> None:
+        """Discord's limits on a message the schemas do not state; a refusal is recorded in
+        :attr:`invalid` (the bot may swallow the error, the test must not)."""
+        try:
+            self._message_limits(message)
+        except DiscordError as error:
+            self.invalid.append(f"message in channel {message.channel_id}: {error.message}")
+            raise
+
     @staticmethod
-    def _check_limits(message: Message) -> None:
+    def _message_limits(message: Message) -> None:
         if len(message.content) > CONTENT_LIMIT:
             raise DiscordError(400, 50035, "Invalid Form Body: content longer than 2000")
         if len(message.embeds) > 10 or sum(len(json.dumps(e)) for e in message.embeds) > 6000:
             raise DiscordError(400, 50035, "Invalid Form Body: embeds too large")
         if sum(len(a.data) for a in message.attachments) > ATTACHMENTS_LIMIT:
             raise DiscordError(413, 40005, "Request entity too large")
+        if not message.flags & COMPONENTS_V2:  # the classic layout: 5 rows, 5 buttons each
+            rows = message.components
+            if len(rows) > 5 or any(row.get("type") != 1 for row in rows):
+                raise DiscordError(400, 50035, "Invalid Form Body: at most 5 action rows")
+            for row in rows:
+                items = row.get("components", [])
+                selects = [i for i in items if i.get("type") != 2]
+                if selects and len(items) > 1:
+                    raise DiscordError(400, 50035, "Invalid Form Body: a select menu fills "
+                                       "its row")
 
     def _edit(self, message: Message, payload: JSON, files: list[Attachment]) -> None:
         message.history.append((message.content, message.embeds, message.attachments))
@@ -736,7 +759,11 @@ class FakeDiscord:
             self.late.append(record.id)
             return json_response({"message": "Unknown interaction", "code": 10062}, 404)
         body, files = await self._read_message_body(request)
-        self._validate("POST /interactions/{interaction_id}/{interaction_token}/callback", body)
+        try:
+            self._validate("POST /interactions/{interaction_id}/{interaction_token}/callback",
+                           body)
+        finally:  # a refused answer is an answer too: whoever waits for one may look now
+            record.responded.set()
         kind = int(body["type"])
         data: JSON = dict(body.get("data") or {})
         record.response_type, record.response_data = kind, data

@@ -57,7 +57,7 @@ async def test_the_discord_bot_draws_a_game_with_its_own_pack(tmp_path: Path,
     try:
         info = service.info(game_id)
         view = service.rules(game_id).view(service.load_state(game_id), "public")
-        picture = await bot.picture(view, "map.png", info)
+        picture = await bot.publisher.picture(view, "map.png", info)
         assert picture is not None
         data = picture.fp.read()
         # the zoom on the last action, as the bot posts it, drawn with the game's pack
@@ -72,8 +72,8 @@ async def test_the_discord_bot_draws_a_game_with_its_own_pack(tmp_path: Path,
             seen.append(1)
             return b"png"
 
-        bot.renderer = view_only
-        drawn = await bot.picture(view, "map.png", shipped.info(plain_id))
+        bot.publisher.renderer = view_only
+        drawn = await bot.publisher.picture(view, "map.png", shipped.info(plain_id))
         assert drawn is not None and seen == [1]
     finally:
         await bot.close()
