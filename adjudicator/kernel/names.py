@@ -1,7 +1,14 @@
-"""Forgiving name lookup for the notation: numbers, names, aliases, unambiguous prefixes.
+"""Forgiving name lookup for the notation: keys, names, aliases, unambiguous prefixes.
 
 ``NameIndex.resolve("mamaev")`` raises ``unknown area 'mamaev' — did you mean
 Mamayev Kurgan (56)?``; ``resolve("mam")`` returns ``"56"`` when the prefix is unique.
+
+Units are found the same way (:func:`unit_index`): by their id (``g14pz:i/103``), their
+short name — the id without its formation prefix, the counter's printed designation
+(``i/103``) — or any name a game gives them, a number only one unit carries (``103`` when
+no other unit has it), or a unique prefix. A name several units share is refused with the
+candidates (``ambiguous unit '103': could be I/103 (g14pz:i/103), II/103 (g14pz:ii/103)``);
+an unknown one with the closest names ("did you mean").
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ from adjudicator.kernel.errors import NotationError
 
 _PUNCT = re.compile(r"[^\w\s]")
 _SPACE = re.compile(r"\s+")
+#: At most this many candidates are listed for an ambiguous name.
+MAX_CANDIDATES = 8
 
 
 def normalise(text: str) -> str:
@@ -30,17 +39,18 @@ class Named:
 
     @property
     def label(self) -> str:
-        return f"{self.name} ({self.key})" if self.name else self.key
+        return f"{self.name} ({self.key})" if self.name and self.name != self.key else self.key
 
 
 @dataclass
 class NameIndex:
-    """Keys (exact, case-insensitive) win; then full names and aliases; then unique prefixes."""
+    """Keys (exact, case-insensitive) win; then full names and aliases (a name several
+    entries share is ambiguous); then unique prefixes of a name or of one of its words."""
 
     what: str
     entries: list[Named]
     _exact: dict[str, Named] = field(init=False, default_factory=dict)
-    _names: dict[str, Named] = field(init=False, default_factory=dict)
+    _names: dict[str, list[Named]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         for entry in self.entries:
@@ -48,7 +58,9 @@ class NameIndex:
         for entry in self.entries:
             for name in (entry.name, *entry.aliases):
                 if name:
-                    self._names.setdefault(normalise(name), entry)
+                    holders = self._names.setdefault(normalise(name), [])
+                    if entry not in holders:
+                        holders.append(entry)
 
     @classmethod
     def of(cls, what: str, entries: Iterable[Named]) -> NameIndex:
@@ -57,24 +69,39 @@ class NameIndex:
     def get(self, key: str) -> Named | None:
         return self._exact.get(normalise(key))
 
+    def candidates(self, text: str) -> list[Named]:
+        """Every entry ``text`` may mean: the exact key, else the entries of an exact name,
+        else those with a name (or a word of it after the first) beginning with it."""
+        wanted = normalise(text)
+        if not wanted:
+            return []
+        if wanted in self._exact:
+            return [self._exact[wanted]]
+        if wanted in self._names:
+            return list(self._names[wanted])
+        found: dict[str, Named] = {}
+        for name, holders in self._names.items():
+            if name.startswith(wanted) or any(w.startswith(wanted) for w in name.split()[1:]):
+                for entry in holders:
+                    found.setdefault(entry.key, entry)
+        for key, entry in self._exact.items():
+            if key.startswith(wanted):
+                found.setdefault(entry.key, entry)
+        return list(found.values())
+
     def resolve(self, text: str) -> str:
         wanted = normalise(text)
         if not wanted:
             raise NotationError(f"missing {self.what}")
-        if wanted in self._exact:
-            return self._exact[wanted].key
-        if wanted in self._names:
-            return self._names[wanted].key
-        matches = {
-            entry.key: entry
-            for name, entry in self._names.items()
-            if name.startswith(wanted) or any(w.startswith(wanted) for w in name.split()[1:])
-        }
+        matches = self.candidates(text)
         if len(matches) == 1:
-            return next(iter(matches))
-        if len(matches) > 1:
-            labels = sorted(entry.label for entry in matches.values())
-            raise NotationError(f"ambiguous {self.what} {text!r}: could be " + ", ".join(labels))
+            return matches[0].key
+        if matches:
+            labels = sorted(entry.label for entry in matches)
+            shown = ", ".join(labels[:MAX_CANDIDATES])
+            more = f" and {len(labels) - MAX_CANDIDATES} more" if len(labels) > \
+                MAX_CANDIDATES else ""
+            raise NotationError(f"ambiguous {self.what} {text!r}: could be {shown}{more}")
         raise NotationError(f"unknown {self.what} {text!r}{self._suggest(wanted)}")
 
     def _suggest(self, wanted: str) -> str:
@@ -82,9 +109,54 @@ class NameIndex:
         close += difflib.get_close_matches(wanted, list(self._exact), n=2, cutoff=0.75)
         labels: list[str] = []
         for name in close:
-            entry = self._names.get(name) or self._exact[name]
-            if entry.label not in labels:
-                labels.append(entry.label)
+            entries = self._names.get(name) or [self._exact[name]]
+            for entry in entries:
+                if entry.label not in labels:
+                    labels.append(entry.label)
         if not labels:
             return ""
-        return " — did you mean " + " or ".join(labels) + "?"
+        return " — did you mean " + " or ".join(labels[:4]) + "?"
+
+
+def short_unit_name(uid: str) -> str:
+    """A unit id without its formation prefix: ``g14pz:i/103`` -> ``i/103``."""
+    return uid.split(":", 1)[-1]
+
+
+@dataclass
+class UnitNames:
+    """The units of a game by every name a player may type (see the module docstring), and
+    each unit's shortest unique name for listings (:meth:`short`)."""
+
+    index: NameIndex
+    _short: dict[str, str] = field(init=False, default_factory=dict)
+
+    def resolve(self, text: str) -> str:
+        return self.index.resolve(text)
+
+    def short(self, uid: str) -> str:
+        """The short name (the id without its formation prefix, else a one-word alias)
+        when it means only this unit; else the id."""
+        found = self._short.get(uid)
+        if found is None:
+            entry = self.index.get(uid)
+            options = [short_unit_name(uid)]
+            if entry is not None:
+                options += [a for a in entry.aliases if " " not in a.strip()]
+            found = next((name.lower() for name in options
+                          if [e.key for e in self.index.candidates(name)] == [uid]), uid)
+            self._short[uid] = found
+        return found
+
+
+def unit_index(units: Iterable[tuple[str, Iterable[str]]]) -> UnitNames:
+    """A :class:`UnitNames` from (id, other names) pairs: the short name (the id without
+    its formation prefix) and each number in it are always among its names."""
+    entries = []
+    for uid, names in units:
+        short = short_unit_name(uid)
+        numbers = re.findall(r"\d+", short)  # "pi13" is also "13" (when no other unit is)
+        aliases = tuple(dict.fromkeys(n for n in (*names, *numbers)
+                                      if n and normalise(n) != normalise(short)))
+        entries.append(Named(uid, short if short != uid else "", aliases))
+    return UnitNames(NameIndex.of("unit", entries))

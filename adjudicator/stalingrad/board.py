@@ -17,8 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from adjudicator.kernel.errors import NotationError
-from adjudicator.kernel.names import Named, NameIndex
+from adjudicator.kernel.names import Named, NameIndex, UnitNames, unit_index
 from adjudicator.stalingrad.data_models import Calendar, Tables
 
 GERMAN = "german"
@@ -155,6 +154,7 @@ class Board:
     #: Blue Victory Point number per week (19.2), week 1 = Sept 13-19.
     blue: dict[int, int] = field(default_factory=dict)
     names: NameIndex = field(init=False)
+    unit_names: UnitNames = field(init=False)
     regiment_size: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -162,6 +162,9 @@ class Board:
             Named(a.key, a.name, (*a.aliases, *( (f"zone {a.key}",) if a.zone else
                                                (f"area {a.key}",))))
             for a in self.areas.values()))
+        # a unit by its id, its designation ("i/103", the id after the formation), its
+        # designation and type ("i/103 infantry"), a number only it has, a unique prefix
+        self.unit_names = unit_index((u.id, (u.name,)) for u in self.units.values())
         sizes: dict[str, int] = {}
         for unit in self.units.values():
             if unit.regiment and unit.battalion and unit.kind == "infantry":
@@ -204,18 +207,16 @@ class Board:
         return self.names.resolve(text)
 
     def resolve_unit(self, text: str) -> str:
-        """A unit id (ids are lower case) from the id in any case or a unique prefix, on
-        either side."""
+        """A unit id from any of its names (:func:`~adjudicator.kernel.names.unit_index`):
+        the id in any case, its designation ("i/103"), a number or prefix only it has."""
         wanted = text.strip().lower()
         if wanted in self.units:
             return wanted
-        matches = [u for u in self.units if u.startswith(wanted)]
-        if len(matches) == 1:
-            return matches[0]
-        if matches:
-            shown = ", ".join(sorted(matches)[:8])
-            raise NotationError(f"ambiguous unit {text!r}: could be {shown}")
-        raise NotationError(f"unknown unit {text!r}")
+        return self.unit_names.resolve(text)
+
+    def short_unit(self, uid: str) -> str:
+        """The unit's short name for listings ("i/103"), its id when that is ambiguous."""
+        return self.unit_names.short(uid)
 
 
 # ---- building boards ---------------------------------------------------------------------

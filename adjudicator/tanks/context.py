@@ -12,6 +12,7 @@ from typing import Any
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
+from adjudicator.kernel.names import unit_index
 from adjudicator.tanks.hexgrid import Hex, distance, line_of_sight, neighbours
 from adjudicator.tanks.spec import CLASSES, MapSpec, RulesData, UnitType, unit_type_from
 from adjudicator.tanks.state import TanksState, Unit, other
@@ -135,6 +136,23 @@ class Ctx:
     def enemies_seen_by(self, side: str) -> list[Unit]:
         return [u for u in self.state.units
                 if u.status == "on" and u.side != side and not u.hidden]
+
+    def find(self, units: list[Unit], text: str, what: str) -> Unit:
+        """The unit among ``units`` a player means by ``text``: its id in any case, with or
+        without the dash (``pan1``), or a unique prefix (``pan`` when one Panther is
+        there); refused with the candidates when several fit, or with the closest ids.
+        ``units`` are only those the player may name (never a hidden enemy)."""
+        exact = {u.id: u for u in units}
+        if text in exact:
+            return exact[text]
+        names = unit_index((u.id, (u.id.replace("-", ""), f"{self.type_of(u).label} "
+                                   f"{u.id.rsplit('-', 1)[-1]}")) for u in units)
+        try:
+            return exact[names.resolve(text)]
+        except RuleError as error:
+            ambiguous = error.message.startswith("ambiguous")
+            raise RuleError("notation", error.message.replace("unit", what, 1),
+                            [] if ambiguous else sorted(exact)[:12]) from None
 
     def friends(self, side: str) -> list[Unit]:
         return [u for u in self.state.units if u.status == "on" and u.side == side]

@@ -109,12 +109,18 @@ def check_firer(ctx: Ctx, side: str, unit: Unit, assault: bool = False) -> UnitT
 
 
 def known_target(ctx: Ctx, side: str, target_id: str) -> Unit:
-    for unit in ctx.state.units:
-        if (unit.id == target_id and unit.side != side and unit.status == "on"
-                and not unit.hidden and not unit.concealed):
-            return unit
-    raise RuleError("10.1", f"no enemy unit {target_id!r} is known on the map",
-                    sorted(u.id for u in ctx.enemies_seen_by(side) if not u.concealed))
+    """An enemy unit the side sees (by id, or any name :meth:`Ctx.find` reads); only
+    those are candidates, so a refusal never tells of a hidden unit."""
+    known = [u for u in ctx.enemies_seen_by(side) if not u.concealed]
+    try:
+        return ctx.find(known, target_id, "target")
+    except RuleError as error:
+        if error.message.startswith("ambiguous"):
+            raise RuleError("10.1", error.message, error.legal) from None
+        hint = error.message.partition(" — ")[2]
+        raise RuleError("10.1", f"no enemy unit {target_id!r} is known on the map"
+                        + (f" — {hint}" if hint else ""),
+                        sorted(u.id for u in known)) from None
 
 
 def armor_class(ctx: Ctx, target: Unit, firer_hex: str) -> str:

@@ -188,17 +188,14 @@ class TanksGame(Game[TanksState]):
             ctx.state.last_action = parts
 
     def _own_unit(self, ctx: Ctx, side: str, text: str) -> Unit:
-        """A unit of ``side`` by id or unique id prefix (forgiving notation)."""
+        """A unit of ``side`` by id or any name :meth:`Ctx.find` reads (forgiving)."""
         mine = [u for u in ctx.state.units if u.side == side]
-        for unit in mine:
-            if unit.id == text:
-                return unit
-        found = [u for u in mine if u.id.startswith(text)]
-        if len(found) == 1:
-            return found[0]
-        legal = sorted(u.id for u in (found or mine) if u.status in ("on", "waiting"))
-        word = "ambiguous" if found else "unknown"
-        raise RuleError("notation", f"{word} {side} unit {text!r}", legal)
+        try:
+            return ctx.find(mine, text, f"{side} unit")
+        except RuleError as error:
+            playing = sorted(u.id for u in mine if u.status in ("on", "waiting"))
+            raise RuleError("notation", error.message,
+                            playing[:12] if error.legal else []) from None
 
     def _setup_order(self, ctx: Ctx, side: str, order: Order) -> None:
         match order:
