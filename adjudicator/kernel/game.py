@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from adjudicator.kernel.decisions import PendingDecision, StandingPolicy
+from adjudicator.kernel.decisions import Option, PendingDecision, StandingPolicy
 from adjudicator.kernel.dice import Dice, Roll
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import PUBLIC, Event
@@ -136,6 +136,13 @@ class Game(ABC, Generic[S]):
     @abstractmethod
     def legal_orders(self, state: S, side: str) -> list[str]:
         """Canonical texts of (a useful sample of) the orders ``side`` may give now."""
+
+    def legal_options(self, state: S, side: str) -> list[Option]:
+        """:meth:`legal_orders` with a short label each for listings (a move's cost, a
+        shot's odds); a pending decision's own options."""
+        if state.pending is not None and self.acting_side(state) == side:
+            return list(state.pending.options)
+        return [Option(order=order) for order in self.legal_orders(state, side)]
 
     def standing_policies(self) -> list[StandingPolicy]:
         """Policies a side may set for kinds of decisions."""

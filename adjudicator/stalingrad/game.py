@@ -9,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
-from adjudicator.kernel.decisions import PendingDecision, StandingPolicy
+from adjudicator.kernel.decisions import Option, PendingDecision, StandingPolicy
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import PUBLIC, Event
@@ -31,7 +31,7 @@ from adjudicator.stalingrad.board import (
 )
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.last_action import LastAction, OrderRecord, fold
-from adjudicator.stalingrad.legal import legal_orders
+from adjudicator.stalingrad.legal import legal_entries, legal_orders
 from adjudicator.stalingrad.orders import (
     SPEC,
     Advantage,
@@ -395,6 +395,14 @@ class StalingradGame(Game[StalingradState]):
         if state.pending is not None:
             return state.pending.option_orders()
         return legal_orders(Ctx(self.board_for(state), state), side)
+
+    def legal_options(self, state: StalingradState, side: str) -> list[Option]:
+        """The legal orders with their cost: a move once per destination, "3 MF"."""
+        if state.result is not None or self.acting_side(state) != side \
+                or state.pending is not None:
+            return super().legal_options(state, side)
+        return [Option(order=order, label=label) for order, label in
+                legal_entries(Ctx(self.board_for(state), state), side)]
 
     def make_view(self, state: StalingradState, viewer: str) -> View:
         return build_view(self.board_for(state), state, viewer, self.name)

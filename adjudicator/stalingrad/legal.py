@@ -134,48 +134,58 @@ def legal_info(ctx: Ctx, side: str, area: str | None = None) -> LegalInfo:
 
 
 def legal_orders(ctx: Ctx, side: str) -> list[str]:
+    return [order for order, _ in legal_entries(ctx, side)]
+
+
+def legal_entries(ctx: Ctx, side: str) -> list[tuple[str, str]]:
+    """The legal orders, each with a short label for listings: a move once per
+    destination with its MF cost (``move g14pz:i/103 to 14``, "3 MF"; the rules find the
+    cheapest path, 8.2), an attack with its MF cost."""
     state = ctx.state
     if state.phase == "setup":
-        return _setup_orders(ctx, side)
+        return [(order, "") for order in _setup_orders(ctx, side)]
     if state.phase == "rubble":
-        return ["rubble"]
+        return [("rubble", "the initial Rubble rolls (5.7)")]
     imp = state.impulse
-    orders = ["pass"]
+    out: list[tuple[str, str]] = [("pass", "")]
     if imp is not None and imp.acts:
         # 'end' is listed only when the impulse may end now (7.1, 8.34).
         try:
             check_end(ctx, side)
-            orders = ["end"]
+            out = [("end", "")]
         except RuleError:
-            orders = []
+            out = []
     pending_attack = _must_attack(ctx, side)
     legal = legal_info(ctx, side)
     for option in legal.attacks:
         leaders = [u for u in option.units if ctx.d(u).numeric_attack]
         if not leaders:
             continue
-        orders.append(f"attack {option.area} {option.group} with {' '.join(option.units)}")
+        label = f"{option.cost} MF" + (", Ranged possible" if option.ranged else "")
+        out.append((f"attack {option.area} {option.group} with {' '.join(option.units)}",
+                    label))
         # 8.34: units that entered the Area and must attack come along.
         bound = [u for u in option.units if imp is not None and u in imp.acts
                  and imp.acts[u].entered == option.area and imp.acts[u].must_attack]
         few = sorted({leaders[0], *bound})
         if len(few) < len(option.units):
-            orders.append(f"attack {option.area} {option.group} with {' '.join(few)}")
+            out.append((f"attack {option.area} {option.group} with {' '.join(few)}", label))
     if pending_attack:
         # 8.34: units that entered an enemy-occupied Area must attack before 'end'.
-        return [o for o in orders if o.startswith("attack")] or orders
+        return [entry for entry in out if entry[0].startswith("attack")] or out
     for uid, reaches in legal.reach.items():
         act = imp.acts.get(uid) if imp else None
         if act is not None and act.entered:
             continue
         for r in reaches:
-            orders.append(FMT(Move(units=(uid,), to=r.area, via=tuple(r.via))))
-            if len(orders) > MAX_ORDERS:
-                return orders
+            out.append((FMT(Move(units=(uid,), to=r.area)), f"{r.mf} MF"
+                        + (f", via {' '.join(r.via)}" if r.via else "")))
+            if len(out) > MAX_ORDERS:
+                return out
     if not state.day:
-        orders += _night_orders(ctx, side)
-    orders += _cross_orders(ctx, side)
-    return orders
+        out += [(order, "") for order in _night_orders(ctx, side)]
+    out += [(order, "") for order in _cross_orders(ctx, side)]
+    return out
 
 
 def _setup_orders(ctx: Ctx, side: str) -> list[str]:
@@ -259,4 +269,4 @@ def _cross_orders(ctx: Ctx, side: str) -> list[str]:
     return out
 
 
-__all__ = ["LegalInfo", "legal_info", "legal_orders"]
+__all__ = ["LegalInfo", "legal_entries", "legal_info", "legal_orders"]

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
+from typing import Any
 
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
-from adjudicator.stalingrad.board import RUSSIAN, other
+from adjudicator.stalingrad.board import RUSSIAN, area_key_order, other
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.orders import Fortify, Infiltrate, Move, Regroup
 from adjudicator.stalingrad.sequence import offer_reroll
@@ -239,44 +240,111 @@ def must_stop(entered_enemy: bool, mf_left: int, one_area: bool) -> bool:
     return entered_enemy or mf_left < 1 or one_area
 
 
-def plan_path(ctx: Ctx, order: Move) -> list[str]:
-    path = [ctx.area_key(a) for a in order.via] + [ctx.area_key(order.to)]
-    for key in path:
+#: What each MF case of 8.23 charges for, in a refusal's breakdown.
+CASE_WHY = {"A": "vacant", "B": "vacant, next to a Fresh enemy Combat unit by day",
+            "C": "only Spent enemy Combat units", "D": "a Fresh enemy Combat unit"}
+
+
+def _case_text(case: str) -> str:
+    base, _, rubble = case.partition("+")
+    text = f"case {base}: {CASE_WHY.get(base, base)}"
+    return text + (", +1 Rubble for a Mechanized unit (E)" if rubble else "")
+
+
+def allowance_text(ctx: Ctx, uid: str, act: Act) -> str:
+    """Why a unit's MF allowance is what it is now (8.25, 8.26, 16.3)."""
+    d = ctx.d(uid)
+    mf = ctx.movement_factor(uid)
+    parts = [f"printed MF {d.mf}" if mf == d.mf else f"MF {mf} (isolated, 12.21)"]
+    if ctx.is_night_russian_bonus(uid):
+        parts.append("+1 at night (16.3)")
+    if may_double(ctx, uid, act):
+        parts.append("doubled (8.25/8.26)")
+    elif d.mechanized or d.motorized:
+        why = ("it attacked" if act.attacked else
+               "it left an enemy-occupied Area" if act.left_enemy else
+               "it entered an enemy-occupied Area" if act.entered is not None else
+               "it entered an enemy-controlled or Rubbled Area (8.26)")
+        parts.append(f"not doubled: {why}")
+    return ", ".join(parts)
+
+
+def mf_refusal(ctx: Ctx, uid: str, used: int, steps: list[tuple[str, int, str]],
+               act: Act) -> RuleError:
+    """8.23: the MF a move would spend, cost by cost, against the unit's allowance."""
+    limit = allowance(ctx, uid, act)
+    items = ([f"{used} already used"] if used else []) + [
+        f"{ctx.name(area)} {cost} ({_case_text(case)})" for area, cost, case in steps]
+    total = used + sum(cost for _, cost, _ in steps)
+    return RuleError("8.23", f"{uid} lacks the MF to enter {ctx.name(steps[-1][0])}: "
+                     + " + ".join(items) + f" = {total} MF, but it has {limit} "
+                     f"({allowance_text(ctx, uid, act)})")
+
+
+def path_order(path: Sequence[str]) -> tuple[int, tuple[tuple[int, int, str], ...]]:
+    """The tie-break among paths of equal MF (docs/rulings.md, "Move by destination"):
+    fewer Areas entered first, then the path whose Areas come first in map order (Area
+    numbers ascending, then Zones by letter), Area by Area."""
+    return len(path), tuple(area_key_order(a) for a in path)
+
+
+def plan_path(ctx: Ctx, side: str, order: Move, uids: Sequence[str], cur0: str
+              ) -> tuple[list[str], bool]:
+    """The Areas the units enter, and whether the rules chose them.
+
+    With ``via`` the player's path is taken as given. Without it the destination is
+    reached by the cheapest legal path for all the units together (8.2: an adjacent Area
+    directly when that is legal, since no path costs less), ties broken by
+    :func:`path_order`."""
+    dest = ctx.area_key(order.to)
+    via = [ctx.area_key(a) for a in order.via]
+    for key in [*via, dest]:
         if key not in ctx.board.areas:
             raise RuleError("8.2", f"unknown Area {key}")
-    return path
+    if via or dest == cur0:
+        return [*via, dest], False
+    direct = dest in (entry_points(ctx, side) if cur0 == OFFBOARD else
+                      ctx.board.adjacent(cur0))
+    if direct:
+        try:
+            check_path(ctx, side, uids, cur0, [dest])
+            return [dest], False
+        except RuleError as error:
+            refusal: RuleError | None = error
+    else:
+        refusal = None
+    found = [reachable(ctx, uid) for uid in uids]
+    paths = sorted({tuple(reach[dest][1]) for reach in found if dest in reach},
+                   key=lambda p: (max(_path_mf(ctx, uid, cur0, p) for uid in uids),
+                                  path_order(p)))
+    for path in paths:
+        try:
+            check_path(ctx, side, uids, cur0, list(path))
+        except RuleError as error:
+            refusal = refusal or error
+            continue
+        return list(path), True
+    if refusal is not None:
+        raise refusal
+    reach = found[0]
+    where = ", ".join(f"{k} ({mf} MF)" for k, (mf, _) in
+                      sorted(reach.items(), key=lambda kv: area_key_order(kv[0]))[:12])
+    raise RuleError("8.2", f"no legal path takes {', '.join(uids)} to {ctx.name(dest)} this "
+                    f"impulse" + (f"; {uids[0]} can reach {where}" if where else
+                                  f"; {uids[0]} can move nowhere now"),
+                    [f"move {uids[0]} to {k}" for k in
+                     sorted(reach, key=area_key_order)[:12]])
 
 
-def do_move(ctx: Ctx, side: str, order: Move, dice: Dice) -> None:
-    uids = ctx.own(side, order.units)
-    locs = {ctx.loc(u) for u in uids}
-    if len(locs) != 1:
-        raise RuleError("8.2", "units moving together must start from the same Area",
-                        [f"{u} in {ctx.loc(u)}" for u in uids])
-    cur0 = locs.pop()
-    if order.origin is not None and ctx.area_key(order.origin) != cur0:
-        raise RuleError("8.2", f"the units are in {ctx.name(cur0)}, not {order.origin}")
-    path = plan_path(ctx, order)
-    if path == [cur0]:
-        start_units(ctx, side, uids)
-        for uid in uids:
-            act = ctx.act(uid)
-            act.done = True
-            act.stop = ("8.11", "moved within its Area and is Spent")
-            ctx.event("move", f"{uid} moves within {ctx.name(cur0)} and is Spent", "8.11",
-                      unit=uid, area=cur0)
-        return
-    start_units(ctx, side, uids)
-    if cur0 == OFFBOARD:
-        entries = entry_points(ctx, side)
-        if path[0] not in entries:
-            raise RuleError("18.2", "units off the board enter through "
-                            + (", ".join(entries) or "no entry point"),
-                            [f"move {' '.join(uids)} to {z}" for z in entries])
-    elif cur0 == EAST:
-        raise RuleError("18.3", "Russian reinforcements enter by crossing the Volga",
-                        [f"cross {' '.join(uids)} to LANDING"])
-    # Validation pass on copies: nothing is rolled or moved until the whole order is legal.
+def _path_mf(ctx: Ctx, uid: str, cur0: str, path: Sequence[str]) -> int:
+    """What entering ``path`` costs ``uid`` (8.23), for ranking paths."""
+    return sum(entry_cost(ctx, uid, nxt)[0] for nxt in path)
+
+
+def check_path(ctx: Ctx, side: str, uids: Sequence[str], cur0: str, path: Sequence[str]
+               ) -> dict[tuple[str, int], tuple[int, str]]:
+    """Whether the units may move along ``path`` now (8.2-8.26, 7.1, 18.51), judged on
+    copies: nothing is rolled or moved. Returns each step's (MF, case) per unit."""
     sims = {u: ctx.act(u).model_copy(deep=True) for u in uids}
     costs: dict[tuple[str, int], tuple[int, str]] = {}
     for uid in uids:
@@ -287,12 +355,15 @@ def do_move(ctx: Ctx, side: str, order: Move, dice: Dice) -> None:
         if d.kind != "armor" and act.left_enemy:
             raise RuleError("8.21", f"{uid} already left an enemy-occupied Area: one Area only")
         pay_origin_wait(ctx, uid, act)
+        used = act.mf
+        steps: list[tuple[str, int, str]] = []
         cur = cur0
         for i, nxt in enumerate(path):
             last = i == len(path) - 1
             if cur != OFFBOARD and nxt not in ctx.board.adjacent(cur):
-                raise RuleError("8.2", f"{ctx.name(nxt)} is not adjacent to {ctx.name(cur)}",
-                                sorted(ctx.board.adjacent(cur)))
+                raise RuleError("8.2", f"{ctx.name(nxt)} is not adjacent to {ctx.name(cur)}; "
+                                f"'move {uid} to {nxt}' finds a path",
+                                sorted(ctx.board.adjacent(cur), key=area_key_order))
             if cur != OFFBOARD:
                 check_exit(ctx, uid, act, cur, nxt, last)
             check_entry(ctx, uid, nxt, last, uids)
@@ -305,10 +376,9 @@ def do_move(ctx: Ctx, side: str, order: Move, dice: Dice) -> None:
             if ctx.enemy(nxt, side) and d.combat:
                 act.entered = nxt
             act.mf += cost
-            limit = allowance(ctx, uid, act)
-            if act.mf > limit:
-                raise RuleError("8.23", f"{uid} lacks the MF to enter {ctx.name(nxt)}: needs "
-                                f"{act.mf} of {limit} (case {case})")
+            steps.append((nxt, cost, case))
+            if act.mf > allowance(ctx, uid, act):
+                raise mf_refusal(ctx, uid, used, steps, act)
             costs[(uid, i)] = (cost, case)
             act.path.append(nxt)
             cur = nxt
@@ -321,6 +391,45 @@ def do_move(ctx: Ctx, side: str, order: Move, dice: Dice) -> None:
                          act.left_enemy and ctx.d(uid).kind != "armor"):
                 raise RuleError("7.1", f"{uid} would have to stop in {ctx.name(end)}, which "
                                 f"cannot take more {side} Combat units")
+    return costs
+
+
+def do_move(ctx: Ctx, side: str, order: Move, dice: Dice) -> None:
+    uids = ctx.own(side, order.units)
+    locs = {ctx.loc(u) for u in uids}
+    if len(locs) != 1:
+        raise RuleError("8.2", "units moving together must start from the same Area",
+                        [f"{u} in {ctx.loc(u)}" for u in uids])
+    cur0 = locs.pop()
+    if order.origin is not None and ctx.area_key(order.origin) != cur0:
+        raise RuleError("8.2", f"the units are in {ctx.name(cur0)}, not {order.origin}")
+    if ctx.area_key(order.to) == cur0 and not order.via:
+        start_units(ctx, side, uids)
+        for uid in uids:
+            act = ctx.act(uid)
+            act.done = True
+            act.stop = ("8.11", "moved within its Area and is Spent")
+            ctx.event("move", f"{uid} moves within {ctx.name(cur0)} and is Spent", "8.11",
+                      unit=uid, area=cur0)
+        return
+    start_units(ctx, side, uids)
+    if cur0 == EAST:
+        raise RuleError("18.3", "Russian reinforcements enter by crossing the Volga",
+                        [f"cross {' '.join(uids)} to LANDING"])
+    path, chosen = plan_path(ctx, side, order, uids, cur0)
+    if cur0 == OFFBOARD:
+        entries = entry_points(ctx, side)
+        if path[0] not in entries:
+            raise RuleError("18.2", "units off the board enter through "
+                            + (", ".join(entries) or "no entry point"),
+                            [f"move {' '.join(uids)} to {z}" for z in entries])
+    # Validation on copies: nothing is rolled or moved until the whole order is legal.
+    costs = check_path(ctx, side, uids, cur0, path)
+    if chosen:
+        mf = max(sum(costs[(u, i)][0] for i in range(len(path))) for u in uids)
+        ctx.event("path", f"{', '.join(uids)}: the cheapest path to {ctx.name(path[-1])} is "
+                  f"via {' '.join(path[:-1])} ({mf} MF)", "8.2", units=list(uids),
+                  path=list(path), mf=mf)
     # Execution pass: step by step, Rubble Entrance DRs for Mechanized units (14.4).
     moving = list(uids)
     cur = cur0
@@ -564,6 +673,9 @@ def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
     lookups), so a search over the whole map costs a few thousand dictionary probes. A unit
     off the board (6.2, 18.2) enters through :func:`entry_points` as :func:`do_move` lets it.
 
+    Among paths of equal MF the search keeps the one :func:`path_order` puts first (fewer
+    Areas, then lower Areas first), so ``move UNIT to AREA`` and this list agree.
+
     The search runs over (Area, may-still-double) states: a costlier path that keeps a
     Mechanized or Motorized unit's doubled MF (8.25, 8.26) can go further, or stop in a
     full Area with MF to spare, where the cheapest path cannot. An Area the unit may only
@@ -606,16 +718,20 @@ def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
     rubble_extra = costs.mechanized_rubble_extra
     entries = entry_points(ctx, side) if start == OFFBOARD else []
     best: dict[str, tuple[int, list[str]]] = {}
-    # cheapest MF per search state (Area, left an enemy-occupied Area, motorized no-double)
-    seen: dict[tuple[str, bool, bool], int] = {(start, base.left_enemy, base.no_double): base.mf}
-    # (mf, tiebreak, area, path, left_enemy, no_double)
-    frontier: list[tuple[int, int, str, list[str], bool, bool]] = [
-        (base.mf, 0, start, [], base.left_enemy, base.no_double)]
-    counter = 0
+    ranks: dict[str, tuple[Any, ...]] = {}
+    # the best rank (MF, then :func:`path_order`) per search state (Area, left an
+    # enemy-occupied Area, motorized no-double)
+    first: tuple[Any, ...] = (base.mf, *path_order([]))
+    seen: dict[tuple[str, bool, bool], tuple[Any, ...]] = {
+        (start, base.left_enemy, base.no_double): first}
+    # (rank, area, path, left_enemy, no_double)
+    frontier: list[tuple[tuple[Any, ...], str, list[str], bool, bool]] = [
+        (first, start, [], base.left_enemy, base.no_double)]
     while frontier:
-        mf, _, cur, path, left, no_double = heapq.heappop(frontier)
-        if seen.get((cur, left, no_double), mf) < mf:
-            continue  # a cheaper path reached this state
+        rank, cur, path, left, no_double = heapq.heappop(frontier)
+        mf = rank[0]
+        if seen.get((cur, left, no_double), rank) < rank:
+            continue  # a better path reached this state
         if left and not armor:
             continue  # 8.21: a non-Armor unit that left an enemy-occupied Area goes no further
         cur_enemy = cur in enemy and cur != OFFBOARD
@@ -669,13 +785,14 @@ def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
             # 7.1: a unit that must stop may not end its move in a full Area
             stops = not (d.combat and must_stop(entered, limit - total, new_left and not armor)
                          and overfills(ctx, side, nxt, 1))
-            if stops and (nxt not in best or best[nxt][0] > total):
-                best[nxt] = (total, [*path, nxt])
+            step = [*path, nxt]
+            new_rank = (total, *path_order(step))
+            if stops and (nxt not in ranks or ranks[nxt] > new_rank):
+                best[nxt] = (total, step)
+                ranks[nxt] = new_rank
             key = (nxt, new_left, new_no_double)
-            if not entered and seen.get(key, total + 1) > total:
-                seen[key] = total
-                counter += 1
-                heapq.heappush(frontier, (total, counter, nxt, [*path, nxt], new_left,
-                                          new_no_double))
+            if not entered and (key not in seen or seen[key] > new_rank):
+                seen[key] = new_rank
+                heapq.heappush(frontier, (new_rank, nxt, step, new_left, new_no_double))
     return best
 

@@ -155,9 +155,16 @@ class TanksGame(Game[TanksState]):
         match order:
             case Done():
                 self._end_phase(ctx)
-            case Move(unit=unit_id, steps=steps):
+            case Move(unit=unit_id, steps=steps, to=None):
                 unit = self._own_unit(ctx, side, unit_id)
-                movement.execute(ctx, movement.plan(ctx, side, unit, steps))
+                plan = movement.plan(ctx, side, unit, steps)
+                if plan.steps:
+                    movement.execute(ctx, plan)
+                else:  # only turns to the facing it has: not an error, nothing to do
+                    ctx.emit("note", f"{unit.id} already faces {unit.facing}: nothing to do",
+                             "8.3", audience=side, unit=unit.id)
+            case Move(unit=unit_id, to=str(dest), face=face):
+                self._move_to(ctx, side, self._own_unit(ctx, side, unit_id), dest, face)
             case Load():
                 self._load(ctx, side, order)
             case Unload():
@@ -178,6 +185,21 @@ class TanksGame(Game[TanksState]):
             state.pending = self._defensive_decision(ctx)
         self._record_last_action(ctx)
         return ctx.events
+
+    @staticmethod
+    def _move_to(ctx: Ctx, side: str, unit: Unit, dest: str, face: str | None) -> None:
+        """``move UNIT to HEX [face D]``: the cheapest legal path within the Movement
+        Factor, found on what the side knows (never on a secret); the reply says which."""
+        tokens, cost = legal.path_to(ctx, side, unit, dest, face)
+        if not tokens:  # already there, facing as asked: nothing to do, and no error
+            ctx.emit("note", f"{unit.id} is already in {dest}"
+                     + (f" facing {face}" if face else "") + ": nothing to do", "8.3",
+                     audience=side, unit=unit.id)
+            return
+        ctx.emit("path", f"{unit.id}: the cheapest path to {dest}"
+                 + (f" facing {face}" if face else "") + f" is {' '.join(tokens)} ({cost})",
+                 "6.0", audience=side, unit=unit.id, steps=tokens, cost=cost)
+        movement.execute(ctx, movement.plan(ctx, side, unit, tuple(tokens)))
 
     @staticmethod
     def _record_last_action(ctx: Ctx) -> None:
@@ -395,6 +417,14 @@ class TanksGame(Game[TanksState]):
             return state.pending.option_orders()
         return legal.legal_orders(self.ctx(state), side)
 
+
+    def legal_options(self, state: TanksState, side: str) -> list[Option]:
+        """The legal orders with a label each: a move's cost, a shot's odds."""
+        if state.result is not None or self.acting_side(state) != side \
+                or state.pending is not None:
+            return super().legal_options(state, side)
+        return [Option(order=order, label=label)
+                for order, label in legal.legal_entries(self.ctx(state), side)]
 
     # ---- conformance ----------------------------------------------------------------------
 

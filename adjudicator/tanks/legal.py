@@ -35,7 +35,7 @@ from adjudicator.tanks.context import Ctx, two_dice_at_most
 from adjudicator.tanks.hexgrid import Direction, Hex, distance, line_of_sight, neighbour
 from adjudicator.tanks.orders import Assault, Fire, format_order
 from adjudicator.tanks.spec import PROHIBITED, MapSpec, UnitType
-from adjudicator.tanks.state import FIRE_PHASES, Unit
+from adjudicator.tanks.state import FIRE_PHASES, PHASE_NAMES, Unit
 
 DIRECTIONS = tuple(Direction)
 ANY = 6  # node slot: on the hex after a facing change, any facing still to choose
@@ -129,6 +129,7 @@ class Search:
     best: dict[int, int]
     parent: dict[int, tuple[int, tuple[str, ...]]]
     starts: dict[int, tuple[str, ...]]
+    road: bool = False  # the 7.2 all-road search: keys count road MF
 
     def tokens(self, node: int) -> list[str]:
         out: list[str] = []
@@ -332,7 +333,7 @@ class Mover:
                     parent[target] = (node, (f"face {DIRECTIONS[kept].name}", names[n])
                                       if turned else (names[n],))
                     push(heap, (nk, target))
-        return Search(best, parent, starts)
+        return Search(best, parent, starts, road)
 
     def entry_facing(self, h: int) -> int:
         return self.grid.entry_face[h]
@@ -342,8 +343,10 @@ class Mover:
     def stoppable(self, h: int) -> bool:
         return self.friends.get(h, 0) == 0
 
-    def orders(self) -> list[str]:
-        unit, names = self.unit, self.grid.names
+    def destinations(self) -> dict[int, tuple[int, list[str]]]:
+        """Each hex the unit may end its move in (6.2: no friend there), with the cheapest
+        path's key (cost * MINE_WEIGHT + known minefields) and its tokens; 7.8's single
+        hex whatever it costs."""
         searches = self.searches()
         dest: dict[int, tuple[int, list[str]]] = {}  # hex -> (key, tokens)
         reached: dict[int, tuple[int, int, Search]] = {}  # hex -> (key, node, search)
@@ -361,18 +364,60 @@ class Mover:
             for h, tokens in self._single_steps():
                 if h not in dest and self.stoppable(h):
                     dest[h] = (0, tokens)
-        out = [format_move(unit.id, tokens) for _, (_, tokens) in
-               sorted(dest.items(), key=lambda item: names[item[0]])]
+        return dest
+
+    def orders(self) -> list[tuple[str, str]]:
+        """(order, label): a move to each destination once with its cost, turns in place,
+        exits and overruns."""
+        unit, names = self.unit, self.grid.names
+        searches = self.searches()
+        out = [(f"move {unit.id} to {names[h]}", _cost_label(key, tokens))
+               for h, (key, tokens) in sorted(self.destinations().items(),
+                                             key=lambda item: names[item[0]])]
         if self.start is not None and self.facing and self.stoppable(self.start) and (
                 self.face_cost <= self.budget):
-            out += [f"move {unit.id} face {d.name}" for d in DIRECTIONS
-                    if d.name != unit.facing]
+            out += [(f"move {unit.id} face {d.name}", f"{self.face_cost} MF")
+                    for d in DIRECTIONS if d.name != unit.facing]
         if not self.road_bound:
-            out += self._exits(searches)
+            out += [(o, "") for o in self._exits(searches)]
         if self.kind == "tank" and self.ctx.state.options.get("overrun") and (
                 self.ctx.state.phase == "move1") and not self.road_bound:
-            out += self._overruns(searches)
+            out += [(o, "") for o in self._overruns(searches)]
         return out
+
+    def path_to(self, h: int, face: str | None) -> list[str] | None:
+        """The cheapest legal tokens ending in hex ``h`` (facing ``face`` when given: turning
+        there last if the path does not arrive so), or None when it cannot end there."""
+        if not self.stoppable(h):
+            return None
+        if h == self.start:
+            if face is None or face == self.unit.facing:
+                return []
+            return [f"face {face}"] if self.face_cost <= self.budget else None
+        if face is None:
+            found = self.destinations().get(h)
+            return found[1] if found else None
+        best: tuple[int, list[str]] | None = None
+        wanted = DIRECTIONS.index(Direction[face])
+        for search in self.searches():
+            for slot in range(SLOTS):
+                node = h * SLOTS + slot
+                key = search.best.get(node)
+                if key is None:
+                    continue
+                for facing, extra in (self._facings_at(search, node) if self.facing
+                                      else [(wanted, [])]):
+                    rank = key
+                    tokens = [*search.tokens(node), *extra]
+                    if facing != wanted:
+                        rank += self.face_cost * MINE_WEIGHT
+                        tokens.append(f"face {face}")
+                    budget = self.road_budget if search.road else self.budget
+                    if budget is None or rank // MINE_WEIGHT > budget:
+                        continue
+                    if best is None or rank < best[0]:
+                        best = (rank, tokens)
+        return best[1] if best else None
 
     def reach_tokens(self, h: int) -> list[str] | None:
         """The cheapest legal path ending in hex ``h`` whatever stands there (loading)."""
@@ -494,6 +539,11 @@ def _exit_way(ways: tuple[int, ...], facing: int, back: int) -> tuple[int, int] 
     return None
 
 
+def _cost_label(key: int, tokens: Sequence[str]) -> str:
+    mines = key % MINE_WEIGHT
+    return f"{key // MINE_WEIGHT} MF" + (f", {mines} known minefield(s)" if mines else "")
+
+
 def format_move(unit_id: str, tokens: Sequence[str]) -> str:
     return " ".join(["move", unit_id, *tokens])
 
@@ -509,7 +559,65 @@ def _knowledge(ctx: Ctx, side: str, grid: Grid) -> tuple[frozenset[int], frozens
 
 
 def movement_orders(ctx: Ctx, side: str, units: Iterable[Unit] | None = None) -> list[str]:
-    """Moves, exits, overruns, loads and unloads of ``side``'s units (or just ``units``).
+    """:func:`movement_entries` without their labels."""
+    return [order for order, _ in movement_entries(ctx, side, units)]
+
+
+def mover_for(ctx: Ctx, side: str, unit: Unit) -> Mover:
+    """The movement search of one unit as ``side`` knows the map (raises RuleError when it
+    may not move now)."""
+    kind_type = movement.check_mover(ctx, side, unit)
+    grid = grid_of(ctx.map)
+    known, enemy = _knowledge(ctx, side, grid)
+    road_bound = bool(ctx.state.flags.get("road_bound") == side
+                      and not ctx.state.flags.get("road_released"))
+    friends: dict[int, int] = {}
+    for u in ctx.friends(side):
+        if u.hex is not None and u.id != unit.id and u.carrier != unit.id:
+            friends[grid.index[u.hex]] = friends.get(grid.index[u.hex], 0) + 1
+    return Mover(ctx, side, unit, kind_type, grid,
+                 weights(ctx, grid, kind_type.kind, known, enemy, road_bound), enemy, friends)
+
+
+def path_to(ctx: Ctx, side: str, unit: Unit, dest: str, face: str | None
+            ) -> tuple[list[str], str]:
+    """The cheapest legal path of hexes and facings that ends ``unit``'s move in ``dest``
+    (facing ``face``), and its cost; refused with the hexes it can reach."""
+    mover = mover_for(ctx, side, unit)
+    h = mover.grid.index.get(dest)
+    if h is None:
+        raise RuleError("6.1", f"{dest} is not on the map")
+    tokens = mover.path_to(h, face)
+    if tokens is None:
+        where = sorted(mover.grid.names[n] for n in mover.destinations())
+        if not mover.stoppable(h):
+            raise RuleError("6.2", f"{unit.id} may not end its move in {dest}: a friend is "
+                            "there", [f"move {unit.id} to {w}" for w in where[:12]])
+        facing = f" facing {face}" if face else ""
+        shown = ", ".join(where[:16]) + (f" and {len(where) - 16} more" if len(where) > 16
+                                         else "")
+        raise RuleError("6.1", f"{unit.id} cannot reach {dest}{facing} this phase"
+                        + (f"; it can reach {shown}" if where else "; it cannot move now"),
+                        [f"move {unit.id} to {w}" for w in where[:12]])
+    key = _tokens_cost(mover, tokens)
+    return tokens, key
+
+
+def _tokens_cost(mover: Mover, tokens: list[str]) -> str:
+    """The MF the tokens cost, as the move's own plan counts it."""
+    if not tokens:
+        return "0 MF"
+    plan = movement.plan(mover.ctx, mover.side, mover.unit, tuple(tokens))
+    spent = plan.cost - mover.unit.spent
+    if plan.on_road and plan.cost > movement.allowance(mover.ctx, mover.unit, mover.type)[0]:
+        return f"{plan.road_cost - mover.unit.road_spent} MF on the road (7.2)"
+    return f"{spent} MF"
+
+
+def movement_entries(ctx: Ctx, side: str, units: Iterable[Unit] | None = None
+                     ) -> list[tuple[str, str]]:
+    """Moves (one per destination hex, with its cost), turns, exits, overruns, loads and
+    unloads of ``side``'s units (or just ``units``).
 
     Units waiting to enter with the same type, entry rules and bookkeeping have the same
     moves: they are searched once and the orders repeated under each unit's id.
@@ -523,13 +631,13 @@ def movement_orders(ctx: Ctx, side: str, units: Iterable[Unit] | None = None) ->
     for u in ctx.friends(side):
         assert u.hex is not None
         occupied.setdefault(u.hex, []).append(u)
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     chosen = [u for u in state.units if u.side == side and u.status in ("on", "waiting")]
     if units is not None:
         wanted = {u.id for u in units}
         chosen = [u for u in chosen if u.id in wanted]
     by_kind: dict[str, Weights] = {}
-    shared: dict[tuple[Any, ...], list[str]] = {}
+    shared: dict[tuple[Any, ...], list[tuple[str, str]]] = {}
     for unit in chosen:
         try:
             kind_type = movement.check_mover(ctx, side, unit)
@@ -541,7 +649,7 @@ def movement_orders(ctx: Ctx, side: str, units: Iterable[Unit] | None = None) ->
                        tuple(unit.enter_hexes), unit.spent, unit.road_spent, unit.off_road,
                        unit.move_open)
             if profile in shared:
-                out += [_renamed(text, unit.id) for text in shared[profile]]
+                out += [(_renamed(text, unit.id), label) for text, label in shared[profile]]
                 continue
         if kind_type.kind not in by_kind:
             by_kind[kind_type.kind] = weights(ctx, grid, kind_type.kind, known, enemy,
@@ -550,16 +658,17 @@ def movement_orders(ctx: Ctx, side: str, units: Iterable[Unit] | None = None) ->
                    for h, us in occupied.items()}
         mover = Mover(ctx, side, unit, kind_type, grid, by_kind[kind_type.kind], enemy,
                       friends)
-        moves = mover.orders()
-        found = list(moves)
+        found = mover.orders()
         if kind_type.kind == "halftrack":
             passenger = ctx.passenger_of(unit)
             if state.phase == "move2" and passenger is not None and not unit.spent and (
                     not unit.move_done):
-                found.append(f"unload {unit.id}")  # 17.3: and stay, or move on after it
-                found += ["unload" + m[len("move"):] for m in moves]
+                found.append((f"unload {unit.id}", "and stay"))  # 17.3: or move on after it
+                found += [(format_move(unit.id, tokens).replace("move", "unload", 1),
+                           _cost_label(key, tokens))
+                          for _, (key, tokens) in sorted(mover.destinations().items())]
             if state.phase == "move1" and passenger is None:
-                found += _loads(ctx, side, mover, occupied)
+                found += [(o, "") for o in _loads(ctx, side, mover, occupied)]
         if profile is not None:
             shared[profile] = found
         out += found
@@ -816,12 +925,18 @@ def owed_entries(ctx: Ctx, side: str, orders: list[str] | None = None
 
 def legal_orders(ctx: Ctx, side: str) -> list[str]:
     """The orders ``side`` may give now (no pending decision; see ``TanksGame``)."""
+    return [o for o, _ in legal_entries(ctx, side)]
+
+
+def legal_entries(ctx: Ctx, side: str) -> list[tuple[str, str]]:
+    """:func:`legal_orders` with a label each: a move's cost, a shot's odds."""
     state = ctx.state
     if state.phase == "setup":
-        return setup_orders(ctx, side)
+        return [(order, "") for order in setup_orders(ctx, side)]
+    done = [("done", f"end the {PHASE_NAMES[state.phase]}")]
     if state.phase in FIRE_PHASES:
-        return ["done", *(o for o, _, _ in fire_options(ctx, side))]
-    moves = movement_orders(ctx, side)
-    owed = state.phase == "move1" and side == state.phasing and owed_entries(ctx, side,
-                                                                             moves)[1]
-    return [*([] if owed else ["done"]), *barrage_orders(ctx, side), *moves]
+        return done + [(o, label) for o, _, label in fire_options(ctx, side)]
+    moves = movement_entries(ctx, side)
+    owed = state.phase == "move1" and side == state.phasing and owed_entries(
+        ctx, side, [o for o, _ in moves])[1]
+    return [*([] if owed else done), *((o, "") for o in barrage_orders(ctx, side)), *moves]

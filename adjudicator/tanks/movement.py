@@ -108,7 +108,7 @@ def plan(ctx: Ctx, side: str, unit: Unit, tokens: tuple[str, ...],
                 raise RuleError("6.5", "a unit changes facing only once it is on the map")
             new = Direction[token.split()[1]]
             if facing == new:
-                raise RuleError("8.3", f"{unit.id} already faces {new.name}")
+                continue  # already facing so: nothing to turn, nothing to pay (8.3)
             facing = new
             steps.append(Step("face", hex=cur, facing=new.name, cost=face_cost,
                               road_cost=face_cost, road=True))
@@ -201,11 +201,8 @@ def _finish_plan(ctx: Ctx, side: str, unit: Unit, kind_type: UnitType, steps: li
               and not unit.move_open)
     if not fits and not single:  # 7.8: a unit may always move one hex
         rule = "6.4" if state.phase == "move2" else "6.1"
-        shown = f"{cost}" + (f" ({road_cost} on the road)" if on_road else "")
-        # 7.2's road rate only where the whole move is on the road (else it does not apply)
-        limit = f"{normal}" + (f" ({road_allow} on the road, 7.2)" if on_road and road_allow
-                               else "")
-        raise RuleError(rule, f"{unit.id} would spend {shown} of a Movement Factor of {limit}")
+        raise RuleError(rule, _mf_breakdown(ctx, unit, kind_type, steps, cost, normal,
+                                            road_allow, on_road, road_cost, started_on_road))
     if end is not None:
         others = [u for u in ctx.friends(side) if u.hex == end and u.id != unit.id
                   and u.carrier != unit.id]
@@ -225,6 +222,57 @@ def _finish_plan(ctx: Ctx, side: str, unit: Unit, kind_type: UnitType, steps: li
             if step.kind == "exit":
                 raise RuleError("25.1", "units must stay on the road until the enemy enters")
     return Plan(unit=unit, steps=steps, cost=cost, road_cost=road_cost, on_road=on_road)
+
+
+def _step_text(ctx: Ctx, step: Step, kind: str) -> str:
+    """One step's Movement Factor cost, and why (7.x terrain, 8.3, 8.4, 6.5, 23.2)."""
+    back = int(ctx.tables.const("backing_up_multiplier"))
+    if step.kind == "face":
+        return f"face {step.facing} {step.cost} (8.3)"
+    if step.kind == "exit":
+        return f"exit {step.cost}" + (" backing up (8.4)" if step.backing else "")
+    if step.kind == "overrun":
+        return f"overrun {step.target} {step.cost} (terrain + 1, 23.2)"
+    assert step.hex is not None
+    terrain = ctx.terrain(step.hex)
+    base = terrain_cost(ctx, step.hex, kind)
+    text = f"{step.hex} {terrain} {base}"
+    factor = step.cost // max(1, base * (back if step.backing else 1))
+    if step.backing:
+        text += f" x{back} backing up (8.4)"
+    if step.entering and factor > 1:
+        text += f" x{factor}: the {factor}th unit to enter there this phase (6.5)"
+    return text
+
+
+def _mf_breakdown(ctx: Ctx, unit: Unit, kind_type: UnitType, steps: list[Step], cost: int,
+                  normal: int, road_allow: int | None, on_road: bool, road_cost: int,
+                  started_on_road: bool) -> str:
+    """A Movement Factor refusal naming each cost, the allowance and, for the road rate
+    (7.2), why it did not apply."""
+    items = ([f"{unit.spent} already spent"] if unit.spent else []) + [
+        _step_text(ctx, step, kind_type.kind) for step in steps]
+    second = ctx.state.phase == "move2"
+    limit = f"{normal}" + (" (half its MF, 6.4)" if second else "")
+    text = (f"{unit.id} would spend " + " + ".join(items)
+            + f" = {cost}, more than its Movement Factor of {limit}")
+    if second:
+        return text + "; no road rate in the Second Movement Phase (7.2)"
+    if road_allow is None:
+        return text
+    if on_road:
+        return text + f" ({road_allow} on the road, 7.2): {road_cost} on the road"
+    if not started_on_road and not any(s.road for s in steps if s.kind == "hex"):
+        return text  # no road anywhere near this move: the road rate is beside the point
+    if unit.off_road:
+        why = "it has left the road this phase"
+    elif not started_on_road:
+        why = f"it did not start on a road ({unit.hex})"
+    else:
+        off = next((s for s in steps if s.kind in ("hex", "face") and not s.road), None)
+        why = (f"{off.hex} is not a road hex" if off is not None and off.kind == "hex" else
+               "an exit or overrun is no road move")
+    return text + f"; the road rate ({road_allow}, 7.2) does not apply: {why}"
 
 
 def _check_entry(ctx: Ctx, unit: Unit, hex_name: str) -> None:

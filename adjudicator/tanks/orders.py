@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from typing import Literal
 
+from pydantic import model_validator
+
 from adjudicator.kernel.errors import NotationError
 from adjudicator.kernel.orders import Order
 from adjudicator.kernel.spec import Kind, Names, OrderSpec, Verb, plain
@@ -30,9 +32,22 @@ class TanksOrder(Order):
 
 
 class Move(TanksOrder):
+    """A move along ``steps`` (hexes, facing changes, exit, overrun), or to the hex ``to``
+    (with the facing ``face``) by the cheapest legal path the rules find."""
+
     verb: Literal["move"] = "move"
     unit: str
-    steps: tuple[str, ...]
+    steps: tuple[str, ...] = ()
+    to: str | None = None
+    face: str | None = None
+
+    @model_validator(mode="after")
+    def _one_way(self) -> Move:
+        if (self.to is None) == (not self.steps):
+            raise ValueError("a move gives its steps, or 'to HEX'")
+        if self.face is not None and self.to is None:
+            raise ValueError("'face' after 'to HEX' only; among steps write 'face D'")
+        return self
 
 
 class Fire(TanksOrder):
@@ -165,9 +180,13 @@ STEPS = Kind("steps", "STEP...", "hexes in order; 'face D' turns, 'exit' leaves 
              read=lambda words, names: _steps(plain(words)), write=" ".join)
 
 SPEC = OrderSpec("tanks", [
-    Verb(Move, ("move UNIT STEPS",), "move a unit hex by hex; turn with 'face D'",
-         ("6.0", "8.2", "8.3", "6.6", "23.0"),
-         ("move pan-1 2413 2414 face SE 2415", "move t34a-1 2413 exit")),
+    Verb(Move, ("move UNIT to HEX:to [[face|facing] FACING:face]", "move UNIT STEPS"),
+         "move a unit to a hex by the cheapest legal path (facing D at the end), or hex by "
+         "hex; turn with 'face D'", ("6.0", "7.0", "8.2", "8.3", "8.4", "6.6", "23.0"),
+         ("move pan-1 to 2415", "move pan-1 to 2415 face SE",
+          "move pan-1 2413 2414 face SE 2415", "move t34a-1 2413 exit"),
+         describe={"to": "the hex to end in (the rules find the cheapest path)",
+                   "face": "the facing to end with"}),
     Verb(Fire, ("fire UNITS [at] UNIT:target [{at|ap|he}:mode]",),
          "fire at a unit (infantry may combine: a+b)", ("10.0", "13.0", "14.0", "15.2"),
          ("fire ivh-2 at kvia-1", "fire infde-1+infde-2 at infsu-3 ap"),

@@ -57,7 +57,7 @@ async def test_pakfront_hidden_setup_and_reveals(
     assert "commitment" in commitment and "0103" not in commitment
 
     # The Soviet player sees legal entry moves (nothing about hidden units) and enters.
-    assert "0101" in await h.autocomplete(sasha, thread, "tanks move", "steps", unit="t34a-1")
+    assert "0101" in await h.autocomplete(sasha, thread, "tanks move", "to", unit="t34a-1")
     for index, unit in enumerate(ENTRIES, start=1):
         reply = await h.slash(sasha, thread, "tanks move", unit=unit, steps=f"{index:02d}01")
         assert "Applied" in reply, reply

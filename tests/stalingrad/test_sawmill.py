@@ -71,9 +71,12 @@ def test_the_272nd_enters_area_61_in_a_russian_impulse_rule_2() -> None:
     assert GAME.acting_side(state) == "russian"
     legal = GAME.legal_orders(state, "russian")
     assert any(o.startswith("move r10nkvd:i/272 to 61") for o in legal)
-    with pytest.raises(RuleError) as error:
-        GAME.apply_text(state, "russian", "move r10nkvd:i/272 to 62", FixedDice())
+    with pytest.raises(RuleError) as error:  # a path entering anywhere else is refused
+        GAME.apply_text(state, "russian", "move r10nkvd:i/272 via 62 to 61", FixedDice())
     assert error.value.rule == "18.2"
+    # a destination beyond it is reached through it (8.2: the cheapest path)
+    beyond = GAME.apply_text(state, "russian", "move r10nkvd:i/272 to 62", FixedDice())
+    assert any(e.kind == "path" and e.data["path"] == ["61", "62"] for e in beyond.events)
     state = GAME.apply_text(state, "russian", "move r10nkvd:i/272 r10nkvd:ii/272 to 61",
                             FixedDice()).state
     assert state.units["r10nkvd:i/272"].loc == "61"

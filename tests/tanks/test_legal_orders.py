@@ -14,7 +14,7 @@ import pytest
 
 from adjudicator.kernel.dice import CommittedDice
 from adjudicator.kernel.errors import RuleError
-from adjudicator.tanks import fire, movement
+from adjudicator.tanks import fire, legal, movement
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.game import TanksGame
 from adjudicator.tanks.hexgrid import Direction, Hex, neighbours
@@ -76,7 +76,7 @@ def oracle(state: TanksState, unit_id: str, max_tokens: int = 10) -> dict[str, s
             if plan is not None and end != unit.hex:
                 found["hex"].add(end)
             plan = plan or passing(seq, end)
-            if plan is None:
+            if plan is None or not plan.steps:  # a turn to the facing it has: no step
                 continue
             key = (end, plan.steps[-1].facing, plan.cost, plan.road_cost, plan.on_road)
             if key in seen:
@@ -103,6 +103,9 @@ def listed(state: TanksState, unit_id: str) -> dict[str, set[str]]:
     for text in GAME.legal_orders(state, side):
         order = parse_order(text)
         if not isinstance(order, Move) or order.unit != unit_id:
+            continue
+        if order.to is not None:  # one entry per destination: the rules find the path
+            out["hex"].add(order.to)
             continue
         last = order.steps[-1]
         if last == "exit":
@@ -143,12 +146,17 @@ def test_every_reachable_hex_exit_and_overrun_is_listed_6_0_to_8_4_23_0(unit_id:
 def test_the_road_move_of_7_2_and_the_known_minefield_are_in_the_panther_s_list() -> None:
     state = GAME.case_position(ROAD_AND_HILLS)
     orders = GAME.legal_orders(state, "german")
-    mine = [o for o in orders if o.startswith("move pan ") and " 1605" in o]
-    assert mine, "passing a known minefield is legal (19.2)"
+    assert "move pan to 1605" in orders, "ending on a known minefield is legal (19.2)"
     # 7.2: nine road hexes for a Panther (MF 6), through the friend in 1604 (6.2)
-    road = [o for o in orders if o.startswith("move pan") and o.endswith(" 1712")]
-    assert road == ["move pan 1604 1605 1606 1607 1708 1709 1710 1711 1712"]
-    assert not [o for o in orders if o.startswith("move pan") and o.endswith(" 1713")]
+    assert "move pan to 1712" in orders and "move pan to 1713" not in orders
+    ctx = Ctx(GAME.data, state)
+    pan = state.unit("pan")
+    assert pan is not None
+    tokens, cost = legal.path_to(ctx, "german", pan, "1712", None)
+    assert tokens == ["1604", "1605", "1606", "1607", "1708", "1709", "1710", "1711", "1712"]
+    assert cost == "9 MF on the road (7.2)"
+    labels = {o.order: o.label for o in GAME.legal_options(state, "german")}
+    assert labels["move pan to 1712"].startswith("9 MF")
 
 
 def test_entering_units_and_the_second_movement_phase_are_complete_6_4_6_5() -> None:
@@ -191,7 +199,10 @@ def accepted_by_the_rules(state: TanksState, side: str, text: str,
     if isinstance(order, Move):
         unit = state.unit(order.unit)
         assert unit is not None
-        movement.plan(ctx, side, unit, order.steps)
+        steps = order.steps
+        if order.to is not None:
+            steps = tuple(legal.path_to(ctx, side, unit, order.to, order.face)[0])
+        movement.plan(ctx, side, unit, steps)
     elif isinstance(order, Fire):
         fire.plan_fire(ctx, side, order.units, order.target, order.mode)
     elif isinstance(order, Assault):
@@ -257,8 +268,8 @@ def test_loads_unloads_and_every_destination_after_unloading_17_1_17_3() -> None
     for unit in state.units:
         unit.spent, unit.move_done = 0, False
     orders = GAME.legal_orders(state, "german")
-    moves = {o.split(" ", 2)[2] for o in orders if o.startswith("move ht ")}
-    unloads = {o.split(" ", 2)[2] for o in orders if o.startswith("unload ht ")}
+    moves = {o.split()[-1] for o in orders if o.startswith("move ht to ")}
+    unloads = {o.split()[-1] for o in orders if o.startswith("unload ht ")}
     assert "unload ht" in orders and moves and unloads == moves  # 17.3: unload, then move
     for text in ["unload ht", *sorted(o for o in orders if o.startswith("unload ht "))[:5]]:
         GAME.apply_text(state, "german", text, CommittedDice(b"u" * 32, "u"))
@@ -325,7 +336,12 @@ def test_legal_orders_do_not_depend_on_the_enemy_s_secrets_20_0_19_1() -> None:
     })
     orders = GAME.legal_orders(plain, "soviet")
     assert orders == GAME.legal_orders(secret, "soviet")
-    assert "move t34 1011 1012 1013" in orders  # into the hidden gun's hex: it may try
+    assert "move t34 to 1013" in orders  # into the hidden gun's hex: it may try
+    for state in (plain, secret):  # and the path found does not depend on the secrets
+        t34 = state.unit("t34")
+        assert t34 is not None
+        assert legal.path_to(Ctx(GAME.data, state), "soviet", t34, "1013", None)[0] == [
+            "1011", "1012", "1013"]
     assert "barrage 1013" in orders
 
 
