@@ -16,7 +16,7 @@ not differ between games:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -284,7 +284,22 @@ class Game(ABC, Generic[S]):
 
     def view(self, state: S, viewer: str) -> View:
         check_viewer(viewer, self.sides)
-        view = self.make_view(state, viewer)
+        return self._finish_view(self.make_view(state, viewer), state, viewer)
+
+    def views(self, state: S) -> Views[S]:
+        """The views of ``state`` for any viewers, each built when first asked for; viewers
+        with the same :meth:`view_key` share one :meth:`make_view`."""
+        return Views(self, state)
+
+    def view_key(self, state: S, viewer: str) -> Hashable:
+        """Viewers with equal keys get equal :meth:`make_view` results (apart from the
+        ``viewer`` field), so one build serves them all. The default shares nothing; a
+        game whose views differ only in some parts returns what those parts depend on."""
+        return viewer
+
+    def _finish_view(self, view: View, state: S, viewer: str) -> View:
+        """The kernel's fields of a view: who acts, the decision as ``viewer`` may see it,
+        the result and the viewer's own standing orders."""
         view.to_act = self.acting_side(state)
         view.pending = pending_for(state.pending, viewer)
         view.result = state.result
@@ -379,3 +394,38 @@ class Game(ABC, Generic[S]):
             for roll in rolls
         ]
 
+
+
+class Views(Generic[S]):
+    """The views of one state, built on first use and kept: ``views(viewer)``.
+
+    Viewers whose :meth:`Game.view_key` is equal share one :meth:`Game.make_view`: the
+    others get a shallow copy with their own ``viewer`` and kernel fields. Views are
+    read-only to their users (renderers and formatters never change one), which is what
+    makes sharing their parts safe.
+    """
+
+    def __init__(self, game: Game[S], state: S) -> None:
+        self._game = game
+        self._state = state
+        self._made: dict[Hashable, View] = {}
+        self._views: dict[str, View] = {}
+
+    def __call__(self, viewer: str) -> View:
+        view = self._views.get(viewer)
+        if view is None:
+            game, state = self._game, self._state
+            check_viewer(viewer, game.sides)
+            key = game.view_key(state, viewer)
+            made = self._made.get(key)
+            if made is None:
+                view = made = self._made[key] = game.make_view(state, viewer)
+            else:
+                view = made.model_copy(update={"viewer": viewer})
+            view = self._views[viewer] = game._finish_view(view, state, viewer)
+        return view
+
+    @property
+    def built(self) -> int:
+        """How many times :meth:`Game.make_view` ran (for tests and benchmarks)."""
+        return len(self._made)

@@ -1,10 +1,21 @@
-"""The base of every game state: deterministic serialisation and a stable hash."""
+"""The base of every game state: deterministic serialisation, a stable hash, a fast copy.
+
+``apply`` works on a copy of the state (a refused order leaves the original untouched), so
+copying is on every order's path. States are JSON-like data (models, dicts, lists, tuples,
+scalars): :func:`copy_model` copies exactly that, without pydantic's generic ``__copy__`` /
+``__deepcopy__`` machinery and without validating anything again — a flat record (every
+field a scalar) costs one ``dict.copy``.
+"""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
-from typing import Any, Self
+import types
+import typing
+from collections.abc import Collection
+from typing import Any, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -14,6 +25,93 @@ from adjudicator.kernel.decisions import PendingDecision
 def canonical_json(data: Any) -> bytes:
     """Same data -> same bytes: sorted keys, no whitespace, UTF-8."""
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+M = TypeVar("M", bound=BaseModel)
+
+_SCALARS = frozenset({str, int, float, bool, type(None), bytes})
+_new = object.__new__
+# The slots pydantic keeps a model's data in, set directly (no __setattr__ dispatch).
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+#: model class -> whether every field holds a scalar (or a tuple of scalars)
+_flat: dict[type, bool] = {}
+
+
+def _scalar_annotation(annotation: Any) -> bool:
+    if annotation in _SCALARS:
+        return True
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Literal:
+        return all(type(arg) in _SCALARS for arg in args)
+    if origin in (typing.Union, types.UnionType, tuple):
+        return all(arg is Ellipsis or _scalar_annotation(arg) for arg in args)
+    return False
+
+
+def _is_flat(cls: type[BaseModel]) -> bool:
+    flat = _flat.get(cls)
+    if flat is None:
+        flat = _flat[cls] = (cls.model_config.get("extra") != "allow" and all(
+            _scalar_annotation(f.annotation) for f in cls.model_fields.values()))
+    return flat
+
+
+def _flat_copy(model: M, cls: type[M]) -> M:
+    new = _new(cls)
+    _set_dict(new, model.__dict__.copy())
+    _set_fields_set(new, model.__pydantic_fields_set__.copy())
+    _set_extra(new, None)
+    _set_private(new, None)
+    return new
+
+
+def copy_data(value: Any) -> Any:
+    """A deep copy of JSON-like data: models, dicts, lists, tuples and scalars (anything
+    else goes through :func:`copy.deepcopy`). Scalars and tuples of scalars are shared."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        out = {}
+        for key, item in value.items():
+            item_kind = type(item)
+            if item_kind in _SCALARS:
+                out[key] = item
+            elif _flat.get(item_kind):
+                out[key] = _flat_copy(item, item_kind)
+            else:
+                out[key] = copy_data(item)
+        return out
+    if kind is list:
+        return [item if type(item) in _SCALARS else copy_data(item) for item in value]
+    if kind is tuple:
+        if all(type(item) in _SCALARS for item in value):
+            return value
+        return tuple(copy_data(item) for item in value)
+    if isinstance(value, BaseModel):
+        return copy_model(value)
+    return copy.deepcopy(value)
+
+
+def copy_model(model: M, shared: Collection[str] = ()) -> M:
+    """A deep copy of a model of JSON-like data, except the fields named in ``shared``
+    (never mutated in place, only replaced), which the copy shares with the original."""
+    cls = type(model)
+    if _is_flat(cls):
+        return _flat_copy(model, cls)
+    new = _new(cls)
+    _set_dict(new, {key: value if type(value) in _SCALARS or key in shared
+                    else copy_data(value) for key, value in model.__dict__.items()})
+    _set_fields_set(new, model.__pydantic_fields_set__.copy())
+    extra = model.__pydantic_extra__
+    _set_extra(new, None if extra is None else copy_data(extra))
+    private = model.__pydantic_private__
+    _set_private(new, None if private is None else copy_data(private))
+    return new
 
 
 class GameState(BaseModel):
@@ -34,6 +132,11 @@ class GameState(BaseModel):
     def to_bytes(self) -> bytes:
         return canonical_json(self.model_dump(mode="json"))
 
+    def encoded(self) -> tuple[bytes, str]:
+        """The canonical bytes and their hash, from one serialisation."""
+        data = self.to_bytes()
+        return data, hashlib.sha256(data).hexdigest()
+
     @classmethod
     def from_bytes(cls, data: bytes) -> Self:
         return cls.model_validate_json(data)
@@ -43,4 +146,4 @@ class GameState(BaseModel):
 
     def copy_for_apply(self) -> Self:
         """A deep copy that ``apply`` mutates, so a RuleError leaves ``self`` untouched."""
-        return self.model_copy(deep=True)
+        return copy_model(self, ("pending",))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
@@ -30,7 +30,7 @@ from adjudicator.stalingrad.board import (
     parse_date_code,
 )
 from adjudicator.stalingrad.context import Ctx
-from adjudicator.stalingrad.last_action import LastAction, OrderRecord, fold
+from adjudicator.stalingrad.last_action import LastAction, OrderRecord, fold, seen_by
 from adjudicator.stalingrad.legal import legal_entries, legal_orders
 from adjudicator.stalingrad.orders import (
     SPEC,
@@ -406,6 +406,10 @@ class StalingradGame(Game[StalingradState]):
 
     def make_view(self, state: StalingradState, viewer: str) -> View:
         return build_view(self.board_for(state), state, viewer, self.name)
+
+    def view_key(self, state: StalingradState, viewer: str) -> Hashable:
+        """Views differ between viewers only in what ``last_action`` shows them."""
+        return seen_by(state.last_action, viewer)
 
     def board_text(self, view: View) -> str:
         assert isinstance(view, StalingradView)

@@ -244,6 +244,17 @@ def fold(record: LastAction, events: Iterable[Event], before: Mapping[str, str])
             record.passed = True
 
 
+def seen_by(record: LastAction | None, viewer: str) -> frozenset[str]:
+    """The audiences of ``record``'s entries that ``viewer`` may see: viewers with the same
+    set are shown the same record by :func:`for_viewer`."""
+    if record is None:
+        return frozenset()
+    heard = {*(e.audience for e in record.orders), *(e.audience for e in record.moves),
+             *(e.audience for e in record.attacks), *(e.audience for e in record.retreats),
+             *(e.audience for e in record.crossings), *(e.audience for e in record.eliminated)}
+    return frozenset(audience for audience in heard if may_see(audience, viewer))
+
+
 def for_viewer(record: LastAction | None, viewer: str) -> LastAction | None:
     """What ``viewer`` may know of ``record``; moves that went the same way are merged."""
     if record is None:

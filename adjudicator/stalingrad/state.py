@@ -15,7 +15,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from adjudicator.kernel.state import GameState
+from adjudicator.kernel.state import GameState, copy_model
 from adjudicator.stalingrad.last_action import LastAction
 
 #: Pseudo-locations of units that are not on an Area or Zone.
@@ -149,20 +149,6 @@ class StalingradState(GameState):
     last_action: LastAction | None = None  # what the last impulse did (last_action.py)
 
     def copy_for_apply(self) -> Self:
-        """A fast copy: units are flat records, so copy them one level deep."""
-        new = self.model_copy()
-        new.units = {key: unit.model_copy() for key, unit in self.units.items()}
-        new.control = dict(self.control)
-        new.rubble = dict(self.rubble)
-        new.standing = {k: dict(v) for k, v in self.standing.items()}
-        new.setup_done = list(self.setup_done)
-        new.sunset_control = dict(self.sunset_control)
-        new.artillery = dict(self.artillery)
-        new.eliminated = dict(self.eliminated)
-        new.options = dict(self.options)
-        new.impulse = self.impulse.model_copy(deep=True) if self.impulse else None
-        new.battle = self.battle.model_copy(deep=True) if self.battle else None
-        new.last_action = (self.last_action.model_copy(deep=True) if self.last_action
-                           else None)
-        # ``local`` and ``pending`` are never mutated in place, only replaced.
-        return new
+        """A deep copy (the kernel's fast one); ``local`` and ``pending`` are never mutated
+        in place, only replaced, so the copy shares them."""
+        return copy_model(self, ("local", "pending"))
