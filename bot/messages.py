@@ -1,41 +1,60 @@
 """Per-audience messages, built only from Views and ``visible_to``.
 
-Nothing here receives a game state: the service hands over ``game.view(state, viewer)``
-for each audience and the events of the action, and each audience's message is made
-from its own view and the events it may see. A secret therefore cannot reach a public
-channel through a message.
+Nothing here receives a game state: the service hands over a source of views
+(``game.views(state)``: each audience's View, built when first asked for), the events of
+the action and the pending decision, and each audience's message is made from its own
+view, the events it may see and the decision as :func:`pending_for` shows it to that
+audience. A secret therefore cannot reach a public channel through a message.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
+from adjudicator.kernel.decisions import PendingDecision
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC, Event, may_see, visible_to
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.orders import Order
-from adjudicator.kernel.views import View
+from adjudicator.kernel.views import View, pending_for
 from bot.store import loads
 
 
 class Message(BaseModel):
-    """What one audience is told about one action (or batch of actions)."""
+    """What one audience is told about one action (or batch of actions).
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    ``view`` and ``board`` are built only when a frontend reads them (a picture, a DM with
+    the board): most audiences of most actions need neither. Neither is kept for
+    idempotent replays.
+    """
 
     audience: str
     lines: list[str]
-    board: str = ""
     to_act: str | None = None
     prompt: str | None = None
     options: list[str] = Field(default_factory=list)
     result: str | None = None
-    #: The View the message was made from (for a renderer); not kept for idempotent replays.
-    view: View | None = Field(default=None, exclude=True)
+    _view_of: Callable[[], View] | None = PrivateAttr(default=None)
+    _board_of: Callable[[View], str] | None = PrivateAttr(default=None)
+    _board: str | None = PrivateAttr(default=None)
+
+    @property
+    def view(self) -> View | None:
+        """This audience's View (for a renderer), built on first use."""
+        return None if self._view_of is None else self._view_of()
+
+    @property
+    def board(self) -> str:
+        """The board text of this audience's View, made on first use ("" without a view)."""
+        if self._board is None:
+            view = self.view
+            self._board = "" if view is None or self._board_of is None else self._board_of(view)
+        return self._board
 
     @property
     def text(self) -> str:
@@ -54,29 +73,44 @@ def audiences(sides: Sequence[str]) -> list[str]:
     return [PUBLIC, *sides, GM]
 
 
-def message_for(view: View, events: Sequence[Event], board: str = "") -> Message:
-    """One audience's message: its visible events and, if it owes a decision, the options."""
-    seen = visible_to(events, view.viewer)
+def message_for(viewer: str, events: Sequence[Event], *, to_act: str | None,
+                result: str | None, pending: PendingDecision | None,
+                view: Callable[[], View] | None = None,
+                board: Callable[[View], str] | None = None) -> Message:
+    """One audience's message: its visible events and, if it owes a decision, the options.
+
+    ``pending`` is the game's pending decision; the audience is shown only what
+    :func:`pending_for` lets it see (the options go to the owing side and the GM only).
+    ``view`` builds the audience's View when a frontend asks for it; ``board`` makes a
+    board text from that View.
+    """
+    seen = visible_to(events, viewer)
+    mine = pending_for(pending, viewer)
     prompt: str | None = None
     options: list[str] = []
-    if view.pending is not None:
-        if view.pending.options:
-            prompt = f"{view.pending.side} decides ({view.pending.rule}): {view.pending.prompt}"
+    if mine is not None:
+        if mine.options:
+            prompt = f"{mine.side} decides ({mine.rule}): {mine.prompt}"
             options = [option.order + (f"   {option.label}" if option.label else "")
-                       for option in view.pending.options]
+                       for option in mine.options]
         else:
-            prompt = f"waiting for {view.pending.side}: {view.pending.prompt}"
-    return Message(audience=view.viewer, lines=[event.text for event in seen], board=board,
-                   to_act=view.to_act, prompt=prompt, options=options, result=view.result,
-                   view=view)
+            prompt = f"waiting for {mine.side}: {mine.prompt}"
+    message = Message(audience=viewer, lines=[event.text for event in seen], to_act=to_act,
+                      prompt=prompt, options=options, result=result)
+    message._view_of = view
+    message._board_of = board
+    return message
 
 
-def build_messages(views: dict[str, View], events: Sequence[Event],
-                   boards: dict[str, str] | None = None) -> dict[str, Message]:
-    """Messages for every audience that has a view (public, each side, GM)."""
-    boards = boards or {}
-    return {viewer: message_for(view, events, boards.get(viewer, ""))
-            for viewer, view in views.items()}
+def build_messages(views: Callable[[str], View], viewers: Sequence[str],
+                   events: Sequence[Event], *, to_act: str | None, result: str | None,
+                   pending: PendingDecision | None,
+                   board: Callable[[View], str] | None = None) -> dict[str, Message]:
+    """Messages for ``viewers`` (public, each side, GM); each one's View comes from
+    ``views(viewer)`` only if a frontend asks for it."""
+    return {viewer: message_for(viewer, events, to_act=to_act, result=result, pending=pending,
+                                view=functools.partial(views, viewer), board=board)
+            for viewer in viewers}
 
 
 def events_to_json(events: Sequence[Event]) -> list[dict[str, Any]]:

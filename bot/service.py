@@ -237,6 +237,8 @@ class Plan:
     stopped_at: int | None = None
     revert_after: int | None = None
     force_snapshot: bool = False
+    #: canonical bytes of ``states`` (as far as the planner serialised them for hashing)
+    encoded: list[bytes] = field(default_factory=list)
 
 
 @dataclass
@@ -456,13 +458,14 @@ class GameService:
             raise InvalidOperation(f"no player seated for {', '.join(missing)}")
         state = rules.setup(row["scenario"], json.loads(row["options"]))
         now = self.clock()
-        fields: dict[str, Any] = {"status": "active", "state_hash": state.state_hash(),
+        data, state_hash = state.encoded()
+        fields: dict[str, Any] = {"status": "active", "state_hash": state_hash,
                                   "to_act": rules.acting_side(state)}
         if deadline_seconds:
             fields.update(deadlines.settings(deadline_seconds, reminders))
             fields.update(deadlines.reset(rules.acting_side(state), deadline_seconds, now))
         self.store.update_game(game_id, fields, expected_seq=0,
-                               snapshot=Snapshot(0, state.to_bytes(), state.state_hash()))
+                               snapshot=Snapshot(0, data, state_hash))
         return self.info(game_id)
 
     def set_deadline(self, game_id: str, by: Actor, seconds: float | None,
@@ -731,12 +734,10 @@ class GameService:
                 and (only_actor is None or str(r["actor"]).startswith(only_actor))]
         events = [e for r in rows for e in events_from_json(loads(r["events"], []))]
         game = ctx.game
-        views = {viewer: game.view(ctx.state, viewer) for viewer in audiences(game.sides)}
-        boards = {viewer: game.board_text(view) for viewer, view in views.items()}
         return SubmitResult(status="applied", game_id=game_id, seqs=[int(r["seq"]) for r in rows],
                             to_act=game.acting_side(ctx.state),
                             pending_side=ctx.state.pending.side if ctx.state.pending else None,
-                            messages=build_messages(views, events, boards))
+                            messages=_messages(game, ctx.state, events))
 
     async def submit_async(self, game_id: str, actor: Actor, text: str,
                            idempotency_key: str | None = None,
@@ -813,6 +814,8 @@ class GameService:
             next_roll += len(outcome.rolls)
             answered = (before is not None and before.side == side
                         and not isinstance(order, SetStanding))
+            data, state_hash = outcome.state.encoded()
+            plan.encoded.append(data)
             row_events = [*(notice if number == 1 else ()), *outcome.events]
             actions.append(NewAction(
                 seq=ctx.head + number, branch=int(ctx.row["branch"]), actor=actor,
@@ -822,7 +825,7 @@ class GameService:
                          else dict(payload) if payload else None),
                 rolls=rolls_to_json(outcome.rolls, dice.forced_positions),
                 events=events_to_json(row_events), applied=outcome.applied,
-                next_roll=next_roll, state_hash=outcome.state.state_hash(), created=now))
+                next_roll=next_roll, state_hash=state_hash, created=now))
             states.append(outcome.state)
             events.extend(outcome.events)
             state = outcome.state
@@ -1231,8 +1234,6 @@ class GameService:
     def _result(self, ctx: Loaded, plan: Plan) -> SubmitResult:
         state = plan.states[-1]
         game = ctx.game
-        views = {viewer: game.view(state, viewer) for viewer in audiences(game.sides)}
-        boards = {viewer: game.board_text(view) for viewer, view in views.items()}
         return SubmitResult(
             status=plan.status, game_id=ctx.id, side=plan.side,
             seqs=[a.seq for a in plan.actions],
@@ -1240,12 +1241,12 @@ class GameService:
             error=plan.error, error_rule=plan.error_rule, legal=plan.legal,
             stopped_at=plan.stopped_at, to_act=game.acting_side(state),
             pending_side=state.pending.side if state.pending else None,
-            messages=build_messages(views, plan.events, boards))
+            messages=_messages(game, state, plan.events))
 
     def _fields(self, ctx: Loaded, plan: Plan) -> dict[str, Any]:
         state = plan.states[-1]
         acting = ctx.game.acting_side(state)
-        fields: dict[str, Any] = {**plan.fields, "state_hash": state.state_hash(),
+        fields: dict[str, Any] = {**plan.fields, "state_hash": plan.actions[-1].state_hash,
                                   "to_act": acting, "result": state.result}
         if state.result is not None:
             fields.update({"status": "finished", "seed_revealed": 1, "deadline_at": None,
@@ -1263,11 +1264,12 @@ class GameService:
         out: list[Snapshot] = []
         last = ctx.last_snapshot
         before = ctx.state
-        for action, state in zip(plan.actions, plan.states, strict=True):
+        for index, (action, state) in enumerate(zip(plan.actions, plan.states, strict=True)):
             side_changed = (self.snapshot_on_side_change and
                             ctx.game.acting_side(before) != ctx.game.acting_side(state))
             if plan.force_snapshot or side_changed or action.seq - last >= self.snapshot_every:
-                out.append(Snapshot(action.seq, state.to_bytes(), action.state_hash))
+                data = plan.encoded[index] if index < len(plan.encoded) else state.to_bytes()
+                out.append(Snapshot(action.seq, data, action.state_hash))
                 last = action.seq
             before = state
         return out
@@ -1368,6 +1370,14 @@ def _internal(error: Exception, line: int) -> RuleError:
     logger.error("internal error applying line %d: %r", line, error, exc_info=error)
     return RuleError("internal", f"Umpire could not apply line {line} (an internal error, "
                      "logged for the operator); nothing was changed")
+
+
+def _messages(game: Game[Any], state: GameState, events: Sequence[Event]) -> dict[str, Message]:
+    """Every audience's message about ``events``, from ``state``'s views; a view (and its
+    board text) is built only if a frontend reads it, once per distinct view."""
+    return build_messages(game.views(state), audiences(game.sides), events,
+                          to_act=game.acting_side(state), result=state.result,
+                          pending=state.pending, board=game.board_text)
 
 
 def _standing(state: GameState, side: str) -> bool:
