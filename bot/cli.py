@@ -24,11 +24,6 @@ app.add_typer(data_app, name="data")
 console = Console()
 
 
-def not_yet(what: str) -> None:
-    console.print(f"umpire {what}: not available yet")
-    raise typer.Exit(code=2)
-
-
 @cache
 def _game(name: str) -> Game[Any]:
     return load_game(name)
@@ -217,28 +212,54 @@ def mail(
     run(settings, path)
 
 
+def _bench_dir() -> Path:
+    return Path(__file__).resolve().parent.parent / "bench"
+
+
+def _benches() -> list[str]:
+    """The benchmarks of a source checkout: bench/NAME.py with a ``run`` function."""
+    folder = _bench_dir()
+    return sorted(p.stem for p in folder.glob("*.py") if p.stem != "common") \
+        if folder.is_dir() else []
+
+
 @app.command()
 def bench(
     target: Annotated[str | None, typer.Argument(
-        help="what to measure: store, render, engine, tanks, autocomplete, mail")] = None,
-    actions: Annotated[int, typer.Option(help="actions in the benchmark game")] = 2000,
+        help="all, or one benchmark (without a name: the list)")] = None,
+    actions: Annotated[int | None, typer.Option(
+        help="actions in the benchmark games (default: each benchmark's own)")] = None,
 ) -> None:
-    """Run the benchmarks and print ratios."""
-    if target not in ("store", "render", "engine", "tanks", "autocomplete", "mail"):
-        not_yet("bench" + (f" {target}" if target else ""))
+    """Run benchmarks; each prints its figures and ends with one line per figure and its
+    target."""
     import importlib.util
+    import inspect
 
-    script = Path(__file__).resolve().parent.parent / "bench" / f"{target}.py"
-    spec = importlib.util.spec_from_file_location(f"umpire_bench_{target}", script)
-    if spec is None or spec.loader is None or not script.exists():
-        console.print(f"umpire bench {target}: run it from a source checkout (bench/{target}.py)")
+    known = _benches()
+    if not known:
+        console.print("umpire bench: run it from a source checkout (bench/)")
         raise typer.Exit(code=2)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    if target == "render":
-        module.run(out=console.print)
-    else:
-        module.run(actions=actions, out=console.print)
+    if target not in (*known, "all"):
+        console.print(f"umpire bench: choose one of all, {', '.join(known)}"
+                      + (f" (not {target!r})" if target else ""), highlight=False,
+                      soft_wrap=True)
+        raise typer.Exit(code=2)
+    for name in known if target == "all" else [target]:
+        script = _bench_dir() / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(f"umpire_bench_{name}", script)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        if target == "all":
+            console.print(f"== umpire bench {name}", highlight=False)
+
+        def out(text: str) -> None:  # one figure per line: never wrapped, never markup
+            console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+        options: dict[str, Any] = {"out": out}
+        if actions is not None and "actions" in inspect.signature(module.run).parameters:
+            options["actions"] = actions
+        module.run(**options)
 
 
 DbOption = Annotated[Path | None, typer.Option("--db", help="database file (or $UMPIRE_DB)")]
