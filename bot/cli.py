@@ -1,31 +1,52 @@
-"""The ``umpire`` command."""
+"""The ``umpire`` command.
+
+Start-up is part of every command's cost: this module imports only typer at the top, and
+each command imports what it uses (the rules, the store, the renderer, Discord) when it
+runs, so ``umpire --help`` does not load them.
+"""
 
 from __future__ import annotations
 
 import importlib
-import tomllib
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from adjudicator.kernel.conformance import run_paths
-from adjudicator.kernel.game import Game
-from adjudicator.registry import UnknownGame, load_game
-from bot.console import LocalGame, run_console
+if TYPE_CHECKING:
+    from rich.console import Console
 
-app = typer.Typer(help="Umpire: a neutral referee for board wargames.", no_args_is_help=True)
+    from adjudicator.kernel.game import Game
+
+app = typer.Typer(help="Umpire: a neutral referee for board wargames.", no_args_is_help=True,
+                  rich_markup_mode=None, pretty_exceptions_enable=False)
 data_app = typer.Typer(help="Data packs: validate a replacement pack, show a pack's contents.",
                        no_args_is_help=True)
 app.add_typer(data_app, name="data")
-console = Console()
+
+
+@cache
+def _rich_console() -> Console:
+    from rich.console import Console
+
+    return Console()
+
+
+class _Console:
+    """rich's Console, made when something is first printed."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(_rich_console(), name)
+
+
+console: Any = _Console()
 
 
 @cache
 def _game(name: str) -> Game[Any]:
+    from adjudicator.registry import load_game
+
     return load_game(name)
 
 
@@ -44,6 +65,8 @@ def play(
 
     from rich.markup import escape
 
+    from adjudicator.registry import UnknownGame, load_game
+    from bot.console import LocalGame, run_console
     from bot.service import GameService, ServiceError
     from bot.store import Store, default_db_path
 
@@ -79,6 +102,8 @@ def play(
 @app.command()
 def conformance(paths: Annotated[list[Path], typer.Argument(help="case files or folders")]) -> None:
     """Run conformance cases and print pass/fail per case."""
+    from adjudicator.kernel.conformance import run_paths
+
     results = run_paths(paths, _game)
     for result in results:
         mark = "[green]pass[/green]" if result.passed else "[red]FAIL[/red]"
@@ -101,6 +126,8 @@ def _data_module(game: str) -> Any:
 
 def _checked_pack(path: Path) -> str:
     """Validate a pack folder, printing every problem; its game's name, or exit 1."""
+    import tomllib
+
     manifest = path / "pack.toml"
     try:
         game = str(tomllib.loads(manifest.read_text(encoding="utf-8"))["game"])
@@ -131,6 +158,8 @@ def data_show(
     = None,
 ) -> None:
     """Print a pack's counts: map, units per side, values by provenance."""
+    from rich.table import Table
+
     module = _data_module(game)
     try:
         pack = module.load_pack(path)

@@ -36,6 +36,28 @@ def load_pack(game: str, path: Path | str | None = None) -> Any:
     raise NoPicture(f"no map picture for the game {game!r}")
 
 
+def prepare(game: str, path: Path | str | None = None, view: View | None = None) -> None:
+    """Build ``game``'s static picture layers (for its pack at ``path``, default the shipped
+    one) now, so that the first picture does not pay for them; with a ``view`` (a fresh
+    set-up's), draw it as the frontends do, which readies the sprites and fonts as well.
+    A frontend calls it at start-up; a game without pictures is skipped."""
+    try:
+        pack = load_pack(game, path)
+    except NoPicture:
+        return
+    if game == "stalingrad":
+        from render import stalingrad
+
+        stalingrad.prepare(pack)
+    elif game == "tanks":
+        from render import tanks
+
+        tanks.prepare(pack)
+    if view is not None:
+        for crop in (False, True):
+            render(view, pack, crop=crop)
+
+
 def draw(view: View, pack: Any = None, *, events: Iterable[Event] = (),
          crop: bool = False) -> Image.Image:
     """The picture of ``view`` as a palette image."""

@@ -610,6 +610,14 @@ def build_static(pack: StalingradPack, scale: int = DEFAULT_SCALE) -> Static:
                                lambda: _build_static(pack, scale))
 
 
+def prepare(pack: StalingradPack) -> None:
+    """Build the static layers of both pictures the frontends post (the whole map and the
+    zoom on the last action) ahead of the first one (a frontend calls it at start-up)."""
+    build_static(pack, DEFAULT_SCALE)
+    build_static(pack, CROP_SCALE)
+    _pack_units(pack)
+
+
 def _build_static(pack: StalingradPack, scale: int) -> Static:
     g = _geometry(pack, scale)
     s = scale

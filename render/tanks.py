@@ -206,6 +206,12 @@ def build_static(pack: TanksPack, radius: int = DEFAULT_RADIUS) -> Static:
                                lambda: _build_static(pack, radius))
 
 
+def prepare(pack: TanksPack) -> None:
+    """Build the static layer of the map picture ahead of the first one (a frontend calls
+    it at start-up)."""
+    build_static(pack)
+
+
 def _build_static(pack: TanksPack, r: int) -> Static:
     tmap = pack.map
     margin = max(16, round(r * 0.9))

@@ -24,7 +24,9 @@ from typing import Any
 
 import discord
 
+from adjudicator.kernel.events import PUBLIC
 from adjudicator.kernel.views import View
+from adjudicator.registry import available, load_game
 from bot.discord.commands_game import GameCommands
 from bot.discord.commands_gm import GmCommands
 from bot.discord.commands_orders import decide, game_groups, help_, order
@@ -76,6 +78,24 @@ def add_commands(bot: UmpireBot) -> None:
     bot.add_dynamic_items(*DYNAMIC_ITEMS)
 
 
+def prepare_pictures(games: Sequence[str]) -> None:
+    """Build the static picture layers of ``games`` (their shipped packs) before the bot
+    goes online, so the first picture a player waits for costs what every later one does."""
+    try:
+        module = importlib.import_module("render")
+    except ImportError:
+        return
+    prepare = getattr(module, "prepare", None)
+    if not callable(prepare):
+        return
+    for game in games:
+        try:
+            rules = load_game(game)
+            prepare(game, None, rules.view(rules.setup(), PUBLIC))
+        except Exception:  # a broken pack shows when its game is played; the bot still runs
+            log.exception("no picture layers for %s", game)
+
+
 def create_bot(service: GameService, config: BotConfig | None = None,
                renderer: Renderer | None = None, **options: Any) -> UmpireBot:
     bot = UmpireBot(ServicePort(service), config, renderer, **options)
@@ -123,6 +143,7 @@ async def serve(token: str, db: Path, guild_id: int | None = None,
                 gm_role: str = "Umpire GM", extra_games: Sequence[str] = ()) -> None:
     """Run until interrupted; discord.py reconnects on its own."""
     store = Store(db)
+    await asyncio.to_thread(prepare_pictures, [*available(), *extra_games])
     bot = create_bot(GameService(store),
                      BotConfig(guild_id=guild_id, gm_role=gm_role, extra_games=extra_games),
                      load_renderer())

@@ -1,0 +1,30 @@
+"""Static picture layers are built ahead of the first picture when a frontend asks
+(``render.prepare``, called by the Discord bot at start-up): afterwards no picture the bot
+posts builds one."""
+
+from __future__ import annotations
+
+import pytest
+
+import render
+from adjudicator.registry import load_game
+from bot.discord.app import prepare_pictures
+from render import static_cache
+
+
+@pytest.mark.parametrize(("game", "crops"), [("stalingrad", (True, False)), ("tanks", (False,))])
+def test_prepared_layers_serve_every_posted_picture(game: str, crops: tuple[bool, ...]) -> None:
+    static_cache.clear()
+    render.prepare(game)
+    built = static_cache.stats["builds"]
+    rules = load_game(game)
+    view = rules.view(rules.setup(), "public")
+    pack = render.load_pack(game)
+    for crop in crops:
+        render.draw(view, pack, crop=crop)
+    assert static_cache.stats["builds"] == built
+
+
+def test_games_without_pictures_are_skipped() -> None:
+    render.prepare("tests.kernel.duel:DuelGame")
+    prepare_pictures(["tests.kernel.duel:DuelGame", "no-such-game"])
