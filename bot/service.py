@@ -22,7 +22,6 @@ import asyncio
 import json
 import logging
 import os
-import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -42,6 +41,7 @@ from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View
 from adjudicator.registry import UnknownGame, load_game
 from bot import deadlines, seat_secrets
+from bot.caches import DEFAULT_STATE_BUDGET, GameLock, GameLocks, StateCache
 from bot.history import (
     DiceFactory,
     ForcingDice,
@@ -263,7 +263,11 @@ class GameService:
         snapshot_every: int = 50,
         snapshot_on_side_change: bool = True,
         outage_after: float = 600.0,
+        state_cache_bytes: int = DEFAULT_STATE_BUDGET,
     ) -> None:
+        """``state_cache_bytes``: the memory budget of the states kept between requests
+        (estimated, see :mod:`bot.caches`); past it the least recently used game's state is
+        dropped and rebuilt from its snapshot when next needed."""
         self.store = store
         self.clock = clock
         self.dice_factory = dice_factory
@@ -271,9 +275,8 @@ class GameService:
         self.snapshot_every = snapshot_every
         self.snapshot_on_side_change = snapshot_on_side_change
         self.outage_after = outage_after
-        self._locks: dict[str, threading.Lock] = {}
-        self._locks_guard = threading.Lock()
-        self._cache: dict[str, _Cached] = {}
+        self._locks = GameLocks()
+        self._cache: StateCache[_Cached] = StateCache(state_cache_bytes)
         self._rules: dict[tuple[str, str | None], Game[Any]] = {}
         #: pack folder -> (name, size, mtime of each pack file; the pack's hash then)
         self._pack_hashes: dict[str, tuple[tuple[tuple[str, int, int], ...], str]] = {}
@@ -1142,7 +1145,7 @@ class GameService:
             row = self._row(game_id)
             fields, notice = deadlines.extend_after_outage(row, now)
             self.store.update_game(game_id, fields, expected_seq=int(row["head_seq"]))
-            self._cache.pop(game_id, None)
+            self._cache.pop(game_id)
             return notice
 
     def _expire(self, game_id: str, now: float) -> list[deadlines.Notice]:
@@ -1215,13 +1218,16 @@ class GameService:
                                           (planned.revert_after, planned.actions[0].seq)),
                             idempotency=idem)
                     except SequenceConflict:
-                        self._cache.pop(game_id, None)
+                        self._cache.pop(game_id)
                         continue
                     except DuplicateKey as duplicate:
                         return self._replayed(duplicate.result)
                     last = snapshots[-1].seq if snapshots else ctx.last_snapshot
-                    self._cache[game_id] = _Cached(planned.actions[-1].seq, planned.states[-1],
-                                                   last)
+                    final = planned.states[-1]
+                    size = len(planned.encoded[-1] if len(planned.encoded) == len(
+                        planned.states) else final.to_bytes())
+                    self._cache.put(game_id, _Cached(planned.actions[-1].seq, final, last),
+                                    size)
                     return result
             return self._refused(game_id, "the game is busy; try again", rule="busy")
         except ServiceError as error:
@@ -1293,9 +1299,10 @@ class GameService:
         except ReplayError as error:
             raise ServiceError(f"the stored history of {game_id} does not replay: {error}"
                                ) from error
-        if row["state_hash"] and state.state_hash() != row["state_hash"]:
+        data, state_hash = state.encoded()
+        if row["state_hash"] and state_hash != row["state_hash"]:
             raise ServiceError(f"game {game_id}: the rebuilt state does not match the store")
-        self._cache[game_id] = _Cached(head, state, snapshot.seq)
+        self._cache.put(game_id, _Cached(head, state, snapshot.seq), len(data))
         return Loaded(row, game, state, head, seats, snapshot.seq)
 
     def rules(self, game_id: str) -> Game[Any]:
@@ -1304,7 +1311,7 @@ class GameService:
 
     def load_state(self, game_id: str) -> GameState:
         """The current state, rebuilt from the nearest snapshot plus the active tail."""
-        self._cache.pop(game_id, None)
+        self._cache.pop(game_id)
         return self._load(game_id).state
 
     def _row(self, game_id: str) -> dict[str, Any]:
@@ -1337,9 +1344,8 @@ class GameService:
             self._rules[key] = load_game(name, Path(pack) if pack else None)
         return self._rules[key]
 
-    def _lock(self, game_id: str) -> threading.Lock:
-        with self._locks_guard:
-            return self._locks.setdefault(game_id, threading.Lock())
+    def _lock(self, game_id: str) -> GameLock:
+        return self._locks[game_id]
 
     @staticmethod
     def _require_gm(seats: Sequence[Mapping[str, Any]], actor: Actor, what: str) -> None:
