@@ -24,13 +24,14 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
+if str(ROOT) not in sys.path[:1]:  # as a script, bench/ must not hide the packages
     sys.path.insert(0, str(ROOT))
 
 from adjudicator.kernel.dice import CommittedDice  # noqa: E402
 from adjudicator.kernel.errors import RuleError  # noqa: E402
 from adjudicator.kernel.spec import CompiledVerb, OrderSpec  # noqa: E402
 from adjudicator.registry import load_game  # noqa: E402
+from bench.common import Figures  # noqa: E402
 from bot.discord.autocomplete import suggest  # noqa: E402
 
 
@@ -84,6 +85,7 @@ def _suggest_ms(spec: OrderSpec, verb: CompiledVerb, legal: list[str], first: st
 def run(actions: int = 20, out: Callable[[str], object] = print) -> None:
     """``actions``: orders played before the measured position (at most 60)."""
     actions = min(actions, 60)
+    closing = Figures()
     cases = [("stalingrad", "historical", "move", ("units", "to")),
              ("tanks", "kursk-counterattack", "move", ("unit", "steps"))]
     for name, scenario, verb, options in cases:
@@ -96,6 +98,8 @@ def run(actions: int = 20, out: Callable[[str], object] = print) -> None:
         out(f"  legal orders        {legal_ms:8.2f} ms median")
         out(f"  suggest (one call)  {suggest_ms:8.2f} ms median   budget 20 ms")
         out(f"  ratio suggest / legal orders: {suggest_ms / legal_ms:.2f}")
+        closing.add(f"{name} suggest, one call, median", suggest_ms, 20.0, " ms")
+    closing.report(out)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
+if str(ROOT) not in sys.path[:1]:  # as a script, bench/ must not hide the packages
     sys.path.insert(0, str(ROOT))
 
 from adjudicator.kernel.dice import CommittedDice, FixedDice  # noqa: E402
@@ -36,6 +36,7 @@ from adjudicator.stalingrad.context import Ctx  # noqa: E402
 from adjudicator.stalingrad.game import StalingradGame  # noqa: E402
 from adjudicator.stalingrad.legal import legal_info  # noqa: E402
 from adjudicator.stalingrad.state import OFF_MAP, StalingradState  # noqa: E402
+from bench.common import Figures  # noqa: E402
 
 BUDGET_MS = 5.0
 
@@ -120,6 +121,11 @@ def run(actions: int = 200, out: Callable[[str], Any] = print) -> dict[str, floa
     line("serialize + hash (median)", figures["serialize_hash_ms"])
     line("deserialize (median)", figures["deserialize_ms"], None)
     out(f"  {'ratio apply / (deserialize + serialize)':<42}{figures['ratio']:8.2f}")
+    closing = Figures()
+    closing.add("apply, median", figures["apply_ms"], BUDGET_MS, " ms")
+    closing.add("legal query, one Area, median", figures["legal_area_ms"], BUDGET_MS, " ms")
+    closing.add("serialize + hash, median", figures["serialize_hash_ms"], BUDGET_MS, " ms")
+    closing.report(out)
     return figures
 
 

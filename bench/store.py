@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
+if str(ROOT) not in sys.path[:1]:  # as a script, bench/ must not hide the packages
     sys.path.insert(0, str(ROOT))
 
+from bench.common import Figures  # noqa: E402
 from bot.records import export_lines, verify  # noqa: E402
 from bot.service import Actor, GameService  # noqa: E402
 from bot.store import Store  # noqa: E402
@@ -139,6 +140,11 @@ def run(actions: int = 2000, out: Callable[[str], Any] = print) -> dict[str, flo
     out(f"state load  {figures['load_s'] * 1000:8.1f} ms   (snapshot + {tail}-action tail); "
         f"full replay {figures['replay_all_s'] * 1000:.1f} ms "
         f"({figures['replay_all_s'] / max(figures['load_s'], 1e-9):.0f} x)")
+    closing = Figures()
+    closing.add("submit p50", figures["submit_p50_ms"], None, " ms")
+    for name in ("middle", "start"):
+        closing.add(f"rollback to {name}", figures[f"rollback_{name}_s"], 0.5, " s")
+    closing.report(out)
     return figures
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
+if str(ROOT) not in sys.path[:1]:  # as a script, bench/ must not hide the packages
     sys.path.insert(0, str(ROOT))
 
 from adjudicator.kernel.dice import CommittedDice  # noqa: E402
@@ -38,6 +38,7 @@ from adjudicator.tanks import hexgrid  # noqa: E402
 from adjudicator.tanks.context import Ctx  # noqa: E402
 from adjudicator.tanks.game import TanksGame  # noqa: E402
 from adjudicator.tanks.state import TanksState  # noqa: E402
+from bench.common import Figures  # noqa: E402
 
 SCENARIO = "kursk-counterattack"
 BUDGETS = {"los_us": 50.0, "los_all_ms": 20.0, "fire_ms": 2.0}
@@ -159,6 +160,12 @@ def run(actions: int = 200, out: Callable[[str], Any] = print) -> dict[str, floa
     out(f"  {'ratio fire apply / serialize + hash':<44}{figures['fire_over_serialize']:9.2f}")
     out(f"  {'ratio legal orders (movement) / fire apply':<44}"
         f"{figures['legal_over_fire']:9.2f}")
+    closing = Figures()
+    closing.add("LOS, one pair, median (warm)", figures["los_us"], BUDGETS["los_us"], " µs")
+    closing.add("LOS, one unit to every hex, median", figures["los_all_ms"],
+                BUDGETS["los_all_ms"], " ms")
+    closing.add("apply a fire order, median", figures["fire_ms"], BUDGETS["fire_ms"], " ms")
+    closing.report(out)
     return figures
 
 
