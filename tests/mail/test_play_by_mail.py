@@ -56,7 +56,7 @@ def secret_in_text(text: str) -> str:
 
 
 @pytest.mark.parametrize("last_turn", [
-    pytest.param(2, id="soviet-resigns-in-turn-2"),
+    pytest.param(1, id="soviet-resigns-after-entering"),
     pytest.param(None, id="to-the-end", marks=pytest.mark.soak),
 ])
 def test_stalins_tanks_hidden_setup_by_mail_to_a_result(table: Table,
