@@ -54,6 +54,10 @@ class Inbox:
             box = MailBoxUnencrypted(config.host, config.port, timeout=config.timeout)
         box.login(config.user or "", self.password.reveal() if self.password else "",
                   initial_folder=config.folder)
+        # Servers list more after login (MOVE, for one atomic move of a handled mail).
+        status, data = box.client.capability()
+        if status == "OK" and data and isinstance(data[0], bytes):
+            box.client.capabilities = tuple(data[0].decode().upper().split())
         if config.handled_folder and not box.folder.exists(config.handled_folder):
             with contextlib.suppress(MailboxFolderCreateError):  # made meanwhile elsewhere
                 box.folder.create(config.handled_folder)
