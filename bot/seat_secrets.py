@@ -49,10 +49,28 @@ def hash_secret(secret: str) -> str:
     return f"scrypt${N}${R}${P}${salt.hex()}${digest.hex()}"
 
 
+#: Secrets already checked against a stored hash, in this process only: a player's every
+#: mail carries the same secret, and scrypt is slow by design. Keyed by the stored hash and
+#: a digest of the secret; bounded.
+_CHECKED: dict[tuple[str, bytes], bool] = {}
+_CHECKED_MAX = 4096
+
+
 def matches(secret: str, stored: str | None) -> bool:
     """Whether ``secret`` is the one ``stored`` was made from (constant-time compare)."""
     if not stored or not secret:
         return False
+    key = (stored, hashlib.sha256(secret.strip()[:MAX_LENGTH].encode()).digest())
+    known = _CHECKED.get(key)
+    if known is None:
+        known = _check(secret, stored)
+        if len(_CHECKED) >= _CHECKED_MAX:
+            _CHECKED.clear()
+        _CHECKED[key] = known
+    return known
+
+
+def _check(secret: str, stored: str) -> bool:
     try:
         scheme, n, r, p, salt, digest = stored.split("$")
         if scheme != "scrypt":
