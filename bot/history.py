@@ -8,12 +8,12 @@ never needs the secret seed.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from adjudicator.kernel.dice import Dice, FixedDice, Roll
 from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.events import Event
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.state import GameState
 from bot.overrides import apply_override, parse_override
@@ -75,7 +75,8 @@ def replay_dice(row: Mapping[str, Any]) -> FixedDice:
     rolls = loads(row["rolls"], [])
     values = [value for roll in rolls for value in roll["values"]]
     start = int(rolls[0]["index"]) if rolls else int(row["next_roll"])
-    return FixedDice(values, start_index=start, branch=int(row["branch"]))
+    branch = int(rolls[0].get("branch", row["branch"])) if rolls else int(row["branch"])
+    return FixedDice(values, start_index=start, branch=branch)
 
 
 def replay_row(game: Game[Any], state: GameState, row: Mapping[str, Any]) -> GameState:
@@ -83,6 +84,13 @@ def replay_row(game: Game[Any], state: GameState, row: Mapping[str, Any]) -> Gam
 
     A rollback row changes nothing here: the rows it reverted are left out of the chain.
     """
+    return replay_outcome(game, state, row)[0]
+
+
+def replay_outcome(game: Game[Any], state: GameState, row: Mapping[str, Any]
+                   ) -> tuple[GameState, list[Event] | None]:
+    """:func:`replay_row`, with the events the rules give again (None for an action the
+    rules do not make: a rollback, a pause — the service writes their notices)."""
     kind = row["kind"]
     try:
         if kind in ORDER_KINDS and row["text"]:
@@ -91,16 +99,17 @@ def replay_row(game: Game[Any], state: GameState, row: Mapping[str, Any]) -> Gam
             if dice.unused:
                 raise ReplayError(f"action {row['seq']}: dice left unused {dice.unused}")
             result: GameState = outcome.state
-            return result
+            return result, list(outcome.events)
         if kind == "gm-override":
             payload = loads(row["payload"], {})
             op = parse_override(payload["op"])
             dice = replay_dice(row)
-            return apply_override(game, state, op, str(payload.get("reason", "")), dice).state
-    except RuleError as error:
+            done = apply_override(game, state, op, str(payload.get("reason", "")), dice)
+            return done.state, list(done.events)
+    except (RuleError, ValueError, KeyError, TypeError) as error:
         raise ReplayError(f"action {row['seq']} ({row['kind']} {row['text'] or ''}) "
                           f"no longer applies: {error}") from error
-    return state
+    return state, None
 
 
 def replay_chain(game: Game[Any], state: GameState, rows: Sequence[Mapping[str, Any]],
@@ -115,15 +124,16 @@ def replay_chain(game: Game[Any], state: GameState, rows: Sequence[Mapping[str, 
 
 
 def forced_queue(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The GM's forced dice still unused after ``rows`` (active actions, in order)."""
+    """The GM's forced dice still unused after ``rows`` (active actions, in order; stored
+    rows or record lines)."""
     declared: list[dict[str, Any]] = []
     used = 0
     for row in rows:
-        for roll in json.loads(row["rolls"]):
-            used += len(roll.get("forced", []))
+        for roll in loads(row["rolls"], []):
+            used += len(roll.get("forced") or [])
         if row["kind"] == "gm-override":
-            payload = json.loads(row["payload"])
-            if payload["op"]["op"] == "force-dice":
+            payload = loads(row["payload"], {})
+            if (payload.get("op") or {}).get("op") == "force-dice":
                 declared += [{"value": v, "reason": payload["reason"]}
                              for v in payload["op"]["values"]]
     return declared[used:]

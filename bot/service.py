@@ -19,6 +19,7 @@ Conventions:
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import os
@@ -64,7 +65,7 @@ from bot.messages import (
     view_record_line,
 )
 from bot.overrides import ForceDice, Override, apply_override, parse_override
-from bot.records import FORMAT, export_lines, redact_contacts
+from bot.records import FORMAT, entropy_digest, export_lines, redact_contacts
 from bot.store import DuplicateKey, NewAction, SequenceConflict, Snapshot, Store, loads
 
 logger = logging.getLogger(__name__)
@@ -148,6 +149,9 @@ class GameInfo(BaseModel):
     paused_at: float | None = None
     paused_by: str | None = None
     pause_reason: str | None = None
+    #: The players' dice entropy as committed: one digest per contribution (the texts are
+    #: hidden until the game starts, and in its full record from then on).
+    entropy: list[str] = Field(default_factory=list)
 
     @property
     def paused(self) -> bool:
@@ -239,6 +243,8 @@ class Plan:
     force_snapshot: bool = False
     #: canonical bytes of ``states`` (as far as the planner serialised them for hashing)
     encoded: list[bytes] = field(default_factory=list)
+    #: The revealed seed a reopened game stops using (see ``GameService._reopen``).
+    past_seed: dict[str, Any] | None = None
 
 
 @dataclass
@@ -436,8 +442,14 @@ class GameService:
                                self.clock())
         return self.info(game_id)
 
-    def add_entropy(self, game_id: str, actor: Actor, text: str) -> None:
-        """A seated player's contribution to the dice seed; only before the game starts."""
+    def add_entropy(self, game_id: str, actor: Actor, text: str) -> str:
+        """A seated player's contribution to the dice seed; only before the game starts.
+
+        Commit–reveal: the text stays hidden from everyone until the game starts (only its
+        digest, returned here, is published: :attr:`GameInfo.entropy`), so no one chooses
+        a contribution after seeing another; the server seed was committed before any, and
+        nobody sees it before the game is over (:meth:`reveal_seed`).
+        """
         row = self._row(game_id)
         if not any(actor.holds(s) for s in self.store.seats(game_id)):
             raise PermissionDenied("only seated players may add dice entropy")
@@ -445,7 +457,10 @@ class GameService:
             raise InvalidOperation("entropy can be added only before the game starts")
         if not text.strip():
             raise InvalidOperation("empty entropy")
+        if len(text) > 1000:
+            raise InvalidOperation("entropy holds at most 1000 characters")
         self.store.add_entropy(game_id, actor.label, text)
+        return entropy_digest(text)
 
     def start(self, game_id: str, by: Actor, *, deadline_seconds: float | None = None,
               reminders: Sequence[float] = (0.5, 0.9)) -> GameInfo:
@@ -499,8 +514,7 @@ class GameService:
         """Whether ``viewer`` may read every seat's address: the game's GM."""
         return viewer is not None and any(viewer.holds(s) and s["role"] == "gm" for s in seats)
 
-    @staticmethod
-    def _info(row: Mapping[str, Any], seats: Sequence[Mapping[str, Any]],
+    def _info(self, row: Mapping[str, Any], seats: Sequence[Mapping[str, Any]],
               contacts: bool = False, viewer: Actor | None = None) -> GameInfo:
         def shown(seat: Mapping[str, Any]) -> bool:
             return contacts or (viewer is not None and viewer.holds(seat))
@@ -514,7 +528,8 @@ class GameService:
             head_seq=row["head_seq"], branch=row["branch"], deadline_at=row["deadline_at"],
             bindings=json.loads(row["bindings"] or "{}"), paused_at=row.get("paused_at"),
             paused_by=redact_label(row.get("paused_by"), labels),
-            pause_reason=row.get("pause_reason"))
+            pause_reason=row.get("pause_reason"),
+            entropy=[entropy_digest(e["text"]) for e in self.store.entropy(str(row["id"]))])
 
     @staticmethod
     def _seat_info(seat: Mapping[str, Any], email: bool = True) -> SeatInfo:
@@ -551,13 +566,24 @@ class GameService:
         return chosen
 
     def reveal_seed(self, game_id: str, by: Actor) -> str:
-        """The server seed (hex): to a GM at any time, to anyone once the game is over."""
+        """The server seed (hex), to anyone once the game is over — and to nobody before,
+        the GM included: a seed seen in play tells every die to come (and the entropy was
+        fixed before it could be seen). Every read is logged (:meth:`audit`)."""
         row = self._row(game_id)
         if not row["seed_revealed"]:
-            self._require_gm(self.store.seats(game_id), by, "see the dice seed")
+            raise PermissionDenied("the dice seed stays secret until the game is over, from "
+                                   "everyone (the GM too); then anyone may check every die "
+                                   f"against the commitment {row['commitment']}")
         if row["server_seed"] is None:
             raise InvalidOperation("this game's seed is not held here")
+        self.store.audit(game_id, by.label, "seed-read", "reveal_seed")
         return bytes(row["server_seed"]).hex()
+
+    def audit(self, game_id: str, gm: Actor) -> list[dict[str, Any]]:
+        """Who read the game's secrets (dice seed reads), when: for its GM."""
+        self._row(game_id)
+        self._require_gm(self.store.seats(game_id), gm, "read the audit trail")
+        return self.store.audit_trail(game_id)
 
     def game_rules(self, name: str) -> Game[Any]:
         """The rules of a kind of game with its shipped data pack (names, sides, notation);
@@ -681,6 +707,8 @@ class GameService:
         chosen = self._audience(game, seats, actor, None)
         if chosen == GM or row["status"] == "finished":
             lines = export_lines(self.store, game_id)
+            if "seed" in lines[0]:
+                self.store.audit(game_id, actor.label, "seed-read", "export")
             if chosen != GM:  # the full record, the other players' addresses withheld
                 lines = redact_contacts(lines, contact_labels(self.store.seat_history(game_id)),
                                         actor)
@@ -718,7 +746,8 @@ class GameService:
                 return self._refused(game_id, "no order given", rule="notation", side=acting)
             return self._lines_plan(ctx, actor.label, acting, lines)
 
-        return self._execute(game_id, plan, idempotency_key, actor.label)
+        return self._execute(game_id, plan, idempotency_key, actor.label,
+                             ("submit", side, text))
 
     def updates(self, game_id: str, after: int, *, skip_actor: str | None = None,
                 only_actor: str | None = None) -> SubmitResult:
@@ -885,7 +914,9 @@ class GameService:
                         fields={"next_roll": next_roll, "forced_dice": json.dumps(forced)},
                         side=done.side)
 
-        return self._execute(game_id, plan, idempotency_key, gm.label)
+        request = op.model_dump(mode="json") if isinstance(op, BaseModel) else dict(op)
+        return self._execute(game_id, plan, idempotency_key, gm.label,
+                             ("override", request, reason))
 
     # ---- pause, resume --------------------------------------------------------------------
 
@@ -915,7 +946,8 @@ class GameService:
                                      {"status": "paused", "paused_at": now,
                                       "paused_by": gm.label, "pause_reason": reason})
 
-        return self._execute(game_id, plan, idempotency_key, gm.label)
+        return self._execute(game_id, plan, idempotency_key, gm.label,
+                             ("pause", reason))
 
     def resume(self, game_id: str, gm: Actor, reason: str,
                idempotency_key: str | None = None) -> SubmitResult:
@@ -945,7 +977,8 @@ class GameService:
             return self._status_plan(ctx, gm.label, "resume", notice,
                                      {"reason": reason, "extended": stopped}, fields)
 
-        return self._execute(game_id, plan, idempotency_key, gm.label)
+        return self._execute(game_id, plan, idempotency_key, gm.label,
+                             ("resume", reason))
 
     def _status_plan(self, ctx: Loaded, actor: str, kind: str, notice: Event,
                      payload: dict[str, Any], fields: dict[str, Any]) -> Plan:
@@ -1195,33 +1228,43 @@ class GameService:
     # ---- the core: load, plan, commit ---------------------------------------------------
 
     def _execute(self, game_id: str, make_plan: Callable[[Loaded], Plan | SubmitResult],
-                 key: str | None, actor: str) -> SubmitResult:
+                 key: str | None, actor: str, request: Sequence[Any] = ()) -> SubmitResult:
+        """Load, plan and append one action (see the module notes).
+
+        ``key`` (an idempotency key) is scoped to ``actor``: the same actor sending the same
+        request again with it gets the first result back; a different request with a used
+        key is refused; another actor's key of the same text is another key.
+        """
+        fingerprint = _fingerprint(request)
         try:
             with self._lock(game_id):
                 for _attempt in range(MAX_ATTEMPTS):
                     if key is not None:
-                        first = self.store.idempotent_result(game_id, key)
+                        first = self.store.idempotent_result(game_id, actor, key)
                         if first is not None:
-                            return self._replayed(first)
+                            return self._replayed(game_id, *first, fingerprint)
                     ctx = self._load(game_id)
                     planned = make_plan(ctx)
                     if isinstance(planned, SubmitResult):
                         return planned
+                    self._reopen(ctx, planned)
                     result = self._result(ctx, planned)
                     fields = self._fields(ctx, planned)
                     snapshots = self._snapshots(ctx, planned)
-                    idem = (key, actor, result.model_dump_json()) if key is not None else None
+                    idem = ((key, actor, result.model_dump_json(), fingerprint)
+                            if key is not None else None)
                     try:
                         self.store.append(
                             game_id, ctx.head, planned.actions, fields, snapshots,
                             revert_after=(None if planned.revert_after is None else
                                           (planned.revert_after, planned.actions[0].seq)),
-                            idempotency=idem)
+                            idempotency=idem, past_seed=planned.past_seed)
                     except SequenceConflict:
                         self._cache.pop(game_id)
                         continue
                     except DuplicateKey as duplicate:
-                        return self._replayed(duplicate.result)
+                        return self._replayed(game_id, duplicate.result, duplicate.request,
+                                              fingerprint)
                     last = snapshots[-1].seq if snapshots else ctx.last_snapshot
                     final = planned.states[-1]
                     size = len(planned.encoded[-1] if len(planned.encoded) == len(
@@ -1233,9 +1276,31 @@ class GameService:
         except ServiceError as error:
             return self._refused(game_id, str(error), rule="service")
 
-    @staticmethod
-    def _replayed(stored: str) -> SubmitResult:
+    def _replayed(self, game_id: str, stored: str, request: str | None,
+                  fingerprint: str) -> SubmitResult:
+        if request is not None and request != fingerprint:
+            return self._refused(game_id, "this idempotency key was already used for another "
+                                 "request; nothing was done", rule="idempotency")
         return SubmitResult.model_validate_json(stored).model_copy(update={"duplicate": True})
+
+    def _reopen(self, ctx: Loaded, plan: Plan) -> None:
+        """A finished game reopened (a rollback past its end) goes on with a new secret
+        seed: the old one was revealed at the end, and rolls from it could be predicted.
+        The new seed's commitment is published with the action; the old seed is kept."""
+        if ctx.row["status"] != "finished" or plan.states[-1].result is not None:
+            return
+        seed = self.seed_source(32)
+        branch = int(plan.fields.get("branch", ctx.row["branch"]))
+        plan.past_seed = {"from_branch": int(ctx.row["seed_from_branch"] or 0),
+                          "seed": ctx.row["server_seed"], "commitment": ctx.row["commitment"]}
+        plan.fields.update({"server_seed": seed, "commitment": commitment(seed),
+                            "seed_from_branch": branch, "seed_revealed": 0})
+        notice = Event(kind="dice-commitment", audience=PUBLIC,
+                       text=f"The game goes on with new dice (the old seed was revealed at its "
+                            f"end): commitment {commitment(seed)}",
+                       data={"commitment": commitment(seed), "from_branch": branch})
+        plan.events.append(notice)
+        plan.actions[-1].events.append(notice.model_dump(mode="json"))
 
     def _result(self, ctx: Loaded, plan: Plan) -> SubmitResult:
         state = plan.states[-1]
@@ -1258,7 +1323,7 @@ class GameService:
             fields.update({"status": "finished", "seed_revealed": 1, "deadline_at": None,
                            "paused_at": None, "paused_by": None, "pause_reason": None})
         elif ctx.row["status"] == "finished":
-            fields.update({"status": "active", "seed_revealed": 0})
+            fields["status"] = "active"  # a new seed was drawn (``_reopen``)
         seconds = ctx.row["deadline_seconds"]
         if seconds and state.result is None:
             before = (ctx.row["deadline_side"], ctx.state.pending is not None)
@@ -1368,6 +1433,12 @@ class GameService:
                  side: str | None = None, stopped_at: int | None = None) -> SubmitResult:
         return SubmitResult(status="refused", game_id=game_id, error=message, error_rule=rule,
                             legal=list(legal), side=side, stopped_at=stopped_at)
+
+
+def _fingerprint(request: Sequence[Any]) -> str:
+    """What an idempotency key was used for: a digest of the request."""
+    return hashlib.sha256(json.dumps(list(request), sort_keys=True, default=str,
+                                     ensure_ascii=False).encode()).hexdigest()
 
 
 def _internal(error: Exception, line: int) -> RuleError:

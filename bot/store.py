@@ -70,11 +70,18 @@ class SequenceConflict(StoreError):
 
 
 class DuplicateKey(StoreError):
-    """The idempotency key was already used on this game; ``result`` is the first result."""
+    """The idempotency key was already used on this game by the same actor; ``result`` is
+    the first result, ``request`` the fingerprint of the request it was used for."""
 
-    def __init__(self, result: str) -> None:
+    def __init__(self, result: str, request: str | None = None) -> None:
         super().__init__("idempotency key already used")
         self.result = result
+        self.request = request
+
+
+def scoped_key(actor: str, key: str) -> str:
+    """An idempotency key as stored: scoped to the actor who gave it."""
+    return f"{actor}\x00{key}"
 
 
 # ---- migrations ------------------------------------------------------------------------
@@ -221,8 +228,46 @@ def _migration_3(db: Database) -> None:
         pk=("game_id", "deadline_start", "fraction"))
 
 
+def _migration_4(db: Database) -> None:
+    """Dice epochs, the audit trail, idempotency keys scoped per actor.
+
+    * ``games.seed_from_branch``: the first dice branch of the game's current server seed.
+      A game reopened after its end (its seed revealed) goes on with a new committed seed;
+      ``dice_seeds`` keeps every earlier (revealed) seed, its commitment and branch.
+    * ``audit``: who read a secret of the game and when (every dice seed read);
+      append-only.
+    * ``idempotency``: keys are stored scoped to their actor (``ACTOR NUL KEY``), with a
+      fingerprint of the request they were first used for (``request``).
+    """
+    db.table("games").add_column("seed_from_branch", int, not_null_default=0)
+    db.table("dice_seeds").create(
+        {"game_id": str, "from_branch": int, "seed": bytes, "commitment": str,
+         "created": float},
+        pk=("game_id", "from_branch"), not_null=["seed", "commitment", "created"],
+        foreign_keys=[("game_id", "games", "id")])
+    db.table("audit").create(
+        {"id": int, "game_id": str, "actor": str, "kind": str, "detail": str,
+         "created": float},
+        pk="id", not_null=["game_id", "actor", "kind", "created"],
+        foreign_keys=[("game_id", "games", "id")])
+    db.table("audit").create_index(["game_id"])
+    db.executescript(
+        """
+        CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
+        BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
+        CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
+        BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
+        CREATE TRIGGER dice_seeds_no_delete BEFORE DELETE ON dice_seeds
+        BEGIN SELECT RAISE(ABORT, 'dice seeds are kept'); END;
+        """
+    )
+    db.table("idempotency").add_column("request", str)
+    db.execute("UPDATE idempotency SET key = actor || char(0) || key")
+
+
 #: Ordered migrations; version N is ``MIGRATIONS[N - 1]``. Never edit a shipped one: append.
-MIGRATIONS: list[Callable[[Database], None]] = [_migration_1, _migration_2, _migration_3]
+MIGRATIONS: list[Callable[[Database], None]] = [_migration_1, _migration_2, _migration_3,
+                                                _migration_4]
 
 
 @dataclass
@@ -429,23 +474,30 @@ class Store:
         game_fields: Mapping[str, Any],
         snapshots: Sequence[Snapshot] = (),
         revert_after: tuple[int, int] | None = None,
-        idempotency: tuple[str, str, str] | None = None,
+        idempotency: tuple[str, str, str, str] | None = None,
+        past_seed: Mapping[str, Any] | None = None,
     ) -> None:
         """Append actions in one transaction, or raise and write nothing.
 
         ``expected_seq`` is the head sequence the caller computed from; ``revert_after`` is
         (seq, seq of the reverting action): every still-active action after ``seq`` is
-        marked reverted by it; ``idempotency`` is (key, actor, result).
+        marked reverted by it; ``idempotency`` is (key, actor, result, request), the key
+        scoped to its actor; ``past_seed`` a revealed seed the game stops using
+        (``from_branch, seed, commitment``) when it goes on with a new one.
         """
         with self.write() as db:
             self._check_seq(db, game_id, expected_seq)
             if idempotency is not None:
-                key, actor, result = idempotency
-                first = self._idempotent(db, game_id, key)
+                key, actor, result, request = idempotency
+                first = self._idempotent(db, game_id, actor, key)
                 if first is not None:
-                    raise DuplicateKey(first)
-                db.table("idempotency").insert({"game_id": game_id, "key": key, "actor": actor,
-                                          "result": result, "created": _now()})
+                    raise DuplicateKey(*first)
+                db.table("idempotency").insert({
+                    "game_id": game_id, "key": scoped_key(actor, key), "actor": actor,
+                    "result": result, "request": request, "created": _now()})
+            if past_seed is not None:
+                db.table("dice_seeds").insert({**past_seed, "game_id": game_id,
+                                               "created": _now()})
             for action in actions:
                 db.table("actions").insert(action.row(game_id))
             if revert_after is not None:
@@ -470,13 +522,33 @@ class Store:
                                 "state": snapshot.state, "state_hash": snapshot.state_hash,
                                 "created": _now()}, replace=True)
 
-    def _idempotent(self, db: Database, game_id: str, key: str) -> str | None:
-        rows = list(db.query("SELECT result FROM idempotency WHERE game_id = ? AND key = ?",
-                             [game_id, key]))
-        return str(rows[0]["result"]) if rows else None
+    def _idempotent(self, db: Database, game_id: str, actor: str, key: str
+                    ) -> tuple[str, str | None] | None:
+        rows = list(db.query("SELECT result, request FROM idempotency WHERE game_id = ? AND "
+                             "key = ?", [game_id, scoped_key(actor, key)]))
+        return (str(rows[0]["result"]), rows[0]["request"]) if rows else None
 
-    def idempotent_result(self, game_id: str, key: str) -> str | None:
-        return self._idempotent(self.db, game_id, key)
+    def idempotent_result(self, game_id: str, actor: str, key: str
+                          ) -> tuple[str, str | None] | None:
+        """(first result, request fingerprint) of ``actor``'s ``key`` on the game, if used."""
+        return self._idempotent(self.db, game_id, actor, key)
+
+    # ---- dice seeds and the audit trail --------------------------------------------------
+
+    def past_seeds(self, game_id: str) -> list[dict[str, Any]]:
+        """The game's earlier (revealed) server seeds, oldest first."""
+        return list(self.db.query("SELECT from_branch, seed, commitment FROM dice_seeds "
+                                  "WHERE game_id = ? ORDER BY from_branch", [game_id]))
+
+    def audit(self, game_id: str, actor: str, kind: str, detail: str = "") -> None:
+        """Record that ``actor`` read a secret of the game (append-only)."""
+        with self.write() as db:
+            db.table("audit").insert({"game_id": game_id, "actor": actor, "kind": kind,
+                                      "detail": detail, "created": _now()})
+
+    def audit_trail(self, game_id: str) -> list[dict[str, Any]]:
+        return list(self.db.query("SELECT actor, kind, detail, created FROM audit WHERE "
+                                  "game_id = ? ORDER BY id", [game_id]))
 
     def actions(self, game_id: str, *, active_only: bool = False, after: int = 0,
                 upto: int | None = None) -> list[dict[str, Any]]:

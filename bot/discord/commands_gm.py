@@ -179,11 +179,11 @@ class GmCommands(app_commands.Group, name="gm", description="Game master tools",
                  if s.casefold().startswith(current.casefold().strip())]
         return [app_commands.Choice(name=s, value=s) for s in sides]
 
-    @app_commands.command(name="reveal-seed", description="The secret dice seed (GM only, "
-                          "shown only to you)")
+    @app_commands.command(name="reveal-seed", description="The dice seed, once the game is "
+                          "over (nobody, the GM included, sees it before)")
     async def reveal_seed(self, interaction: discord.Interaction[Any]) -> None:
         await defer(interaction, ephemeral=True)
         bot, info, gm = await _gm(interaction)
         seed = await bot.port.call(bot.port.service.reveal_seed, info.id, gm)
-        await reply(interaction, f"Seed of {fmt.game_label(info)}: `{seed}` — keep it "
-                    "secret until the game is over.", ephemeral=True)
+        await reply(interaction, f"Seed of {fmt.game_label(info)}: `{seed}` — check every die "
+                    "against the commitment.", ephemeral=True)

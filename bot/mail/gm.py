@@ -173,7 +173,7 @@ def cmd_seed(s: Session, line: Line) -> None:
     info = s.game()
     gm = s.require_gm(info)
     seed = s.call(s.service.reveal_seed, info.id, gm)
-    s.say(f"  dice seed of {info.id}: {seed} — keep it secret until the game is over")
+    s.say(f"  dice seed of {info.id}: {seed} — check every die against the commitment")
 
 
 def _secret_mail(game_id: str, address: str, side: str | None, secret: str, title: str,

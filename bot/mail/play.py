@@ -48,7 +48,7 @@ The GM (with the GM's password):
   override OP ARGS because REASON   force-dice 6 6 | answer-decision ORDER |
                             set-standing SIDE KIND POLICY | edit NAME key=value
   rollback N because REASON shows what would be undone and a code; confirm CODE does it
-  seed                      the secret dice seed (to the GM only)
+  seed                      the dice seed, once the game is over (to the GM)
 Secret orders (hidden units, mines, bids) are taken only from a mail addressed to
 Umpire alone: never copy your opponent.
 """

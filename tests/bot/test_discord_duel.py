@@ -233,8 +233,8 @@ async def test_permissions_and_places(table: Table) -> None:
     assert stranger.ephemeral and "only a GM" in stranger
     rolled = await h.slash(t.eve, thread, "gm roll", values="6", reason="x")
     assert rolled.ephemeral and "only a GM" in rolled
-    seed = await h.slash(t.gm, thread, "gm reveal-seed")
-    assert seed.ephemeral and "Seed of" in seed
+    seed = await h.slash(t.gm, thread, "gm reveal-seed")  # nobody sees it before the end
+    assert seed.ephemeral and "secret until the game is over" in seed
     secret = await h.slash(t.ann, thread, "order", text="trap 2")
     assert secret.ephemeral and "only in a direct message" in secret
     early = await h.slash(t.bob, thread, "duel pass")
@@ -243,7 +243,7 @@ async def test_permissions_and_places(table: Table) -> None:
     assert export.ephemeral and "when the game is over" in export
     fake.give_role(t.eve, "Umpire GM")
     by_role = await h.slash(t.eve, thread, "gm reveal-seed")
-    assert "Seed of" in by_role
+    assert "only a GM" not in by_role and "secret until the game is over" in by_role
 
 
 def png_of(view: View) -> bytes:

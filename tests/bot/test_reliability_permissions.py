@@ -70,7 +70,7 @@ ADMIN: list[tuple[str, Callable[[GameService, str], object], str]] = [
     ("preview", lambda s, g: s.rollback_preview(g, RED, 0), "only the game's GM may roll back"),
     ("roll forward", lambda s, g: s.roll_forward(g, BLUE), "only the game's GM may roll forward"),
     ("deadline", lambda s, g: s.set_deadline(g, RED, 60), "only the game's GM may set deadlines"),
-    ("seed", lambda s, g: s.reveal_seed(g, BLUE), "only the game's GM may see the dice seed"),
+    ("seed", lambda s, g: s.reveal_seed(g, GM_ACTOR), "secret until the game is over"),
     ("seat", lambda s, g: s.seat(g, RED, "blue", STRANGER), "only the game's GM may seat"),
     ("seat a GM", lambda s, g: s.seat(g, STRANGER, None, STRANGER, role="gm"),
      "only the game's GM may seat"),

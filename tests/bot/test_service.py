@@ -186,12 +186,14 @@ def test_state_loads_from_snapshot_and_tail(tmp_path: Path) -> None:
 def test_finished_game_reveals_its_seed(tmp_path: Path) -> None:
     service = make_service(tmp_path / "u.db", seed_source=lambda n: b"\x07" * n)
     game_id = new_game(service)
-    with pytest.raises(PermissionDenied):
-        service.reveal_seed(game_id, RED)
-    assert service.reveal_seed(game_id, GM_ACTOR) == "07" * 32
+    for anyone in (RED, GM_ACTOR):  # nobody, the GM included, sees it during play
+        with pytest.raises(PermissionDenied, match="secret until the game is over"):
+            service.reveal_seed(game_id, anyone)
     win_for_red(service, game_id)
     info = service.info(game_id)
     assert info.status == "finished" and info.result == "red wins"
     assert service.reveal_seed(game_id, RED) == "07" * 32
+    assert [(a["actor"], a["kind"]) for a in service.audit(game_id, GM_ACTOR)] == [
+        ("discord:1", "seed-read")]
     refused = service.submit(game_id, RED, "pass")
     assert refused.status == "refused" and "finished" in str(refused.error)

@@ -253,6 +253,6 @@ def test_every_other_command_by_mail(office: Desk) -> None:
     new_blue = secret_in(next(m for m in reset if m.to == BLUE))
     assert new_blue not in next(m for m in reset if m.to == GM).body
     assert "did not carry the seat's secret" in send(BLUE, "pass")  # the old one is void
-    assert "dice seed of" in send(GM, "seed")
+    assert "secret until the game is over" in send(GM, "seed")
     assert "GM's seat" in send(RED, "seed")
     assert "blue has no player now" in send(GM, "unseat blue because left the club")
