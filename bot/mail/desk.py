@@ -69,6 +69,7 @@ class Desk:
         self.ledger = ledger or Ledger(service.store, clock)
         self.draw = draw
         self.clock = clock
+        self._pictures: dict[tuple[str, str, int, int], bytes | None] = {}
 
     # ---- one received mail -------------------------------------------------------------------
 
@@ -186,7 +187,7 @@ class Desk:
                 if viewer is not None and view is not None:
                     if viewer != audience:
                         view = self.service.view(game_id, session.actor, viewer)
-                    data = self.draw(view, self._pack(info), events)
+                    data = self._picture(info, viewer, view, events)
                     if data is not None:
                         attachments.append((f"{game_id}-{viewer}.png", data))
         main = session.game_id if session.game_id in session.touched else (
@@ -252,6 +253,17 @@ class Desk:
         row = self.service.store.action(game_id, seqs[-1])
         return [] if row is None else events_from_json(json.loads(row["events"]))
 
+    def _picture(self, info: GameInfo, viewer: str, view: View, events: list[Any]
+                 ) -> bytes | None:
+        """The map of ``viewer``'s view now, drawn once per game position and audience
+        (every observer, or a GM and a player holding the same view, share it)."""
+        key = (info.id, viewer, info.head_seq, info.branch)
+        if key not in self._pictures:
+            if len(self._pictures) >= 64:
+                self._pictures.clear()
+            self._pictures[key] = self.draw(view, self._pack(info), events)
+        return self._pictures[key]
+
     def _pack(self, info: GameInfo) -> str | None:
         rules = self.service.rules(info.id)
         return str(rules.pack) if rules.pack is not None else None
@@ -308,7 +320,7 @@ class Desk:
         lines, view, events = digest
         attachments: list[tuple[str, bytes]] = []
         if view is not None:
-            data = self.draw(view, self._pack(info), events)
+            data = self._picture(info, audience, view, events)
             if data is not None:
                 attachments.append((f"{info.id}-{audience}.png", data))
         first = next((line.strip() for line in lines[1:] if line.startswith("  ")), "update")
