@@ -1,4 +1,4 @@
-"""Umpire's storage: one SQLite file through sqlite-utils.
+"""Umpire's SQLite store: one SQLite file through sqlite-utils.
 
 * WAL journal, a busy timeout, foreign keys on, ``synchronous=FULL`` by default (an
   acknowledged order survives a crash of the process or of the machine).
