@@ -18,6 +18,15 @@ from dataclasses import dataclass
 from adjudicator.kernel.decisions import Option, PendingDecision
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
+from adjudicator.stalingrad.artillery import (
+    apply_counter_battery,
+    ask_defensive_fire,
+    fag_covers,
+    mistaken_cp,
+    roll_counter_battery,
+    strength,
+    sweep_observers,
+)
 from adjudicator.stalingrad.board import GERMAN, RUSSIAN, other
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.movement import (
@@ -30,7 +39,7 @@ from adjudicator.stalingrad.movement import (
 )
 from adjudicator.stalingrad.orders import Attack, Casualties, Notation, Overflow
 from adjudicator.stalingrad.sequence import after_attack_roll, offer_reroll
-from adjudicator.stalingrad.state import DEAD, EAST, Act, Battle
+from adjudicator.stalingrad.state import BOX, DEAD, EAST, Act, Battle
 
 FMT = Notation.format
 
@@ -49,6 +58,7 @@ class Spec:
     attackers: tuple[str, ...]
     ranged: tuple[str, ...]
     defenders: tuple[str, ...]
+    fags: tuple[str, ...] = ()  # Russian Artillery joining a Russian attack (15.3)
 
     @property
     def german_impulse(self) -> bool:
@@ -82,12 +92,9 @@ def _parents(s: Spec) -> int:
 
 
 def _russian_artillery_ov(s: Spec) -> int:
-    """15.3 (part 2): Russian Artillery adds its Attack Factor to a Russian attack."""
-    return s.ctx.state.artillery.get(RUSSIAN, 0) if s.side == RUSSIAN else 0
-
-
-def _russian_artillery_dv(s: Spec) -> int:
-    return s.ctx.state.artillery.get(RUSSIAN, 0) if s.side == GERMAN else 0
+    """15.3, 8.351E: Russian Artillery adds its Attack Factor to a Russian attack (on
+    defense it is added when the Russian answers, :func:`artillery.ask_defensive_fire`)."""
+    return sum(strength(s.ctx, f) for f in s.fags)
 
 
 OV_MODIFIERS: list[Modifier] = [
@@ -123,7 +130,6 @@ DV_MODIFIERS: list[Modifier] = [
     Modifier("Rubble", "8.352B", _rubble),
     Modifier("German night", "8.352C", lambda s: 1 if s.german_impulse and not s.day else 0),
     Modifier("Russian daylight", "8.352D", lambda s: 1 if not s.german_impulse and s.day else 0),
-    Modifier("Russian Artillery", "8.352E", _russian_artillery_dv),
     Modifier("date", "8.352F", _date),
 ]
 
@@ -169,8 +175,7 @@ def rubble_defense(s: Spec) -> tuple[int, list[tuple[str, int]]]:
     parts = [("Rubble level", ctx.state.rubble.get(area, 0)),
              ("enemy-controlled", 1 if ctx.controller(area) == other(side) else 0),
              ("enemy Combat unit", 1 if ctx.enemy(area, side) else 0),
-             ("Fresh enemy Combat unit", 1 if ctx.fresh_enemy(area, side) else 0),
-             ("Russian Artillery", _russian_artillery_dv(s))]
+             ("Fresh enemy Combat unit", 1 if ctx.fresh_enemy(area, side) else 0)]
     return sum(v for _, v in parts), [(n, v) for n, v in parts if v or n == "Rubble level"]
 
 
@@ -254,11 +259,29 @@ def attack_limit_error(ctx: Ctx, side: str, area: str,
     return None
 
 
+def fag_support_error(ctx: Ctx, side: str, fags: Sequence[str], area: str) -> RuleError | None:
+    """15.3, 15.31: Russian Artillery joins a Russian attack in its own Quadrant, Fresh."""
+    for fag in fags:
+        if side != RUSSIAN:
+            return RuleError("15.3", f"{fag} is Russian Artillery")
+        if not ctx.fresh(fag) or ctx.loc(fag) != BOX:
+            return RuleError("15.34", f"{fag} is Disrupted: it fires again once refitted")
+        if not fag_covers(ctx, fag, area):
+            return RuleError("15.31", f"{fag} fires only into its own Quadrant "
+                             f"({ctx.d(fag).quadrant})")
+    return None
+
+
 def do_attack(ctx: Ctx, side: str, order: Attack, dice: Dice) -> None:
     area = ctx.area_key(order.area)
-    uids = ctx.own(side, order.units, "8.3")
+    listed = ctx.own(side, order.units, "8.3")
     if ctx.state.battle is not None:
         raise RuleError("8.12", "finish the attack in progress first")
+    fags = sorted(u for u in listed if ctx.d(u).kind == "fag")
+    uids = [u for u in listed if u not in fags]
+    error = fag_support_error(ctx, side, fags, area)
+    if error is not None:
+        raise error
     start_units(ctx, side, uids, "8.3")
     imp = ctx.impulse
     in_area: list[str] = []
@@ -369,7 +392,8 @@ def do_attack(ctx: Ctx, side: str, order: Attack, dice: Dice) -> None:
         if act.entered == area and act.must_attack and uid not in uids and others \
                 and act.designated is None:
             act.designated = others[0]
-    spec = Spec(ctx, side, area, group, tuple(uids), tuple(ranged), tuple(defenders))
+    spec = Spec(ctx, side, area, group, tuple(uids), tuple(ranged), tuple(defenders),
+                tuple(fags))
     if group == "rubble":
         ov, ov_parts = rubble_offense(spec)
         dv, dv_parts = rubble_defense(spec)
@@ -379,7 +403,8 @@ def do_attack(ctx: Ctx, side: str, order: Attack, dice: Dice) -> None:
     battle = Battle(area=area, group=group, side=side, attackers=list(uids), ranged=ranged,
                     entering=[u for u in in_area if u in prepaid],
                     defenders=defenders, ov=ov, dv=dv, ov_parts=ov_parts, dv_parts=dv_parts,
-                    plan={"halve": halve_aa(spec) if group != "rubble" else False})
+                    plan={"halve": halve_aa(spec) if group != "rubble" else False},
+                    fags=list(fags))
     ctx.state.battle = battle
     ctx.event("attack", f"{side} attacks the {group} {'Rubble' if group == 'rubble' else 'Group'}"
               f" in {ctx.name(area)} at {ov}:{dv} with {', '.join(uids)}"
@@ -387,7 +412,10 @@ def do_attack(ctx: Ctx, side: str, order: Attack, dice: Dice) -> None:
                  if ranged else ""),
               "8.35", area=area, group=group, ov=ov, dv=dv, odds=f"{ov}:{dv}", side=side,
               units=list(uids), ranged_from=sorted({ctx.loc(u) for u in ranged}),
-              ov_parts=[list(p) for p in ov_parts], dv_parts=[list(p) for p in dv_parts])
+              ov_parts=[list(p) for p in ov_parts], dv_parts=[list(p) for p in dv_parts],
+              fags=list(fags))
+    if ask_defensive_fire(ctx, battle):
+        return  # 15.3: the Russian first says whether his Artillery joins the defense
     roll_battle(ctx, dice)
 
 
@@ -401,6 +429,8 @@ def roll_battle(ctx: Ctx, dice: Dice) -> None:
     battle.defense_dr = dice.roll(f"{defender} defense DR ({battle.area})").total
     ctx.event("attack-dice", f"attack DR {battle.attack_dr}, defense DR {battle.defense_dr}",
               "8.38", attack_dr=battle.attack_dr, defense_dr=battle.defense_dr)
+    if battle.fags:
+        roll_counter_battery(ctx, battle, dice)  # 15.32: the fifth die
     after_attack_roll(ctx, dice)
 
 
@@ -421,8 +451,13 @@ def resolve_battle(ctx: Ctx, dice: Dice) -> None:
     defense_total = battle.dv + battle.defense_dr
     diff = offense_total - defense_total
     battle.plan["offense_total"], battle.plan["defense_total"] = offense_total, defense_total
-    if battle.side == GERMAN and battle.ranged and battle.group != "rubble":
-        create_rubble(ctx, battle)
+    if battle.fags:
+        apply_counter_battery(ctx, battle)
+    if battle.side == GERMAN and battle.group != "rubble" and (
+            battle.ranged or battle.kind in ("artillery", "air")):
+        create_rubble(ctx, battle)  # 14.2: Ranged, Artillery and Air attacks
+    if battle.kind == "air":
+        battle.plan["mistaken"] = mistaken_cp(ctx, battle)  # 17.3
     if battle.group == "rubble":
         resolve_rubble(ctx, battle, diff)
         return
@@ -472,8 +507,9 @@ def create_rubble(ctx: Ctx, battle: Battle) -> None:
 
 def attacker_penalty(ctx: Ctx, battle: Battle, diff: int, overrun: bool) -> None:
     """10.3/10.4: Overrun keeps the attackers going (Duration 1 unless a later attack
-    fails); otherwise their impulse is over with Duration 2/3/4, one less for Ranged fire."""
-    if overrun:
+    fails); otherwise their impulse is over with Duration 2/3/4, one less for Ranged fire.
+    Artillery and aircraft keep the Duration they were given when they fired (10.7)."""
+    if overrun or battle.kind != "combat":
         return
     table = ctx.board.tables.disruption
     level = table.attack_won if diff > 0 else table.attack_tied if diff == 0 \
@@ -550,11 +586,20 @@ def resolve_rubble(ctx: Ctx, battle: Battle, diff: int) -> None:
 
 
 def finish_battle(ctx: Ctx) -> None:
+    """The attack is over: Control, Observers left alone (8.3556); then a Mistaken Attack's
+    German losses (17.3)."""
     battle = ctx.state.battle
     ctx.state.battle = None
     ctx.state.pending = None
-    if battle is not None:
-        ctx.update_control(battle.area)
+    if battle is None:
+        return
+    ctx.update_control(battle.area)
+    sweep_observers(ctx)
+    cp = battle.plan.get("mistaken")
+    if isinstance(cp, int) and cp > 0:
+        from adjudicator.stalingrad.bombardment import start_mistaken
+
+        start_mistaken(ctx, cp, battle.area)
 
 
 # ---- the defender's losses -----------------------------------------------------------------------

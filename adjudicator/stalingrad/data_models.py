@@ -730,6 +730,14 @@ class DurationMarkers(Record):
     colours: int = Field(ge=1)
 
 
+class Artillery(Record):
+    """15.2, 15.32: Observers per Area, the FAGs' Counter-Battery Disruption and dr."""
+
+    observers_per_area: int = Field(ge=1)
+    fag_counter_battery_duration: int = Field(ge=1, le=4)
+    counter_battery_always: int = Field(ge=0, le=6)
+
+
 class Tables(BaseModel):
     """tables.toml."""
 
@@ -746,6 +754,7 @@ class Tables(BaseModel):
     constants: Constants
     isolation: Isolation
     duration_markers: DurationMarkers
+    artillery: Artillery
 
 
 # ----------------------------------------------------------------------------- scenarios

@@ -18,7 +18,15 @@ from adjudicator.kernel.orders import Order
 from adjudicator.kernel.spec import Names, OrderSpec
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View
-from adjudicator.stalingrad import combat, crossing, movement, sequence, setup
+from adjudicator.stalingrad import (
+    artillery,
+    bombardment,
+    combat,
+    crossing,
+    movement,
+    sequence,
+    setup,
+)
 from adjudicator.stalingrad.board import (
     GERMAN,
     RUSSIAN,
@@ -35,7 +43,9 @@ from adjudicator.stalingrad.legal import legal_entries, legal_orders
 from adjudicator.stalingrad.orders import (
     SPEC,
     Advantage,
+    ArtilleryAnswer,
     Attack,
+    Bombard,
     Casualties,
     Cross,
     End,
@@ -46,6 +56,7 @@ from adjudicator.stalingrad.orders import (
     Overflow,
     Pass,
     Recross,
+    Refit,
     Regroup,
     Reinforce,
     RetreatTo,
@@ -61,7 +72,7 @@ from adjudicator.stalingrad.views import StalingradView, board_text, build_view
 #: Orders whose procedure may roll a DR/dr other than an attack's (9.4): Rubble Entrance,
 #: retreats, Infiltration, Fortification, crossings, the initial Rubble.
 ROLLING_ORDERS = (Move, Regroup, Infiltrate, Fortify, Cross, Recross, Casualties, RetreatTo,
-                  Overflow, RollRubble)
+                  Overflow, RollRubble, Refit, Pass, End)  # Pass/End: a Dawn's Attrition
 
 
 #: The standing orders a side may set, by kind of decision; each kind's first policy is
@@ -87,6 +98,9 @@ STANDING_POLICIES = tuple(StandingPolicy(kind=kind, policy=policy, description=d
      "reroll an attack, or any other DR/dr (9.4), that goes against me"),
     ("advantage", "prolong-mine", "prolong my time of day (German day, Russian night)"),
     ("advantage", "both", "prolong my time of day, else reroll a roll that goes against me"),
+    ("artillery", "always",
+     "add a Fresh FAG of the Quadrant to every defense against a German attack (the default)"),
+    ("artillery", "never", "never add Russian Artillery to a defense"),
     ("reinforcements", "first-zone",
      "place German reinforcements in the first friendly Zone of C-F (the default)"),
     ("reinforcements", "delay", "keep German reinforcements off the board"),
@@ -243,6 +257,9 @@ class StalingradGame(Game[StalingradState]):
                                                 or state.pending is None)
         try:
             self._dispatch(ctx, side, order, run)
+            if state.phase == "play":
+                artillery.sweep_observers(ctx)  # 8.3556
+                bombardment.next_strike(ctx, run)  # 20.4
         except sequence.RollPause as pause:
             assert snapshot is not None
             for name in StalingradState.model_fields:
@@ -334,7 +351,14 @@ class StalingradGame(Game[StalingradState]):
             case Regroup():
                 movement.do_regroup(ctx, side, order, dice)
             case Attack():
-                combat.do_attack(ctx, side, order, dice)
+                if bombardment.is_fire(ctx, order):
+                    bombardment.do_fire(ctx, side, order, dice)
+                else:
+                    combat.do_attack(ctx, side, order, dice)
+            case Bombard():
+                bombardment.do_bombard(ctx, side, order, dice)
+            case Refit():
+                artillery.do_refit(ctx, side, order.unit, dice)
             case Infiltrate():
                 movement.do_infiltrate(ctx, side, order, dice)
             case Fortify():
@@ -351,7 +375,8 @@ class StalingradGame(Game[StalingradState]):
                     raise RuleError("9.5", "the Advantage has already been used this date")
                 raise RuleError("9.2", "the Advantage is used right after the roll it changes "
                                 "(the game asks the holder then)")
-            case Casualties() | Tie() | RetreatTo() | Overflow() | Reinforce():
+            case Casualties() | Tie() | RetreatTo() | Overflow() | Reinforce() \
+                    | ArtilleryAnswer():
                 raise RuleError("decision", f"no decision is pending: '{self.format(order)}' "
                                 f"answers a question the game asks; it is {side}'s impulse "
                                 "now", self.legal_orders(state, side)[:12])
@@ -382,6 +407,8 @@ class StalingradGame(Game[StalingradState]):
             crossing.answer_reinforce(ctx, order.zone, order.units)
         elif kind == "overflow" and isinstance(order, Overflow):
             combat.answer_overflow(ctx, order.units, dice)
+        elif kind == "artillery" and isinstance(order, ArtilleryAnswer):
+            artillery.answer_defensive_fire(ctx, order.unit, dice)
         else:
             raise RuleError(pending.rule or "decision",
                             f"answer the pending decision first: {pending.prompt}",
@@ -436,6 +463,8 @@ class StalingradGame(Game[StalingradState]):
             return decision.options[-1].order if policy == "weakest-stay" else decision.default
         if kind in ("tie", "retreat"):
             return decision.default
+        if kind == "artillery":
+            return decision.default if policy == "always" else "decide artillery none"
         if kind == "advantage":
             return self._advantage_answer(state, decision, policy)
         return None
@@ -524,7 +553,8 @@ def case_state(game: StalingradGame, position: Mapping[str, Any]) -> StalingradS
         uid = str(spec["id"]).lower()
         fresh = bool(spec.get("fresh", True))
         duration = spec.get("duration")
-        recover = None if fresh else state.date + int(duration or 1)
+        # duration 0: Spent with no Duration marker (a FAG awaiting Refit, 15.34)
+        recover = None if fresh or duration == 0 else state.date + int(duration or 1)
         state.units[uid] = UnitState(loc=str(spec.get("area", "pool")), fresh=fresh,
                                      recover=recover,
                                      marker=bool(spec.get("marker", int(duration or 1) > 1)),

@@ -14,7 +14,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from adjudicator.kernel.errors import RuleError
+from adjudicator.stalingrad.artillery import fag_covers, fags_to_refit
 from adjudicator.stalingrad.board import RUSSIAN, area_key_order, other
+from adjudicator.stalingrad.bombardment import bombard_options, fire_options
 from adjudicator.stalingrad.combat import attack_cost, attack_limit_error, attack_mf, attacker_error
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.crossing import BREAKTHROUGH, breakthrough_open
@@ -147,6 +149,9 @@ def legal_entries(ctx: Ctx, side: str) -> list[tuple[str, str]]:
     if state.phase == "rubble":
         return [("rubble", "the initial Rubble rolls (5.7)")]
     imp = state.impulse
+    if imp is not None and imp.fire_kind is not None:
+        # 15.2: an Artillery/Air impulse holds only such attacks.
+        return [("end", ""), *((order, "Artillery/Air") for order in fire_options(ctx, side))]
     out: list[tuple[str, str]] = [("pass", "")]
     if imp is not None and imp.acts:
         # 'end' is listed only when the impulse may end now (7.1, 8.34).
@@ -157,6 +162,7 @@ def legal_entries(ctx: Ctx, side: str) -> list[tuple[str, str]]:
             out = []
     pending_attack = _must_attack(ctx, side)
     legal = legal_info(ctx, side)
+    fags = _fag_support(ctx, side)
     for option in legal.attacks:
         leaders = [u for u in option.units if ctx.d(u).numeric_attack]
         if not leaders:
@@ -170,9 +176,19 @@ def legal_entries(ctx: Ctx, side: str) -> list[tuple[str, str]]:
         few = sorted({leaders[0], *bound})
         if len(few) < len(option.units):
             out.append((f"attack {option.area} {option.group} with {' '.join(few)}", label))
+        support = [f for f in fags if fag_covers(ctx, f, option.area)]
+        if support:  # 15.3: the Russian's Artillery joins his attack
+            out.append((f"attack {option.area} {option.group} with "
+                        f"{' '.join(sorted({*option.units, support[0]}))}",
+                        label + ", with Russian Artillery"))
     if pending_attack:
         # 8.34: units that entered an enemy-occupied Area must attack before 'end'.
         return [entry for entry in out if entry[0].startswith("attack")] or out
+    if imp is None or not (imp.acts or imp.ferried or imp.recrossed):
+        out += [(order, "Opening Bombardment (20.4)") for order in bombard_options(ctx)]
+        out += [(order, "Artillery/Air (15.2, 17.2)") for order in fire_options(ctx, side)]
+        if side == RUSSIAN:
+            out += [(f"refit {f}", "Refit dr 1-2 (15.34)") for f in fags_to_refit(ctx)]
     for uid, reaches in legal.reach.items():
         act = imp.acts.get(uid) if imp else None
         if act is not None and act.entered:
@@ -186,6 +202,13 @@ def legal_entries(ctx: Ctx, side: str) -> list[tuple[str, str]]:
         out += [(order, "") for order in _night_orders(ctx, side)]
     out += [(order, "") for order in _cross_orders(ctx, side)]
     return out
+
+
+def _fag_support(ctx: Ctx, side: str) -> list[str]:
+    """The Russian's Fresh FAG units (15.3)."""
+    if side != RUSSIAN:
+        return []
+    return sorted(u for u in ctx.units_at(BOX) if ctx.d(u).kind == "fag" and ctx.fresh(u))
 
 
 def _setup_orders(ctx: Ctx, side: str) -> list[str]:

@@ -83,9 +83,13 @@ def entry_points(ctx: Ctx, side: str) -> list[str]:
 
 
 def start_units(ctx: Ctx, side: str, uids: Sequence[str], rule: str = "8.11",
-                regroup: bool = False) -> None:
-    """Every unit must belong to the impulse's Area (8.1, 8.11), and be able to act."""
+                regroup: bool = False, firing: bool = False) -> None:
+    """Every unit must belong to the impulse's Area (8.1, 8.11), and be able to act; in an
+    Artillery/Air impulse nothing else acts (15.2)."""
     imp = ctx.impulse
+    if imp.fire_kind is not None and not firing:
+        raise RuleError("15.2", "this impulse is an Artillery/Air attack: no other unit moves "
+                        "or attacks in it")
     for uid in uids:
         act = imp.acts.get(uid)
         if act is None:
@@ -791,7 +795,7 @@ def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
                 best[nxt] = (total, step)
                 ranks[nxt] = new_rank
             key = (nxt, new_left, new_no_double)
-            if not entered and (key not in seen or seen[key] > new_rank):
+            if not nxt_enemy and (key not in seen or seen[key] > new_rank):  # 8.2: stop
                 seen[key] = new_rank
                 heapq.heappush(frontier, (new_rank, nxt, step, new_left, new_no_double))
     return best

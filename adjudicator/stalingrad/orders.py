@@ -19,8 +19,9 @@ from typing import Literal
 
 from pydantic import field_validator
 
+from adjudicator.kernel.errors import NotationError
 from adjudicator.kernel.orders import Order
-from adjudicator.kernel.spec import OrderSpec, Verb
+from adjudicator.kernel.spec import COMMA, Kind, Names, OrderSpec, Verb, plain, resolver
 
 Group = Literal["fresh", "spent", "rubble"]
 Resolver = Callable[[str], str]
@@ -162,6 +163,34 @@ class RollRubble(Order):
     verb: Literal["rubble"] = "rubble"
 
 
+class Refit(Order):
+    """15.34: a Russian impulse spent refitting a Disrupted FAG."""
+
+    verb: Literal["refit"] = "refit"
+    unit: str
+
+    _lower = field_validator("unit")(lambda v: v.lower())
+
+
+class ArtilleryAnswer(Order):
+    """15.3: the Russian adds a FAG to his defense against a German attack, or not."""
+
+    verb: Literal["artillery"] = "artillery"
+    unit: str | None = None  # None: no artillery
+
+    _lower = field_validator("unit")(lambda v: v.lower() if v else v)
+
+
+Strike = tuple[str, str, str]  # (Area, Group or "", unit)
+
+
+class Bombard(Order):
+    """20.4: the Opening Bombardment's predesignated Artillery/Air attacks."""
+
+    verb: Literal["bombard"] = "bombard"
+    strikes: tuple[Strike, ...]
+
+
 def _plain_area(text: str) -> str:
     text = text.strip()
     if len(text) == 1 and text.isalpha():
@@ -175,6 +204,46 @@ def _plain_unit(text: str) -> str:
 
 def _describe(**fields: str) -> dict[str, str]:
     return fields
+
+
+def _read_strikes(words: list[str], names: Names) -> tuple[Strike, ...]:
+    """'35 fresh with g94:arko94, 36 with g:stuka' -> ((35, fresh, g94:arko94), ...)."""
+    area_of = resolver(names, "area", _plain_area)
+    unit_of = resolver(names, "unit", _plain_unit)
+    out: list[Strike] = []
+    segment: list[str] = []
+    for word in [*words, COMMA]:
+        if word != COMMA:
+            segment.append(word)
+            continue
+        if not segment:
+            continue
+        low = [w.lower() for w in segment]
+        cut = next((i for i, w in enumerate(low) if w in ("with", "vs")), None)
+        if cut is None or cut == 0 or cut == len(segment) - 1:
+            raise NotationError(f"{' '.join(segment)!r}: write 'AREA [fresh|spent] with UNIT'")
+        target = segment[:cut]
+        group = ""
+        if target[-1].lower() in ("fresh", "spent"):
+            group = target[-1].lower()
+            target = target[:-1]
+        if not target:
+            raise NotationError("missing Area")
+        for unit in plain(segment[cut + 1:]):
+            out.append((area_of(" ".join(target)), group, unit_of(unit)))
+        segment = []
+    if not out:
+        raise NotationError("name at least one attack: 'AREA [fresh|spent] with UNIT'")
+    return tuple(out)
+
+
+def _write_strikes(strikes: tuple[Strike, ...]) -> str:
+    return ", ".join(f"{area}{' ' + group if group else ''} with {unit}"
+                     for area, group, unit in strikes)
+
+
+STRIKES = Kind("strikes", "ATTACKS", "attacks 'AREA [fresh|spent] with UNIT', separated by "
+               "commas", many=True, read=_read_strikes, write=_write_strikes)
 
 
 SPEC = OrderSpec("stalingrad", [
@@ -242,7 +311,17 @@ SPEC = OrderSpec("stalingrad", [
          ("setup auto",)),
     Verb(RollRubble, ("rubble",), "the German's initial Rubble rolls", ("5.7",),
          ("rubble",)),
-])
+    Verb(Refit, ("refit UNIT",), "spend a Russian impulse refitting a Disrupted FAG",
+         ("15.34",), ("refit r:fag-s",)),
+    Verb(ArtilleryAnswer, ("decide artillery none", "decide artillery UNIT"),
+         "add a FAG to the defense against a German attack, or not", ("15.3", "15.32"),
+         ("decide artillery r:fag-sc", "decide artillery none")),
+    Verb(Bombard, ("bombard ATTACKS:strikes",),
+         "the German's Opening Bombardment: several Artillery/Air attacks, no Area twice",
+         ("20.4",), ("bombard 35 fresh with g94:arko94, 36 with g:stuka",),
+         describe=_describe(strikes="the attacks, 'AREA [fresh|spent] with UNIT', "
+                            "separated by commas")),
+], kinds={"ATTACKS": STRIKES})
 
 #: The usage line of every form (shown in errors and help).
 TEMPLATES = SPEC.usage()

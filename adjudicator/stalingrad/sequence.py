@@ -378,13 +378,14 @@ def close_impulse(ctx: Ctx, dice: Dice) -> None:
             continue
         if act.regroup:
             continue  # 8.27: Regrouping does not increase Disruption
-        if not ctx.d(uid).combat:
-            ctx.disrupt(uid, 1)  # 8.24
-        elif unit.fresh:
-            ctx.disrupt(uid, act.penalty)
-        ctx.event("spent", f"{uid} is Spent (Duration {act.penalty if ctx.d(uid).combat else 1})",
-                  "10.2", unit=uid, duration=act.penalty if ctx.d(uid).combat else 1,
-                  recover=unit.recover)
+        d = ctx.d(uid)
+        if d.kind == "fag":
+            continue  # 15.3: Russian Artillery suffers no Disruption for attacking
+        duration = act.penalty if d.combat or act.attacked else 1  # 8.24, 10.7
+        if not d.combat or unit.fresh:
+            ctx.disrupt(uid, duration)
+        ctx.event("spent", f"{uid} is Spent (Duration {duration})", "10.2", unit=uid,
+                  duration=duration, recover=unit.recover)
     flip = False
     fixed = fixed_day(ctx)
     if side == GERMAN:
@@ -429,6 +430,7 @@ def flip_period(ctx: Ctx, dice: Dice) -> None:
 def dawn(ctx: Ctx, dice: Dice) -> None:
     """6.32: advance the date, remove Duration markers, Spent -> Fresh, then the new
     Game Turn's Reinforcement Phase (6.2)."""
+    from adjudicator.stalingrad.artillery import clear_fag_markers
     from adjudicator.stalingrad.crossing import reinforcement_phase
     from adjudicator.stalingrad.supply import dawn_supply
     from adjudicator.stalingrad.victory import end_of_week
@@ -444,7 +446,8 @@ def dawn(ctx: Ctx, dice: Dice) -> None:
     state.advantage_start = state.advantage
     state.advantage_used = False
     ctx.event("dawn", f"Dawn: {date_label(state.date)}", "6.32", date=state.date)
-    dawn_supply(ctx, dice)  # 12.2, 12.22
+    clear_fag_markers(ctx)  # 15.34
+    dawn_supply(ctx, dice)  # 12.2, 12.22, 15.22
     recovered = 0
     for uid, unit in state.units.items():
         if unit.fresh or unit.loc in (DEAD, POOL, OUT, GONE, REMOVED):

@@ -80,6 +80,8 @@ class Battle(BaseModel):
     area: str
     group: str  # fresh, spent or rubble
     side: str  # attacker
+    kind: str = "combat"  # combat, artillery (an Observer), air (the Stuka), fag, mistaken
+    fags: list[str] = Field(default_factory=list)  # Russian Artillery used (15.3, 15.32)
     attackers: list[str]
     ranged: list[str]  # attackers firing from an adjacent Area (8.31)
     entering: list[str]  # attackers that entered the Area this impulse (8.37)
@@ -119,6 +121,10 @@ class Impulse(BaseModel):
     recrossed: int = 0
     acted: bool = False
     prolonged: bool = False  # the Advantage reset the Impulse marker (9.3)
+    fire_kind: str | None = None  # an Artillery/Air impulse: artillery, air, fag, opening (15.2)
+    fire_area: str | None = None  # the Area German Artillery fires into this impulse (15.2)
+    fired: list[str] = Field(default_factory=list)  # support units that fired this impulse
+    queue: list[list[str]] = Field(default_factory=list)  # Opening Bombardment to come (20.4)
 
 
 class StalingradState(GameState):

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections import deque
 
 from adjudicator.kernel.dice import Dice
+from adjudicator.stalingrad.artillery import remove_observer, return_observers
 from adjudicator.stalingrad.board import GERMAN, RUSSIAN, SIDES, Board, other
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.sequence import offer_reroll
@@ -146,7 +147,7 @@ def dawn_supply(ctx: Ctx, dice: Dice) -> None:
             if ctx.d(uid).combat:
                 ctx.eliminate(uid, "12.22", "Attrition")
             else:
-                remove_observer(ctx, uid, "12.22")
+                remove_observer(ctx, uid, "12.22")  # 15.22
     for uid in sorted(u for u, ok in supplied.items() if not ok):
         unit = state.units[uid]
         if unit.loc in OFF_MAP:
@@ -161,18 +162,7 @@ def dawn_supply(ctx: Ctx, dice: Dice) -> None:
         ctx.event("isolation", f"{len(deeper)} unit(s) still out of supply: Isolation -2 "
                   f"({', '.join(deeper)})", "12.2", units=deeper, level=2)
     ctx.changed()
-
-
-def remove_observer(ctx: Ctx, uid: str, rule: str) -> None:
-    """15.22, 8.3556: an Observer eliminated by isolation or left alone with the enemy is
-    removed; it returns at the next Dawn (Fresh or Spent as it was)."""
-    from adjudicator.stalingrad.state import REMOVED
-
-    area = ctx.loc(uid)
-    ctx.place(uid, REMOVED)
-    ctx.state.units[uid].isolation = 0
-    ctx.event("observer-removed", f"{uid} is removed from {ctx.name(area)}; it returns at the "
-              "next Dawn", rule, unit=uid, area=area)
+    return_observers(ctx, supplied)  # 15.22
 
 
 def german_vp_reach(board: Board, state: StalingradState) -> set[str]:

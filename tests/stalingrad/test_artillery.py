@@ -1,0 +1,99 @@
+"""Artillery and the Luftwaffe on the shipped pack (15, 17): Observer ranges, strengths by
+date, and every listed Artillery/Air order accepted."""
+
+from __future__ import annotations
+
+import pytest
+
+from adjudicator.kernel.dice import CommittedDice, FixedDice
+from adjudicator.kernel.errors import RuleError
+from adjudicator.stalingrad.artillery import observer_targets, strength
+from adjudicator.stalingrad.board import parse_date_code
+from adjudicator.stalingrad.context import Ctx
+from adjudicator.stalingrad.game import StalingradGame
+from adjudicator.stalingrad.state import StalingradState
+
+GAME = StalingradGame()
+pytestmark = pytest.mark.skipif(not GAME.has_pack(), reason="needs the shipped data pack")
+
+
+def played() -> StalingradState:
+    state = GAME.setup("historical")
+    for side in ("german", "russian"):
+        state = GAME.apply_text(state, side, "standing advantage never", FixedDice()).state
+    return GAME.apply_text(state, "german", "rubble", FixedDice([1] * 8)).state
+
+
+def test_hill_102_reaches_42_53_68_not_43_52_15_212() -> None:
+    state = played()
+    ctx = Ctx(GAME.board_for(state), state)
+    observer = next(u for u, d in ctx.board.units.items() if d.kind == "artillery")
+    state.units[observer].loc = "56"
+    for uid, unit in state.units.items():  # no friendly units in the way
+        if uid != observer and unit.loc in ("42", "53", "68", "43", "52") \
+                and ctx.board.units[uid].side == "german":
+            unit.loc = "pool"
+    ctx = Ctx(GAME.board_for(state), state)
+    targets = set(observer_targets(ctx, observer))
+    assert {"42", "53", "68"} <= targets
+    assert not {"43", "52"} & targets
+    state.units[observer].loc = "23"  # Hill 126.3: two Areas
+    ctx = Ctx(GAME.board_for(state), state)
+    from adjudicator.stalingrad.data import load_pack
+
+    within = load_pack().within(23, 2)
+    targets = set(observer_targets(ctx, observer))
+    assert targets and targets <= within and "13" not in targets
+
+
+@pytest.mark.parametrize(("date", "fag", "stuka"), [
+    ("S26", 1, 8), ("S27", 2, 5), ("O13", 2, 5), ("O14", 2, 9), ("O31", 2, 9), ("N1", 3, 9)])
+def test_strengths_by_date_15_3_17_23(date: str, fag: str, stuka: int) -> None:
+    state = played().model_copy(update={"date": parse_date_code(date)})
+    ctx = Ctx(GAME.board_for(state), state)
+    assert strength(ctx, "r:fag-s") == fag
+    assert strength(ctx, "g:stuka") == stuka
+
+
+def test_observer_day_and_night_factors_15_24() -> None:
+    state = played()
+    ctx = Ctx(GAME.board_for(state), state)
+    observer = "g94:arko94"
+    assert strength(ctx, observer) == 6
+    night = state.model_copy(update={"day": False})
+    assert strength(Ctx(GAME.board_for(night), night), observer) == 4
+
+
+def test_every_listed_artillery_and_air_order_is_accepted() -> None:
+    """The legal list offers the Opening Bombardment, Observer and Stuka attacks on the
+    historical setup; each is accepted (only its dice may go badly)."""
+    state = played()
+    legal = GAME.legal_orders(state, "german")
+    fire = [o for o in legal if o.startswith("bombard")
+            or (o.startswith("attack") and ("arko" in o or "stuka" in o))]
+    assert any(o.startswith("bombard") for o in fire)
+    assert any("g:stuka" in o for o in fire)
+    dice = CommittedDice(b"artillery".ljust(32, b"."), "artillery")
+    for order in fire[:40]:
+        try:
+            GAME.apply_text(state, "german", order, dice)
+        except RuleError as error:
+            raise AssertionError(f"listed but refused: {order!r}: {error}") from error
+
+
+def test_the_russian_is_asked_about_his_artillery_and_may_refuse_15_3() -> None:
+    state = played()
+    state = GAME.apply_text(state, "german", "pass", FixedDice()).state  # Sept 13: no DR
+    state = GAME.apply_text(state, "russian", "pass", FixedDice()).state
+    legal = GAME.legal_orders(state, "german")
+    attack = next(o for o in legal if o.startswith("attack") and "arko" not in o
+                  and "stuka" not in o)
+    outcome = GAME.apply_text(state, "german", attack, FixedDice())
+    pending = outcome.state.pending
+    if pending is None or pending.kind != "artillery":
+        pytest.skip("no FAG covers the first listed attack")
+    assert pending.side == "russian"
+    assert "decide artillery none" in pending.option_orders()
+    after = GAME.apply_text(outcome.state, "russian", "decide artillery none",
+                            FixedDice([3, 3, 3, 3]))
+    assert not any(e.kind == "counter-battery" for e in after.events)
