@@ -38,6 +38,7 @@ from adjudicator.stalingrad.movement import (
     start_units,
 )
 from adjudicator.stalingrad.orders import Attack, Casualties, Notation, Overflow
+from adjudicator.stalingrad.replacements import after_bombardment
 from adjudicator.stalingrad.sequence import after_attack_roll, offer_reroll
 from adjudicator.stalingrad.state import BOX, DEAD, EAST, Act, Battle
 
@@ -243,7 +244,7 @@ def attack_mf(ctx: Ctx, uid: str, area: str, group: str) -> tuple[int, int]:
     used = origin_wait_mf(ctx, act) if ctx.loc(uid) != area else act.mf
     # 8.34: the entrance paid the first attack; 14.6: so it pays an Engineer's Rubble
     # attack in the Area it just entered, even with no enemy unit there.
-    first = (act.must_attack and act.entered == area) or (
+    first = (act.must_attack and act.entered == area and not act.placed) or (
         group == "rubble" and act.entry_paid == area)
     return used, 0 if first else attack_cost(ctx, area, group)
 
@@ -492,11 +493,12 @@ def create_rubble(ctx: Ctx, battle: Battle) -> None:
     German Attack DR plus the TEM reaches the pack's threshold (13), never past Rubble 2."""
     constants = ctx.board.tables.constants
     tem = ctx.board.area(battle.area).tem
-    if battle.attack_dr + tem < constants.rubble_creation_threshold:
-        return
     state = ctx.state
     level = state.rubble.get(battle.area, 0)
-    if level >= constants.max_rubble:
+    made = battle.attack_dr + tem >= constants.rubble_creation_threshold \
+        and level < constants.max_rubble
+    after_bombardment(ctx, battle.area, battle.attack_dr, level, level + 1 if made else level)
+    if not made:
         return
     state.rubble[battle.area] = level + 1
     ctx.event("rubble", f"the bombardment creates Rubble {level + 1} in "

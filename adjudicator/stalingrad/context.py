@@ -190,6 +190,9 @@ class Ctx:
             self.state.control[key] = owner
             self.event("control", f"{self.board.area(key).label} is now {owner}-controlled",
                        "7.3", area=key, side=owner)
+            from adjudicator.stalingrad.replacements import after_control
+
+            after_control(self, key, owner)  # 13.2
 
     def name(self, key: str) -> str:
         info = self.board.areas.get(key)

@@ -24,6 +24,7 @@ from adjudicator.stalingrad import (
     combat,
     crossing,
     movement,
+    replacements,
     sequence,
     setup,
 )
@@ -59,6 +60,7 @@ from adjudicator.stalingrad.orders import (
     Refit,
     Regroup,
     Reinforce,
+    Replace,
     RetreatTo,
     RollRubble,
     Setup,
@@ -66,7 +68,7 @@ from adjudicator.stalingrad.orders import (
     SetupDone,
     Tie,
 )
-from adjudicator.stalingrad.state import StalingradState, UnitState
+from adjudicator.stalingrad.state import Replacements, StalingradState, UnitState
 from adjudicator.stalingrad.views import StalingradView, board_text, build_view
 
 #: Orders whose procedure may roll a DR/dr other than an attack's (9.4): Rubble Entrance,
@@ -359,6 +361,8 @@ class StalingradGame(Game[StalingradState]):
                 bombardment.do_bombard(ctx, side, order, dice)
             case Refit():
                 artillery.do_refit(ctx, side, order.unit, dice)
+            case Replace():
+                replacements.do_replace(ctx, side, order.units, order.area)
             case Infiltrate():
                 movement.do_infiltrate(ctx, side, order, dice)
             case Fortify():
@@ -559,6 +563,8 @@ def case_state(game: StalingradGame, position: Mapping[str, Any]) -> StalingradS
                                      recover=recover,
                                      marker=bool(spec.get("marker", int(duration or 1) > 1)),
                                      isolation=int(spec.get("isolation", 0)))
+    if "replacements" in position:
+        state.replacements = Replacements.model_validate(dict(position["replacements"]))
     for side, policies in position.get("standing", {}).items():
         state.standing[str(side)] = {str(k): str(v) for k, v in policies.items()}
     return state
@@ -566,7 +572,7 @@ def case_state(game: StalingradGame, position: Mapping[str, Any]) -> StalingradS
 
 CHECK_KEYS = {"unit", "area", "fresh", "alive", "duration", "mf", "control", "rubble", "date",
               "day", "box", "turn", "advantage", "advantage_used", "units_in", "done",
-              "isolation"}
+              "isolation", "replacements"}
 
 
 def case_check(board: Board, state: StalingradState, expect: Mapping[str, Any]) -> list[str]:
@@ -603,6 +609,12 @@ def case_check(board: Board, state: StalingradState, expect: Mapping[str, Any]) 
     for key, side in dict(expect.get("control", {})).items():
         if state.control.get(str(key)) != side:
             failures.append(f"control of {key}: {state.control.get(str(key))}, expected {side}")
+    record = state.replacements
+    have = {"earned": record.earned, "spent": record.spent, "stopped": record.stopped,
+            "available": 0 if record.stopped else record.earned - record.spent}
+    for key, value in dict(expect.get("replacements", {})).items():
+        if have.get(str(key)) != value:
+            failures.append(f"Armor replacements {key}: {have.get(str(key))}, expected {value}")
     for key, level in dict(expect.get("rubble", {})).items():
         if state.rubble.get(str(key), 0) != level:
             failures.append(f"Rubble in {key}: {state.rubble.get(str(key), 0)}, expected {level}")

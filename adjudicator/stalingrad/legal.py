@@ -22,6 +22,7 @@ from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.crossing import BREAKTHROUGH, breakthrough_open
 from adjudicator.stalingrad.movement import base_mf, reachable, regroup_error
 from adjudicator.stalingrad.orders import Cross, Move, Notation, Regroup
+from adjudicator.stalingrad.replacements import replace_options
 from adjudicator.stalingrad.sequence import check_end
 from adjudicator.stalingrad.setup import (
     matches,
@@ -189,6 +190,7 @@ def legal_entries(ctx: Ctx, side: str) -> list[tuple[str, str]]:
         out += [(order, "Artillery/Air (15.2, 17.2)") for order in fire_options(ctx, side)]
         if side == RUSSIAN:
             out += [(f"refit {f}", "Refit dr 1-2 (15.34)") for f in fags_to_refit(ctx)]
+            out += [(order, "Armor replacement (13.3)") for order in replace_options(ctx, side)]
     for uid, reaches in legal.reach.items():
         act = imp.acts.get(uid) if imp else None
         if act is not None and act.entered:

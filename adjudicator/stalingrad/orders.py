@@ -163,6 +163,16 @@ class RollRubble(Order):
     verb: Literal["rubble"] = "rubble"
 
 
+class Replace(Order):
+    """13.3: eliminated Russian Armor units placed in Area 70 for replacement factors."""
+
+    verb: Literal["replace"] = "replace"
+    units: tuple[str, ...]
+    area: str
+
+    _sort = field_validator("units")(_units)
+
+
 class Refit(Order):
     """15.34: a Russian impulse spent refitting a Disrupted FAG."""
 
@@ -311,6 +321,10 @@ SPEC = OrderSpec("stalingrad", [
          ("setup auto",)),
     Verb(RollRubble, ("rubble",), "the German's initial Rubble rolls", ("5.7",),
          ("rubble",)),
+    Verb(Replace, ("replace UNITS in|to|into AREA",),
+         "place eliminated Russian Armor in Area 70 for Armor replacement factors",
+         ("13.2", "13.3"), ("replace r:tank1 in 70",),
+         describe=_describe(area="the Tractor Works (Area 70)")),
     Verb(Refit, ("refit UNIT",), "spend a Russian impulse refitting a Disrupted FAG",
          ("15.34",), ("refit r:fag-s",)),
     Verb(ArtilleryAnswer, ("decide artillery none", "decide artillery UNIT"),

@@ -432,6 +432,7 @@ def dawn(ctx: Ctx, dice: Dice) -> None:
     Game Turn's Reinforcement Phase (6.2)."""
     from adjudicator.stalingrad.artillery import clear_fag_markers
     from adjudicator.stalingrad.crossing import reinforcement_phase
+    from adjudicator.stalingrad.replacements import earn
     from adjudicator.stalingrad.supply import dawn_supply
     from adjudicator.stalingrad.victory import end_of_week
 
@@ -448,6 +449,7 @@ def dawn(ctx: Ctx, dice: Dice) -> None:
     ctx.event("dawn", f"Dawn: {date_label(state.date)}", "6.32", date=state.date)
     clear_fag_markers(ctx)  # 15.34
     dawn_supply(ctx, dice)  # 12.2, 12.22, 15.22
+    earn(ctx)  # 13.2
     recovered = 0
     for uid, unit in state.units.items():
         if unit.fresh or unit.loc in (DEAD, POOL, OUT, GONE, REMOVED):

@@ -21,6 +21,7 @@ from adjudicator.stalingrad.board import (
 )
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.orders import Setup
+from adjudicator.stalingrad.replacements import earn
 from adjudicator.stalingrad.sequence import offer_reroll
 from adjudicator.stalingrad.state import (
     BOX,
@@ -349,3 +350,4 @@ def do_rubble(ctx: Ctx, dice: Dice) -> None:
     state.phase = "play"
     state.turn = GERMAN
     ctx.event("start", "the game begins: German impulse 1 of September 13", "6.1")
+    earn(ctx)  # 13.2: September 13 counts

@@ -59,6 +59,7 @@ class Act(BaseModel):
     done: bool = False
     stop: tuple[str, str] | None = None  # (rule, why) when something ended its action
     entry_paid: str | None = None  # Area whose entrance cost pays the first attack (8.34, 14.6)
+    placed: bool = False  # an Armor replacement placed this impulse (13.3)
     doubled: bool = False  # used doubled MF (8.25, 8.26)
     left_enemy: bool = False  # left an enemy-occupied Area (8.25, 8.26)
     no_double: bool = False  # motorized unit entered an enemy-controlled/Rubbled Area (8.26)
@@ -127,6 +128,17 @@ class Impulse(BaseModel):
     queue: list[list[str]] = Field(default_factory=list)  # Opening Bombardment to come (20.4)
 
 
+class Replacements(BaseModel):
+    """13.2: the side record of Armor replacement factors earned and spent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    earned: int = 0
+    spent: int = 0
+    stopped: bool = False
+    reason: str = ""
+
+
 class StalingradState(GameState):
     game: str = "stalingrad"
     scenario: str = "basic"
@@ -152,6 +164,7 @@ class StalingradState(GameState):
     artillery: dict[str, int] = Field(default_factory=dict)  # part 2 hook (15.3)
     options: dict[str, Any] = Field(default_factory=dict)
     eliminated: dict[str, int] = Field(default_factory=lambda: {"german": 0, "russian": 0})
+    replacements: Replacements = Field(default_factory=Replacements)  # 13.2
     last_action: LastAction | None = None  # what the last impulse did (last_action.py)
 
     def copy_for_apply(self) -> Self:

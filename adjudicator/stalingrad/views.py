@@ -66,6 +66,8 @@ class StalingradView(View):
     vp: int = 0  # the German's Victory Points now (19.1)
     vp_areas: list[str] = Field(default_factory=list)  # the VP Areas/Zones he controls
     vp_total: int = 0  # every VP on this scenario's map
+    #: 13.2: the Armor replacement record: earned, spent, available, stopped
+    armor_replacements: dict[str, int | bool] = Field(default_factory=dict)
 
 
 def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> StalingradView:
@@ -98,6 +100,11 @@ def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> 
         eliminated=dict(state.eliminated),
         last_action=for_viewer(state.last_action, viewer),
         vp=vp, vp_areas=vp_areas, vp_total=sum(a.vp for a in board.areas.values()),
+        armor_replacements={
+            "earned": state.replacements.earned, "spent": state.replacements.spent,
+            "available": 0 if state.replacements.stopped else
+            state.replacements.earned - state.replacements.spent,
+            "stopped": state.replacements.stopped},
     )
 
 
