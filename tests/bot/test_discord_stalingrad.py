@@ -124,6 +124,8 @@ async def test_basic_game_opening_through_discord(
     standing = await h.slash(gerd, thread, "game standing", kind="advantage", policy="never")
     assert standing.ephemeral and "standing advantage never" in standing
     assert len(fake.public_messages()) == count
+    # The Russian keeps his Artillery out of the defense (15.3) so the attack below rolls at once.
+    await h.slash(sasha, thread, "game standing", kind="artillery", policy="never")
     applied(await h.slash(gerd, thread, "stalingrad rubble"))
     assert "the game begins: German impulse 1 of September 13" in last().content
     assert "initial Rubble dr" in last().content or "Rubble" in last().content
