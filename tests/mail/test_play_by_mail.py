@@ -119,7 +119,9 @@ def test_stalingrad_opening_with_a_decision_answered_by_mail(table: Table) -> No
     gm, gerd, sasha, _game_id = seat_everyone(table, "stalingrad", "basic",
                                              ("german", "russian"))
     reply = table.reply_to(sasha, table.send(sasha, "\n".join([*setup_lines("russian"),
-                                                               "setup done"])))
+                                                               "setup done",
+                                                               # no Artillery question (15.3)
+                                                               "standing artillery never"])))
     assert "russian has finished setting up" in reply.text, reply.text[-2000:]
     reply = table.reply_to(gerd, table.send(gerd, "\n".join([*setup_lines("german"),
                                                              "setup done",
