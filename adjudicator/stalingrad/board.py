@@ -240,8 +240,9 @@ def unit_def_from_spec(spec: Mapping[str, Any]) -> UnitDef:
         data["attack"] = None if data["attack"] == "*" else int(data["attack"])
     if "spent_defense" not in data:
         data["spent_defense"] = data.get("defense", 0)
-    if isinstance(data.get("arrival"), str):
-        data["arrival"] = parse_date_code(data["arrival"])
+    for key in ("arrival", "withdrawal"):
+        if isinstance(data.get(key), str):
+            data[key] = parse_date_code(data[key])
     if isinstance(data.get("setup"), str):
         data["setup"] = (data["setup"],)
     for key in ("parent", "regiment", "historical"):

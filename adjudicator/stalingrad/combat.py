@@ -40,7 +40,7 @@ from adjudicator.stalingrad.movement import (
 from adjudicator.stalingrad.orders import Attack, Casualties, Notation, Overflow
 from adjudicator.stalingrad.replacements import after_bombardment
 from adjudicator.stalingrad.sequence import after_attack_roll, offer_reroll
-from adjudicator.stalingrad.state import BOX, DEAD, EAST, Act, Battle
+from adjudicator.stalingrad.state import BOX, DEAD, EAST, OFFBOARD, Act, Battle
 
 FMT = Notation.format
 
@@ -88,6 +88,10 @@ def _regimental_integrity(s: Spec) -> int:
 
 
 def _parents(s: Spec) -> int:
+    imp = s.ctx.state.impulse
+    if imp is not None and any(u in s.ctx.state.sixty_fourth and u in imp.acts
+                               and imp.acts[u].start == OFFBOARD for u in s.attackers):
+        return 0  # 21.3: suspended in the impulse the 64th Army's units enter
     parents = {s.ctx.d(u).parent for u in s.attackers if s.ctx.d(u).parent}
     return -max(0, len(parents) - 1)
 

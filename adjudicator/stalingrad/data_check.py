@@ -442,9 +442,9 @@ def check_scenarios(
             for c in side.colours or ():
                 if c not in colours:
                     msgs.append(f"{rec}: {side_name} colour {c} is on no Area ID")
-            for z in side.entry_zones or ():
-                if z not in zones:
-                    msgs.append(f"{rec}: {side_name} entry Zone {z} does not exist")
+            for z in side.entry_zones or ():  # Zones, or Areas (21.3: "Zones A, B, C or Area 30")
+                if (z.isdigit() and int(z) not in areas) or (not z.isdigit() and z not in zones):
+                    msgs.append(f"{rec}: {side_name} entry point {z} does not exist")
             for p in side.placements:
                 if (p.area.isdigit() and int(p.area) not in areas) or (
                     not p.area.isdigit() and p.area not in zones

@@ -738,6 +738,13 @@ class Artillery(Record):
     counter_battery_always: int = Field(ge=0, le=6)
 
 
+class Withdrawal(Record):
+    """21.3: the Russian's compensation for a German unit not withdrawn."""
+
+    compensation_units: int = Field(ge=1)
+    compensation_factor: int = Field(ge=1)
+
+
 class Tables(BaseModel):
     """tables.toml."""
 
@@ -755,6 +762,7 @@ class Tables(BaseModel):
     isolation: Isolation
     duration_markers: DurationMarkers
     artillery: Artillery
+    withdrawal: Withdrawal
 
 
 # ----------------------------------------------------------------------------- scenarios
@@ -778,7 +786,8 @@ class SideSetup(BaseModel):
     colours: tuple[str, ...] | None = None  # None: every starting unit
     fag: tuple[QuadrantKey, ...] | None = None  # None: all four FAG units
     placements: tuple[Placement, ...] = ()
-    entry_zones: tuple[str, ...] | None = None  # None: the rulebook's (6.2, 18.2, 18.3)
+    entry_zones: tuple[str, ...] | None = None  # None: the rulebook's (6.2, 18.2, 18.3); Zones
+    # or Areas where units kept off the board enter (the Russian 64th Army's A, B, C, 30: 21.3)
 
 
 class OptionRef(BaseModel):

@@ -27,6 +27,7 @@ from adjudicator.stalingrad import (
     replacements,
     sequence,
     setup,
+    withdrawals,
 )
 from adjudicator.stalingrad.board import (
     GERMAN,
@@ -56,6 +57,7 @@ from adjudicator.stalingrad.orders import (
     Notation,
     Overflow,
     Pass,
+    Recreate,
     Recross,
     Refit,
     Regroup,
@@ -103,6 +105,9 @@ STANDING_POLICIES = tuple(StandingPolicy(kind=kind, policy=policy, description=d
     ("artillery", "always",
      "add a Fresh FAG of the Quadrant to every defense against a German attack (the default)"),
     ("artillery", "never", "never add Russian Artillery to a defense"),
+    ("withdrawals", "withdraw",
+     "withdraw the German units due to leave on their dates (21.3, the default)"),
+    ("withdrawals", "keep", "keep them in play; the Russian is compensated (21.3)"),
     ("reinforcements", "first-zone",
      "place German reinforcements in the first friendly Zone of C-F (the default)"),
     ("reinforcements", "delay", "keep German reinforcements off the board"),
@@ -363,6 +368,8 @@ class StalingradGame(Game[StalingradState]):
                 artillery.do_refit(ctx, side, order.unit, dice)
             case Replace():
                 replacements.do_replace(ctx, side, order.units, order.area)
+            case Recreate():
+                withdrawals.do_recreate(ctx, side, order.units)
             case Infiltrate():
                 movement.do_infiltrate(ctx, side, order, dice)
             case Fortify():

@@ -32,6 +32,7 @@ from adjudicator.stalingrad.setup import (
     setup_units,
 )
 from adjudicator.stalingrad.state import BOX, DEAD, EAST, OFF_MAP, OFFBOARD, OUT, POOL
+from adjudicator.stalingrad.withdrawals import recreate_options
 
 FMT = Notation.format
 MAX_ORDERS = 400
@@ -191,6 +192,7 @@ def legal_entries(ctx: Ctx, side: str) -> list[tuple[str, str]]:
         if side == RUSSIAN:
             out += [(f"refit {f}", "Refit dr 1-2 (15.34)") for f in fags_to_refit(ctx)]
             out += [(order, "Armor replacement (13.3)") for order in replace_options(ctx, side)]
+            out += [(order, "64th Army (21.3)") for order in recreate_options(ctx, side)]
     for uid, reaches in legal.reach.items():
         act = imp.acts.get(uid) if imp else None
         if act is not None and act.entered:

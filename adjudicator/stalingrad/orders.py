@@ -173,6 +173,15 @@ class Replace(Order):
     _sort = field_validator("units")(_units)
 
 
+class Recreate(Order):
+    """21.3: eliminated Russian units recreated for the 64th Army (compensation)."""
+
+    verb: Literal["recreate"] = "recreate"
+    units: tuple[str, ...]
+
+    _sort = field_validator("units")(_units)
+
+
 class Refit(Order):
     """15.34: a Russian impulse spent refitting a Disrupted FAG."""
 
@@ -325,6 +334,9 @@ SPEC = OrderSpec("stalingrad", [
          "place eliminated Russian Armor in Area 70 for Armor replacement factors",
          ("13.2", "13.3"), ("replace r:tank1 in 70",),
          describe=_describe(area="the Tractor Works (Area 70)")),
+    Verb(Recreate, ("recreate UNITS",),
+         "recreate eliminated Russian units for the 64th Army, compensation for a German "
+         "unit not withdrawn", ("21.3",), ("recreate r13g:i/39 r13g:ii/39",)),
     Verb(Refit, ("refit UNIT",), "spend a Russian impulse refitting a Disrupted FAG",
          ("15.34",), ("refit r:fag-s",)),
     Verb(ArtilleryAnswer, ("decide artillery none", "decide artillery UNIT"),

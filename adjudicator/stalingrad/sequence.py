@@ -435,6 +435,7 @@ def dawn(ctx: Ctx, dice: Dice) -> None:
     from adjudicator.stalingrad.replacements import earn
     from adjudicator.stalingrad.supply import dawn_supply
     from adjudicator.stalingrad.victory import end_of_week
+    from adjudicator.stalingrad.withdrawals import withdrawal_phase
 
     state = ctx.state
     state.day = True
@@ -448,6 +449,7 @@ def dawn(ctx: Ctx, dice: Dice) -> None:
     state.advantage_used = False
     ctx.event("dawn", f"Dawn: {date_label(state.date)}", "6.32", date=state.date)
     clear_fag_markers(ctx)  # 15.34
+    withdrawal_phase(ctx)  # 21.3: before the Dawn of their date
     dawn_supply(ctx, dice)  # 12.2, 12.22, 15.22
     earn(ctx)  # 13.2
     recovered = 0

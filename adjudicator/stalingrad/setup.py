@@ -110,7 +110,8 @@ def scenario_settings(full: Board, spec: Any) -> dict[str, Any]:
         settings["reinforcement_max_dr"] = spec.reinforcement_max_dr
     if spec.german.entry_zones:
         settings["entry_zones"] = list(spec.german.entry_zones)
-    entering = sorted({p.area for p in spec.russian.placements if p.when == "any_impulse"})
+    entering = sorted({p.area for p in spec.russian.placements if p.when == "any_impulse"}
+                      | set(spec.russian.entry_zones or ()))  # the Sawmill's 2; 21.3
     if entering:
         settings["russian_entry"] = entering
     if spec.luftwaffe_days != "all":

@@ -165,6 +165,9 @@ class StalingradState(GameState):
     options: dict[str, Any] = Field(default_factory=dict)
     eliminated: dict[str, int] = Field(default_factory=lambda: {"german": 0, "russian": 0})
     replacements: Replacements = Field(default_factory=Replacements)  # 13.2
+    withdraw_later: list[str] = Field(default_factory=list)  # isolated, due to leave (21.3)
+    compensation: list[int] = Field(default_factory=list)  # 21.3: Attack Factor budgets
+    sixty_fourth: list[str] = Field(default_factory=list)  # 21.3: recreated for the 64th Army
     last_action: LastAction | None = None  # what the last impulse did (last_action.py)
 
     def copy_for_apply(self) -> Self:

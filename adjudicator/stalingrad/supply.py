@@ -35,6 +35,7 @@ from adjudicator.stalingrad.board import GERMAN, RUSSIAN, SIDES, Board, other
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.sequence import offer_reroll
 from adjudicator.stalingrad.state import OFF_MAP, StalingradState
+from adjudicator.stalingrad.withdrawals import relieved as after_relief
 
 
 def border_sources(state: StalingradState, side: str) -> set[str]:
@@ -113,6 +114,7 @@ def dawn_supply(ctx: Ctx, dice: Dice) -> None:
             if unit.isolation:
                 unit.isolation = 0
                 relieved.append(uid)
+                after_relief(ctx, uid)  # 21.3
             continue
         # 12.22: Duration markers stay while isolated, until their colour comes round.
         if not unit.fresh and unit.recover is not None and unit.recover <= state.date:
