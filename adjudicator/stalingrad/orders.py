@@ -332,11 +332,11 @@ SPEC = OrderSpec("stalingrad", [
          ("rubble",)),
     Verb(Replace, ("replace UNITS in|to|into AREA",),
          "place eliminated Russian Armor in Area 70 for Armor replacement factors",
-         ("13.2", "13.3"), ("replace r:tank1 in 70",),
+         ("13.2", "13.3"), ("replace r23tc:27tb in 70",),
          describe=_describe(area="the Tractor Works (Area 70)")),
     Verb(Recreate, ("recreate UNITS",),
          "recreate eliminated Russian units for the 64th Army, compensation for a German "
-         "unit not withdrawn", ("21.3",), ("recreate r13g:i/39 r13g:ii/39",)),
+         "unit not withdrawn", ("21.3",), ("recreate r35g:i/100 r35g:ii/100",)),
     Verb(Refit, ("refit UNIT",), "spend a Russian impulse refitting a Disrupted FAG",
          ("15.34",), ("refit r:fag-s",)),
     Verb(ArtilleryAnswer, ("decide artillery none", "decide artillery UNIT"),
