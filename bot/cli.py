@@ -8,22 +8,47 @@ runs, so ``umpire --help`` does not load them.
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperGroup
+from typer.exceptions import TyperException
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from adjudicator.kernel.game import Game
 
+
+class _OneLineErrors(TyperGroup):
+    """Any error a command meets (a damaged database, an unreadable file, a defect) ends it
+    with one line on stderr and exit status 1, never a traceback ($UMPIRE_DEBUG=1 shows
+    it)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, TyperException):
+            raise
+        except Exception as error:
+            if os.environ.get("UMPIRE_DEBUG"):
+                raise
+            text = " ".join(str(error).split()) or type(error).__name__
+            print(f"umpire: {text[:300]}", file=sys.stderr)
+            raise typer.Exit(1) from None
+
+
 app = typer.Typer(help="Umpire: a neutral referee for board wargames.", no_args_is_help=True,
-                  rich_markup_mode=None, pretty_exceptions_enable=False)
+                  rich_markup_mode=None, pretty_exceptions_enable=False, cls=_OneLineErrors)
 data_app = typer.Typer(help="Data packs: validate a replacement pack, show a pack's contents.",
                        no_args_is_help=True)
 app.add_typer(data_app, name="data")
+db_app = typer.Typer(help="The database file: check it.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
 
 
 @cache
@@ -358,6 +383,26 @@ def import_game(
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(code=1) from error
     console.print(f"imported as game {game_id}", highlight=False)
+
+
+@db_app.command("check")
+def db_check(db: DbOption = None) -> None:
+    """Check the database: SQLite's integrity check, the schema, and every game — its
+    columns, every snapshot, and its whole log replayed from the start (state hashes,
+    events, forced dice). One line per problem; exit status 1 if there is any."""
+    from bot.dbcheck import check_database
+    from bot.store import default_db_path
+
+    path = default_db_path(db)
+    if not path.exists():
+        console.print(f"{path}: no such database file", markup=False)
+        raise typer.Exit(code=1)
+    report = check_database(path)
+    for line in report.problems:
+        console.print(f"  - {line}", markup=False, highlight=False, soft_wrap=True)
+    console.print(report.summary(), markup=False, highlight=False, soft_wrap=True)
+    if report.problems:
+        raise typer.Exit(code=1)
 
 
 def _stored_game(game_id: str, db: Path | None) -> tuple[Any, Any, list[dict[str, Any]]]:

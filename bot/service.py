@@ -66,7 +66,16 @@ from bot.messages import (
 )
 from bot.overrides import ForceDice, Override, apply_override, parse_override
 from bot.records import FORMAT, entropy_digest, export_lines, redact_contacts
-from bot.store import DuplicateKey, NewAction, SequenceConflict, Snapshot, Store, loads
+from bot.store import (
+    Busy,
+    DuplicateKey,
+    NewAction,
+    SequenceConflict,
+    Snapshot,
+    Store,
+    StoreError,
+    loads,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -270,10 +279,13 @@ class GameService:
         snapshot_on_side_change: bool = True,
         outage_after: float = 600.0,
         state_cache_bytes: int = DEFAULT_STATE_BUDGET,
+        busy_budget: float = 30.0,
     ) -> None:
         """``state_cache_bytes``: the memory budget of the states kept between requests
         (estimated, see :mod:`bot.caches`); past it the least recently used game's state is
-        dropped and rebuilt from its snapshot when next needed."""
+        dropped and rebuilt from its snapshot when next needed. ``busy_budget``: seconds an
+        order may wait, retrying, for a file another process holds ("database is locked")
+        before it is refused as busy."""
         self.store = store
         self.clock = clock
         self.dice_factory = dice_factory
@@ -281,6 +293,7 @@ class GameService:
         self.snapshot_every = snapshot_every
         self.snapshot_on_side_change = snapshot_on_side_change
         self.outage_after = outage_after
+        self.busy_budget = busy_budget
         self._locks = GameLocks()
         self._cache: StateCache[_Cached] = StateCache(state_cache_bytes)
         self._rules: dict[tuple[str, str | None], Game[Any]] = {}
@@ -1039,16 +1052,7 @@ class GameService:
         return self._state_at(ctx, to_seq), reverted
 
     def _state_at(self, ctx: Loaded, seq: int) -> GameState:
-        snapshot = self.store.latest_snapshot(ctx.id, upto=seq)
-        if snapshot is None:
-            raise ServiceError(f"game {ctx.id} has no starting snapshot")
-        state = ctx.game.load_state(snapshot.state)
-        rows = self.store.actions(ctx.id, active_only=True, after=snapshot.seq, upto=seq)
-        try:
-            return replay_chain(ctx.game, state, rows)
-        except ReplayError as error:
-            raise ServiceError(f"the stored history of {ctx.id} does not replay: {error}"
-                               ) from error
+        return self._rebuild(ctx.id, ctx.row, ctx.game, seq)[0]
 
     def _rollback_plan(self, ctx: Loaded, actor: str, to_seq: int, target: GameState,
                        reverted: Sequence[Mapping[str, Any]], notice: Event | list[Event],
@@ -1236,45 +1240,66 @@ class GameService:
         key is refused; another actor's key of the same text is another key.
         """
         fingerprint = _fingerprint(request)
+        deadline = time.monotonic() + self.busy_budget
+        pause = 0.02
+        conflicts = 0
         try:
             with self._lock(game_id):
-                for _attempt in range(MAX_ATTEMPTS):
-                    if key is not None:
-                        first = self.store.idempotent_result(game_id, actor, key)
-                        if first is not None:
-                            return self._replayed(game_id, *first, fingerprint)
-                    ctx = self._load(game_id)
-                    planned = make_plan(ctx)
-                    if isinstance(planned, SubmitResult):
-                        return planned
-                    self._reopen(ctx, planned)
-                    result = self._result(ctx, planned)
-                    fields = self._fields(ctx, planned)
-                    snapshots = self._snapshots(ctx, planned)
-                    idem = ((key, actor, result.model_dump_json(), fingerprint)
-                            if key is not None else None)
+                while conflicts < MAX_ATTEMPTS:
                     try:
-                        self.store.append(
-                            game_id, ctx.head, planned.actions, fields, snapshots,
-                            revert_after=(None if planned.revert_after is None else
-                                          (planned.revert_after, planned.actions[0].seq)),
-                            idempotency=idem, past_seed=planned.past_seed)
-                    except SequenceConflict:
-                        self._cache.pop(game_id)
+                        result = self._attempt(game_id, make_plan, key, actor, fingerprint)
+                    except Busy:  # another process held the file: wait a little, in budget
+                        if time.monotonic() + pause > deadline:
+                            break
+                        time.sleep(pause)
+                        pause = min(2 * pause, 1.0)
                         continue
-                    except DuplicateKey as duplicate:
-                        return self._replayed(game_id, duplicate.result, duplicate.request,
-                                              fingerprint)
-                    last = snapshots[-1].seq if snapshots else ctx.last_snapshot
-                    final = planned.states[-1]
-                    size = len(planned.encoded[-1] if len(planned.encoded) == len(
-                        planned.states) else final.to_bytes())
-                    self._cache.put(game_id, _Cached(planned.actions[-1].seq, final, last),
-                                    size)
-                    return result
-            return self._refused(game_id, "the game is busy; try again", rule="busy")
+                    if result is not None:
+                        return result
+                    conflicts += 1
+            return self._refused(game_id, "the game is busy (other orders are being stored); "
+                                 "nothing was done: try again", rule="busy")
         except ServiceError as error:
             return self._refused(game_id, str(error), rule="service")
+        except StoreError as error:  # a damaged file: a clear line, never a traceback
+            logger.error("game %s: %s", game_id, error)
+            return self._refused(game_id, f"the game's store cannot be read: {_line(error)}",
+                                 rule="store")
+
+    def _attempt(self, game_id: str, make_plan: Callable[[Loaded], Plan | SubmitResult],
+                 key: str | None, actor: str, fingerprint: str) -> SubmitResult | None:
+        """One try of :meth:`_execute`: None when another writer got there first."""
+        if key is not None:
+            first = self.store.idempotent_result(game_id, actor, key)
+            if first is not None:
+                return self._replayed(game_id, *first, fingerprint)
+        ctx = self._load(game_id)
+        planned = make_plan(ctx)
+        if isinstance(planned, SubmitResult):
+            return planned
+        self._reopen(ctx, planned)
+        result = self._result(ctx, planned)
+        fields = self._fields(ctx, planned)
+        snapshots = self._snapshots(ctx, planned)
+        idem = ((key, actor, result.model_dump_json(), fingerprint)
+                if key is not None else None)
+        try:
+            self.store.append(
+                game_id, ctx.head, planned.actions, fields, snapshots,
+                revert_after=(None if planned.revert_after is None else
+                              (planned.revert_after, planned.actions[0].seq)),
+                idempotency=idem, past_seed=planned.past_seed)
+        except SequenceConflict:
+            self._cache.pop(game_id)
+            return None
+        except DuplicateKey as duplicate:
+            return self._replayed(game_id, duplicate.result, duplicate.request, fingerprint)
+        last = snapshots[-1].seq if snapshots else ctx.last_snapshot
+        final = planned.states[-1]
+        size = len(planned.encoded[-1] if len(planned.encoded) == len(
+            planned.states) else final.to_bytes())
+        self._cache.put(game_id, _Cached(planned.actions[-1].seq, final, last), size)
+        return result
 
     def _replayed(self, game_id: str, stored: str, request: str | None,
                   fingerprint: str) -> SubmitResult:
@@ -1346,29 +1371,63 @@ class GameService:
         return out
 
     def _load(self, game_id: str) -> Loaded:
-        row = self._row(game_id)
-        game = self._rules_for(row)
-        seats = self.store.seats(game_id)
-        head = int(row["head_seq"])
-        cached = self._cache.get(game_id)
-        if cached is not None and cached.head == head:
-            return Loaded(row, game, cached.state, head, seats, cached.last_snapshot)
-        snapshot = self.store.latest_snapshot(game_id)
-        if snapshot is None:
-            state = game.setup(row["scenario"], json.loads(row["options"]))
-            return Loaded(row, game, state, head, seats, 0)
-        state = game.load_state(snapshot.state)
-        rows = self.store.actions(game_id, active_only=True, after=snapshot.seq)
-        try:
-            state = replay_chain(game, state, rows)
-        except ReplayError as error:
-            raise ServiceError(f"the stored history of {game_id} does not replay: {error}"
-                               ) from error
-        data, state_hash = state.encoded()
-        if row["state_hash"] and state_hash != row["state_hash"]:
-            raise ServiceError(f"game {game_id}: the rebuilt state does not match the store")
-        self._cache.put(game_id, _Cached(head, state, snapshot.seq), len(data))
-        return Loaded(row, game, state, head, seats, snapshot.seq)
+        # One read transaction: the game row, its seats, snapshot and action tail are of one
+        # moment, even while another process commits.
+        with self.store.read():
+            row = self._row(game_id)
+            game = self._rules_for(row)
+            seats = self.store.seats(game_id)
+            head = int(row["head_seq"])
+            cached = self._cache.get(game_id)
+            if cached is not None and cached.head == head:
+                return Loaded(row, game, cached.state, head, seats, cached.last_snapshot)
+            if self.store.latest_snapshot(game_id) is None:
+                state = game.setup(row["scenario"], json.loads(row["options"]))
+                return Loaded(row, game, state, head, seats, 0)
+            state, data, last = self._rebuild(game_id, row, game)
+        self._cache.put(game_id, _Cached(head, state, last), len(data))
+        return Loaded(row, game, state, head, seats, last)
+
+    def _rebuild(self, game_id: str, row: Mapping[str, Any], game: Game[Any],
+                 seq: int | None = None) -> tuple[GameState, bytes, int]:
+        """The state after action ``seq`` (default: the current one) from the newest
+        snapshot that loads and agrees with the log, falling back to earlier snapshots, then
+        to the log alone from the set-up: one damaged snapshot never makes a game
+        unplayable whose log replays. (state, its bytes, the snapshot's action)."""
+        problems: list[str] = []
+        upto: int | None = seq
+        while True:
+            snapshot = self.store.latest_snapshot(game_id, upto=upto)
+            if snapshot is None:
+                start: GameState = game.setup(row["scenario"], json.loads(row["options"]))
+                after = 0
+            else:
+                after = snapshot.seq
+                try:
+                    start = game.load_state(snapshot.state)
+                    if start.state_hash() != snapshot.state_hash:
+                        raise ValueError("its state does not hash to its recorded hash")
+                except (ValueError, TypeError) as error:  # pydantic errors are ValueErrors
+                    problems.append(f"snapshot at action {snapshot.seq}: {_line(error)}")
+                    upto = snapshot.seq - 1
+                    continue
+            try:
+                state = replay_chain(game, start, self.store.actions(
+                    game_id, active_only=True, after=after, upto=seq))
+                data, state_hash = state.encoded()
+                if seq is None and row["state_hash"] and state_hash != row["state_hash"]:
+                    raise ReplayError("the rebuilt state does not match the store")
+            except (ReplayError, ValueError, KeyError, TypeError) as error:
+                problems.append(f"from action {after}: {_line(error)}")
+                if snapshot is None:
+                    raise ServiceError(f"game {game_id}: the stored history does not replay "
+                                       f"({'; '.join(problems)})") from error
+                upto = snapshot.seq - 1
+                continue
+            if problems:
+                logger.warning("game %s rebuilt from action %d: %s", game_id, after,
+                               "; ".join(problems))
+            return state, data, after
 
     def rules(self, game_id: str) -> Game[Any]:
         """The rules object the game is played with (bound to its data pack)."""
@@ -1433,6 +1492,12 @@ class GameService:
                  side: str | None = None, stopped_at: int | None = None) -> SubmitResult:
         return SubmitResult(status="refused", game_id=game_id, error=message, error_rule=rule,
                             legal=list(legal), side=side, stopped_at=stopped_at)
+
+
+def _line(error: BaseException) -> str:
+    """An error as one short line (pydantic's are many)."""
+    text = " ".join(str(error).split())
+    return text if len(text) <= 160 else text[:157] + "..."
 
 
 def _fingerprint(request: Sequence[Any]) -> str:

@@ -65,6 +65,19 @@ class StoreError(Exception):
     """A storage problem worth telling the caller about."""
 
 
+class Busy(StoreError):
+    """Another writer held the file longer than the busy timeout ("database is locked")."""
+
+
+class Damaged(StoreError):
+    """The file is not a readable Umpire database (empty, not SQLite, newer schema...)."""
+
+
+def is_busy(error: BaseException) -> bool:
+    return isinstance(error, sqlite3.OperationalError) and any(
+        word in str(error).lower() for word in ("locked", "busy"))
+
+
 class SequenceConflict(StoreError):
     """The game moved on since the caller loaded it (another thread or process wrote)."""
 
@@ -311,14 +324,29 @@ class Snapshot:
 class Store:
     """The SQLite file. Thread-safe: one connection per thread, one transaction per write."""
 
-    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+    def __init__(self, path: str | Path, *, synchronous: str = "FULL",
+                 busy_timeout: float = BUSY_TIMEOUT_S) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.synchronous = synchronous
+        self.busy_timeout = busy_timeout
         self._local = threading.local()
         self._all: list[Database] = []
         self._all_lock = threading.Lock()
-        self.migrate()
+        if self.path.exists() and self.path.is_file() and self.path.stat().st_size == 0:
+            # Never initialise an existing empty file silently: it was a database once.
+            raise Damaged(f"{self.path} is empty (0 bytes), not an Umpire database; nothing "
+                          "was written to it. Restore it from a backup, or remove it to "
+                          "start a new one.")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.migrate()
+        except sqlite3.DatabaseError as error:
+            self.close()
+            if is_busy(error):
+                raise Busy(f"{self.path} is busy (another process holds it): try again"
+                           ) from error
+            raise Damaged(f"{self.path} is not a readable Umpire database ({error})"
+                          ) from error
 
     # ---- connections ------------------------------------------------------------------
 
@@ -326,11 +354,11 @@ class Store:
     def db(self) -> Database:
         db: Database | None = getattr(self._local, "db", None)
         if db is None:
-            conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S,
+            conn = sqlite3.connect(str(self.path), timeout=self.busy_timeout,
                                    check_same_thread=False, isolation_level=None)
             db = Database(conn)
             db.enable_wal()
-            db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             db.execute("PRAGMA foreign_keys = ON")
             db.execute(f"PRAGMA synchronous = {self.synchronous}")
             self._local.db = db
@@ -347,15 +375,43 @@ class Store:
 
     @contextmanager
     def write(self) -> Iterator[Database]:
-        """One ``BEGIN IMMEDIATE`` transaction: all of it is committed, or none of it."""
+        """One ``BEGIN IMMEDIATE`` transaction: all of it is committed, or none of it.
+        :class:`Busy` when another writer held the file past the busy timeout."""
         db = self.db
-        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            if is_busy(error):
+                raise Busy(f"the database is busy: {error}") from error
+            raise
         try:
             yield db
-        except BaseException:
-            db.rollback()
+            db.execute("COMMIT")
+        except BaseException as error:
+            if db.conn.in_transaction:
+                db.rollback()
+            if is_busy(error):
+                raise Busy(f"the database is busy: {error}") from error
             raise
-        db.execute("COMMIT")
+
+    @contextmanager
+    def read(self) -> Iterator[Database]:
+        """One read transaction: everything read inside it comes from one moment of the
+        file (WAL: another process's commit meanwhile is not seen). Nests."""
+        db = self.db
+        if db.conn.in_transaction:
+            yield db
+            return
+        try:
+            db.execute("BEGIN")
+            yield db
+        except sqlite3.OperationalError as error:
+            if is_busy(error):
+                raise Busy(f"the database is busy: {error}") from error
+            raise
+        finally:
+            if db.conn.in_transaction:
+                db.execute("COMMIT")
 
     def migrate(self) -> int:
         """Apply pending migrations; returns the schema version."""
@@ -363,6 +419,9 @@ class Store:
             db.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
                        "(version INTEGER PRIMARY KEY, applied REAL NOT NULL)")
             done = {row["version"] for row in db.query("SELECT version FROM schema_migrations")}
+            if done and max(done) > len(MIGRATIONS):
+                raise Damaged(f"{self.path} has schema version {max(done)}, written by a newer "
+                              f"Umpire (this one knows {len(MIGRATIONS)}): upgrade Umpire")
             for number, migration in enumerate(MIGRATIONS, start=1):
                 if number not in done:
                     migration(db)
