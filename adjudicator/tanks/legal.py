@@ -506,7 +506,7 @@ class Mover:
                         if t not in targets:
                             targets[t] = self._overrun_target(t)
                         x = nb[t][d]
-                        if not targets[t] or x < 0 or self.cost[x] == PROHIBITED or (
+                        if not targets[t] or x < 0 or (  # any terrain (23.2)
                                 self.friends.get(x, 0) or x in self.enemy or x == self.start):
                             continue
                         total = key // MINE_WEIGHT + self.cost[t] + extra_cost

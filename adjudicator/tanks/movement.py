@@ -340,8 +340,8 @@ def _plan_overrun(ctx: Ctx, unit: Unit, kind_type: UnitType, cur: str | None,
     if not ctx.map.on_map(exit_hex):
         raise RuleError("23.2", "the hex beyond the target is off the map")
     exit_name = str(exit_hex)
-    if terrain_cost(ctx, exit_name, kind_type.kind) == PROHIBITED:
-        raise RuleError("23.2", f"the tank may not enter {exit_name}")
+    # 23.2 "The exit hex may be of any terrain": a Building too, though 7.6 bars tanks from
+    # entering one by movement (docs/rulings.md, "The overrun's exit hex").
     if ctx.visible_occupants(exit_name, unit.side):
         raise RuleError("23.2", f"the exit hex {exit_name} is occupied")
     cost = terrain_cost(ctx, target, kind_type.kind) + int(ctx.tables.const("overrun_extra_cost"))
@@ -543,10 +543,18 @@ def _on_entry(ctx: Ctx, unit: Unit) -> None:
 
 
 def _execute_overrun(ctx: Ctx, unit: Unit, step: Step) -> bool:
+    """23.2: the tank is moved through the target hex — entering it, so an enemy minefield
+    there attacks it first (19.2; the turn sequence resolves mine attacks, then overruns)
+    and a destroyed tank overruns nothing — then the overrun is rolled (23.3) and the tank
+    exits into the hex opposite, where a minefield attacks it too."""
     assert step.target is not None and step.hex is not None
     ctx.reveal_adjacent_to(step.target, unit.side)
     if any(u.side != unit.side or u.id != unit.id for u in ctx.state.at(step.hex)):
         return False  # a revealed unit blocks the exit hex
+    unit.hex = step.target  # passing through, among the units it overruns
+    survived, _ = mine_attacks(ctx, unit, None, step.target)
+    if not survived:
+        return False
     terrain = ctx.terrain(step.target)
     need = ctx.tables.terrain[terrain].overrun_need
     assert need is not None
