@@ -75,6 +75,23 @@ def _game(name: str) -> Game[Any]:
     return load_game(name)
 
 
+def _options(pairs: list[str]) -> dict[str, Any]:
+    """``--option KEY=VALUE`` pairs; values are read as JSON when they can be (true, 3)."""
+    import json
+
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            console.print(f"[red]--option takes KEY=VALUE, not {pair!r}[/red]")
+            raise typer.Exit(code=2)
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip()] = value
+    return out
+
+
 @app.command()
 def play(
     game: Annotated[str, typer.Argument(help="stalingrad or tanks")],
@@ -83,6 +100,9 @@ def play(
     pack: Annotated[Path | None, typer.Option(help="a replacement data pack folder (GM)")]
     = None,
     db: Annotated[Path | None, typer.Option("--db", help="database file (or $UMPIRE_DB)")]
+    = None,
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", help="an optional rule for a new game, KEY=VALUE (e.g. cards=true)")]
     = None,
 ) -> None:
     """Play a game locally, hot-seat or solitaire, at this console (stored, resumable)."""
@@ -116,7 +136,8 @@ def play(
         if resume is not None:
             local = LocalGame(service, resume)
         else:
-            local = LocalGame.new(service, game, scenario, pack=pack)
+            local = LocalGame.new(service, game, scenario, pack=pack,
+                                  options=_options(option or []))
     except ServiceError as error:
         console.print(f"[red]{escape(str(error))}[/red]")
         raise typer.Exit(code=2) from error

@@ -52,8 +52,9 @@ class LocalGame:
 
     @classmethod
     def new(cls, service: GameService, game: str, scenario: str | None,
-            game_id: str | None = None, pack: Path | None = None) -> LocalGame:
-        info = service.create_game(LOCAL, game, scenario, pack=pack,
+            game_id: str | None = None, pack: Path | None = None,
+            options: dict[str, Any] | None = None) -> LocalGame:
+        info = service.create_game(LOCAL, game, scenario, options, pack=pack,
                                    bindings={"console": True}, game_id=game_id)
         rules = service.rules(info.id)
         for side in rules.sides:

@@ -1299,6 +1299,9 @@ class GameService:
         size = len(planned.encoded[-1] if len(planned.encoded) == len(
             planned.states) else final.to_bytes())
         self._cache.put(game_id, _Cached(planned.actions[-1].seq, final, last), size)
+        if any(e.kind == "seats-swapped" for e in planned.events):
+            # the rules decided who plays which side (TP:S bids, 22.1)
+            self.store.swap_sides(game_id, *ctx.game.sides[:2])
         return result
 
     def _replayed(self, game_id: str, stored: str, request: str | None,

@@ -37,6 +37,7 @@ from adjudicator.stalingrad.movement import (
     rubble_need,
     start_units,
 )
+from adjudicator.stalingrad.optional import draw_battle
 from adjudicator.stalingrad.orders import Attack, Casualties, Notation, Overflow
 from adjudicator.stalingrad.replacements import after_bombardment
 from adjudicator.stalingrad.sequence import after_attack_roll, offer_reroll
@@ -430,8 +431,20 @@ def roll_battle(ctx: Ctx, dice: Dice) -> None:
     assert battle is not None
     attacker = battle.side.capitalize()
     defender = other(battle.side).capitalize()
-    battle.attack_dr = dice.roll(f"{attacker} attack DR ({battle.area})").total
-    battle.defense_dr = dice.roll(f"{defender} defense DR ({battle.area})").total
+    if ctx.state.options.get("cards"):
+        if not draw_battle(ctx, battle, dice):
+            return  # 22.22: the attacker chooses his card first
+    else:
+        battle.attack_dr = dice.roll(f"{attacker} attack DR ({battle.area})").total
+        battle.defense_dr = dice.roll(f"{defender} defense DR ({battle.area})").total
+    after_draw(ctx, dice)
+
+
+def after_draw(ctx: Ctx, dice: Dice) -> None:
+    """The attack's two DRs (dice or cards) are known: the Counter-Battery dr, the impulse
+    DR and the Advantage (8.1, 9.2), then the result."""
+    battle = ctx.state.battle
+    assert battle is not None
     ctx.event("attack-dice", f"attack DR {battle.attack_dr}, defense DR {battle.defense_dr}",
               "8.38", attack_dr=battle.attack_dr, defense_dr=battle.defense_dr)
     if battle.fags:

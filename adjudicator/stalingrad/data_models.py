@@ -745,6 +745,12 @@ class Withdrawal(Record):
     compensation_factor: int = Field(ge=1)
 
 
+class Cards(Record):
+    """22.21: each side's deck, as (card value, how many) pairs."""
+
+    deck: tuple[tuple[int, int], ...] = Field(min_length=1)
+
+
 class Tables(BaseModel):
     """tables.toml."""
 
@@ -763,6 +769,7 @@ class Tables(BaseModel):
     duration_markers: DurationMarkers
     artillery: Artillery
     withdrawal: Withdrawal
+    cards: Cards
 
 
 # ----------------------------------------------------------------------------- scenarios

@@ -24,6 +24,7 @@ from adjudicator.stalingrad import (
     combat,
     crossing,
     movement,
+    optional,
     replacements,
     sequence,
     setup,
@@ -47,7 +48,9 @@ from adjudicator.stalingrad.orders import (
     Advantage,
     ArtilleryAnswer,
     Attack,
+    Bid,
     Bombard,
+    CardPick,
     Casualties,
     Cross,
     End,
@@ -105,6 +108,9 @@ STANDING_POLICIES = tuple(StandingPolicy(kind=kind, policy=policy, description=d
     ("artillery", "always",
      "add a Fresh FAG of the Quadrant to every defense against a German attack (the default)"),
     ("artillery", "never", "never add Russian Artillery to a defense"),
+    ("card", "middle", "play the card nearest 7 (Feints, 22.22; the default)"),
+    ("card", "highest", "play my highest card"),
+    ("card", "lowest", "play my lowest card"),
     ("withdrawals", "withdraw",
      "withdraw the German units due to leave on their dates (21.3, the default)"),
     ("withdrawals", "keep", "keep them in play; the Russian is compensated (21.3)"),
@@ -228,11 +234,23 @@ class StalingradGame(Game[StalingradState]):
     # ---- rules -------------------------------------------------------------------------
 
     def to_act(self, state: StalingradState) -> str | None:
+        if state.phase == "bids":
+            return optional.bidder(state.secrets)  # 22.11
         if state.phase == "setup":
             return RUSSIAN if RUSSIAN not in state.setup_done else GERMAN
         if state.phase == "rubble":
             return GERMAN
         return state.turn
+
+    def private_input(self, state: StalingradState) -> str | None:
+        """A side making its secret bid (22.11) or choosing its card (22.22)."""
+        if state.result is not None:
+            return None
+        if state.phase == "bids":
+            return optional.bidder(state.secrets)
+        if state.pending is not None and state.pending.kind == "card":
+            return state.pending.side
+        return None
 
     def resolve(self, state: StalingradState, side: str, order: Order,
                 dice: Dice) -> list[Event]:
@@ -324,6 +342,13 @@ class StalingradGame(Game[StalingradState]):
         if state.pending is not None:
             self._answer(ctx, side, order, dice)
             return
+        if state.phase == "bids":
+            if not isinstance(order, Bid):
+                raise RuleError("22.11", "first each player bids for command of the Germans, "
+                                "secretly: 'bid N' (Victory Points conceded; may be negative)",
+                                ["bid 0"])
+            optional.do_bid(ctx, side, order.value, dice)
+            return
         if state.phase == "setup":
             if isinstance(order, Setup):
                 setup.do_setup(ctx, side, order)
@@ -387,7 +412,7 @@ class StalingradGame(Game[StalingradState]):
                 raise RuleError("9.2", "the Advantage is used right after the roll it changes "
                                 "(the game asks the holder then)")
             case Casualties() | Tie() | RetreatTo() | Overflow() | Reinforce() \
-                    | ArtilleryAnswer():
+                    | ArtilleryAnswer() | CardPick():
                 raise RuleError("decision", f"no decision is pending: '{self.format(order)}' "
                                 f"answers a question the game asks; it is {side}'s impulse "
                                 "now", self.legal_orders(state, side)[:12])
@@ -398,6 +423,8 @@ class StalingradGame(Game[StalingradState]):
             case RollRubble():
                 raise RuleError("5.7", "the initial Rubble has already been rolled",
                                 self.legal_orders(state, side)[:12])
+            case Bid():
+                raise RuleError("22.11", "bids are made before the game begins")
             case _:
                 raise RuleError("8.1", f"'{self.format(order)}' is not an impulse order",
                                 self.legal_orders(state, side)[:12])
@@ -420,6 +447,9 @@ class StalingradGame(Game[StalingradState]):
             combat.answer_overflow(ctx, order.units, dice)
         elif kind == "artillery" and isinstance(order, ArtilleryAnswer):
             artillery.answer_defensive_fire(ctx, order.unit, dice)
+        elif kind == "card" and isinstance(order, CardPick):
+            if optional.answer_card(ctx, side, order.value, dice):
+                combat.after_draw(ctx, dice)
         else:
             raise RuleError(pending.rule or "decision",
                             f"answer the pending decision first: {pending.prompt}",
@@ -476,6 +506,11 @@ class StalingradGame(Game[StalingradState]):
             return decision.default
         if kind == "artillery":
             return decision.default if policy == "always" else "decide artillery none"
+        if kind == "card":
+            values = [int(v) for v in decision.data.get("values", [])]
+            if policy == "middle" or not values:
+                return decision.default
+            return f"decide card {max(values) if policy == 'highest' else min(values)}"
         if kind == "advantage":
             return self._advantage_answer(state, decision, policy)
         return None
@@ -570,6 +605,8 @@ def case_state(game: StalingradGame, position: Mapping[str, Any]) -> StalingradS
                                      recover=recover,
                                      marker=bool(spec.get("marker", int(duration or 1) > 1)),
                                      isolation=int(spec.get("isolation", 0)))
+    for side, cards in dict(position.get("decks", {})).items():
+        state.decks[str(side)] = sorted(int(c) for c in cards)  # 22.21
     if "replacements" in position:
         state.replacements = Replacements.model_validate(dict(position["replacements"]))
     for side, policies in position.get("standing", {}).items():

@@ -146,6 +146,9 @@ def legal_entries(ctx: Ctx, side: str) -> list[tuple[str, str]]:
     destination with its MF cost (``move g14pz:i/103 to 14``, "3 MF"; the rules find the
     cheapest path, 8.2), an attack with its MF cost."""
     state = ctx.state
+    if state.phase == "bids":  # 22.11: any whole number of Victory Points
+        return [(f"bid {n}", "secret: Victory Points conceded for the Germans")
+                for n in (0, 1, 2, -1)]
     if state.phase == "setup":
         return [(order, "") for order in _setup_orders(ctx, side)]
     if state.phase == "rubble":

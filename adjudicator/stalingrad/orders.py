@@ -182,6 +182,20 @@ class Recreate(Order):
     _sort = field_validator("units")(_units)
 
 
+class Bid(Order):
+    """22.11: Victory Points conceded for command of the Germans, secret until both bid."""
+
+    verb: Literal["bid"] = "bid"
+    value: int
+
+
+class CardPick(Order):
+    """22.22: the card a side secretly plays in an attack (Feints)."""
+
+    verb: Literal["card"] = "card"
+    value: int
+
+
 class Refit(Order):
     """15.34: a Russian impulse spent refitting a Disrupted FAG."""
 
@@ -337,6 +351,13 @@ SPEC = OrderSpec("stalingrad", [
     Verb(Recreate, ("recreate UNITS",),
          "recreate eliminated Russian units for the 64th Army, compensation for a German "
          "unit not withdrawn", ("21.3",), ("recreate r35g:i/100 r35g:ii/100",)),
+    Verb(Bid, ("bid NUMBER:value",),
+         "your secret bid, in Victory Points, for command of the Germans", ("22.11",
+                                                                           "22.12"),
+         ("bid 2",), secret=True),
+    Verb(CardPick, ("decide card NUMBER:value",),
+         "the card you secretly play in this attack (Feints; Jack 11, Queen 12)", ("22.22",),
+         ("decide card 7",), secret=True),
     Verb(Refit, ("refit UNIT",), "spend a Russian impulse refitting a Disrupted FAG",
          ("15.34",), ("refit r:fag-s",)),
     Verb(ArtilleryAnswer, ("decide artillery none", "decide artillery UNIT"),

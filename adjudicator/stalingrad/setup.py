@@ -192,10 +192,10 @@ def initial_state(full: Board, scenario: str, options: Mapping[str, Any]) -> Sta
         if loc not in (OUT, OFFBOARD, POOL, BOX) and loc not in board.areas:
             loc = OUT
         state.units[uid] = UnitState(loc=loc)
-    if chosen.get("bids"):
+    state.phase = "rubble" if historical else "setup"
+    if chosen.get("bids"):  # 22.1: the players bid for the Germans first
+        state.options["after_bids"] = state.phase
         state.phase = "bids"
-    else:
-        state.phase = "rubble" if historical else "setup"
     return state
 
 

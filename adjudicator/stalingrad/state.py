@@ -29,7 +29,7 @@ REMOVED = "removed"  # an Observer removed until the next Dawn (15.22, 8.3556)
 GONE = "withdrawn"  # withdrawn from the game (21.3)
 OFF_MAP = frozenset({EAST, OFFBOARD, POOL, DEAD, OUT, BOX, REMOVED, GONE})
 
-Phase = Literal["bids", "setup", "rubble", "play"]
+Phase = Literal["bids", "setup", "rubble", "play"]  # bids: 22.1
 
 
 class UnitState(BaseModel):
@@ -139,6 +139,16 @@ class Replacements(BaseModel):
     reason: str = ""
 
 
+class Sealed(BaseModel):
+    """A secret choice (a bid, 22.11; a Feint's card, 22.22), sealed by a salted hash."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    value: str
+    salt: str
+    commitment: str
+
+
 class StalingradState(GameState):
     game: str = "stalingrad"
     scenario: str = "basic"
@@ -165,6 +175,9 @@ class StalingradState(GameState):
     options: dict[str, Any] = Field(default_factory=dict)
     eliminated: dict[str, int] = Field(default_factory=lambda: {"german": 0, "russian": 0})
     replacements: Replacements = Field(default_factory=Replacements)  # 13.2
+    #: Sealed secrets by name ("bid:german", "card:russian"): never in any View (22.1, 22.22)
+    secrets: dict[str, Sealed] = Field(default_factory=dict)
+    decks: dict[str, list[int]] = Field(default_factory=dict)  # cards left per side (22.21)
     withdraw_later: list[str] = Field(default_factory=list)  # isolated, due to leave (21.3)
     compensation: list[int] = Field(default_factory=list)  # 21.3: Attack Factor budgets
     sixty_fourth: list[str] = Field(default_factory=list)  # 21.3: recreated for the 64th Army

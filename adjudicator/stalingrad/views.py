@@ -68,6 +68,8 @@ class StalingradView(View):
     vp_total: int = 0  # every VP on this scenario's map
     #: 13.2: the Armor replacement record: earned, spent, available, stopped
     armor_replacements: dict[str, int | bool] = Field(default_factory=dict)
+    cards_left: dict[str, int] = Field(default_factory=dict)  # 22.21: each side's deck
+    sealed: list[str] = Field(default_factory=list)  # secrets chosen, not yet revealed (22)
 
 
 def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> StalingradView:
@@ -105,6 +107,8 @@ def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> 
             "available": 0 if state.replacements.stopped else
             state.replacements.earned - state.replacements.spent,
             "stopped": state.replacements.stopped},
+        cards_left={side: len(cards) for side, cards in sorted(state.decks.items())},
+        sealed=sorted(state.secrets),
     )
 
 

@@ -479,6 +479,13 @@ class Store:
                            "WHERE id = ? AND game_id = ? AND removed IS NULL",
                            [when, by, reason, seat_id, game_id])
 
+    def swap_sides(self, game_id: str, a: str, b: str) -> None:
+        """Exchange the open seats of sides ``a`` and ``b`` (a game's side determination)."""
+        with self.write() as db:
+            db.execute("UPDATE seats SET side = CASE side WHEN ? THEN ? ELSE ? END "
+                       "WHERE game_id = ? AND removed IS NULL AND side IN (?, ?)",
+                       [a, b, a, game_id, a, b])
+
     def set_seat_secret(self, game_id: str, seat_ids: Sequence[int], secret_hash: str) -> None:
         """Store a seat secret's hash on open seats (set or reset by the GM)."""
         with self.write() as db:

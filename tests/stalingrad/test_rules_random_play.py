@@ -198,3 +198,10 @@ def test_random_games_of_every_scenario_reach_a_result(scenario: str) -> None:
 @pytest.mark.parametrize("seed", range(50))
 def test_soak_random_games_reach_a_result(scenario: str, seed: int) -> None:
     finished(scenario, 1000 + seed)
+
+
+@pytest.mark.skipif(not GAME.has_pack(), reason="needs the shipped data pack")
+@pytest.mark.parametrize("options", [{"bids": True, "cards": True}, {"feints": True}])
+def test_random_games_with_the_optional_rules_reach_a_result(options: dict[str, Any]) -> None:
+    """22: bids, cards and Feints played by random legal orders to the Sawmill's result."""
+    finished("sawmill", 5, options)

@@ -59,3 +59,23 @@ def test_optional_rules_are_checked_when_the_game_is_created(tmp_path: Path) -> 
         service.create_game(GM_ACTOR, "stalingrad", "historical", {"tie_breaker": 12})
     info = service.create_game(GM_ACTOR, "stalingrad", "historical", {"tie_breaker": 2})
     assert info.status == "setup"
+
+
+def test_bids_through_the_service_keep_the_secret_and_exchange_the_seats_22_1(
+        tmp_path: Path) -> None:
+    service = make_service(tmp_path / "u.db")
+    game_id = started(service, "historical", bids=True)
+    assert service.info(game_id).to_act == "german"
+    sealed = service.submit(game_id, GERMAN, "bid -17")
+    assert sealed.ok
+    for audience, message in sealed.messages.items():
+        if audience != "german" and audience != "gm":
+            assert "-17" not in " ".join(message.lines), (audience, message.lines)
+    assert "-17" in " ".join(sealed.messages["german"].lines)
+    revealed = service.submit(game_id, RUSSIAN, "bid 4")
+    assert revealed.ok and "seats are exchanged" in " ".join(revealed.messages["public"].lines)
+    seats = {s.side: s.discord_id for s in service.info(game_id).seats if s.role == "player"}
+    assert seats == {"german": RUSSIAN.discord_id, "russian": GERMAN.discord_id}
+    # the new German (the former Russian seat) rolls the initial Rubble
+    assert service.submit(game_id, RUSSIAN, "standing advantage never").ok
+    assert service.submit(game_id, RUSSIAN, "rubble").ok
