@@ -17,14 +17,28 @@ import typing
 from collections.abc import Collection
 from typing import Any, Self, TypeVar
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from adjudicator.kernel.decisions import PendingDecision
 
 
 def canonical_json(data: Any) -> bytes:
-    """Same data -> same bytes: sorted keys, no whitespace, UTF-8."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    """Same data -> same bytes: sorted keys, no whitespace, UTF-8.
+
+    orjson writes it (ten times faster than the standard library, which matters: every
+    action is hashed when played and again when a record is verified). For the data states
+    hold — strings, integers, booleans, null, lists and objects, never floats — its bytes
+    are exactly those of ``json.dumps(data, sort_keys=True, separators=(",", ":"),
+    ensure_ascii=False)``, so every hash stored before stays valid (a property test pins
+    this); what orjson refuses (non-string keys, integers beyond 64 bits) goes through the
+    standard library.
+    """
+    try:
+        return orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return json.dumps(data, sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=False).encode()
 
 
 M = TypeVar("M", bound=BaseModel)
