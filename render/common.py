@@ -177,7 +177,10 @@ def plain(text: str) -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=8192)
 def text_size(text: str, size: int) -> tuple[int, int]:
+    """The pixel size of ``text`` at ``size`` (kept: the same texts are measured for every
+    picture)."""
     left, top, right, bottom = font(size).getbbox(plain(text))
     return int(right - left), int(bottom - top)
 
