@@ -45,6 +45,9 @@ def run(actions: int = 1000, out: Out = print) -> dict[str, float]:
     marks = sorted({1, min(100, games), games})
     figures = Figures()
     rss: dict[int, float] = {}
+    from bot.runtime import tune_gc
+
+    tune_gc()  # the bot's and the mail gateway's process settings
     with tempfile.TemporaryDirectory() as folder:
         service = GameService(Store(Path(folder) / "memory.db"))
         tables: list[Table] = []

@@ -9,13 +9,15 @@ the game's pack, Turning Point: Stalingrad zoomed on the last action, no events)
 * Turning Point: Stalingrad, the historical scenario (a new game when one ends);
 * Stalin's Tanks, all seven scenarios in turn (an equal share of the actions each).
 
-Per action it measures, in CPU and wall time: submit, the public View (built when the bot
-first reads it), its picture (draw + PNG), the whole pipeline (their sum), and apart from
-the pipeline the PNG encoding alone of the same picture (drawn again, then encoded). It
-prints p50/p95 of each and of the ratio pipeline / PNG encode per action (targets: p50 <=
-1.5, p95 <= 2). The bot posts Turning Point: Stalingrad zoomed on the last action, a small
-picture that encodes ten times faster than the whole map; every fourth action the whole map
-(``/game map full:true``) is drawn and timed as well, with its own ratio.
+The process starts as the bot's does: static picture layers built (``prepare_pictures``),
+then its garbage-collector settings (``bot.runtime.tune_gc``). Per action it measures, in
+CPU and wall time: submit, the public View (built when the bot first reads it), its picture
+(draw + PNG), the whole pipeline (their sum), and apart from the pipeline the PNG encoding
+alone of the same picture (drawn again, then encoded). It prints p50/p95 of each and of the
+ratio pipeline / PNG encode per action (targets: p50 <= 1.5, p95 <= 2). The bot posts
+Turning Point: Stalingrad zoomed on the last action, a small picture that encodes ten times
+faster than the whole map; every fourth action the whole map (``/game map full:true``) is
+drawn and timed as well, with its own ratio.
 
 Run: ``uv run umpire bench pipeline`` (``--actions N`` per game; the figures in the
 performance notes use 5,000).
@@ -150,16 +152,19 @@ def report(title: str, name: str, series: Series, figures: Figures, out: Out) ->
 
 
 def run(actions: int = 1000, out: Out = print) -> dict[str, float]:
+    from bot.discord.app import prepare_pictures
+    from bot.runtime import tune_gc
     from bot.service import GameService
     from bot.store import Store
 
     renderer = bot_renderer()
     figures = Figures()
+    # As the Discord bot starts: picture layers built, then its process settings.
+    prepare_pictures([name for name, _title, _scenarios in GAMES])
+    tune_gc()
     with tempfile.TemporaryDirectory() as folder:
         service = GameService(Store(Path(folder) / "pipeline.db"))
         for name, title, scenarios in GAMES:
-            # Static layers are built before the first measured picture, as the bot does.
-            measure_game(service, name, scenarios[:1], 1, renderer, whole_every=1)
             series = measure_game(service, name, scenarios, actions, renderer,
                                   whole_every=4 if name == "stalingrad" else 0)
             report(title, name, series, figures, out)

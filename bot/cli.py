@@ -141,6 +141,9 @@ def play(
     except ServiceError as error:
         console.print(f"[red]{escape(str(error))}[/red]")
         raise typer.Exit(code=2) from error
+    from bot.runtime import tune_gc
+
+    tune_gc()
     run_console(service, local, console.input, console,
                 read_private=lambda prompt: getpass.getpass(prompt))
 

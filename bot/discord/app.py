@@ -35,6 +35,7 @@ from bot.discord.core import BotConfig, UmpireBot
 from bot.discord.limits import check, size
 from bot.discord.port import ServicePort
 from bot.discord.publish import Renderer
+from bot.runtime import tune_gc
 from bot.service import GameService
 from bot.store import Store
 
@@ -144,6 +145,7 @@ async def serve(token: str, db: Path, guild_id: int | None = None,
     """Run until interrupted; discord.py reconnects on its own."""
     store = Store(db)
     await asyncio.to_thread(prepare_pictures, [*available(), *extra_games])
+    tune_gc()  # after start-up: what it loaded is never collected (bot.runtime)
     bot = create_bot(GameService(store),
                      BotConfig(guild_id=guild_id, gm_role=gm_role, extra_games=extra_games),
                      load_renderer())

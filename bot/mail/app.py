@@ -11,6 +11,7 @@ from bot.mail.config import MailConfig, password
 from bot.mail.desk import Desk
 from bot.mail.gateway import Gateway
 from bot.mail.transport import Inbox, Listener, Outbox
+from bot.runtime import tune_gc
 from bot.service import GameService
 from bot.store import Store
 
@@ -32,6 +33,7 @@ def build(config: MailConfig, db: Path) -> tuple[Gateway, Listener | None]:
 def run(config: MailConfig, db: Path) -> None:
     """Run until SIGINT or SIGTERM; mail being handled is finished first."""
     gateway, listener = build(config, db)
+    tune_gc()  # after start-up (bot.runtime)
     stop = threading.Event()
 
     def request_stop(signum: int, frame: object) -> None:
