@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -73,6 +74,25 @@ class Batch(Outcome[S], Generic[S]):
     error: str | None = None
     error_rule: str | None = None
     error_legal: list[str] = []
+
+
+#: While a game's ``resolve`` of an order runs on the copy ``apply`` made: (that copy, the
+#: state it was copied from). Per thread and task.
+_APPLYING: ContextVar[tuple[GameState, GameState] | None] = ContextVar("applying", default=None)
+
+
+def original_of(work: S) -> S | None:
+    """The untouched state ``apply`` copied ``work`` from, while the game's ``resolve`` of
+    the order runs on ``work`` (standing orders' answers excepted); None otherwise.
+
+    A game that may have to put the state back as it was before the order (Turning Point:
+    Stalingrad's Advantage reroll pause, 9.4) then copies the original only if it must,
+    instead of copying ``work`` before every order that might."""
+    current = _APPLYING.get()
+    if current is None or current[0] is not work:
+        return None
+    original: S = current[1]  # type: ignore[assignment]
+    return original
 
 
 def order_lines(text: str) -> list[str]:
@@ -246,7 +266,11 @@ class Game(ABC, Generic[S]):
             events.append(self._resign(work, side))
         else:
             self._check_turn(work, side)
-            events.extend(self.resolve(work, side, order, dice))
+            applying = _APPLYING.set((work, state))
+            try:
+                events.extend(self.resolve(work, side, order, dice))
+            finally:
+                _APPLYING.reset(applying)
             events.extend(self._answer_by_standing_orders(work, dice, applied))
         rolls = list(dice.rolls[first_roll:])
         events = [*self._roll_events(rolls), *events] if rolls else events

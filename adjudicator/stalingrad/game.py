@@ -13,7 +13,7 @@ from adjudicator.kernel.decisions import Option, PendingDecision, StandingPolicy
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import PUBLIC, Event
-from adjudicator.kernel.game import Game
+from adjudicator.kernel.game import Game, original_of
 from adjudicator.kernel.orders import Order
 from adjudicator.kernel.spec import Names, OrderSpec
 from adjudicator.kernel.state import GameState
@@ -258,7 +258,7 @@ class StalingradGame(Game[StalingradState]):
         if pending is not None and pending.kind == "advantage" \
                 and pending.data.get("context") == "roll":
             return self._answer_reroll(state, side, order, dice)
-        return self._run(state, side, order, dice)
+        return self._run(state, side, order, dice, untouched=original_of(state))
 
     def _may_pause(self, state: StalingradState, order: Order) -> bool:
         """Could this order roll a DR/dr the Advantage may change (9.4)? Only then is the
@@ -270,10 +270,14 @@ class StalingradGame(Game[StalingradState]):
 
     def _run(self, state: StalingradState, side: str, order: Order, dice: Dice,
              replay: list[tuple[int, ...]] | None = None, offer_from: int = 0,
-             reroll_at: int | None = None) -> list[Event]:
-        snapshot = state.copy_for_apply() if self._may_pause(state, order) else None
-        run = sequence.RerollDice(dice, replay, offer_from, reroll_at,
-                                  enabled=snapshot is not None)
+             reroll_at: int | None = None, untouched: StalingradState | None = None
+             ) -> list[Event]:
+        # The state to put back if a roll pauses for the Advantage (9.4): the state as the
+        # order found it. ``untouched`` is that state still (``apply``'s original): copied
+        # only on a pause. Otherwise a copy is kept now.
+        may_pause = self._may_pause(state, order)
+        snapshot = state.copy_for_apply() if may_pause and untouched is None else None
+        run = sequence.RerollDice(dice, replay, offer_from, reroll_at, enabled=may_pause)
         ctx = Ctx(self.board_for(state), state)
         # the impulse's record (last_action.py): where units were, and whether this order
         # belongs to an impulse (a decision at Dawn does not)
@@ -286,7 +290,9 @@ class StalingradGame(Game[StalingradState]):
                 artillery.sweep_observers(ctx)  # 8.3556
                 bombardment.next_strike(ctx, run)  # 20.4
         except sequence.RollPause as pause:
-            assert snapshot is not None
+            if snapshot is None:
+                assert untouched is not None
+                snapshot = untouched.copy_for_apply()
             for name in StalingradState.model_fields:
                 setattr(state, name, getattr(snapshot, name))
             state.pending = sequence.reroll_decision(pause, self.format(order), side,

@@ -126,3 +126,38 @@ def test_unknown_viewers_are_refused() -> None:
     game = DuelGame()
     with pytest.raises(ValueError, match="unknown viewer"):
         game.views(game.setup())("spectator")
+
+
+def test_the_advantage_pause_puts_back_the_state_the_order_found_9_4(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """9.4: an order whose roll pauses for the Advantage leaves the state as it found it
+    (plus the offer). Copying apply's untouched original only on a pause gives exactly what
+    copying the state before every such order gave."""
+    from adjudicator.kernel.dice import CommittedDice
+    from adjudicator.kernel.errors import RuleError
+    from adjudicator.stalingrad import game as stalingrad_game
+
+    game = rules("stalingrad")
+    pauses = 0
+    for number, state in enumerate(states("stalingrad", "historical", 30)):
+        side = game.acting_side(state)
+        if side is None:
+            continue
+        for text in game.legal_orders(state, side)[:12]:
+            outcomes = []
+            for eager in (False, True):
+                with monkeypatch.context() as patch:
+                    if eager:
+                        patch.setattr(stalingrad_game, "original_of", lambda work: None)
+                    dice = CommittedDice(bytes([number]) * 32, "pause")
+                    try:
+                        done = game.apply_text(state, side, text, dice)
+                    except RuleError as error:
+                        outcomes.append(str(error))
+                        continue
+                    outcomes.append((done.state.to_bytes(),
+                                     [e.model_dump() for e in done.events]))
+            assert outcomes[0] == outcomes[1], text
+            if isinstance(outcomes[0], tuple) and b'"kind":"advantage"' in outcomes[0][0]:
+                pauses += 1
+    assert pauses > 0  # the pause path was taken
