@@ -41,10 +41,16 @@ class PendingDecision(BaseModel):
 
 
 class StandingPolicy(BaseModel):
-    """A policy a side may set for one kind of decision, described for players."""
+    """A policy a side may set for one kind of decision, described for players.
+
+    ``default``: the policy answers this kind of decision for a side that has set none, so
+    the side is not asked about choices that rarely matter (the Advantage it would not use,
+    a voluntary retreat it would not make); ``standing KIND ask`` (or any other policy)
+    overrides it."""
 
     model_config = ConfigDict(frozen=True)
 
     kind: str
     policy: str
     description: str
+    default: bool = False

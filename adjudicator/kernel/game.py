@@ -330,6 +330,11 @@ class Game(ABC, Generic[S]):
         view.standing = dict(state.standing.get(viewer, {})) if viewer in self.sides else {}
         return view
 
+    def default_policy(self, kind: str) -> str | None:
+        """The policy answering ``kind`` for a side that has set none (see
+        :class:`StandingPolicy`), or None: the side is asked."""
+        return next((p.policy for p in self.policies_for(kind) if p.default), None)
+
     def policies_for(self, kind: str) -> list[StandingPolicy]:
         return [policy for policy in self.standing_policies() if policy.kind == kind]
 
@@ -388,17 +393,22 @@ class Game(ABC, Generic[S]):
             if decision is None:
                 return events
             policy = state.standing.get(decision.side, {}).get(decision.kind)
+            by_default = policy is None
             if policy is None:
-                return events
+                policy = self.default_policy(decision.kind)
+                if policy is None:
+                    return events
             answer = self.standing_answer(state, decision, policy)
             if answer is None:
                 return events
             order = self.parse(answer)
+            how = (f"by default (standing {decision.kind} {policy}; 'standing "
+                   f"{decision.kind} ask' to be asked)" if by_default else "by standing order")
             events.append(Event(
                 kind="standing-answer",
-                text=f"{decision.side} answers by standing order: {self.format(order)}",
+                text=f"{decision.side} answers {how}: {self.format(order)}",
                 audience=decision.side,
-                data={"decision": decision.kind, "policy": policy},
+                data={"decision": decision.kind, "policy": policy, "default": by_default},
             ))
             events.extend(self.resolve(state, decision.side, order, dice))
             applied.append(self.format(order))

@@ -84,14 +84,21 @@ ROLLING_ORDERS = (Move, Regroup, Infiltrate, Fortify, Cross, Recross, Casualties
 
 #: The standing orders a side may set, by kind of decision; each kind's first policy is
 #: what the decision's default answer does.
-STANDING_POLICIES = tuple(StandingPolicy(kind=kind, policy=policy, description=description)
+#: Policies that answer for a side that has set none (docs/rulings.md, "Decisions only
+#: when they matter"): a choice that rarely pays is not asked each time; 'standing KIND
+#: ask' asks again.
+AUTOMATIC = {("voluntary", "never"), ("advantage", "never")}
+
+STANDING_POLICIES = tuple(StandingPolicy(kind=kind, policy=policy, description=description,
+                                         default=(kind, policy) in AUTOMATIC)
                           for kind, policy, description in (
     ("casualties", "disrupt-first",
      "Disrupt Fresh units first, then retreat, then eliminate the weakest (the default)"),
     ("casualties", "hold", "never retreat: Disrupt, then eliminate the weakest"),
     ("casualties", "retreat", "pay as disrupt-first and retreat the whole Group"),
-    ("voluntary", "never", "stay after a failed attack (the default)"),
+    ("voluntary", "never", "stay after a failed attack (the default: you are not asked)"),
     ("voluntary", "always", "retreat the whole Group after a failed attack"),
+    ("voluntary", "ask", "ask me after each failed attack"),
     ("tie", "strongest",
      "the tied unit with the highest Attack Factor loses first (the default)"),
     ("retreat", "first", "the first Area the priorities allow (the default)"),
@@ -100,7 +107,8 @@ STANDING_POLICIES = tuple(StandingPolicy(kind=kind, policy=policy, description=d
      "(the default)"),
     ("overflow", "weakest-stay",
      "when a retreat overfills an Area, the weakest units stay and the strongest retreat on"),
-    ("advantage", "never", "never use the Advantage (the default)"),
+    ("advantage", "never", "never use the Advantage (the default: you are not asked)"),
+    ("advantage", "ask", "ask me each time the Advantage may be used"),
     ("advantage", "reroll-bad",
      "reroll an attack, or any other DR/dr (9.4), that goes against me"),
     ("advantage", "prolong-mine", "prolong my time of day (German day, Russian night)"),
@@ -500,6 +508,8 @@ class StalingradGame(Game[StalingradState]):
         kind = decision.kind
         if kind == "casualties" and state.battle is not None:
             return Notation.format(combat.allocate(ctx, state.battle, policy))
+        if policy == "ask":
+            return None
         if kind == "voluntary":
             return decision.default if policy == "never" else decision.options[-1].order
         if kind == "reinforcements":

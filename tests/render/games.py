@@ -25,6 +25,11 @@ def random_game(game: Game[Any], scenario: str | None, orders: int, seed: int) -
     rnd = random.Random(seed)
     dice = CommittedDice(bytes([seed % 256]) * 32, game_id=f"render-{seed}")
     state = game.setup(scenario)
+    # be asked every decision a default policy would answer, so random play explores them
+    for side in game.sides:
+        for policy in game.standing_policies():
+            if policy.policy == "ask" and game.default_policy(policy.kind) is not None:
+                state.standing.setdefault(side, {})[policy.kind] = "ask"
     steps = [Step(state, "", "", [])]
     tries = 0
     while len(steps) <= orders and tries < orders * 4:

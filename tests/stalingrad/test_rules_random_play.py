@@ -49,9 +49,11 @@ def start() -> StalingradState:
                       "parent": "x", "area": ["9", "10", "11", "12", "east"][i % 5]})
     control = {k: "german" if int(k) <= 4 else "russian" for k in KEYS}
     control.update({"C": "german", "D": "german"})
+    ask = {"advantage": "ask", "voluntary": "ask"}  # every decision, even default ones
     return GAME.case_position({"date": "S14", "day": True, "box": 1, "to_act": "german",
                                "map": {"areas": areas, "links": LINKS}, "units": units,
-                               "control": control})
+                               "control": control,
+                               "standing": {"german": ask, "russian": ask}})
 
 
 def check(state: StalingradState, before: StalingradState, order: str) -> None:
