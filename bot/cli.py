@@ -106,12 +106,10 @@ def play(
     = None,
 ) -> None:
     """Play a game locally, hot-seat or solitaire, at this console (stored, resumable)."""
-    import getpass
-
     from rich.markup import escape
 
     from adjudicator.registry import UnknownGame, load_game
-    from bot.console import LocalGame, run_console
+    from bot.console import LocalGame, play_at_terminal
     from bot.service import GameService, ServiceError
     from bot.store import Store, default_db_path
 
@@ -144,8 +142,7 @@ def play(
     from bot.runtime import tune_gc
 
     tune_gc()
-    run_console(service, local, console.input, console,
-                read_private=lambda prompt: getpass.getpass(prompt))
+    play_at_terminal(service, local, console, path.parent / "console-history")
 
 
 @app.command()

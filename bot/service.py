@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from adjudicator.kernel.decisions import SetupGuide
 from adjudicator.kernel.dice import CommittedDice, Dice, commitment, effective_seed
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC, Event
@@ -679,6 +680,17 @@ class GameService:
         if side is None or ctx.row["status"] != "active":
             return []
         return list(ctx.game.legal_orders(ctx.state, side))
+
+    def setup_guide(self, game_id: str, actor: Actor) -> SetupGuide | None:
+        """While a side the actor plays enters a secret set-up: what it has left to place,
+        where, and what ``done`` would forfeit (its own secrets: for its players only)."""
+        ctx = self._load(game_id)
+        side = ctx.game.private_input(ctx.state)
+        if side is None or ctx.row["status"] != "active" or not any(
+                actor.holds(s) and s["role"] == "player" and s["side"] == side
+                for s in ctx.seats):
+            return None
+        return ctx.game.setup_guide(ctx.state, side)
 
     def log(self, game_id: str, viewer: Actor, n: int = 10, *, audience: str | None = None,
             include_reverted: bool = False) -> list[LogEntry]:

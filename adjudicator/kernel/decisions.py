@@ -54,3 +54,19 @@ class StandingPolicy(BaseModel):
     policy: str
     description: str
     default: bool = False
+
+
+class SetupGuide(BaseModel):
+    """What a side entering a secret set-up has left to do, for frontends to show.
+
+    ``left``: what is still to place ("units: pak75-1, pak75-2 (hide or place)",
+    "mines: 3 of 5"); ``where``: where it may go (the set-up zone as hexes); ``forfeit``:
+    what a ``done`` now gives up (mines not written down); ``blocked``: why ``done`` is
+    refused now (units still to set up), if it is."""
+
+    model_config = ConfigDict(frozen=True)
+
+    left: list[str] = Field(default_factory=list)
+    where: list[str] = Field(default_factory=list)
+    forfeit: list[str] = Field(default_factory=list)
+    blocked: str | None = None

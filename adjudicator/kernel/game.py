@@ -16,14 +16,14 @@ not differ between games:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from adjudicator.kernel.decisions import Option, PendingDecision, StandingPolicy
+from adjudicator.kernel.decisions import Option, PendingDecision, SetupGuide, StandingPolicy
 from adjudicator.kernel.dice import Dice, Roll
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import PUBLIC, Event
@@ -157,9 +157,10 @@ class Game(ABC, Generic[S]):
     def legal_orders(self, state: S, side: str) -> list[str]:
         """Canonical texts of (a useful sample of) the orders ``side`` may give now."""
 
-    def legal_options(self, state: S, side: str) -> list[Option]:
+    def legal_options(self, state: S, side: str, complete: bool = False) -> list[Option]:
         """:meth:`legal_orders` with a short label each for listings (a move's cost, a
-        shot's odds); a pending decision's own options."""
+        shot's odds); a pending decision's own options. ``complete``: every legal order,
+        where :meth:`legal_orders` gives a sample."""
         if state.pending is not None and self.acting_side(state) == side:
             return list(state.pending.options)
         return [Option(order=order) for order in self.legal_orders(state, side)]
@@ -233,6 +234,21 @@ class Game(ABC, Generic[S]):
         console prompt without echo) and show its events only to it.
         """
         return None
+
+    def setup_guide(self, state: S, side: str) -> SetupGuide | None:
+        """While ``side`` enters a secret set-up: what it has left to place, where, and
+        what ``done`` would forfeit (None: no such set-up now)."""
+        return None
+
+    def short_unit(self, state: S, uid: str) -> str:
+        """The name listings show for a unit: its shortest unique name (default: its id)."""
+        return uid
+
+    def name_resolvers(self, state: S, side: str) -> dict[str, Callable[[str], str]]:
+        """Resolvers frontends use to read names in filters and completion: ``unit`` (a
+        unit ``side`` may name) and ``place`` (an Area, Zone or hex); each returns the key
+        or raises :class:`NotationError` with the candidates or a "did you mean"."""
+        return {}
 
     def is_private(self, state: S, side: str, order: Order) -> bool:
         """Whether the text of ``order``, given by ``side`` in ``state``, is that side's

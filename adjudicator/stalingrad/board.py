@@ -215,8 +215,9 @@ class Board:
         return self.unit_names.resolve(text)
 
     def short_unit(self, uid: str) -> str:
-        """The unit's short name for listings ("i/103"), its id when that is ambiguous."""
-        return self.unit_names.short(uid)
+        """The unit's short name for listings ("i/103"), its id when that is ambiguous (or
+        when it is no unit's id)."""
+        return self.unit_names.short(uid) if uid in self.units else uid
 
 
 # ---- building boards ---------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
@@ -42,7 +42,7 @@ from adjudicator.stalingrad.board import (
 )
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.last_action import LastAction, OrderRecord, fold, seen_by
-from adjudicator.stalingrad.legal import legal_entries, legal_orders
+from adjudicator.stalingrad.legal import MAX_ORDERS, legal_entries, legal_orders
 from adjudicator.stalingrad.orders import (
     SPEC,
     Advantage,
@@ -478,13 +478,24 @@ class StalingradGame(Game[StalingradState]):
             return state.pending.option_orders()
         return legal_orders(Ctx(self.board_for(state), state), side)
 
-    def legal_options(self, state: StalingradState, side: str) -> list[Option]:
+    def legal_options(self, state: StalingradState, side: str, complete: bool = False
+                      ) -> list[Option]:
         """The legal orders with their cost: a move once per destination, "3 MF"."""
         if state.result is not None or self.acting_side(state) != side \
                 or state.pending is not None:
             return super().legal_options(state, side)
         return [Option(order=order, label=label) for order, label in
-                legal_entries(Ctx(self.board_for(state), state), side)]
+                legal_entries(Ctx(self.board_for(state), state), side,
+                              None if complete else MAX_ORDERS)]
+
+    def short_unit(self, state: StalingradState, uid: str) -> str:
+        """A unit's designation ("i/103") when only it has it, else its id."""
+        return self.board_for(state).short_unit(uid)
+
+    def name_resolvers(self, state: StalingradState, side: str
+                       ) -> dict[str, Callable[[str], str]]:
+        board = self.board_for(state)
+        return {"unit": board.resolve_unit, "place": board.resolve_area}
 
     def make_view(self, state: StalingradState, viewer: str) -> View:
         return build_view(self.board_for(state), state, viewer, self.name)

@@ -141,10 +141,12 @@ def legal_orders(ctx: Ctx, side: str) -> list[str]:
     return [order for order, _ in legal_entries(ctx, side)]
 
 
-def legal_entries(ctx: Ctx, side: str) -> list[tuple[str, str]]:
+def legal_entries(ctx: Ctx, side: str, limit: int | None = MAX_ORDERS
+                  ) -> list[tuple[str, str]]:
     """The legal orders, each with a short label for listings: a move once per
     destination with its MF cost (``move g14pz:i/103 to 14``, "3 MF"; the rules find the
-    cheapest path, 8.2), an attack with its MF cost."""
+    cheapest path, 8.2), an attack with its MF cost. Moves stop after ``limit`` orders
+    (a sample for autocomplete; None: every one)."""
     state = ctx.state
     if state.phase == "bids":  # 22.11: any whole number of Victory Points
         return [(f"bid {n}", "secret: Victory Points conceded for the Germans")
@@ -203,7 +205,7 @@ def legal_entries(ctx: Ctx, side: str) -> list[tuple[str, str]]:
         for r in reaches:
             out.append((FMT(Move(units=(uid,), to=r.area)), f"{r.mf} MF"
                         + (f", via {' '.join(r.via)}" if r.via else "")))
-            if len(out) > MAX_ORDERS:
+            if limit is not None and len(out) > limit:
                 return out
     if not state.day:
         out += [(order, "") for order in _night_orders(ctx, side)]

@@ -10,11 +10,11 @@ and close assault orders and ``done``, or leaves to a standing order.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from adjudicator.kernel.decisions import Option, PendingDecision, StandingPolicy
+from adjudicator.kernel.decisions import Option, PendingDecision, SetupGuide, StandingPolicy
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
@@ -38,6 +38,7 @@ from adjudicator.tanks.orders import (
     Move,
     Placement,
     Unload,
+    parse_hex,
 )
 from adjudicator.tanks.spec import RulesData, rules_data
 from adjudicator.tanks.state import (
@@ -418,7 +419,22 @@ class TanksGame(Game[TanksState]):
         return legal.legal_orders(self.ctx(state), side)
 
 
-    def legal_options(self, state: TanksState, side: str) -> list[Option]:
+    def name_resolvers(self, state: TanksState, side: str
+                       ) -> dict[str, Callable[[str], str]]:
+        """Units ``side`` may name (its own and the enemies it sees), hexes."""
+        ctx = self.ctx(state)
+        known = [u for u in state.units if u.side == side or (
+            u.status == "on" and not u.hidden and not u.concealed)]
+        return {"unit": lambda text: ctx.find(known, text, "unit").id, "place": parse_hex}
+
+    def setup_guide(self, state: TanksState, side: str) -> SetupGuide | None:
+        """What ``side`` has left to set up in secret (20.0, 19.1) and where."""
+        if self.private_input(state) != side:
+            return None
+        return scenario.setup_guide(self.ctx(state), side)
+
+    def legal_options(self, state: TanksState, side: str, complete: bool = False
+                      ) -> list[Option]:
         """The legal orders with a label each: a move's cost, a shot's odds."""
         if state.result is not None or self.acting_side(state) != side \
                 or state.pending is not None:

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from adjudicator.kernel.decisions import SetupGuide
 from adjudicator.kernel.errors import RuleError
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.data_models import Requirement, Tally
@@ -109,6 +110,74 @@ def zone_allows(ctx: Ctx, side: str, group: str, hex_name: str) -> bool:
         if inside:
             return True
     return False
+
+
+def zone_text(ctx: Ctx, side: str, group: str = "") -> str:
+    """The set-up zone of ``side`` (a group of its units) in words: "columns 01-08, rows
+    01-26", "hexes 1205, 1206 ...", "anywhere", with its edge distances and terrain."""
+    sc: Any = ctx.data.scenarios.get(ctx.state.scenario)
+    if sc is None:
+        return "anywhere on the map"
+    parts = []
+    for setup in sc.setup:
+        if setup.side.value != side or setup.group not in (group, ""):
+            continue
+        zone = setup.zone
+        where: list[str] = []
+        if zone.anywhere:
+            where.append("anywhere on the map")
+        where += [f"columns {r.cols[0]:02d}-{r.cols[1]:02d}, rows {r.rows[0]:02d}-"
+                  f"{r.rows[1]:02d}" for r in zone.rects]
+        if zone.hexes:
+            hexes = [str(h) for h in zone.hexes]
+            where.append("hexes " + ", ".join(hexes[:12])
+                         + (f" and {len(hexes) - 12} more" if len(hexes) > 12 else ""))
+        text = " or ".join(where)
+        for edge, least in zone.min_edge_distance.items():
+            text += f", at least {least} hexes from the {edge.value} edge"
+        if zone.terrain:
+            text += ", in " + " or ".join(t.value for t in zone.terrain)
+        parts.append(text)
+    return "; ".join(parts) or "anywhere on the map"
+
+
+def setup_guide(ctx: Ctx, side: str) -> SetupGuide:
+    """What ``side`` has left to set up (4.0, 20.0, 19.1), where, and what ``done`` now
+    would forfeit or why it is refused."""
+    state = ctx.state
+    waiting = [u for u in state.units if u.side == side and u.status == "waiting"
+               and u.id in state.flags.get("setup_units", [])]
+    rules = state.flags.get("hidden", {}).get(side)
+    how = {"hidden": "hide or place", "face-down": "place, face down"}.get(
+        rules["mode"] if rules else "", "place")
+    left: list[str] = []
+    where: list[str] = []
+    groups: dict[str, list[str]] = {}
+    for unit in waiting:
+        groups.setdefault("" if unit.force == "setup" else unit.force, []).append(unit.id)
+    for group, ids in groups.items():
+        left.append(f"{len(ids)} unit(s) to {how}: {', '.join(ids)}")
+        where.append(("units" + (f" of {group}" if group else "")) + ": "
+                     + zone_text(ctx, side, group))
+    if rules and rules["mode"] == "hidden" and rules["terrain"]:
+        where.append("hidden units only in " + " or ".join(rules["terrain"]) + " (20.0)")
+    if rules:
+        for type_id, count in rules["unhidden"].items():
+            where.append(f"at least {count} {type_id} set up unhidden (25.2)")
+    forfeit: list[str] = []
+    mines = state.flags.get("mines", {}).get(side)
+    if mines:
+        placed = len(state.mines.get(side, []))
+        count = int(mines["count"])
+        if placed < count:
+            left.append(f"{count - placed} of {count} mined hexes to write down (mine HEX)")
+            forfeit.append(f"{count - placed} mined hex(es) not written down are lost (19.1)")
+        where.append("mines: " + (zone_text(ctx, side) if mines["in_setup_zone"]
+                                  else "any hex of the map"))
+    blocked = (f"{len(waiting)} unit(s) must still set up (4.0): "
+               + ", ".join(u.id for u in waiting)) if waiting else None
+    return SetupGuide(left=left or ["nothing: type 'done' to end your set-up"], where=where,
+                      forfeit=forfeit, blocked=blocked)
 
 
 def _edge_distance(ctx: Ctx, h: Hex, edge: str) -> int:

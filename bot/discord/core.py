@@ -124,6 +124,8 @@ class UmpireBot(discord.Client):
         self.tree = UmpireTree(self)
         self.publisher = Publisher(self, port, renderer)
         self.rollbacks = PendingRollbacks()
+        #: (game, actor, action) of set-ups whose forfeiting 'done' was asked once
+        self._confirmed_done: set[tuple[str, str, int]] = set()
         self._ticker: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[None] | None = None
         self._follower: asyncio.Task[None] | None = None
@@ -285,12 +287,27 @@ class UmpireBot(discord.Client):
         """Submit orders for the user: defer, store (the interaction's id is the
         idempotency key), acknowledge what was stored, then publish it."""
         await defer(interaction, ephemeral=True)
-        result = await self.port.submit(info.id, self.actor(interaction), text,
-                                        f"discord:{interaction.id}", side)
+        actor = self.actor(interaction)
+        guide = await self.port.setup_guide(info.id, actor) if in_dm(interaction) else None
+        if guide is not None and guide.forfeit and not guide.blocked \
+                and " ".join(text.split()).lower() == "done":
+            # a set-up's 'done' that gives something up is confirmed by a second 'done'
+            key = (info.id, actor.label, info.head_seq)
+            if key not in self._confirmed_done:
+                self._confirmed_done.add(key)
+                raise Refusal("Done now gives up: " + "; ".join(guide.forfeit)
+                              + ". Send `done` again to confirm, or go on placing.")
+        result = await self.port.submit(info.id, actor, text, f"discord:{interaction.id}",
+                                        side)
         if not result.ok:
             raise Refusal(fmt.refusal(result.error, result.error_rule, result.legal))
+        ack = fmt.result_ack(result)
+        if guide is not None:  # the secret set-up goes on: what is left, and where
+            after = await self.port.setup_guide(info.id, actor)
+            if after is not None:
+                ack = fmt.clip(f"{ack}\n{fmt.setup_guide(after)}")
         try:
-            await reply(interaction, fmt.result_ack(result), ephemeral=True)
+            await reply(interaction, ack, ephemeral=True)
         except discord.HTTPException:
             log.warning("game %s: could not acknowledge a stored action", info.id)
         await self.after_action(interaction, info, result)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from adjudicator.kernel.decisions import SetupGuide
 from bot.messages import Message
 from bot.service import GameInfo, SubmitResult
 
@@ -133,7 +134,23 @@ def result_ack(result: SubmitResult) -> str:
     text = f"Applied: {applied}"
     if result.status == "partial":
         text += "\n" + refusal(result.error, result.error_rule, result.legal)
+        if result.stopped_at:
+            text += f"\nLines after line {result.stopped_at} were not reached."
     return clip(text)
+
+
+def setup_guide(guide: SetupGuide) -> str:
+    """A secret set-up's guidance for its player's DM: what is left, where, what ``done``
+    would give up."""
+    lines = ["**Left to place:**", *(f"- {line}" for line in guide.left)]
+    if guide.where:
+        lines += ["**Where:**", *(f"- {line}" for line in guide.where)]
+    if guide.blocked:
+        lines.append(f"`done` is refused until then: {guide.blocked}")
+    elif guide.forfeit:
+        lines.append("`done` now gives up: " + "; ".join(guide.forfeit)
+                     + " — send `done` twice to confirm.")
+    return clip("\n".join(lines))
 
 
 def decision_dm(label: str, message: Message) -> str:

@@ -262,9 +262,11 @@ class Publisher:
             commands = secret_commands(rules, legal)
             if commands:
                 self._prompted[info.id] = key
-                await self.dm(info, user_id, f"**{fmt.game_label(info)}**: your secret "
-                              f"placement is due ({side}). Use {', '.join(commands)} here, in "
-                              "this DM — never in the game thread.")
+                guide = await self.port.setup_guide(info.id, Actor.discord(user_id))
+                await self.dm(info, user_id, fmt.clip(
+                    f"**{fmt.game_label(info)}**: your secret placement is due ({side}). Use "
+                    f"{', '.join(commands)} here, in this DM — never in the game thread."
+                    + (f"\n{fmt.setup_guide(guide)}" if guide is not None else "")))
 
     async def deadline_notices(self) -> None:
         for notice in await self.port.tick():

@@ -1,0 +1,207 @@
+"""Legal orders as a person reads them: filtered, grouped, counted, a page at a time.
+
+``legal`` at the console (and any frontend that lists orders as text) reads the game's
+legal orders with their labels (``Game.legal_options``: a move's cost, a shot's odds),
+learns from the game's own order spec which words of each order are units and which are
+places (Areas, Zones, hexes), and shows each unit by its short name (``i/103``). Filters
+are words a player would type: a verb (``move``, ``cross``), a unit (``i/103``, ``pan-1``),
+a place (``14``, ``mamayev``, ``2413``); several filters must all match. Orders are grouped
+by verb or by unit, one per line; fire orders by firer, the best odds first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.game import Game
+
+#: Lines shown per page.
+PAGE = 20
+_HEX = re.compile(r"^\d{4}$")
+_PERCENT = re.compile(r"(\d+)%")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One legal order: its canonical text, label, the text shown (short unit names), its
+    verb, the units it moves or uses, the places it names."""
+
+    order: str
+    label: str
+    shown: str
+    verb: str
+    units: tuple[str, ...]
+    places: tuple[str, ...]
+    names: tuple[str, ...] = ()  # the units' short names, as shown
+
+    @property
+    def line(self) -> str:
+        return f"{self.shown}  ({self.label})" if self.label else self.shown
+
+    @property
+    def odds(self) -> float:
+        """A shot's chance in its label ("72% to destroy"), for ordering fire."""
+        found = _PERCENT.search(self.label)
+        return int(found.group(1)) / 100 if found else 0.0
+
+
+def _values(value: Any) -> list[str]:
+    if value is None or value is False or value is True:
+        return []
+    if isinstance(value, tuple | list):
+        return [str(v) for v in value]
+    return [str(value)]
+
+
+def entries(game: Game[Any], state: Any, side: str) -> list[Entry]:
+    """The legal orders of ``side`` now, read into :class:`Entry` records."""
+    spec = game.order_spec
+    out: list[Entry] = []
+    short: dict[str, str] = {}
+
+    def shorten(uid: str) -> str:
+        if uid not in short:
+            short[uid] = game.short_unit(state, uid)
+        return short[uid]
+
+    for option in game.legal_options(state, side, complete=True):
+        text = option.order
+        verb = text.split()[0] if text.split() else ""
+        units: list[str] = []
+        places: list[str] = []
+        if spec is not None and verb != "standing":
+            try:
+                order = game.parse(text)
+                entry = spec.verb_of(order)
+                verb = entry.forms[0].head[0].text
+                for opt in entry.options():
+                    if opt.kind is None:
+                        continue
+                    values = _values(getattr(order, opt.field, None))
+                    if opt.kind.name in ("unit", "units"):
+                        units += values
+                    elif opt.kind.name in ("area", "path", "hex"):
+                        places += values
+                    elif opt.kind.name == "steps":
+                        places += [v.split()[-1] for v in values
+                                   if _HEX.match(v.split()[-1])]
+            except (RuleError, TypeError):
+                pass
+        shown = _shortened(text, set(units), shorten)
+        out.append(Entry(text, option.label, shown, verb, tuple(units), tuple(places),
+                         tuple(shorten(u) for u in units)))
+    return out
+
+
+def _shortened(text: str, units: set[str], shorten: Callable[[str], str]) -> str:
+    """``text`` with each of ``units`` written by its short name."""
+    def word(match: re.Match[str]) -> str:
+        return shorten(match.group(0)) if match.group(0) in units else match.group(0)
+    return re.sub(r"[^\s,+]+", word, text)
+
+
+@dataclass
+class Filter:
+    """What a ``legal`` line asks for: filters (kind, key, as typed), a grouping."""
+
+    verbs: list[str] = field(default_factory=list)
+    units: list[str] = field(default_factory=list)
+    places: list[str] = field(default_factory=list)
+    group: str | None = None  # "unit" | "verb" | None: by verb
+    words: list[str] = field(default_factory=list)
+
+    def matches(self, entry: Entry) -> bool:
+        return (all(v == entry.verb for v in self.verbs)
+                and all(u in entry.units for u in self.units)
+                and all(p in entry.places for p in self.places))
+
+    def describe(self) -> str:
+        return " ".join(self.words)
+
+
+def read_filter(words: Sequence[str], verbs: Iterable[str],
+                resolvers: dict[str, Callable[[str], str]]) -> Filter:
+    """Read ``legal`` arguments: ``by unit``/``by verb``, verbs, units, places. A word that
+    is none of them raises :class:`RuleError` with the game's own "did you mean"."""
+    wanted = Filter(words=list(words))
+    known = list(verbs)
+    rest = list(words)
+    while rest:
+        word = rest.pop(0)
+        low = word.lower()
+        if low == "by" and rest:
+            kind = rest.pop(0).lower()
+            if kind not in ("unit", "units", "verb", "verbs"):
+                raise RuleError("legal", f"group by unit or by verb, not {kind!r}",
+                                ["legal by unit", "legal by verb"])
+            wanted.group = "unit" if kind.startswith("unit") else "verb"
+            continue
+        exact = [v for v in known if v == low]
+        prefixed = exact or [v for v in known if v.startswith(low)]
+        if len(prefixed) == 1:
+            wanted.verbs.append(prefixed[0])
+            continue
+        problems: list[RuleError] = []
+        for kind, target in (("unit", wanted.units), ("place", wanted.places)):
+            resolve = resolvers.get(kind)
+            if resolve is None:
+                continue
+            try:
+                target.append(resolve(word))
+                break
+            except RuleError as error:
+                problems.append(error)
+        else:
+            ambiguous = [p for p in problems if "ambiguous" in p.message]
+            close = [p for p in problems if "did you mean" in p.message]
+            hints = ambiguous or close or problems
+            raise RuleError("legal", f"{word!r} is no verb, unit or place here"
+                            + (f" ({hints[0].message})" if hints else "")
+                            + "; verbs: " + ", ".join(known))
+    return wanted
+
+
+@dataclass
+class Listing:
+    """A grouped, paged listing: ``lines`` to show, ``title`` (the count)."""
+
+    title: str
+    lines: list[str]
+    shown: int = 0
+
+    def page(self, size: int = PAGE) -> tuple[list[str], int]:
+        """The next page of lines and how many remain after it."""
+        chunk = self.lines[self.shown:self.shown + size]
+        self.shown += len(chunk)
+        return chunk, len(self.lines) - self.shown
+
+
+def listing(found: list[Entry], wanted: Filter, side: str, total: int) -> Listing:
+    """The matching entries grouped (by verb, or by unit; fire by firer, best odds first),
+    one per line under a heading per group."""
+    chosen = [e for e in found if wanted.matches(e)]
+    groups: dict[str, list[Entry]] = {}
+    by_unit = wanted.group == "unit"
+    for entry in chosen:
+        if entry.verb in ("fire", "assault") and entry.names:
+            key = f"{entry.verb} by {entry.names[0]}"
+        elif by_unit:
+            key = entry.names[0] if entry.names else entry.verb
+        else:
+            key = entry.verb
+        groups.setdefault(key, []).append(entry)
+    lines: list[str] = []
+    for key, members in groups.items():
+        if any(m.verb in ("fire", "assault") for m in members):
+            members = sorted(members, key=lambda m: -m.odds)
+        lines.append(f"{key} ({len(members)}):")
+        lines += [f"  {m.line}" for m in members]
+    what = f" matching '{wanted.describe()}'" if wanted.describe() else ""
+    title = (f"{len(chosen)} legal order(s) for {side}{what}"
+             + (f" (of {total})" if what else "")
+             + (f" in {len(groups)} group(s)" if len(groups) > 1 else ""))
+    return Listing(title, lines)
