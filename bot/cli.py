@@ -406,6 +406,24 @@ def import_game(
     console.print(f"imported as game {game_id}", highlight=False)
 
 
+@app.command()
+def redteam(
+    quick: Annotated[bool, typer.Option("--quick", help="the bounded run CI does (minutes)")]
+    = False,
+    seed: Annotated[int | None, typer.Option(help="repeat a run (default: the time)")] = None,
+) -> None:
+    """Attack Umpire: leak scans, differential probes, parser fuzz, permissions, dice and
+    records, SIGKILLs and damaged databases. One line per figure (tried, failed); exit
+    status 1 if anything failed."""
+    from bot.redteam import run
+
+    tally = run(quick=quick, seed=seed,
+                out=lambda line: console.print(line, markup=False, highlight=False,
+                                               soft_wrap=True))
+    if sum(tally.failed.values()):
+        raise typer.Exit(code=1)
+
+
 @db_app.command("check")
 def db_check(db: DbOption = None) -> None:
     """Check the database: SQLite's integrity check, the schema, and every game — its
@@ -498,24 +516,14 @@ def export_gif(
 ) -> None:
     """Write an animated replay: one frame per impulse or phase, with the date and caption."""
     import render
-    from bot.history import ReplayError, replay_row
-    from bot.messages import order_text_for
-    from render.replay import Frame, animate, frames_by_step
+    from bot.history import ReplayError
+    from bot.replays import replay_frames
+    from render.replay import animate, frames_by_step
 
-    rules, service, rows = _stored_game(game_id, db)
-    snapshot = service.store.latest_snapshot(game_id, upto=0)
-    if snapshot is None:
-        console.print(f"[red]game {game_id} has not started[/red]")
-        raise typer.Exit(code=1)
-    state = rules.load_state(snapshot.state)
+    rules, service, _rows = _stored_game(game_id, db)
     try:
-        items = [Frame(rules.view(state, viewer), "set-up")]
-        for row in rows:
-            state = replay_row(rules, state, row)
-            # A caption quotes an order only to a viewer who may read it (log rules).
-            said = order_text_for(rules, row, viewer)
-            caption = f"{row['side']}: {said}" if row.get("text") else str(row["kind"])
-            items.append(Frame(rules.view(state, viewer), caption, _events(row)))
+        # A caption quotes an order only to a viewer who may read it (log rules).
+        items = replay_frames(rules, service.store, game_id, viewer)
         data = animate(frames_by_step(items), render.load_pack(rules.name, rules.pack),
                        fmt="png" if apng else "gif")
     except (ReplayError, ValueError, render.NoPicture) as error:

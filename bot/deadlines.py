@@ -95,6 +95,7 @@ def extend_after_outage(row: Mapping[str, Any], now: float) -> tuple[dict[str, A
 
 
 def default_order(game: Game[Any], state: GameState, side: str) -> str | None:
+    state = state.copy_for_apply()  # the rules' queries must not touch the stored state
     pending = state.pending
     if pending is not None and pending.side == side:
         policy = state.standing.get(side, {}).get(pending.kind)

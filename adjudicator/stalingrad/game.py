@@ -476,7 +476,10 @@ class StalingradGame(Game[StalingradState]):
             return []
         if state.pending is not None:
             return state.pending.option_orders()
-        return legal_orders(Ctx(self.board_for(state), state), side)
+        # On a copy: the rules' context opens the impulse record as it reads it, and a
+        # query must never change the state it is asked about (it would no longer hash to
+        # what the log recorded).
+        return legal_orders(Ctx(self.board_for(state), state.copy_for_apply()), side)
 
     def legal_options(self, state: StalingradState, side: str, complete: bool = False
                       ) -> list[Option]:
@@ -485,7 +488,7 @@ class StalingradGame(Game[StalingradState]):
                 or state.pending is not None:
             return super().legal_options(state, side)
         return [Option(order=order, label=label) for order, label in
-                legal_entries(Ctx(self.board_for(state), state), side,
+                legal_entries(Ctx(self.board_for(state), state.copy_for_apply()), side,
                               None if complete else MAX_ORDERS)]
 
     def short_unit(self, state: StalingradState, uid: str) -> str:

@@ -1,0 +1,57 @@
+"""``umpire redteam [--quick]``: bounded attacks on Umpire, one line per figure.
+
+Each figure counts what was tried and how often it failed; the command exits with status 1
+when any failure count is not zero. The attacks (docs/security.md):
+
+* leak scans over random games of every scenario of both games, every output another
+  audience reads (:mod:`bot.redteam.outputs` lists the producers), and differential probes
+  of secret set-ups (:mod:`bot.redteam.leaks`);
+* parser fuzz through the service (:mod:`bot.redteam.fuzz`);
+* permissions, dice and records, idempotency (:mod:`bot.redteam.attacks`);
+* SIGKILLs of a writing process and damaged databases (:mod:`bot.redteam.faults`).
+
+``--quick`` is the bounded version CI runs (a few minutes); without it each attack runs
+many times longer.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bot.redteam.attacks import run_attacks
+from bot.redteam.faults import corruptions, sigkills
+from bot.redteam.fuzz import run_fuzz
+from bot.redteam.leaks import Tally, run_leaks
+
+
+def run(*, quick: bool, seed: int | None = None,
+        out: Callable[[str], None] = print) -> Tally:
+    """Run every attack; print progress, then one line per figure."""
+    seed = int(time.time()) if seed is None else seed
+    out(f"red team ({'quick' if quick else 'full'}, seed {seed})")
+    # The service logs what the attacks provoke (a damaged snapshot passed over, an
+    # internal error refused): the figures say it; the log lines would only be noise.
+    logging.getLogger("bot").setLevel(logging.CRITICAL)
+    tally = Tally()
+    started = time.monotonic()
+    run_leaks(tally, quick=quick, seed=seed, out=out)
+    run_fuzz(tally, quick=quick, seed=seed, out=out)
+    run_attacks(tally, quick=quick, seed=seed, out=out)
+    rnd = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="umpire-faults-") as folder:
+        sigkills(Path(folder), tally, rnd, 4 if quick else 30, out)
+        corruptions(Path(folder), tally, rnd)
+    out(f"{'figure':<52} {'tried':>8} {'failed':>7}")
+    for figure in sorted(tally.tried):
+        out(f"{figure:<52} {tally.tried[figure]:>8} {tally.failed[figure]:>7}")
+        for example in tally.examples.get(figure, []):
+            out(f"    e.g. {example}")
+    failed = sum(tally.failed.values())
+    out(f"{len(tally.tried)} figures, {sum(tally.tried.values())} tried, {failed} failed "
+        f"in {time.monotonic() - started:.0f} s")
+    return tally
