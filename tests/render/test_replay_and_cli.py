@@ -100,7 +100,7 @@ def test_render_and_export_gif_of_a_stored_game(tmp_path: Path) -> None:
 
 def test_console_map_command_writes_the_picture(tmp_path: Path) -> None:
     out = tmp_path / "m.png"
-    result = runner.invoke(app, ["play", "tanks", "--scenario", "first-encounter"],
-                           input=f"map public {out}\nquit\n")
+    result = runner.invoke(app, ["play", "tanks", "--scenario", "first-encounter", "--db",
+                                 str(tmp_path / "u.db")], input=f"map public {out}\nquit\n")
     assert result.exit_code == 0, result.output
     assert "map written" in result.output and Image.open(out).format == "PNG"
