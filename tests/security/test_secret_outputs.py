@@ -204,3 +204,25 @@ def test_email_addresses_only_for_the_gm_and_their_holder(tmp_path: Path) -> Non
     from bot.records import verify
 
     assert verify(service.export(game_id, STRANGER).lines).ok
+
+
+def test_undo_of_a_turning_point_standing_order_quotes_it_to_its_side_only(
+        tmp_path: Path) -> None:
+    service = make_service(tmp_path / "u.db")
+    info = service.create_game(GM_ACTOR, "stalingrad")
+    service.seat(info.id, GM_ACTOR, "german", GERMAN)
+    service.seat(info.id, GM_ACTOR, "russian", SOVIET)
+    service.start(info.id, GM_ACTOR)
+    rules = service.rules(info.id)
+    side = rules.acting_side(service.load_state(info.id))
+    actor = GERMAN if side == "german" else SOVIET
+    policy = rules.standing_policies()[0]
+    order = f"standing {policy.kind} {policy.policy}"
+    assert service.submit(info.id, actor, order).ok
+    undone = service.undo(info.id, actor)
+    assert undone.ok, undone.error
+    other = "russian" if side == "german" else "german"
+    for audience in ("public", other):
+        assert policy.policy not in undone.messages[audience].text
+    assert order in undone.messages[side].text
+    assert order not in public_log(service, info.id)
