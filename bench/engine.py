@@ -8,6 +8,10 @@ rolled) it measures, as medians:
 * ``legal (one Area)``: the structured legal query for one Area's units (reachable Areas
   with MF, attackable Groups), for every Area holding units of the side to act — budget
   5 ms; the full ``legal_orders`` list for the whole side is printed for comparison;
+* ``Dawn``: the German Pass whose impulse DR ends the night, with the whole Dawn — supply
+  traced for every unit on the map (12.1), Isolation and Attrition (12.2, 12.22), recovery,
+  Armor replacements, the Reinforcement Phase — budget 5 ms; the supply trace alone is
+  printed for comparison;
 * ``serialize + hash``: canonical bytes and their SHA-256 — budget 5 ms;
 * ``deserialize``: bytes back to a state;
 
@@ -36,6 +40,7 @@ from adjudicator.stalingrad.context import Ctx  # noqa: E402
 from adjudicator.stalingrad.game import StalingradGame  # noqa: E402
 from adjudicator.stalingrad.legal import legal_info  # noqa: E402
 from adjudicator.stalingrad.state import OFF_MAP, StalingradState  # noqa: E402
+from adjudicator.stalingrad.supply import supplied_units  # noqa: E402
 from bench.common import Figures  # noqa: E402
 
 BUDGET_MS = 5.0
@@ -90,6 +95,17 @@ def run(actions: int = 200, out: Callable[[str], Any] = print) -> dict[str, floa
         legal_ms += timed(lambda area=area: legal_info(Ctx(board, state), side, area), 3)
     full_ms = timed(lambda: game.legal_orders(state, side), 5)
 
+    # A night ending: the Pass's impulse DR 1 + 1 brings Dawn (6.32); the Advantage is spent
+    # so that no question stops the order before the Dawn.
+    night = state.model_copy(update={"day": False, "box": 12, "turn": "german",
+                                     "german_impulses_today": 12, "impulse": None,
+                                     "advantage_used": True})
+    pass_order = game.parse("pass")
+    check = game.apply(night, "german", pass_order, FixedDice([1, 1]))
+    assert check.state.day and check.state.date == night.date + 1, "the Pass brings Dawn"
+    dawn_ms = timed(lambda: game.apply(night, "german", pass_order, FixedDice([1, 1])), 20)
+    supply_ms = timed(lambda: supplied_units(board, state), 50)
+
     data = state.to_bytes()
     serialize_ms = timed(state.state_hash, 50)
     deserialize_ms = timed(lambda: game.load_state(data), 50)
@@ -100,6 +116,8 @@ def run(actions: int = 200, out: Callable[[str], Any] = print) -> dict[str, floa
         "legal_area_ms": statistics.median(legal_ms),
         "legal_area_max_ms": max(legal_ms),
         "legal_all_ms": statistics.median(full_ms),
+        "dawn_ms": statistics.median(dawn_ms),
+        "supply_ms": statistics.median(supply_ms),
         "serialize_hash_ms": statistics.median(serialize_ms),
         "deserialize_ms": statistics.median(deserialize_ms),
     }
@@ -118,12 +136,15 @@ def run(actions: int = 200, out: Callable[[str], Any] = print) -> dict[str, floa
     line("legal query, one Area (median)", figures["legal_area_ms"])
     line("legal query, one Area (slowest)", figures["legal_area_max_ms"], None)
     line("legal orders, whole side", figures["legal_all_ms"], None)
+    line("Dawn with supply tracing (median)", figures["dawn_ms"])
+    line("supply trace, every unit (median)", figures["supply_ms"], None)
     line("serialize + hash (median)", figures["serialize_hash_ms"])
     line("deserialize (median)", figures["deserialize_ms"], None)
     out(f"  {'ratio apply / (deserialize + serialize)':<42}{figures['ratio']:8.2f}")
     closing = Figures()
     closing.add("apply, median", figures["apply_ms"], BUDGET_MS, " ms")
     closing.add("legal query, one Area, median", figures["legal_area_ms"], BUDGET_MS, " ms")
+    closing.add("Dawn with supply tracing, median", figures["dawn_ms"], BUDGET_MS, " ms")
     closing.add("serialize + hash, median", figures["serialize_hash_ms"], BUDGET_MS, " ms")
     closing.report(out)
     return figures

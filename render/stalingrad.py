@@ -1079,7 +1079,7 @@ class Face:
     fresh: bool
     factors: str
     duration: int
-    isolated: bool
+    isolated: int  # the Isolation marker: 0 none, 1 for "-1", 2 for "-2" (12.2)
     label: str = ""  # the counter's printed designation ("I/267"), its short id
     count: int = 1  # a stack of this many like counters: "x3" shows instead of the label
 
@@ -1096,7 +1096,7 @@ _FACES: dict[tuple[Any, ...], Face] = {}
 def face_of(u: UnitView, pack_units: Mapping[str, Any]) -> Face:
     """:func:`unit_face`, memoised on what the face depends on."""
     key = (u.id, u.side, u.kind, u.fresh, u.duration, u.attack, u.defense, u.mf,
-           u.isolated, id(pack_units))
+           u.isolation, id(pack_units))
     face = _FACES.get(key)
     if face is None:
         if len(_FACES) > 20000:
@@ -1129,7 +1129,7 @@ def unit_face(u: UnitView, pack_units: Mapping[str, Any]) -> Face:
         factors = f"{attack}-{u.defense}-{u.mf}"
     else:
         factors = str(u.defense)
-    return Face(u.side, symbol, motorized, u.fresh, factors, int(u.duration or 0), u.isolated,
+    return Face(u.side, symbol, motorized, u.fresh, factors, int(u.duration or 0), u.isolation,
                 short_label(u.id, pack_units))
 
 
@@ -1205,7 +1205,8 @@ def counter_sprite(sprites: SpriteCache, face: Face, size: int) -> Image.Image:
                         rgb("ink"), rgb("duration"))
         if face.isolated:
             d.rectangle((0, y0, mark, y1), fill=rgb("isolated"), outline=rgb("ink"))
-            fitted_text(im, "I", fs, (1, y0, mark, y1), rgb("white"), rgb("isolated"))
+            fitted_text(im, f"-{face.isolated}", fs, (1, y0, mark, y1), rgb("white"),
+                        rgb("isolated"))
         d.rectangle((0, 0, size - 1, size - 1), outline=rgb("ink"))
         return im
     return sprites.get(("tps-counter", face, size), build)
@@ -1918,6 +1919,7 @@ def _draw_panel(canvas: Image.Image, st: Static, view: StalingradView, pack: Sta
     with contextlib.suppress(KeyError, ValueError):  # a pack without a FAG schedule
         fag = pack.calendar.fag_strength(day)
         lines.append((f"Russian FAG strength today: {fag}", "ink", "russian"))
+    lines += luftwaffe_lines(view, pack, day)
     counts = {k: len(v) for k, v in by_loc.items()}
     lines.append((f"East bank: {counts.get(EAST, 0)} Russian waiting", "ink", "east_bank"))
     lines.append((f"Off board: {counts.get(OFFBOARD, 0)} German waiting", "ink", "german_tint"))
@@ -1975,6 +1977,51 @@ def _draw_panel(canvas: Image.Image, st: Static, view: StalingradView, pack: Sta
                               border=None)
             canvas.paste(tag, (round((box[0] + box[2]) / 2 - tag.width / 2),
                                round(box[3] - tag.height - 3)))
+    _draw_fag_status(canvas, sprites, view, pack, p["fag_boxes"], fs)
+
+
+def luftwaffe_lines(view: StalingradView, pack: StalingradPack, day: _dt.date
+                    ) -> list[tuple[str, str, str]]:
+    """The Luftwaffe's box (4.26, 17.22): its strength today and whether it has flown."""
+    stuka = next((u for u in view.units if u.kind == "air" and u.loc == "box"), None)
+    if stuka is None:
+        return []
+    try:
+        strength = pack.calendar.luftwaffe_attack(day)
+    except (KeyError, ValueError):
+        return []
+    state = "ready" if stuka.fresh and view.day else "flown today" if not stuka.fresh \
+        else "grounded at night"
+    return [(f"Luftwaffe (Stuka {strength}): {state}", "ink", "german")]
+
+
+def support_status(u: UnitView) -> str | None:
+    """What an Artillery/air unit in its box may do (15.32, 15.34, 17.22): None when ready,
+    else "D1".. (Disrupted, dates to go) or "Refit" (its marker off, awaiting a Refit)."""
+    if u.fresh:
+        return None
+    return f"D{u.duration}" if u.duration else "Refit"
+
+
+def _draw_fag_status(canvas: Image.Image, sprites: SpriteCache, view: StalingradView,
+                     pack: StalingradPack, boxes: Sequence[tuple[float, float, float, float]],
+                     fs: int) -> None:
+    """Each FAG box: its unit's state — out of this game (struck through), Disrupted for
+    N dates, or waiting to Refit (15.32-15.34)."""
+    pack_units = _pack_units(pack)
+    fags = {getattr(pack_units.get(u.id), "quadrant", None): u for u in view.units
+            if u.kind == "fag"}
+    d = ImageDraw.Draw(canvas)
+    for fag_box, box in zip(pack.fag_boxes, boxes, strict=True):
+        unit = fags.get(fag_box.quadrant)
+        if unit is None or unit.loc != "box":
+            d.line([(box[0], box[1]), (box[2], box[3])], fill=rgb("dark_grey"), width=2)
+            continue
+        status = support_status(unit)
+        if status is None:
+            continue
+        tag = sprites.tag(status, max(8, fs - 1), fg="white", bg="isolated", border=None)
+        canvas.paste(tag, (round(box[0] + 2), round(box[3] - tag.height - 3)))
 
 
 def fits_inside(view: StalingradView, pack: StalingradPack, scale: int = DEFAULT_SCALE
