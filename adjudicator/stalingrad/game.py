@@ -620,7 +620,6 @@ def case_state(game: StalingradGame, position: Mapping[str, Any]) -> StalingradS
     state.control = {k: setup.initial_control(a) for k, a in board.areas.items()}
     state.control.update({str(k): str(v) for k, v in position.get("control", {}).items()})
     state.rubble = {str(k): int(v) for k, v in position.get("rubble", {}).items()}
-    state.artillery = {str(k): int(v) for k, v in position.get("artillery", {}).items()}
     state.sunset_control = {str(k): str(v) for k, v in position.get("sunset_control",
                                                                        {}).items()}
     for uid in board.units:

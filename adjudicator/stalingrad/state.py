@@ -171,7 +171,8 @@ class StalingradState(GameState):
     battle: Battle | None = None
     switch: bool = False  # the German impulse DR calls for Sunset/Dawn (6.31, 6.32)
     sunset_control: dict[str, str] = Field(default_factory=dict)  # 18.6 Breakthrough
-    artillery: dict[str, int] = Field(default_factory=dict)  # part 2 hook (15.3)
+    #: unused: read from states stored before the FAG units carried the Russian Artillery
+    artillery: dict[str, int] = Field(default_factory=dict)
     options: dict[str, Any] = Field(default_factory=dict)
     eliminated: dict[str, int] = Field(default_factory=lambda: {"german": 0, "russian": 0})
     replacements: Replacements = Field(default_factory=Replacements)  # 13.2
