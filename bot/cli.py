@@ -42,12 +42,17 @@ class _OneLineErrors(TyperGroup):
             raise typer.Exit(1) from None
 
 
+#: The --db option: SQLite (the default) or PostgreSQL.
+DB_HELP = ("the database: a file, sqlite:///PATH or postgresql://USER@HOST/DB (default "
+           "$UMPIRE_DB, else umpire.db in the user data folder)")
+
 app = typer.Typer(help="Umpire: a neutral referee for board wargames.", no_args_is_help=True,
                   rich_markup_mode=None, pretty_exceptions_enable=False, cls=_OneLineErrors)
 data_app = typer.Typer(help="Data packs: validate a replacement pack, show a pack's contents.",
                        no_args_is_help=True)
 app.add_typer(data_app, name="data")
-db_app = typer.Typer(help="The database file: check it.", no_args_is_help=True)
+db_app = typer.Typer(help="The database: check it, migrate it, copy it to another.",
+                     no_args_is_help=True)
 app.add_typer(db_app, name="db")
 
 
@@ -99,8 +104,7 @@ def play(
     resume: Annotated[str | None, typer.Option(help="continue a stored game by its id")] = None,
     pack: Annotated[Path | None, typer.Option(help="a replacement data pack folder (GM)")]
     = None,
-    db: Annotated[Path | None, typer.Option("--db", help="database file (or $UMPIRE_DB)")]
-    = None,
+    db: Annotated[str | None, typer.Option("--db", help=DB_HELP)] = None,
     option: Annotated[list[str] | None, typer.Option(
         "--option", help="an optional rule for a new game, KEY=VALUE (e.g. cards=true)")]
     = None,
@@ -111,7 +115,7 @@ def play(
     from adjudicator.registry import UnknownGame, load_game
     from bot.console import LocalGame, play_at_terminal
     from bot.service import GameService, ServiceError
-    from bot.store import Store, default_db_path
+    from bot.store import Store, data_folder, default_db
 
     if pack is not None:
         pack_game = _checked_pack(pack)
@@ -127,9 +131,11 @@ def play(
         console.print(f"[red]unknown scenario {scenario!r}; choose from "
                       f"{', '.join(rules.scenarios())}[/red]")
         raise typer.Exit(code=2)
-    path = default_db_path(db)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    service = GameService(Store(path))
+    store = Store(default_db(db))
+    # the console's history beside a database file, else in the user data folder
+    where = getattr(store, "path", None)
+    folder = where.parent if isinstance(where, Path) else data_folder()
+    service = GameService(store)
     try:
         if resume is not None:
             local = LocalGame(service, resume)
@@ -142,7 +148,7 @@ def play(
     from bot.runtime import tune_gc
 
     tune_gc()
-    play_at_terminal(service, local, console, path.parent / "console-history")
+    play_at_terminal(service, local, console, folder / "console-history")
 
 
 @app.command()
@@ -225,8 +231,7 @@ def bot(
     guild: Annotated[int | None, typer.Option(
         "--guild", help="register the server-only commands (/gm) on this server "
         "(instant); the others are global, for DMs")] = None,
-    db: Annotated[Path | None, typer.Option("--db", help="database file (or $UMPIRE_DB)")]
-    = None,
+    db: Annotated[str | None, typer.Option("--db", help=DB_HELP)] = None,
     config: Annotated[Path | None, typer.Option(
         help="TOML file with token, guild, gm_role, games")] = None,
     gm_role: Annotated[str | None, typer.Option(help="name of the GM role (default "
@@ -236,11 +241,22 @@ def bot(
     check_commands: Annotated[bool, typer.Option(
         "--check-commands", help="print every command payload, check Discord's limits, and "
         "exit (no token, no network)")] = False,
+    shards: Annotated[int | None, typer.Option(
+        "--shards", min=1, help="the bot's total number of shards (Discord requires "
+        "sharding from 2,500 servers); default: one connection")] = None,
+    shard_ids: Annotated[str | None, typer.Option(
+        "--shard-ids", help="the shards this process runs, e.g. 0,1 or 0-3 (default: all "
+        "of --shards); run the others in other processes on the same database")] = None,
+    render_processes: Annotated[int | None, typer.Option(
+        "--render-processes", min=0, help="worker processes drawing the pictures (default: "
+        "half the CPUs, at least 1; 0 draws in the bot's own threads)")] = None,
 ) -> None:
     """Run the Discord bot. The token comes from $DISCORD_TOKEN or the config file."""
+    import os
+
     from bot.discord.app import run
     from bot.discord.settings import SettingsError, load_settings
-    from bot.store import default_db_path
+    from bot.store import default_db, redact
 
     if check_commands:
         from bot.discord.app import check_commands as check
@@ -254,35 +270,57 @@ def bot(
     except SettingsError as error:
         console.print(f"[red]{error}[/red]", highlight=False)
         raise typer.Exit(code=2) from error
-    path = default_db_path(db)
-    console.print(f"Umpire bot: database {path}"
+    ids: list[int] | None = None
+    if shard_ids is not None:
+        try:
+            ids = sorted({n for part in shard_ids.split(",") if part.strip()
+                          for n in _shard_range(part)})
+        except ValueError as error:
+            console.print(f"[red]--shard-ids {shard_ids}: give shard numbers, e.g. 0,1[/red]",
+                          highlight=False)
+            raise typer.Exit(code=2) from error
+        if shards is None or not ids or ids[-1] >= shards:
+            console.print(f"[red]--shard-ids {shard_ids}: each must be below --shards "
+                          f"({shards})[/red]", highlight=False)
+            raise typer.Exit(code=2)
+    workers = (render_processes if render_processes is not None
+               else max(1, (os.cpu_count() or 2) // 2))
+    path = default_db(db)
+    console.print(f"Umpire bot: database {redact(path)}"
                   + (f", commands synced to server {settings.guild_id}"
-                     if settings.guild_id else ", commands synced globally"), highlight=False)
+                     if settings.guild_id else ", commands synced globally")
+                  + (f", shards {', '.join(map(str, ids or range(shards)))} of {shards}"
+                     if shards else ""), highlight=False)
     run(settings.token.reveal(), path, settings.guild_id, settings.gm_role,
-        settings.extra_games)
+        settings.extra_games, shards, ids, workers)
+
+
+def _shard_range(part: str) -> range:
+    """``3`` or ``0-3`` (both ends included)."""
+    first, _, last = part.strip().partition("-")
+    return range(int(first), int(last or first) + 1)
 
 
 @app.command()
 def mail(
     config: Annotated[Path, typer.Option(help="the gateway's TOML file (docs/email.md)")],
-    db: Annotated[Path | None, typer.Option("--db", help="database file (or $UMPIRE_DB)")]
-    = None,
+    db: Annotated[str | None, typer.Option("--db", help=DB_HELP)] = None,
 ) -> None:
     """Run the play-by-email gateway: read the mailbox, answer, keep every player told."""
     import logging
 
     from bot.mail.app import run
     from bot.mail.config import ConfigError, load_config
-    from bot.store import default_db_path
+    from bot.store import default_db, redact
 
     try:
         settings = load_config(config)
     except ConfigError as error:
         console.print(f"[red]{error}[/red]", highlight=False)
         raise typer.Exit(code=2) from error
-    path = default_db_path(db or settings.database)
+    path = default_db(db or settings.database)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    console.print(f"Umpire mail gateway for {settings.address}: database {path}",
+    console.print(f"Umpire mail gateway for {settings.address}: database {redact(path)}",
                   highlight=False)
     run(settings, path)
 
@@ -304,6 +342,9 @@ def bench(
         help="all, or one benchmark (without a name: the list)")] = None,
     actions: Annotated[int | None, typer.Option(
         help="actions in the benchmark games (default: each benchmark's own)")] = None,
+    db: Annotated[str | None, typer.Option(
+        "--db", help="a postgresql:// database for the benchmarks that compare backends "
+        "(store, writers); they work in a schema of their own, dropped after")] = None,
 ) -> None:
     """Run benchmarks; each prints its figures and ends with one line per figure and its
     target."""
@@ -334,10 +375,12 @@ def bench(
         options: dict[str, Any] = {"out": out}
         if actions is not None and "actions" in inspect.signature(module.run).parameters:
             options["actions"] = actions
+        if db is not None and "db" in inspect.signature(module.run).parameters:
+            options["db"] = db
         module.run(**options)
 
 
-DbOption = Annotated[Path | None, typer.Option("--db", help="database file (or $UMPIRE_DB)")]
+DbOption = Annotated[str | None, typer.Option("--db", help=DB_HELP)]
 
 
 @app.command("export")
@@ -348,10 +391,10 @@ def export_game(
 ) -> None:
     """Write a game's record as JSON lines (header, then one line per action)."""
     from bot.records import RecordError, export_lines, write_record
-    from bot.store import Store, default_db_path
+    from bot.store import Store, default_db
 
     try:
-        lines = export_lines(Store(default_db_path(db)), game_id)
+        lines = export_lines(Store(default_db(db)), game_id)
     except RecordError as error:
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(code=1) from error
@@ -396,10 +439,10 @@ def import_game(
 ) -> None:
     """Recreate a game from a record (verified first)."""
     from bot.records import RecordError, import_record, read_record
-    from bot.store import Store, default_db_path
+    from bot.store import Store, default_db
 
     try:
-        game_id = import_record(Store(default_db_path(db)), read_record(record), seed, pack)
+        game_id = import_record(Store(default_db(db)), read_record(record), seed, pack)
     except (RecordError, OSError) as error:
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(code=1) from error
@@ -426,17 +469,18 @@ def redteam(
 
 @db_app.command("check")
 def db_check(db: DbOption = None) -> None:
-    """Check the database: SQLite's integrity check, the schema, and every game — its
+    """Check the database: the engine's own check, the schema, and every game — its
     columns, every snapshot, and its whole log replayed from the start (state hashes,
     events, forced dice). One line per problem; exit status 1 if there is any."""
     from bot.dbcheck import check_database
-    from bot.store import default_db_path
+    from bot.store import default_db, resolve
 
-    path = default_db_path(db)
-    if not path.exists():
-        console.print(f"{path}: no such database file", markup=False)
+    target = default_db(db)
+    kind, where = resolve(target)
+    if kind == "sqlite" and not Path(where).exists():
+        console.print(f"{where}: no such database file", markup=False)
         raise typer.Exit(code=1)
-    report = check_database(path)
+    report = check_database(target)
     for line in report.problems:
         console.print(f"  - {line}", markup=False, highlight=False, soft_wrap=True)
     console.print(report.summary(), markup=False, highlight=False, soft_wrap=True)
@@ -444,12 +488,50 @@ def db_check(db: DbOption = None) -> None:
         raise typer.Exit(code=1)
 
 
-def _stored_game(game_id: str, db: Path | None) -> tuple[Any, Any, list[dict[str, Any]]]:
+@db_app.command("migrate")
+def db_migrate(db: DbOption = None) -> None:
+    """Bring the database's schema to this Umpire's version (every command does it when it
+    opens the database; run it alone before starting many processes, or as the database
+    owner when the bot's role may not change the schema)."""
+    from bot.store import Store, default_db
+
+    store = Store(default_db(db), migrate=False)
+    try:
+        before = store.schema_version()
+        after = store.migrate()
+    finally:
+        store.close()
+    console.print(f"{store.label}: schema version {after}"
+                  + (f" (was {before})" if before != after else " (already current)"),
+                  markup=False, highlight=False, soft_wrap=True)
+
+
+@db_app.command("copy")
+def db_copy(
+    source: Annotated[str, typer.Argument(help="the database to copy from (a file or a URL)")],
+    target: Annotated[str, typer.Argument(help="the database to copy into (made or migrated "
+                                          "as needed)")],
+) -> None:
+    """Copy every game from one database into another — SQLite to PostgreSQL or back — each
+    in one transaction, then verify it: the same rows on both sides, and the destination
+    rebuilds each game to its recorded state hash. Exit status 1 on any problem."""
+    from bot.dbcopy import copy_database
+
+    report = copy_database(source, target, out=lambda line: console.print(
+        line, markup=False, highlight=False))
+    for line in report.problems:
+        console.print(f"  - {line}", markup=False, highlight=False, soft_wrap=True)
+    console.print(report.summary(), markup=False, highlight=False, soft_wrap=True)
+    if report.problems:
+        raise typer.Exit(code=1)
+
+
+def _stored_game(game_id: str, db: str | None) -> tuple[Any, Any, list[dict[str, Any]]]:
     """(rules, service, active action rows) of a stored game."""
     from bot.service import GameService, ServiceError
-    from bot.store import Store, default_db_path
+    from bot.store import Store, default_db
 
-    service = GameService(Store(default_db_path(db)))
+    service = GameService(Store(default_db(db)))
     try:
         rules = service.rules(game_id)
     except ServiceError as error:

@@ -1,6 +1,7 @@
 """``umpire db check``: what is wrong with a database file, one line per problem.
 
-It runs SQLite's integrity check and the schema check (:class:`bot.store.Store` refuses an
+It runs the database's integrity check (SQLite's; PostgreSQL checks its own pages, so there
+the schema's completeness) and the schema check (:class:`bot.store.Store` refuses an
 empty file, a file that is not SQLite, or one written by a newer Umpire), then checks every
 game: its JSON columns, each snapshot (it loads, and hashes to what it recorded and to the
 state of its action), that its actions are numbered 1..head, and its whole record replayed
@@ -18,7 +19,7 @@ from typing import Any
 
 from adjudicator.registry import UnknownGame, load_game
 from bot.records import RecordError, export_lines, verify
-from bot.store import Store, StoreError
+from bot.store import Store, StoreError, redact
 
 #: Game columns holding JSON.
 JSON_COLUMNS = ("options", "bindings", "forced_dice", "reminder_fractions", "reminders_sent")
@@ -26,7 +27,7 @@ JSON_COLUMNS = ("options", "bindings", "forced_dice", "reminder_fractions", "rem
 
 @dataclass
 class CheckReport:
-    path: Path
+    path: str
     games: int = 0
     actions: int = 0
     snapshots: int = 0
@@ -38,19 +39,20 @@ class CheckReport:
                 f"snapshots checked — {verdict}")
 
 
-def check_database(path: Path) -> CheckReport:
-    report = CheckReport(path)
+def check_database(target: str | Path) -> CheckReport:
+    """Check the database ``target`` (a path or a URL)."""
+    store_label = redact(str(target))
+    report = CheckReport(store_label)
     try:
-        store = Store(path)
+        store = Store(target)
     except StoreError as error:
         report.problems.append(str(error))
         return report
     try:
         integrity = store.integrity_check()
         if integrity != "ok":
-            report.problems.append(f"SQLite integrity check: {integrity}")
-        ids = [str(row["id"]) for row in store.db.query("SELECT id FROM games ORDER BY created")]
-        for game_id in ids:
+            report.problems.append(f"integrity check: {integrity}")
+        for game_id in store.game_ids():
             report.games += 1
             report.problems += [f"game {game_id}: {p}" for p in check_game(store, game_id,
                                                                            report)]
@@ -79,8 +81,7 @@ def check_game(store: Store, game_id: str, report: CheckReport) -> list[str]:
     if [int(a["seq"]) for a in actions] != list(range(1, int(row["head_seq"]) + 1)):
         problems.append(f"its actions are not numbered 1..{row['head_seq']}")
     by_seq = {int(a["seq"]): a for a in actions}
-    for snap in store.db.query("SELECT seq, state, state_hash FROM snapshots WHERE game_id = ? "
-                               "ORDER BY seq", [game_id]):
+    for snap in store.snapshots(game_id):
         report.snapshots += 1
         problem = _snapshot_problem(rules, snap, by_seq.get(int(snap["seq"])))
         if problem is not None:

@@ -12,8 +12,9 @@ Conventions:
   :class:`SubmitResult` whose ``status`` is ``"refused"`` with a clear ``error``.
 * Administrative methods (create, seat, start, deadlines, previews) raise
   :class:`ServiceError` subclasses with a clear message.
-* Orders for one game are serialised by a per-game lock and, in the store, by an
-  expected-sequence check inside ``BEGIN IMMEDIATE``; different games run in parallel.
+* Orders for one game are serialised by a per-game lock, across processes by the store's
+  game lock (PostgreSQL), and in the store by an expected-sequence check inside the
+  append's transaction; different games run in parallel.
 """
 
 from __future__ import annotations
@@ -71,16 +72,21 @@ from bot.store import (
     Busy,
     DuplicateKey,
     NewAction,
+    Refused,
     SequenceConflict,
     Snapshot,
     Store,
     StoreError,
+    holder_name,
     loads,
 )
 
 logger = logging.getLogger(__name__)
 
 SYSTEM_ACTOR = "system"
+#: The lease whose holder ticks deadlines, and how long one tick holds it (seconds).
+DEADLINE_LEASE = "deadlines"
+TICK_LEASE_S = 300.0
 #: Retries when another process wrote to the same game between load and commit.
 MAX_ATTEMPTS = 8
 
@@ -281,6 +287,7 @@ class GameService:
         outage_after: float = 600.0,
         state_cache_bytes: int = DEFAULT_STATE_BUDGET,
         busy_budget: float = 30.0,
+        tick_lease: float = TICK_LEASE_S,
     ) -> None:
         """``state_cache_bytes``: the memory budget of the states kept between requests
         (estimated, see :mod:`bot.caches`); past it the least recently used game's state is
@@ -295,6 +302,9 @@ class GameService:
         self.snapshot_on_side_change = snapshot_on_side_change
         self.outage_after = outage_after
         self.busy_budget = busy_budget
+        self.tick_lease = tick_lease
+        #: This service's name among the processes sharing the database (leases).
+        self.instance = holder_name()
         self._locks = GameLocks()
         self._cache: StateCache[_Cached] = StateCache(state_cache_bytes)
         self._rules: dict[tuple[str, str | None], Game[Any]] = {}
@@ -1161,8 +1171,13 @@ class GameService:
         """Send due reminders and act on expired deadlines; call it every minute or so.
 
         After an outage (no tick for ``outage_after`` seconds), deadlines that expired while
-        the service was down are extended instead of being executed in a burst.
+        the service was down are extended instead of being executed in a burst. Of all the
+        processes sharing the database, one ticks: the holder of the ``deadlines`` lease
+        (renewed at each tick; another process takes it over once it lapses); the others
+        get no notices.
         """
+        if not self.store.lease(DEADLINE_LEASE, self.instance, self.tick_lease):
+            return []
         now = self.clock() if now is None else now
         last = self.store.get_meta("last_tick")
         outage = last is not None and now - float(last) > self.outage_after
@@ -1190,7 +1205,7 @@ class GameService:
         return due
 
     def _extend_deadline(self, game_id: str, now: float) -> deadlines.Notice:
-        with self._lock(game_id):
+        with self._lock(game_id), self.store.game_lock(game_id):
             row = self._row(game_id)
             fields, notice = deadlines.extend_after_outage(row, now)
             self.store.update_game(game_id, fields, expected_seq=int(row["head_seq"]))
@@ -1256,14 +1271,15 @@ class GameService:
         pause = 0.02
         conflicts = 0
         try:
-            with self._lock(game_id):
+            with self._lock(game_id), self.store.game_lock(game_id):
                 while conflicts < MAX_ATTEMPTS:
                     try:
                         result = self._attempt(game_id, make_plan, key, actor, fingerprint)
                     except Busy:  # another process held the file: wait a little, in budget
-                        if time.monotonic() + pause > deadline:
+                        remaining = deadline - time.monotonic()
+                        if remaining <= 0:
                             break
-                        time.sleep(pause)
+                        time.sleep(min(pause, remaining))  # the whole budget, not less
                         pause = min(2 * pause, 1.0)
                         continue
                     if result is not None:
@@ -1273,6 +1289,8 @@ class GameService:
                                  "nothing was done: try again", rule="busy")
         except ServiceError as error:
             return self._refused(game_id, str(error), rule="service")
+        except Refused as refusal:  # e.g. a NUL character: nothing was stored
+            return self._refused(game_id, str(refusal), rule="input")
         except StoreError as error:  # a damaged file: a clear line, never a traceback
             logger.error("game %s: %s", game_id, error)
             return self._refused(game_id, f"the game's store cannot be read: {_line(error)}",

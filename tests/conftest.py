@@ -15,6 +15,7 @@ from adjudicator.registry import load_game
 # The test-only games register themselves when imported (the registry imports nothing a
 # name names): import them here so conformance cases and CLI runs can look them up.
 from tests.bot import duel_variants, test_service_support  # noqa: F401
+from tests.dbs import backend, db_url, new_db, pg_databases, pg_server, pg_url  # noqa: F401
 from tests.kernel import duel  # noqa: F401
 
 CONFORMANCE = Path(__file__).parent / "conformance"

@@ -16,9 +16,11 @@ import contextlib
 import importlib
 import json
 import logging
+import multiprocessing
 import signal
 import tempfile
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +33,7 @@ from bot.discord.commands_game import GameCommands
 from bot.discord.commands_gm import GmCommands
 from bot.discord.commands_orders import decide, game_groups, help_, order
 from bot.discord.components import DYNAMIC_ITEMS
-from bot.discord.core import BotConfig, UmpireBot
+from bot.discord.core import BotConfig, ShardedUmpireBot, UmpireBot
 from bot.discord.limits import check, size
 from bot.discord.port import ServicePort
 from bot.discord.publish import Renderer
@@ -42,27 +44,54 @@ from bot.store import Store
 log = logging.getLogger("umpire.discord")
 
 
-def load_renderer() -> Renderer | None:
+def load_renderer(processes: int = 0) -> Renderer | None:
     """``render.render`` with the game's data pack (``render.load_pack``, cached per pack),
-    when the rendering package provides them."""
+    when the rendering package provides them. ``processes`` > 0: pictures are drawn in a
+    pool of that many worker processes (each with its own static layers), so drawing never
+    holds the bot's event loop or its threads."""
     try:
         module = importlib.import_module("render")
     except ImportError:
         return None
-    function = getattr(module, "render", None)
-    loader = getattr(module, "load_pack", None)
-    if not callable(function) or not callable(loader):
+    if not callable(getattr(module, "render", None)) or not callable(
+            getattr(module, "load_pack", None)):
         return None
-
-    def draw(view: View, pack: Path | None = None, /, **options: bool) -> bytes:
-        # Turning Point: Stalingrad's map is tall: posts show the zoom on the last action
-        # (readable on a phone), the whole map on request; Stalin's Tanks is shown whole.
-        crop = view.game == "stalingrad" and not options.get("full", False)
-        data = function(view, loader(view.game, pack), crop=crop)
-        assert isinstance(data, bytes)
-        return data
-
+    if processes > 0:
+        return PooledRenderer(processes)
     return draw
+
+
+def draw(view: View, pack: Path | None = None, /, **options: bool) -> bytes:
+    """One picture of ``view`` (in this process)."""
+    module = importlib.import_module("render")
+    # Turning Point: Stalingrad's map is tall: posts show the zoom on the last action
+    # (readable on a phone), the whole map on request; Stalin's Tanks is shown whole.
+    crop = view.game == "stalingrad" and not options.get("full", False)
+    data = module.render(view, module.load_pack(view.game, pack), crop=crop)
+    assert isinstance(data, bytes)
+    return data
+
+
+def _warm_worker(games: Sequence[str]) -> None:
+    logging.getLogger().setLevel(logging.WARNING)
+    prepare_pictures(games)
+
+
+class PooledRenderer:
+    """A renderer drawing in worker processes (``spawn``ed: nothing of the bot's threads
+    or sockets is inherited); a caller's thread waits for its picture without the GIL."""
+
+    def __init__(self, processes: int, games: Sequence[str] = ()) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.pool = ProcessPoolExecutor(max_workers=processes, mp_context=context,
+                                        initializer=_warm_worker,
+                                        initargs=(tuple(games or available()),))
+
+    def __call__(self, view: View, pack: Path | None = None, /, **options: bool) -> bytes:
+        return self.pool.submit(draw, view, pack, **options).result()
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 def add_commands(bot: UmpireBot) -> None:
@@ -99,7 +128,9 @@ def prepare_pictures(games: Sequence[str]) -> None:
 
 def create_bot(service: GameService, config: BotConfig | None = None,
                renderer: Renderer | None = None, **options: Any) -> UmpireBot:
-    bot = UmpireBot(ServicePort(service), config, renderer, **options)
+    """The bot: sharded (``config.shard_count``) or on one connection."""
+    kind = UmpireBot if config is None or config.shard_count is None else ShardedUmpireBot
+    bot = kind(ServicePort(service), config, renderer, **options)
     add_commands(bot)
     return bot
 
@@ -140,15 +171,24 @@ def check_commands(guild_id: int | None = None, extra_games: Sequence[str] = (),
     return len(problems)
 
 
-async def serve(token: str, db: Path, guild_id: int | None = None,
-                gm_role: str = "Umpire GM", extra_games: Sequence[str] = ()) -> None:
-    """Run until interrupted; discord.py reconnects on its own."""
+async def serve(token: str, db: Path | str, guild_id: int | None = None,
+                gm_role: str = "Umpire GM", extra_games: Sequence[str] = (),
+                shard_count: int | None = None, shard_ids: Sequence[int] | None = None,
+                render_processes: int = 0) -> None:
+    """Run until interrupted; discord.py reconnects on its own. ``shard_count`` /
+    ``shard_ids``: run these shards of a sharded bot (several processes share the
+    database); ``render_processes``: draw pictures in that many worker processes."""
     store = Store(db)
-    await asyncio.to_thread(prepare_pictures, [*available(), *extra_games])
+    if render_processes <= 0:
+        await asyncio.to_thread(prepare_pictures, [*available(), *extra_games])
+    renderer = load_renderer(render_processes)
+    first = shard_ids is None or not shard_ids or 0 in shard_ids
     tune_gc()  # after start-up: what it loaded is never collected (bot.runtime)
     bot = create_bot(GameService(store),
-                     BotConfig(guild_id=guild_id, gm_role=gm_role, extra_games=extra_games),
-                     load_renderer())
+                     BotConfig(guild_id=guild_id, gm_role=gm_role, extra_games=extra_games,
+                               shard_count=shard_count, shard_ids=shard_ids,
+                               sync_commands=first),
+                     renderer)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -171,13 +211,17 @@ async def serve(token: str, db: Path, guild_id: int | None = None,
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGTERM)
+        if isinstance(renderer, PooledRenderer):
+            renderer.close()
         store.close()
 
 
-def run(token: str, db: Path, guild_id: int | None = None, gm_role: str = "Umpire GM",
-        extra_games: Sequence[str] = ()) -> None:
+def run(token: str, db: Path | str, guild_id: int | None = None, gm_role: str = "Umpire GM",
+        extra_games: Sequence[str] = (), shard_count: int | None = None,
+        shard_ids: Sequence[int] | None = None, render_processes: int = 0) -> None:
     discord.utils.setup_logging(level=logging.INFO)
     try:
-        asyncio.run(serve(token, db, guild_id, gm_role, extra_games))
+        asyncio.run(serve(token, db, guild_id, gm_role, extra_games, shard_count, shard_ids,
+                          render_processes))
     except KeyboardInterrupt:
         log.info("stopped")

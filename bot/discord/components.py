@@ -32,6 +32,7 @@ from bot.discord.errors import Refusal
 from bot.discord.port import ServicePort, players_of
 from bot.messages import Message
 from bot.service import Actor, GameInfo, SubmitResult
+from bot.store import Store
 
 log = logging.getLogger("umpire.discord")
 
@@ -75,31 +76,28 @@ class PendingRollback:
 
 
 class PendingRollbacks:
-    """Rollback previews waiting for their GM's confirmation; they expire."""
+    """Rollback previews waiting for their GM's confirmation; they expire. Kept in the
+    store, so a preview made through one bot process is confirmed through any other."""
 
-    def __init__(self, ttl: float = ROLLBACK_TTL,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.ttl, self.clock = ttl, clock
-        self._pending: dict[str, PendingRollback] = {}
+    def __init__(self, store: Store, ttl: float = ROLLBACK_TTL,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.store, self.ttl, self.clock = store, ttl, clock
 
     def add(self, token: str, game_id: str, to_seq: int, reason: str, gm_id: int,
             head: int) -> None:
-        self._expire()
-        self._pending[token] = PendingRollback(game_id, to_seq, reason, gm_id, head,
-                                               self.clock())
+        self.store.hold_rollback(token, game_id, str(gm_id), to_seq, reason, head,
+                                 expires=self.clock() + self.ttl)
 
     def take(self, token: str) -> PendingRollback | None:
-        self._expire()
-        return self._pending.pop(token, None)
+        row = self.store.take_rollback(token, now=self.clock())
+        if row is None:
+            return None
+        return PendingRollback(str(row["game_id"]), int(row["to_seq"]), str(row["reason"]),
+                               int(row["gm"]), int(row["head_seq"]),
+                               float(row["expires"]) - self.ttl)
 
     def __len__(self) -> int:
-        self._expire()
-        return len(self._pending)
-
-    def _expire(self) -> None:
-        now = self.clock()
-        for token in [t for t, p in self._pending.items() if now - p.made > self.ttl]:
-            del self._pending[token]
+        return self.store.held_rollbacks(now=self.clock())
 
 
 def _options_of(message: Message) -> list[Option]:
@@ -266,8 +264,8 @@ class OptionSelect(discord.ui.DynamicItem[discord.ui.Select[Any]],
 
 class RollbackConfirm(discord.ui.DynamicItem[discord.ui.Button[Any]],
                       template=rf"umpire:rb:(?P<token>{_ID})"):
-    """Confirms a previewed GM rollback. Previews live in the bot's memory and expire
-    (:data:`ROLLBACK_TTL`); after a restart the GM previews again."""
+    """Confirms a previewed GM rollback. Previews are kept in the store and expire
+    (:data:`ROLLBACK_TTL`): a restart or another bot process confirms them alike."""
 
     def __init__(self, token: str) -> None:
         super().__init__(discord.ui.Button(label="Confirm rollback",

@@ -39,6 +39,8 @@ USERS_ONLY = discord.AllowedMentions(everyone=False, roles=False, users=True)
 
 #: Where the bot keeps, per game, the last action it published (``meta`` key + game id).
 PUBLISHED = "discord:published:"
+#: The lease of the bot process that posts what was done by email.
+FOLLOW_LEASE = "discord:follow"
 
 UNEXPECTED = ("Umpire hit an internal error (logged for the bot's operator). Check "
               "`/game status` or the thread before trying again: an order that was stored "
@@ -62,6 +64,12 @@ class BotConfig:
     warm_pictures: bool = True
     #: Seconds between looks for actions taken by email in games bound to a thread (0: no).
     follow_seconds: float = 15.0
+    #: Shards: None runs one connection; else the bot's total shard count, and the shards
+    #: this process runs (None: all of them).
+    shard_count: int | None = None
+    shard_ids: Sequence[int] | None = None
+    #: Whether this process registers the commands at start-up (one process is enough).
+    sync_commands: bool = True
 
 
 async def reply(interaction: discord.Interaction[Any], content: str, *, ephemeral: bool,
@@ -123,7 +131,7 @@ class UmpireBot(discord.Client):
         self.renderer = renderer
         self.tree = UmpireTree(self)
         self.publisher = Publisher(self, port, renderer)
-        self.rollbacks = PendingRollbacks()
+        self.rollbacks = PendingRollbacks(port.service.store)
         #: (game, actor, action) of set-ups whose forfeiting 'done' was asked once
         self._confirmed_done: set[tuple[str, str, int]] = set()
         self._ticker: asyncio.Task[None] | None = None
@@ -133,9 +141,10 @@ class UmpireBot(discord.Client):
     # ---- start-up -----------------------------------------------------------------------
 
     async def setup_hook(self) -> None:
-        await self.tree.sync()
-        if self.config.guild_id is not None:
-            await self.tree.sync(guild=discord.Object(self.config.guild_id))
+        if self.config.sync_commands:
+            await self.tree.sync()
+            if self.config.guild_id is not None:
+                await self.tree.sync(guild=discord.Object(self.config.guild_id))
         if self.renderer is not None and self.config.warm_pictures:
             self._warming = asyncio.create_task(self.warm_pictures(), name="umpire-pictures")
         if self.config.tick_seconds > 0:
@@ -181,8 +190,12 @@ class UmpireBot(discord.Client):
     async def publish_from_email(self) -> None:
         """Post in each bound game's thread, and DM its Discord players, what was done by
         email since the bot last looked (a game may seat one side on Discord and the
-        other by email; the mail gateway tells the email side)."""
+        other by email; the mail gateway tells the email side). Of several bot processes,
+        the holder of the ``discord:follow`` lease does it."""
         service = self.port.service
+        lease = max(60.0, 4 * self.config.follow_seconds)
+        if not await self.port.call(service.store.lease, FOLLOW_LEASE, service.instance, lease):
+            return
         for info in await self.port.call(service.games_behind, THREAD_KEY, PUBLISHED):
             key = PUBLISHED + info.id
             seen = await self.port.call(service.store.get_meta, key)
@@ -312,3 +325,18 @@ class UmpireBot(discord.Client):
             log.warning("game %s: could not acknowledge a stored action", info.id)
         await self.after_action(interaction, info, result)
         return result
+
+
+class ShardedUmpireBot(UmpireBot, discord.AutoShardedClient):
+    """The bot on several shards (``BotConfig.shard_count``): Discord sends each shard the
+    events of its guilds (``(guild_id >> 22) % shard_count``) and the direct messages to
+    shard 0. One process may run some of the shards (``shard_ids``); every process shares
+    the store, so any of them can act on any game."""
+
+    def __init__(self, port: ServicePort, config: BotConfig | None = None,
+                 renderer: Renderer | None = None, **options: Any) -> None:
+        config = config or BotConfig()
+        options.setdefault("shard_count", config.shard_count)
+        if config.shard_ids is not None:
+            options.setdefault("shard_ids", list(config.shard_ids))
+        super().__init__(port, config, renderer, **options)

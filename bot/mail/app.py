@@ -18,7 +18,7 @@ from bot.store import Store
 log = logging.getLogger("umpire.mail")
 
 
-def build(config: MailConfig, db: Path) -> tuple[Gateway, Listener | None]:
+def build(config: MailConfig, db: Path | str) -> tuple[Gateway, Listener | None]:
     service = GameService(Store(db))
     desk = Desk(service, config)
     outbox = Outbox(config.smtp, password(config.smtp), config.address)
@@ -26,11 +26,11 @@ def build(config: MailConfig, db: Path) -> tuple[Gateway, Listener | None]:
     gateway = Gateway(desk, config, outbox, inbox)
     listener = None
     if config.listen is not None:
-        listener = Listener(config.listen, gateway.receive, config.limits.max_bytes)
+        listener = Listener(config.listen, gateway.accept, config.limits.max_bytes)
     return gateway, listener
 
 
-def run(config: MailConfig, db: Path) -> None:
+def run(config: MailConfig, db: Path | str) -> None:
     """Run until SIGINT or SIGTERM; mail being handled is finished first."""
     gateway, listener = build(config, db)
     tune_gc()  # after start-up (bot.runtime)

@@ -124,7 +124,8 @@ class Limits(_Section):
 class MailConfig(_Section):
     address: str
     name: str = "Umpire"
-    database: Path | None = None
+    #: The database: a file, sqlite:///PATH or postgresql://… (else --db, $UMPIRE_DB).
+    database: str | None = None
     imap: ImapConfig | None = None
     smtp: SmtpConfig
     listen: ListenConfig | None = None

@@ -1,6 +1,7 @@
 """The gateway's bookkeeping in the game database (tables of schema 3, see bot.store).
 
-Everything here is about mail, not about games: which mails were handled, what each
+Everything here is about mail, not about games: which mails were handled (and which
+gateway is handling one now), what each
 address was last told, who observes a game, how many mails an address sent lately, the
 rollbacks waiting for a GM's confirmation and the reminders already sent.
 """
@@ -17,6 +18,9 @@ from bot.store import Store
 
 RATE_WINDOW = 3600.0
 ROLLBACK_TTL = 24 * 3600.0
+#: Leases: a mail being handled (+ its key), and the gateway that sends the notices.
+CLAIM, LEADER = "mail:", "mail:leader"
+CLAIM_S = 600.0
 
 
 @dataclass(frozen=True)
@@ -38,8 +42,8 @@ class Ledger:
 
     def handled(self, key: str) -> str | None:
         """The outcome recorded for a mail already handled (None: not handled yet)."""
-        rows = list(self.store.db.query(
-            "SELECT outcome FROM mail_inbox WHERE message_key = ?", [key]))
+        rows = self.store.query(
+            "SELECT outcome FROM mail_inbox WHERE message_key = ?", [key])
         return str(rows[0]["outcome"]) if rows else None
 
     def mark_handled(self, key: str, sender: str | None, game_id: str | None,
@@ -49,24 +53,41 @@ class Ledger:
                 {"message_key": key, "sender": sender, "game_id": game_id,
                  "received": self.clock(), "outcome": outcome}, pk="message_key")
 
+    # ---- several gateways on one database -----------------------------------------------------
+
+    def claim(self, key: str, holder: str, seconds: float = CLAIM_S) -> bool:
+        """Take a mail for ``holder`` (a gateway process) while it handles it: of several
+        gateways reading one mailbox, one handles each mail (the claim lapses after
+        ``seconds`` if its holder died, so the mail is handled then by another)."""
+        return self.store.lease(CLAIM + key, holder, seconds)
+
+    def unclaim(self, key: str, holder: str) -> None:
+        self.store.release(CLAIM + key, holder)
+
+    def lead(self, holder: str, seconds: float) -> bool:
+        """Whether ``holder`` is (or now becomes) the gateway that keeps everyone told —
+        deadlines, reminders, notices of actions — renewed at each call."""
+        return self.store.lease(LEADER, holder, seconds)
+
     # ---- what each address was told -------------------------------------------------------------
 
     def cursor(self, game_id: str, address: str) -> int | None:
-        rows = list(self.store.db.query(
+        rows = self.store.query(
             "SELECT seq FROM mail_cursors WHERE game_id = ? AND address = ?",
-            [game_id, address]))
+            [game_id, address])
         return int(rows[0]["seq"]) if rows else None
 
     def set_cursor(self, game_id: str, address: str, seq: int) -> None:
         with self.store.write() as db:
             db.execute("INSERT INTO mail_cursors (game_id, address, seq) VALUES (?, ?, ?) "
-                       "ON CONFLICT (game_id, address) DO UPDATE SET seq = max(seq, excluded.seq)",
+                       "ON CONFLICT (game_id, address) DO UPDATE SET seq = excluded.seq "
+                       "WHERE excluded.seq > mail_cursors.seq",
                        [game_id, address, seq])
 
     # ---- observers -----------------------------------------------------------------------------
 
     def observers(self, game_id: str) -> list[str]:
-        return [str(r["address"]) for r in self.store.db.query(
+        return [str(r["address"]) for r in self.store.query(
             "SELECT address FROM mail_observers WHERE game_id = ? ORDER BY since", [game_id])]
 
     def observe(self, game_id: str, address: str, on: bool) -> bool:
@@ -74,8 +95,9 @@ class Ledger:
         before = address in self.observers(game_id)
         with self.store.write() as db:
             if on:
-                db.execute("INSERT OR IGNORE INTO mail_observers (game_id, address, since) "
-                           "VALUES (?, ?, ?)", [game_id, address, self.clock()])
+                db.execute("INSERT INTO mail_observers (game_id, address, since) "
+                           "VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                           [game_id, address, self.clock()])
             else:
                 db.execute("DELETE FROM mail_observers WHERE game_id = ? AND address = ?",
                            [game_id, address])
@@ -83,7 +105,7 @@ class Ledger:
 
     def games_followed(self) -> list[str]:
         """Games with an observer or a cursor (someone by email to keep up to date)."""
-        return [str(r["game_id"]) for r in self.store.db.query(
+        return [str(r["game_id"]) for r in self.store.query(
             "SELECT game_id FROM mail_observers UNION SELECT game_id FROM mail_cursors "
             "UNION SELECT game_id FROM seats WHERE email IS NOT NULL AND removed IS NULL")]
 
@@ -135,11 +157,11 @@ class Ledger:
     # ---- reminders -------------------------------------------------------------------------------
 
     def reminders_sent(self, game_id: str, deadline_start: float) -> list[float]:
-        return [float(r["fraction"]) for r in self.store.db.query(
+        return [float(r["fraction"]) for r in self.store.query(
             "SELECT fraction FROM mail_reminders WHERE game_id = ? AND deadline_start = ?",
             [game_id, deadline_start])]
 
     def mark_reminder(self, game_id: str, deadline_start: float, fraction: float) -> None:
         with self.store.write() as db:
-            db.execute("INSERT OR IGNORE INTO mail_reminders VALUES (?, ?, ?)",
+            db.execute("INSERT INTO mail_reminders VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                        [game_id, deadline_start, fraction])

@@ -40,8 +40,10 @@ def test_token_from_the_environment_is_passed_on_and_never_printed(
     seen: dict[str, Any] = {}
 
     def fake_run(token: str, db: Path, guild: int | None, gm_role: str,
-                 games: list[str]) -> None:
-        seen.update(token=token, db=db, guild=guild, gm_role=gm_role, games=games)
+                 games: list[str], shards: int | None, shard_ids: list[int] | None,
+                 render_processes: int) -> None:
+        seen.update(token=token, db=db, guild=guild, gm_role=gm_role, games=games,
+                    shards=shards, shard_ids=shard_ids, render_processes=render_processes)
 
     monkeypatch.setattr(discord_app, "run", fake_run)
     monkeypatch.setenv("DISCORD_TOKEN", SECRET)
@@ -49,11 +51,23 @@ def test_token_from_the_environment_is_passed_on_and_never_printed(
     empty = tmp_path / "empty.toml"
     empty.write_text("", encoding="utf-8")
     result = runner.invoke(app, ["bot", "--guild", "123", "--db", str(db),
-                                 "--config", str(empty)])
+                                 "--config", str(empty), "--render-processes", "0"])
     assert result.exit_code == 0, result.output
-    assert seen == {"token": SECRET, "db": db, "guild": 123, "gm_role": "Umpire GM",
-                    "games": []}
+    assert seen == {"token": SECRET, "db": str(db), "guild": 123, "gm_role": "Umpire GM",
+                    "games": [], "shards": None, "shard_ids": None, "render_processes": 0}
     assert SECRET not in result.output and "123" in result.output
+    result = runner.invoke(app, ["bot", "--db", str(db), "--config", str(empty),
+                                 "--shards", "4", "--shard-ids", "3,2"])
+    assert result.exit_code == 0, result.output
+    assert (seen["shards"], seen["shard_ids"]) == (4, [2, 3])
+    assert seen["render_processes"] >= 1 and "shards 2, 3 of 4" in result.output
+    result = runner.invoke(app, ["bot", "--db", str(db), "--config", str(empty),
+                                 "--shards", "8", "--shard-ids", "0-2,5"])
+    assert result.exit_code == 0 and seen["shard_ids"] == [0, 1, 2, 5], result.output
+    for bad in (["--shards", "2", "--shard-ids", "2"], ["--shard-ids", "0"],
+                ["--shards", "2", "--shard-ids", "x"]):
+        result = runner.invoke(app, ["bot", "--db", str(db), "--config", str(empty), *bad])
+        assert result.exit_code == 2 and "--shard-ids" in result.output, result.output
 
 
 def test_config_file_settings(tmp_path: Path) -> None:

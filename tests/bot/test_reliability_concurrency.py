@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import threading
-from pathlib import Path
 
 from bot.records import export_lines, verify
 from bot.service import GameService, SubmitResult
 from bot.store import Store
 from tests.bot.test_service_support import BLUE, RED, make_service, new_game
+from tests.dbs import NewDb
 
 OTHER_GAMES = 20
 ORDERS_EACH = 12
@@ -42,8 +42,8 @@ async def storm(service: GameService, game_id: str, others: list[str]
     return results, await side_games
 
 
-def test_fifty_conflicting_orders_one_legal_outcome(tmp_path: Path) -> None:
-    service = make_service(tmp_path / "busy.db")
+def test_fifty_conflicting_orders_one_legal_outcome(new_db: NewDb) -> None:
+    service = make_service(new_db("busy"))
     game_id = new_game(service)
     assert service.submit(game_id, RED, "trap 1").ok
     others = [new_game(service) for _ in range(OTHER_GAMES)]
@@ -69,10 +69,11 @@ def test_fifty_conflicting_orders_one_legal_outcome(tmp_path: Path) -> None:
         assert verify(export_lines(service.store, other)).ok
 
 
-def test_two_services_on_one_file_cannot_both_apply(tmp_path: Path) -> None:
+def test_two_services_on_one_file_cannot_both_apply(new_db: NewDb) -> None:
     """Two services (as two processes would: separate locks and caches) race on one game."""
-    first = make_service(tmp_path / "shared.db")
-    second = GameService(Store(tmp_path / "shared.db"))
+    shared = new_db("shared")
+    first = make_service(shared)
+    second = GameService(Store(shared))
     game_id = new_game(first)
     first.submit(game_id, RED, "trap 1")
     second.info(game_id)

@@ -1,6 +1,6 @@
 """Crash safety: a process submitting orders is killed with SIGKILL again and again.
 
-After every kill the file must open cleanly, pass ``PRAGMA integrity_check``, hold every
+After every kill the database must open cleanly, pass its integrity check, hold every
 action the dead process had acknowledged, hold no half-written submission (a two-line
 submission is both rows or neither; a rollback is its row and all its marks or neither),
 and replay (snapshot + tail, and from scratch) to the stored state hash.
@@ -20,6 +20,7 @@ from bot.records import export_lines, verify
 from bot.service import GameService
 from bot.store import Store
 from tests.bot.test_service_support import BLUE, GM_ACTOR, RED, new_game
+from tests.dbs import NewDb
 
 KILLS = 24
 
@@ -45,7 +46,17 @@ def worker(db: str, game_id: str, acks: str, ready: str, lap: int) -> None:
             os.write(handle, ("".join(f"{seq}\n" for seq in result.seqs)).encode())
 
 
-def check_store(db: Path, game_id: str, acked: set[int]) -> int:
+def worker_context(db: str) -> multiprocessing.context.BaseContext:
+    """Fork for SQLite; for PostgreSQL a fork server (a process without the test's
+    threads and connection pools: forking those is not safe)."""
+    if not db.startswith("postgresql"):
+        return multiprocessing.get_context("fork")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["bot.service", "bot.store.postgres", __name__])
+    return context
+
+
+def check_store(db: str, game_id: str, acked: set[int]) -> int:
     store = Store(db)
     try:
         assert store.integrity_check() == "ok"
@@ -65,8 +76,7 @@ def check_store(db: Path, game_id: str, acked: set[int]) -> int:
                 payload = json.loads(row["payload"])
                 marked = [r["seq"] for r in rows if r["reverted_by"] == row["seq"]]
                 assert marked == payload["reverted"], "a rollback without all its marks"
-        for key in store.db.query("SELECT result FROM idempotency WHERE game_id = ?",
-                                  [game_id]):
+        for key in store.query("SELECT result FROM idempotency WHERE game_id = ?", [game_id]):
             assert set(json.loads(key["result"])["seqs"]) <= set(seqs)
         fresh = GameService(store)
         assert fresh.load_state(game_id).state_hash() == game["state_hash"]
@@ -78,15 +88,15 @@ def check_store(db: Path, game_id: str, acked: set[int]) -> int:
         store.close()
 
 
-def test_sigkill_loop_never_loses_or_half_writes(tmp_path: Path) -> None:
-    db = tmp_path / "crash.db"
+def test_sigkill_loop_never_loses_or_half_writes(tmp_path: Path, new_db: NewDb) -> None:
+    db = new_db("crash")
     setup = GameService(Store(db))
     game_id = new_game(setup)
     setup.submit(game_id, RED, "trap 1")
     setup.store.close()
     acks = tmp_path / "acks"
     rng = random.Random(20240601)
-    context = multiprocessing.get_context("fork")
+    context = worker_context(db)
     grew = 0
     for lap in range(KILLS):
         ready = tmp_path / f"ready-{lap}"

@@ -7,7 +7,6 @@ the same afterwards (every table's rows compared).
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,16 +14,20 @@ import pytest
 from bot.service import GameService, PermissionDenied, SubmitResult
 from tests.bot.test_service_support import BLUE, GM_ACTOR, RED, STRANGER, make_service, new_game
 
+#: Every table a refused request could touch, ordered by its key.
+TABLES = {"games": "id", "seats": "id", "entropy": "id", "actions": "game_id, seq",
+          "snapshots": "game_id, seq", "idempotency": "game_id, key", "audit": "id",
+          "dice_seeds": "game_id, from_branch", "meta": "key"}
+
 
 def dump(service: GameService) -> dict[str, list[dict[str, Any]]]:
-    db = service.store.db
-    return {name: list(db.query(f"SELECT * FROM [{name}] ORDER BY rowid"))
-            for name in ("games", "seats", "entropy", "actions", "snapshots", "idempotency")}
+    return {name: service.store.query(f"SELECT * FROM {name} ORDER BY {key}")
+            for name, key in TABLES.items()}
 
 
 @pytest.fixture
-def game(tmp_path: Path) -> tuple[GameService, str]:
-    service = make_service(tmp_path / "perm.db")
+def game(db_url: str) -> tuple[GameService, str]:
+    service = make_service(db_url)
     game_id = new_game(service)
     assert service.submit(game_id, RED, "trap 1").ok
     return service, game_id

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -26,11 +25,12 @@ from tests.bot.test_service_support import (
     to_attack,
     win_for_red,
 )
+from tests.dbs import NewDb
 
 
 @pytest.fixture
-def service(tmp_path: Path) -> GameService:
-    return make_service(tmp_path / "umpire.db")
+def service(db_url: str) -> GameService:
+    return make_service(db_url)
 
 
 # ---- setup --------------------------------------------------------------------------------
@@ -60,9 +60,9 @@ def test_unknown_game_and_scenario_are_clear(service: GameService) -> None:
         service.create_game(GM_ACTOR, DUEL, "huge")
 
 
-def test_player_entropy_is_mixed_into_the_dice(tmp_path: Path) -> None:
+def test_player_entropy_is_mixed_into_the_dice(new_db: NewDb) -> None:
     seed = bytes(range(32))
-    service = make_service(tmp_path / "u.db", seed_source=lambda n: seed)
+    service = make_service(new_db("u"), seed_source=lambda n: seed)
     game_id = new_game(service, start=False)
     service.add_entropy(game_id, RED, "red's lucky words")
     with pytest.raises(PermissionDenied):
@@ -94,8 +94,8 @@ def test_messages_keep_the_trap_secret(service: GameService) -> None:
     assert "[trap]" in result.messages["red"].board
 
 
-def test_decision_prompt_goes_to_the_deciding_side_only(tmp_path: Path) -> None:
-    service = make_service(tmp_path / "u.db")
+def test_decision_prompt_goes_to_the_deciding_side_only(new_db: NewDb) -> None:
+    service = make_service(new_db("u"))
     game_id = new_game(service)
     to_attack(service, game_id)
     service.override(game_id, GM_ACTOR, {"op": "force-dice", "values": [6, 6]}, "test hit")
@@ -168,23 +168,24 @@ def test_views_follow_seats(service: GameService) -> None:
     assert service.view(game_id, GM_ACTOR).viewer == "gm"
 
 
-def test_state_loads_from_snapshot_and_tail(tmp_path: Path) -> None:
-    service = make_service(tmp_path / "u.db", snapshot_every=3)
+def test_state_loads_from_snapshot_and_tail(new_db: NewDb) -> None:
+    db = new_db("u")
+    service = make_service(db, snapshot_every=3)
     game_id = new_game(service)
     play(service, game_id, (RED, "trap 1"), (RED, "standing casualty lose"),
          (RED, "standing casualty off"), (RED, "standing casualty lose"), (RED, "pass"))
     row = service.store.game(game_id)
     assert row is not None
-    fresh = make_service(tmp_path / "u.db")
+    fresh = make_service(db)
     assert fresh.load_state(game_id).state_hash() == row["state_hash"]
-    seqs = [r["seq"] for r in service.store.db.query(
+    seqs = [r["seq"] for r in service.store.query(
         "SELECT seq FROM snapshots WHERE game_id = ? ORDER BY seq", [game_id])]
     # the start, a change of side (trap placed: still red... pass: blue), every 3 actions
     assert seqs == [0, 3, 5]
 
 
-def test_finished_game_reveals_its_seed(tmp_path: Path) -> None:
-    service = make_service(tmp_path / "u.db", seed_source=lambda n: b"\x07" * n)
+def test_finished_game_reveals_its_seed(new_db: NewDb) -> None:
+    service = make_service(new_db("u"), seed_source=lambda n: b"\x07" * n)
     game_id = new_game(service)
     for anyone in (RED, GM_ACTOR):  # nobody, the GM included, sees it during play
         with pytest.raises(PermissionDenied, match="secret until the game is over"):

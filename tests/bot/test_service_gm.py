@@ -23,11 +23,12 @@ from tests.bot.test_service_support import (
     to_attack,
     win_for_red,
 )
+from tests.dbs import NewDb
 
 
 @pytest.fixture
-def service(tmp_path: Path) -> GameService:
-    return make_service(tmp_path / "umpire.db", seed_source=lambda n: b"\x05" * n)
+def service(db_url: str) -> GameService:
+    return make_service(db_url, seed_source=lambda n: b"\x05" * n)
 
 
 def count(service: GameService, game_id: str) -> int:
@@ -72,8 +73,8 @@ def test_answer_decision_and_set_standing(service: GameService) -> None:
     assert nonsense.status == "refused" and "unknown policy" in str(nonsense.error)
 
 
-def test_game_specific_edits_go_through_the_hook(tmp_path: Path) -> None:
-    service = make_service(tmp_path / "u.db")
+def test_game_specific_edits_go_through_the_hook(new_db: NewDb) -> None:
+    service = make_service(new_db("u"))
     game_id = new_game(service, EDITABLE)
     play(service, game_id, (RED, "trap 1"))
     before = count(service, game_id)
@@ -92,7 +93,7 @@ def test_game_specific_edits_go_through_the_hook(tmp_path: Path) -> None:
     assert moved.ok and "b1 placed in Mill" in moved.messages["public"].text
     units = service.view(game_id, GM_ACTOR).model_dump()["units"]
     assert {"id": "b1", "side": "blue", "cell": "3", "strength": 3} in units
-    plain = make_service(tmp_path / "v.db")
+    plain = make_service(new_db("v"))
     other = new_game(plain)
     refused = plain.override(other, GM_ACTOR, {"op": "edit", "name": "move-unit",
                                                "args": {"unit": "b1", "cell": "3"}}, "x")
@@ -129,7 +130,7 @@ def test_rollback_preview_rollback_and_roll_forward(service: GameService) -> Non
     assert [r["reverted_by"] for r in rows] == [None, None, 6, 6, 6, None]
     assert count(service, game_id) == 6  # nothing deleted
     with pytest.raises(Exception, match="append-only"):
-        service.store.db.execute("DELETE FROM actions WHERE game_id = ?", [game_id])
+        service.store.execute("DELETE FROM actions WHERE game_id = ?", [game_id])
     report = service.roll_forward(game_id, GM_ACTOR)
     assert report.reapplied == ["3 order blue pass", "4 order red move r1 2",
                                 "5 order blue pass"]
@@ -185,9 +186,9 @@ def test_undo_refused_after_dice_or_secrets(service: GameService) -> None:
 
 # ---- deadlines --------------------------------------------------------------------------
 
-def test_deadline_reminders_expiry_and_outage_guard(tmp_path: Path) -> None:
+def test_deadline_reminders_expiry_and_outage_guard(new_db: NewDb) -> None:
     clock = Clock()
-    service = make_service(tmp_path / "u.db", clock=clock, outage_after=600)
+    service = make_service(new_db("u"), clock=clock, outage_after=600)
     game_id = new_game(service, EDITABLE, deadline_seconds=3600, reminders=(0.5, 0.9))
     assert service.tick() == []
     clock.advance(1900)
@@ -216,9 +217,9 @@ def test_deadline_reminders_expiry_and_outage_guard(tmp_path: Path) -> None:
     assert later == ["reminder", "reminder", "expired"]
 
 
-def test_deadline_answers_a_pending_decision_with_its_default(tmp_path: Path) -> None:
+def test_deadline_answers_a_pending_decision_with_its_default(new_db: NewDb) -> None:
     clock = Clock()
-    service = make_service(tmp_path / "u.db", clock=clock)
+    service = make_service(new_db("u"), clock=clock)
     game_id = new_game(service, deadline_seconds=100, reminders=(0.5,))
     to_attack(service, game_id)
     service.override(game_id, GM_ACTOR, {"op": "force-dice", "values": [6, 6]}, "hit")
@@ -240,7 +241,8 @@ def test_deadline_answers_a_pending_decision_with_its_default(tmp_path: Path) ->
 
 # ---- records ----------------------------------------------------------------------------
 
-def test_export_verify_import_round_trip(service: GameService, tmp_path: Path) -> None:
+def test_export_verify_import_round_trip(service: GameService, tmp_path: Path,
+                                         new_db: NewDb) -> None:
     game_id = new_game(service)
     play(service, game_id, (RED, "trap 1"), (RED, "move r2 3"), (BLUE, "pass"))
     service.override(game_id, GM_ACTOR, {"op": "force-dice", "values": [6]}, "t")
@@ -263,23 +265,25 @@ def test_export_verify_import_round_trip(service: GameService, tmp_path: Path) -
     assert not verify(tampered, seed).ok
     path = tmp_path / "game.jsonl"
     write_record(lines, path)
-    other = make_service(tmp_path / "other.db")
+    other = make_service(new_db("other"))
     new_id = import_record(other.store, lines, seed)
     assert other.load_state(new_id).state_hash() == service.load_state(game_id).state_hash()
     assert other.info(new_id).status == "active"
     assert other.submit(new_id, BLUE, "decide lose").ok
-    archived = import_record(make_service(tmp_path / "third.db").store, lines)
-    assert make_service(tmp_path / "third.db").info(archived).status == "archived"
+    third = new_db("third")
+    archived = import_record(make_service(third).store, lines)
+    assert make_service(third).info(archived).status == "archived"
     with pytest.raises(RecordError):
         import_record(other.store, tampered, seed)
 
 
-def test_cli_export_and_verify(service: GameService, tmp_path: Path) -> None:
+def test_cli_export_and_verify(service: GameService, db_url: str, tmp_path: Path,
+                               new_db: NewDb) -> None:
     game_id = new_game(service)
     win_for_red(service, game_id)
     runner = CliRunner()
     out = tmp_path / "r.jsonl"
-    result = runner.invoke(app, ["export", game_id, "--db", str(service.store.path),
+    result = runner.invoke(app, ["export", game_id, "--db", db_url,
                                  "--out", str(out)])
     assert result.exit_code == 0, result.output
     result = runner.invoke(app, ["verify", str(out)])
@@ -287,7 +291,7 @@ def test_cli_export_and_verify(service: GameService, tmp_path: Path) -> None:
     assert "rolls checked against the seed" in result.output  # finished: seed in the record
     result = runner.invoke(app, ["verify", str(out), "--seed", "ab" * 32])
     assert result.exit_code == 1 and "does not match" in result.output
-    result = runner.invoke(app, ["import", str(out), "--db", str(tmp_path / "n.db")])
+    result = runner.invoke(app, ["import", str(out), "--db", new_db("n")])
     assert result.exit_code == 0 and "imported as game" in result.output
 
 

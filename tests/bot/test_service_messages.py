@@ -3,7 +3,6 @@ frontend reads them, once, and say the same as views built directly from the sta
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,8 +13,8 @@ from tests.bot.test_service_support import BLUE, GM_ACTOR, RED, make_service, ne
 
 
 @pytest.fixture
-def service(tmp_path: Path) -> GameService:
-    return make_service(tmp_path / "umpire.db")
+def service(db_url: str) -> GameService:
+    return make_service(db_url)
 
 
 def counting(service: GameService, game_id: str, monkeypatch: pytest.MonkeyPatch

@@ -35,13 +35,14 @@ from tests.bot.test_service_support import (
     to_attack,
     win_for_red,
 )
+from tests.dbs import NewDb
 
 SEED = bytes(range(32))
 
 
 @pytest.fixture
-def service(tmp_path: Path) -> GameService:
-    return make_service(tmp_path / "umpire.db", seed_source=lambda n: SEED[:n])
+def service(db_url: str) -> GameService:
+    return make_service(db_url, seed_source=lambda n: SEED[:n])
 
 
 # ---- pause and resume ---------------------------------------------------------------------
@@ -88,9 +89,9 @@ def test_pause_refuses_orders_and_decisions_and_is_logged(service: GameService) 
     assert verify(service.export(game_id, GM_ACTOR).lines).ok  # pauses replay as no-ops
 
 
-def test_deadlines_freeze_while_paused_and_extend_on_resume(tmp_path: Path) -> None:
+def test_deadlines_freeze_while_paused_and_extend_on_resume(new_db: NewDb) -> None:
     clock = Clock()
-    service = make_service(tmp_path / "u.db", clock=clock)
+    service = make_service(new_db("u"), clock=clock)
     game_id = new_game(service, EDITABLE, deadline_seconds=3600, reminders=(0.5,))
     play(service, game_id, (RED, "trap 1"))  # still red's turn: the clock runs on
     start_deadline = service.info(game_id).deadline_at
@@ -116,9 +117,9 @@ def test_deadlines_freeze_while_paused_and_extend_on_resume(tmp_path: Path) -> N
     assert later == ["expired"]
 
 
-def test_setting_a_deadline_while_paused_starts_it_on_resume(tmp_path: Path) -> None:
+def test_setting_a_deadline_while_paused_starts_it_on_resume(new_db: NewDb) -> None:
     clock = Clock()
-    service = make_service(tmp_path / "u.db", clock=clock)
+    service = make_service(new_db("u"), clock=clock)
     game_id = new_game(service)
     service.pause(game_id, GM_ACTOR, "waiting for a player")
     clock.advance(500)
@@ -175,7 +176,7 @@ def test_unseat_and_replace_a_player(service: GameService) -> None:
     assert [(s["email"], s["removed_by"], s["removed_reason"]) for s in closed] == [
         ("blue@example.org", GM_ACTOR.label, "left the server")]
     with pytest.raises(Exception, match="never deleted"):
-        service.store.db.execute("DELETE FROM seats WHERE game_id = ?", [game_id])
+        service.store.execute("DELETE FROM seats WHERE game_id = ?", [game_id])
     record = service.export(game_id, GM_ACTOR).lines
     assert record[0]["closed_seats"][0]["removed_reason"] == "left the server"
     assert verify(record).ok
@@ -355,17 +356,18 @@ def test_export_full_for_the_gm_redacted_for_players_in_play(service: GameServic
 
 
 def test_export_and_import_keep_a_paused_game_paused(service: GameService,
-                                                     tmp_path: Path) -> None:
+                                                     new_db: NewDb) -> None:
     game_id = new_game(service)
     play(service, game_id, (RED, "trap 3"))
     service.pause(game_id, GM_ACTOR, "holiday")
     lines = service.export(game_id, GM_ACTOR).lines
     assert lines[0]["status"] == "paused" and lines[0]["pause_reason"] == "holiday"
-    other = make_service(tmp_path / "other.db")
+    other = make_service(new_db("other"))
     copied = import_record(other.store, lines, SEED.hex())
     assert other.info(copied).paused and other.info(copied).pause_reason == "holiday"
-    archived = import_record(make_service(tmp_path / "third.db").store, lines)
-    assert make_service(tmp_path / "third.db").info(archived).status == "archived"
+    third = new_db("third")
+    archived = import_record(make_service(third).store, lines)
+    assert make_service(third).info(archived).status == "archived"
 
 
 # ---- bindings ------------------------------------------------------------------------------

@@ -3,9 +3,6 @@
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
-
 import pytest
 
 from adjudicator.kernel.events import PUBLIC
@@ -23,20 +20,20 @@ from tests.bot.test_service_support import (
 
 
 @pytest.fixture
-def service(tmp_path: Path) -> GameService:
-    return make_service(tmp_path / "umpire.db")
+def service(db_url: str) -> GameService:
+    return make_service(db_url)
 
 
 def test_generated_secrets_are_random_and_only_their_hash_is_stored(
-        service: GameService, tmp_path: Path) -> None:
+        service: GameService) -> None:
     first, second = seat_secrets.new_secret(), seat_secrets.new_secret()
     assert first != second and len(first) == 14
     gid = service.create_game(GM_ACTOR, DUEL).id
     service.seat(gid, BLUE, "blue", BLUE, secret=first)
     (seat,) = [s for s in service.info(gid, BLUE).seats if s.side == "blue"]
     assert seat.secret and seat.email == "blue@example.org"
-    raw = sqlite3.connect(tmp_path / "umpire.db").execute(
-        "SELECT password_hash FROM seats WHERE side = 'blue'").fetchone()[0]
+    raw = service.store.query("SELECT password_hash FROM seats WHERE side = 'blue'"
+                              )[0]["password_hash"]
     assert first not in raw and raw.startswith("scrypt$")
     assert [s.side for s in service.unlocked_seats(gid, BLUE, first)] == ["blue"]
     assert service.unlocked_seats(gid, BLUE, second) == []

@@ -121,8 +121,9 @@ def index_dice(table: tuple[int, ...] = (5, 0, 3, 4, 1, 2, 5, 5, 2)) -> Any:
     return factory
 
 
-def make_service(path: Path, **kwargs: Any) -> GameService:
-    return GameService(Store(path, synchronous=kwargs.pop("synchronous", "NORMAL")), **kwargs)
+def make_service(db: Path | str, **kwargs: Any) -> GameService:
+    """A service on a database: a file path, or a URL of either backend (``db_url``)."""
+    return GameService(Store(db, synchronous=kwargs.pop("synchronous", "NORMAL")), **kwargs)
 
 
 def new_game(service: GameService, game: str = DUEL, start: bool = True,
