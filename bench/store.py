@@ -9,6 +9,9 @@ rendering), then measures:
 * loading the state in a fresh process-like service: nearest snapshot + tail replay, and
   a full replay from scratch (what ``umpire verify`` does) for comparison.
 
+Then several writer processes at once on SQLite and, with ``--db postgresql://…``, on
+PostgreSQL, side by side (:mod:`bench.writers`).
+
 Run: ``uv run umpire bench store`` (``--actions 500`` for a quicker run).
 """
 
@@ -97,7 +100,10 @@ def timed(action: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, value
 
 
-def run(actions: int = 2000, out: Callable[[str], Any] = print) -> dict[str, float]:
+def run(actions: int = 2000, out: Callable[[str], Any] = print, db: str | None = None
+        ) -> dict[str, float]:
+    """The single-writer figures on SQLite, then :mod:`bench.writers` (several writer
+    processes, SQLite and — with ``db``, a ``postgresql://`` URL — PostgreSQL)."""
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)
         out(f"building a {actions}-action game through GameService.submit …")
@@ -145,6 +151,11 @@ def run(actions: int = 2000, out: Callable[[str], Any] = print) -> dict[str, flo
     for name in ("middle", "start"):
         closing.add(f"rollback to {name}", figures[f"rollback_{name}_s"], 0.5, " s")
     closing.report(out)
+    from bench import writers
+
+    out("")
+    out("several writer processes (bench/writers.py):")
+    writers.run(min(actions, 120), out, db)
     return figures
 
 

@@ -253,7 +253,7 @@ class GameCommands(app_commands.Group, name="game",
         view = await bot.port.view(info.id, gm, PUBLIC)
         to_act = fmt.mentions(players_of(info, info.to_act)) if info.to_act else ""
         owing = view.pending.side if view.pending else None
-        bot.publisher.mark_pinged(info, view.to_act, owing)
+        await bot.publisher.mark_pinged(info, view.to_act, owing)
         await announce(interaction,
                        f"**The game has started.** Dice commitment (sha256 of the secret "
                        f"seed): `{info.commitment}`\n{seats_text(bot, info)}\n"

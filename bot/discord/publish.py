@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import io
+import json
 import logging
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -34,6 +35,8 @@ log = logging.getLogger("umpire.discord")
 
 #: A game's binding for how often the thread gets a picture.
 PICTURES_KEY = "discord_pictures"
+#: ``meta`` keys (+ the game id) of what every bot process must agree was done once.
+PINGED, PICTURED, PROMPTED = "discord:pinged:", "discord:pictured:", "discord:prompted:"
 Pictures = Literal["order", "turn", "off"]
 PICTURES: tuple[str, ...] = ("order", "turn", "off")
 #: Discord's error codes the bot expects and handles.
@@ -79,11 +82,10 @@ class Publisher:
         self.client = client
         self.port = port
         self.renderer = renderer
-        #: Per game: (side to act, side owing a decision, over) when players were last pinged.
-        self._pinged: dict[str, tuple[str | None, str | None, bool]] = {}
-        #: Per game: the side to act when the last picture was posted.
-        self._pictured: dict[str, str | None] = {}
-        self._prompted: dict[str, tuple[str, str, int]] = {}
+        # Kept in the store's ``meta`` (every bot process publishes, one ping each time):
+        # per game, (side to act, side owing a decision, over) when players were last
+        # pinged; the side to act when the last picture was posted; the (side, branch) whose
+        # secret placement was last prompted.
         #: Per game: users already told in the thread to open their DMs.
         self._told_dms: dict[str, set[str]] = {}
 
@@ -165,23 +167,25 @@ class Publisher:
 
     # ---- after an action -------------------------------------------------------------------
 
-    def mark_pinged(self, info: GameInfo, to_act: str | None, owing: str | None) -> None:
+    async def mark_pinged(self, info: GameInfo, to_act: str | None, owing: str | None
+                          ) -> None:
         """Players of ``to_act`` / ``owing`` were just pinged (e.g. by the start message)."""
-        self._pinged[info.id] = (to_act, owing, info.result is not None)
+        await self.port.call(self.port.service.store.set_meta, PINGED + info.id,
+                             json.dumps([to_act, owing, info.result is not None]))
 
-    def _ping_due(self, game_id: str, key: tuple[str | None, str | None, bool]) -> bool:
-        due = self._pinged.get(game_id) != key
-        self._pinged[game_id] = key
-        return due
+    async def _ping_due(self, game_id: str, key: tuple[str | None, str | None, bool]) -> bool:
+        """Whether this change of who acts is new (the first process to see it pings)."""
+        return await self.port.call(self.port.service.store.mark, PINGED + game_id,
+                                    json.dumps(list(key)))
 
-    def _picture_due(self, info: GameInfo, to_act: str | None, changed: bool) -> bool:
+    async def _picture_due(self, info: GameInfo, to_act: str | None, changed: bool) -> bool:
         setting = str(info.bindings.get(PICTURES_KEY, "order"))
         if setting == "off":
             return False
         if setting == "turn":
-            due = changed or self._pictured.get(info.id, "?") != to_act
-            self._pictured[info.id] = to_act
-            return due
+            differs = await self.port.call(self.port.service.store.mark,
+                                           PICTURED + info.id, json.dumps(to_act))
+            return changed or differs
         return True
 
     async def publish(self, info: GameInfo, result: SubmitResult) -> list[str]:
@@ -197,7 +201,8 @@ class Publisher:
         if public is None:
             return problems
         if info.paused:  # nobody can act: the notice only, no prompts or buttons
-            self._pinged.pop(info.id, None)  # whoever must act is pinged again on resume
+            # whoever must act is pinged again on resume
+            await self.port.call(self.port.service.store.set_meta, PINGED + info.id, "")
             problem = await self.post(info, fmt.public_post(
                 public.model_copy(update={"prompt": None, "to_act": None}), None, "", ""))
             if problem:
@@ -206,7 +211,7 @@ class Publisher:
             return problems
         owing = result.pending_side
         key = (public.to_act, owing, public.result is not None)
-        ping = self._ping_due(info.id, key)
+        ping = await self._ping_due(info.id, key)
         to_act_ids = players_of(info, public.to_act) if public.to_act and ping else []
         owing_ids = players_of(info, owing) if owing and ping else []
         if public.lines or public.result or owing:
@@ -214,7 +219,7 @@ class Publisher:
                                       fmt.mentions(owing_ids))
             view = choose_view(info.id, info.head_seq) if owing and not public.result else None
             picture = (await self.picture(public.view, info=info)
-                       if self._picture_due(info, public.to_act, ping) else None)
+                       if await self._picture_due(info, public.to_act, ping) else None)
             problem = await self.post(info, content, picture, view)
             if problem:
                 problems.append(f"the thread post: {problem}")
@@ -253,15 +258,20 @@ class Publisher:
         side = info.to_act
         if side is None or info.status != "active":
             return
-        key = (info.id, side, info.branch)
-        if self._prompted.get(info.id) == key:
+        key = json.dumps([side, info.branch])
+        store = self.port.service.store
+        if await self.port.call(store.get_meta, PROMPTED + info.id) == key:
             return
+        claimed = False
         rules = self.port.rules(info.game)
         for user_id in players_of(info, side):
             legal = await self.port.legal_orders(info, Actor.discord(user_id))
             commands = secret_commands(rules, legal)
             if commands:
-                self._prompted[info.id] = key
+                if not claimed and not await self.port.call(store.mark, PROMPTED + info.id,
+                                                            key):
+                    return  # another bot process prompted it meanwhile
+                claimed = True
                 guide = await self.port.setup_guide(info.id, Actor.discord(user_id))
                 await self.dm(info, user_id, fmt.clip(
                     f"**{fmt.game_label(info)}**: your secret placement is due ({side}). Use "

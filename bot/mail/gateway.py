@@ -10,7 +10,12 @@ For each waiting mail, oldest first:
 5. record the mail as handled, then move it to the handled folder.
 
 A crash anywhere before step 5 reads the mail again: its actions are found stored under
-the same key and not applied twice; at worst a reply goes out twice. A mail that makes the
+the same key and not applied twice; at worst a reply goes out twice.
+
+Several gateways may read one mailbox against one database: a gateway claims a mail
+(a lease in the database) before anything else, so each mail is handled by one of them —
+another that sees it meanwhile leaves it alone — and one gateway, the holder of the
+``mail:leader`` lease, sends the notices, reminders and deadline news. A mail that makes the
 desk fail (a bug) is tried three times, then set aside with a log line so it cannot block
 the mail behind it. Between mails the gateway waits with IMAP IDLE (or polls), and every
 ``tick_seconds`` runs deadlines and reminders.
@@ -28,13 +33,16 @@ from typing import Protocol
 
 from bot.mail.config import MailConfig
 from bot.mail.desk import Desk
-from bot.mail.inbound import read_mail
+from bot.mail.inbound import Inbound, read_mail
 from bot.mail.outbound import Outgoing, compose
+from bot.store import holder_name
 
 log = logging.getLogger("umpire.mail")
 
 #: Attempts at a mail that makes the desk fail before it is set aside.
 MAX_FAILURES = 3
+#: :meth:`Gateway.receive`'s outcome for a mail another gateway is handling.
+ELSEWHERE = "elsewhere"
 
 
 class Sender(Protocol):
@@ -67,6 +75,8 @@ class Gateway:
         self.lock = threading.Lock()
         self.failures: Counter[str] = Counter()
         self._last_tick = float("-inf")
+        #: This gateway's name among the gateways sharing the database (leases).
+        self.holder = holder_name()
 
     # ---- one mail ----------------------------------------------------------------------------
 
@@ -76,26 +86,47 @@ class Gateway:
             inbound = read_mail(raw, self.config.address, self.config.limits.max_bytes,
                                 size=size)
             ledger = self.desk.ledger
-            if ledger.handled(inbound.key) is not None:
-                log.info("mail %s from %s was handled before: not answered again",
+            if not ledger.claim(inbound.key, self.holder):
+                log.info("mail %s from %s is being handled by another gateway",
                          inbound.key, inbound.sender)
-                return "duplicate"
+                return ELSEWHERE
             try:
-                out = self.desk.handle(inbound)
-            except Exception:
-                self.failures[inbound.key] += 1
-                log.exception("mail %s from %s could not be handled (attempt %d)",
-                              inbound.key, inbound.sender, self.failures[inbound.key])
-                if self.failures[inbound.key] < MAX_FAILURES:
-                    raise
-                ledger.mark_handled(inbound.key, inbound.sender, None, "failed")
-                return "failed"
-            self._send(out)
+                return self._receive(inbound)
+            finally:
+                ledger.unclaim(inbound.key, self.holder)
+
+    def accept(self, raw: bytes) -> str:
+        """:meth:`receive` for the SMTP listener: a mail another gateway is handling is
+        refused for now (451, the sender's server tries again), never acknowledged unseen."""
+        outcome = self.receive(raw)
+        if outcome == ELSEWHERE:
+            raise RuntimeError("another gateway is handling this mail: try again later")
+        return outcome
+
+    def _receive(self, inbound: Inbound) -> str:
+        """:meth:`receive`, the mail claimed."""
+        ledger = self.desk.ledger
+        if ledger.handled(inbound.key) is not None:
+            log.info("mail %s from %s was handled before: not answered again",
+                     inbound.key, inbound.sender)
+            return "duplicate"
+        try:
+            out = self.desk.handle(inbound)
+        except Exception:
+            self.failures[inbound.key] += 1
+            log.exception("mail %s from %s could not be handled (attempt %d)",
+                          inbound.key, inbound.sender, self.failures[inbound.key])
+            if self.failures[inbound.key] < MAX_FAILURES:
+                raise
+            ledger.mark_handled(inbound.key, inbound.sender, None, "failed")
+            return "failed"
+        self._send(out)
+        if self._leading():
             self._send(self.desk.catch_up({m.game_id for m in out if m.game_id}))
-            outcome = "silent" if inbound.silent else f"answered ({len(out)} mail)"
-            ledger.mark_handled(inbound.key, inbound.sender,
-                                next((m.game_id for m in out if m.game_id), None), outcome)
-            return outcome
+        outcome = "silent" if inbound.silent else f"answered ({len(out)} mail)"
+        ledger.mark_handled(inbound.key, inbound.sender,
+                            next((m.game_id for m in out if m.game_id), None), outcome)
+        return outcome
 
     def _send(self, mails: Sequence[Outgoing]) -> None:
         for mail in mails:
@@ -117,9 +148,11 @@ class Gateway:
                 continue
             raw, size = fetched
             try:
-                self.receive(raw, size)
+                outcome = self.receive(raw, size)
             except Exception:
                 continue  # tried again on the next pass (until set aside)
+            if outcome == ELSEWHERE:
+                continue  # its gateway moves it
             inbox.done(uid)
             handled += 1
         return handled
@@ -131,7 +164,11 @@ class Gateway:
             return
         self._last_tick = now
         with self.lock:
-            self._send(self.desk.tick())
+            if self._leading():
+                self._send(self.desk.tick())
+
+    def _leading(self) -> bool:
+        return self.desk.ledger.lead(self.holder, max(120.0, 4 * self.config.tick_seconds))
 
     def run(self, stop: threading.Event) -> None:
         """Until ``stop`` is set: poll, tick, wait (IDLE or sleep); reconnect after errors."""

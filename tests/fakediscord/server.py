@@ -245,14 +245,24 @@ class UnexpectedRequest(AssertionError):
 class FakeDiscord:
     """The fake server. Start with :meth:`start`, stop with :meth:`stop`."""
 
-    def __init__(self, guild_name: str = "Umpire test guild") -> None:
+    def __init__(self, guild_name: str = "Umpire test guild", shards: int = 1) -> None:
         self._ids = itertools.count(1_100_000_000_000_000_000)
+        #: The bot's shards, as /gateway/bot recommends them: a guild's events go to the
+        #: connection of shard ``(guild_id >> 22) % shards``, direct messages to shard 0.
+        self.shard_count = shards
+        #: Per gateway connection: its [shard_id, shard_count] from IDENTIFY.
+        self.shard_of_socket: dict[web.WebSocketResponse, tuple[int, int]] = {}
+        #: Every IDENTIFY's shard, in order; and the guild ids each READY listed.
+        self.identified: list[tuple[int, int]] = []
+        self.ready_guilds: dict[tuple[int, int], list[int]] = {}
         self.app_id = self.new_id()
         self.bot = User(self.new_id(), "Umpire", bot=True)
         self.owner = User(self.new_id(), "owner")
         self.users: dict[int, User] = {self.bot.id: self.bot, self.owner.id: self.owner}
         self.guild_id = self.new_id()
         self.guild_name = guild_name
+        #: Every guild the bot is in: id -> name (the first is ``guild_id``).
+        self.guilds: dict[int, str] = {self.guild_id: guild_name}
         self.roles: dict[int, JSON] = {
             self.guild_id: {"id": str(self.guild_id), "name": "@everyone",
                             "permissions": str(MEMBER_PERMISSIONS), "position": 0, "color": 0,
@@ -321,10 +331,27 @@ class FakeDiscord:
     def give_role(self, user: User, name: str) -> None:
         self.member_roles[user.id].append(self.role_id(name))
 
-    def add_channel(self, name: str) -> Channel:
-        channel = Channel(self.new_id(), 0, name, guild_id=self.guild_id)
+    def add_channel(self, name: str, guild_id: int | None = None) -> Channel:
+        channel = Channel(self.new_id(), 0, name, guild_id=guild_id or self.guild_id)
         self.channels[channel.id] = channel
         return channel
+
+    def shard_for(self, guild_id: int | None) -> int:
+        """The shard Discord sends a guild's events to (a DM's: shard 0)."""
+        return 0 if guild_id is None else (guild_id >> 22) % self.shard_count
+
+    def add_guild(self, name: str, shard: int) -> int:
+        """Another guild the bot is in, whose id falls on ``shard``; its members are the
+        same users, with the same roles."""
+        stamp = (self.new_id() >> 22) + 1
+        while stamp % self.shard_count != shard:
+            stamp += 1
+        guild_id = stamp << 22
+        self._ids = itertools.count(guild_id + 1)
+        self.guilds[guild_id] = name
+        self.roles[guild_id] = {**self.roles[self.guild_id], "id": str(guild_id)}
+        self.add_channel("general", guild_id)
+        return guild_id
 
     def member_payload(self, user: User) -> JSON:
         permissions = MEMBER_PERMISSIONS | (ADMINISTRATOR if user.id in self.admins else 0)
@@ -333,14 +360,17 @@ class FakeDiscord:
                 "joined_at": now(), "deaf": False, "mute": False, "flags": 0,
                 "permissions": str(permissions)}
 
-    def guild_payload(self) -> JSON:
+    def guild_payload(self, guild_id: int | None = None) -> JSON:
+        guild_id = guild_id or self.guild_id
         return {
-            "id": str(self.guild_id), "name": self.guild_name, "icon": None,
+            "id": str(guild_id), "name": self.guilds[guild_id], "icon": None,
             "owner_id": str(self.owner.id), "unavailable": False,
             "member_count": len(self.member_roles), "large": False,
             "roles": list(self.roles.values()), "emojis": [], "stickers": [], "features": [],
-            "channels": [c.payload(self.users) for c in self.channels.values() if c.type == 0],
-            "threads": [c.payload(self.users) for c in self.channels.values() if c.type == 11],
+            "channels": [c.payload(self.users) for c in self.channels.values()
+                         if c.type == 0 and c.guild_id == guild_id],
+            "threads": [c.payload(self.users) for c in self.channels.values()
+                        if c.type == 11 and c.guild_id == guild_id],
             "members": [self.member_payload(self.users[uid]) for uid in self.member_roles],
             "voice_states": [], "presences": [], "stage_instances": [],
             "guild_scheduled_events": [], "soundboard_sounds": [],
@@ -484,7 +514,7 @@ class FakeDiscord:
     # ---- REST: identity and commands -------------------------------------------------------
 
     async def _get_gateway(self, request: web.Request) -> web.Response:
-        return json_response({"url": self.gateway_url, "shards": 1,
+        return json_response({"url": self.gateway_url, "shards": self.shard_count,
                               "session_start_limit": {"total": 1000, "remaining": 1000,
                                                       "reset_after": 0, "max_concurrency": 1}})
 
@@ -866,14 +896,23 @@ class FakeDiscord:
             await socket.send_str(json.dumps({"op": 11, "d": None, "s": None, "t": None}))
         elif op == 2:
             self.token_seen = str(message["d"]["token"]).removeprefix("Bot ")
+            shard_id, count = (int(n) for n in message["d"].get("shard") or (0, 1))
+            if count != self.shard_count or not 0 <= shard_id < count:
+                await socket.close(code=4010, message=b"Invalid shard")  # as Discord does
+                return
+            self.shard_of_socket[socket] = (shard_id, count)
+            self.identified.append((shard_id, count))
+            guilds = [g for g in self.guilds if self.shard_for(g) == shard_id]
+            self.ready_guilds[(shard_id, count)] = guilds
             await self._send(socket, "READY", {
                 "v": 10, "user": {**self.bot.payload(), "verified": True, "mfa_enabled": False},
-                "guilds": [{"id": str(self.guild_id), "unavailable": True}],
-                "session_id": "fake-session", "resume_gateway_url": self.gateway_url,
-                "shard": [0, 1], "application": {"id": str(self.app_id), "flags": 0},
+                "guilds": [{"id": str(g), "unavailable": True} for g in guilds],
+                "session_id": f"fake-session-{shard_id}", "resume_gateway_url": self.gateway_url,
+                "shard": [shard_id, count], "application": {"id": str(self.app_id), "flags": 0},
                 "private_channels": [], "relationships": [],
             })
-            await self._send(socket, "GUILD_CREATE", self.guild_payload())
+            for guild in guilds:
+                await self._send(socket, "GUILD_CREATE", self.guild_payload(guild))
             self._identified.set()
         elif op == 8:
             guild = message["d"]["guild_id"]
@@ -890,8 +929,13 @@ class FakeDiscord:
         await socket.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
 
     async def dispatch(self, event: str, data: JSON) -> None:
+        """Send an event to the connections that receive it: a guild's to its shard's, a
+        direct message's to shard 0's."""
+        guild = data.get("guild_id")
+        shard = self.shard_for(int(guild) if guild is not None else None)
         for socket in list(self._sockets):
-            await self._send(socket, event, data)
+            if self.shard_of_socket.get(socket, (0, 1))[0] == shard:
+                await self._send(socket, event, data)
 
     async def wait_identified(self, timeout: float = 5.0) -> None:
         await asyncio.wait_for(self._identified.wait(), timeout)
@@ -900,8 +944,8 @@ class FakeDiscord:
 
     def _user_fields(self, user: User, channel: Channel) -> JSON:
         if channel.guild_id is not None:
-            return {"member": self.member_payload(user), "guild_id": str(self.guild_id),
-                    "guild": {"id": str(self.guild_id), "locale": "en-US", "features": []},
+            return {"member": self.member_payload(user), "guild_id": str(channel.guild_id),
+                    "guild": {"id": str(channel.guild_id), "locale": "en-US", "features": []},
                     "guild_locale": "en-US", "context": 0}
         return {"user": user.payload(), "context": 1}
 
