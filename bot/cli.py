@@ -46,6 +46,22 @@ class _OneLineErrors(TyperGroup):
 DB_HELP = ("the database: a file, sqlite:///PATH or postgresql://USER@HOST/DB (default "
            "$UMPIRE_DB, else umpire.db in the user data folder)")
 
+
+def _plain_metavars() -> None:
+    """Arguments show their metavar plainly ("GAME"): typer otherwise appends the Python
+    type ("GAME <str>") to every argument in the help."""
+    from typer.core import TyperArgument
+
+    shown = TyperArgument.display_type_rich
+
+    def display(self: TyperArgument, ctx: Any) -> str | None:
+        return None if self.metavar is not None else shown(self, ctx)
+
+    TyperArgument.display_type_rich = display  # type: ignore[method-assign,assignment]
+
+
+_plain_metavars()
+
 app = typer.Typer(help="Umpire: a neutral referee for board wargames.", no_args_is_help=True,
                   rich_markup_mode=None, pretty_exceptions_enable=False, cls=_OneLineErrors)
 data_app = typer.Typer(help="Data packs: validate a replacement pack, show a pack's contents.",
@@ -71,6 +87,25 @@ class _Console:
 
 
 console: Any = _Console()
+
+
+def _scenario_names() -> str:
+    """Each shipped game's scenarios, read from its pack's scenarios.toml (the first is the
+    default), for the help texts: "stalingrad: historical, basic ...; tanks: ..."."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1] / "data"
+    out = []
+    for game, table, key in (("stalingrad", "scenarios", "key"), ("tanks", "scenario", "id")):
+        try:
+            found = tomllib.loads((root / game / "scenarios.toml").read_text(encoding="utf-8"))
+            out.append(f"{game}: " + ", ".join(str(s[key]) for s in found[table]))
+        except (OSError, KeyError, TypeError, tomllib.TOMLDecodeError):
+            continue
+    return "; ".join(out)
+
+
+SCENARIOS = _scenario_names()
 
 
 @cache
@@ -99,15 +134,18 @@ def _options(pairs: list[str]) -> dict[str, Any]:
 
 @app.command()
 def play(
-    game: Annotated[str, typer.Argument(help="stalingrad or tanks")],
-    scenario: Annotated[str | None, typer.Option(help="scenario name")] = None,
-    resume: Annotated[str | None, typer.Option(help="continue a stored game by its id")] = None,
-    pack: Annotated[Path | None, typer.Option(help="a replacement data pack folder (GM)")]
+    game: Annotated[str, typer.Argument(metavar="GAME", help="stalingrad or tanks")],
+    scenario: Annotated[str | None, typer.Option(
+        metavar="NAME", help=f"scenario (default: the first) — {SCENARIOS}")] = None,
+    resume: Annotated[str | None, typer.Option(
+        metavar="ID", help="continue a stored game by its id (umpire games lists them)")]
     = None,
-    db: Annotated[str | None, typer.Option("--db", help=DB_HELP)] = None,
+    pack: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="a replacement data pack folder (GM)")] = None,
+    db: Annotated[str | None, typer.Option("--db", metavar="DB", help=DB_HELP)] = None,
     option: Annotated[list[str] | None, typer.Option(
-        "--option", help="an optional rule for a new game, KEY=VALUE (e.g. cards=true)")]
-    = None,
+        "--option", metavar="KEY=VALUE",
+        help="an optional rule for a new game (e.g. cards=true)")] = None,
 ) -> None:
     """Play a game locally, hot-seat or solitaire, at this console (stored, resumable)."""
     from rich.markup import escape
@@ -197,19 +235,22 @@ def _checked_pack(path: Path) -> str:
 
 
 @data_app.command("check")
-def data_check(path: Annotated[Path, typer.Argument(help="a data pack folder")]) -> None:
+def data_check(path: Annotated[Path, typer.Argument(metavar="DIR",
+                                                    help="a data pack folder")]) -> None:
     """Validate a (replacement) data pack and print every problem with its file and field."""
-    game = _checked_pack(path)
+    with console.status(f"checking {path} ..."):
+        game = _checked_pack(path)
     console.print(f"[green]{path}: a valid {game} pack[/green]")
 
 
 @data_app.command("show")
 def data_show(
-    game: Annotated[str, typer.Argument(help="stalingrad or tanks")],
-    path: Annotated[Path | None, typer.Option(help="a pack folder (default: the shipped one)")]
-    = None,
+    game: Annotated[str, typer.Argument(metavar="GAME", help="stalingrad or tanks")],
+    path: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="a pack folder (default: the shipped one)")] = None,
 ) -> None:
-    """Print a pack's counts: map, units per side, values by provenance."""
+    """Print a pack's counts (map, units per side, values by provenance) and its
+    scenarios."""
     from rich.table import Table
 
     module = _data_module(game)
@@ -224,6 +265,14 @@ def data_show(
     for key, value in module.summary(pack).items():
         table.add_row(str(key), str(value))
     console.print(table)
+    from adjudicator.registry import load_game
+
+    scenarios = Table(title=f"{game} scenarios (the first is the default)")
+    scenarios.add_column("--scenario")
+    scenarios.add_column("what")
+    for key, text in load_game(game, path).scenarios().items():
+        scenarios.add_row(key, text)
+    console.print(scenarios)
 
 
 @app.command()
@@ -377,44 +426,65 @@ def bench(
             options["actions"] = actions
         if db is not None and "db" in inspect.signature(module.run).parameters:
             options["db"] = db
-        module.run(**options)
+        with console.status(f"umpire bench {name} ..."):
+            module.run(**options)
 
 
-DbOption = Annotated[str | None, typer.Option("--db", help=DB_HELP)]
+DbOption = Annotated[str | None, typer.Option("--db", metavar="DB", help=DB_HELP)]
 
 
 @app.command("export")
 def export_game(
-    game_id: Annotated[str, typer.Argument(help="the game's id")],
-    out: Annotated[Path | None, typer.Option(help="file to write (default GAME.jsonl)")] = None,
+    game_id: Annotated[str, typer.Argument(metavar="ID", help="the game's id")],
+    out: Annotated[Path | None, typer.Option(
+        metavar="FILE", help="file to write (default ID.jsonl)")] = None,
+    seed_out: Annotated[Path | None, typer.Option(
+        metavar="FILE", help="also write the game's dice seed (hex) there, to go on playing it "
+        "elsewhere with 'umpire import --seed-file'; keep it secret: it tells every roll to "
+        "come")] = None,
     db: DbOption = None,
 ) -> None:
     """Write a game's record as JSON lines (header, then one line per action)."""
     from bot.records import RecordError, export_lines, write_record
     from bot.store import Store, default_db
 
+    store = Store(default_db(db))
     try:
-        lines = export_lines(Store(default_db(db)), game_id)
+        lines = export_lines(store, game_id)
     except RecordError as error:
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(code=1) from error
     target = out or Path(f"{game_id}.jsonl")
     write_record(lines, target)
     console.print(f"{target}: {len(lines) - 1} actions", highlight=False)
+    if seed_out is not None:
+        row = store.game(game_id)
+        seed = row.get("server_seed") if row else None
+        if not seed:
+            console.print(f"[red]game {game_id} holds no dice seed here[/red]")
+            raise typer.Exit(code=1)
+        seed_out.write_text(bytes(seed).hex() + "\n", encoding="utf-8")
+        console.print(f"{seed_out}: the dice seed (secret) — go on elsewhere with 'umpire "
+                      f"import {target} --seed-file {seed_out}'", highlight=False)
 
 
 @app.command()
 def verify(
-    record: Annotated[Path, typer.Argument(help="a record written by 'umpire export'")],
-    seed: Annotated[str | None, typer.Option(help="the revealed dice seed (hex)")] = None,
-    pack: Annotated[Path | None, typer.Option(help="the game's data pack folder")] = None,
+    record: Annotated[Path, typer.Argument(
+        metavar="FILE", help="a record written by 'umpire export'")],
+    seed: Annotated[str | None, typer.Option(
+        metavar="HEX", help="the revealed dice seed")] = None,
+    pack: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="the game's data pack folder")] = None,
 ) -> None:
     """Replay a record from scratch, check every state hash and, with the seed, every die."""
     from bot.records import RecordError, read_record
     from bot.records import verify as verify_record
 
     try:
-        result = verify_record(read_record(record), seed, pack)
+        lines = read_record(record)
+        with console.status(f"replaying {len(lines) - 1} actions ..."):
+            result = verify_record(lines, seed, pack)
     except (RecordError, OSError) as error:
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(code=1) from error
@@ -432,21 +502,75 @@ def verify(
 
 @app.command("import")
 def import_game(
-    record: Annotated[Path, typer.Argument(help="a record written by 'umpire export'")],
-    seed: Annotated[str | None, typer.Option(help="the dice seed, to go on playing")] = None,
-    pack: Annotated[Path | None, typer.Option(help="the game's data pack folder")] = None,
+    record: Annotated[Path, typer.Argument(
+        metavar="FILE", help="a record written by 'umpire export'")],
+    seed: Annotated[str | None, typer.Option(
+        metavar="HEX", help="the dice seed, to go on playing")] = None,
+    seed_file: Annotated[Path | None, typer.Option(
+        metavar="FILE", help="the dice seed in a file ('umpire export --seed-out')")] = None,
+    pack: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="the game's data pack folder")] = None,
     db: DbOption = None,
 ) -> None:
-    """Recreate a game from a record (verified first)."""
+    """Recreate a game from a record (verified first); with its seed a game in progress goes
+    on here ('umpire play GAME --resume ID')."""
     from bot.records import RecordError, import_record, read_record
     from bot.store import Store, default_db
 
+    if seed_file is not None:
+        seed = seed_file.read_text(encoding="utf-8").strip()
+    store = Store(default_db(db))
     try:
-        game_id = import_record(Store(default_db(db)), read_record(record), seed, pack)
+        lines = read_record(record)
+        with console.status(f"verifying and importing {len(lines) - 1} actions ..."):
+            game_id = import_record(store, lines, seed, pack)
     except (RecordError, OSError) as error:
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(code=1) from error
-    console.print(f"imported as game {game_id}", highlight=False)
+    row = store.game(game_id) or {}
+    console.print(f"imported as game {game_id} ({row.get('status', '?')})", highlight=False)
+    if row.get("status") in ("active", "paused"):
+        console.print(f"go on playing it: umpire play {row.get('game')} --resume {game_id}"
+                      + (f" --db {db}" if db else ""), highlight=False)
+    elif not seed and lines and lines[0].get("status") in ("active", "paused"):
+        console.print("archived (readable, exportable): give the game's dice seed "
+                      "(--seed or --seed-file) to go on playing it", highlight=False)
+
+
+@app.command()
+def games(db: DbOption = None) -> None:
+    """List the stored games: id, game, scenario, status, who is to act, actions, and the
+    seats."""
+    from datetime import datetime
+
+    from rich.table import Table
+
+    from bot.store import Store, default_db
+    from bot.store.base import resolve
+
+    path = default_db(db)
+    backend, where = resolve(path)
+    if backend == "sqlite" and not Path(where).exists():
+        console.print(f"no games yet ({path} does not exist): umpire play GAME starts one",
+                      highlight=False)
+        return
+    store = Store(path)
+    rows = store.games()
+    table = Table(title=f"{len(rows)} game(s) in {path}")
+    for column in ("id", "game", "scenario", "status", "to act", "actions", "created",
+                   "seats"):
+        table.add_column(column, justify="right" if column == "actions" else "left",
+                         no_wrap=column in ("id", "game"))
+    for row in rows:
+        seats = [s for s in store.seats(row["id"]) if s.get("role") == "player"]
+        who = ", ".join(sorted({str(s.get("side")) for s in seats}))
+        status = str(row["status"]) + (f": {row['result']}" if row.get("result") else "")
+        created = datetime.fromtimestamp(float(row.get("created") or 0)).strftime(
+            "%Y-%m-%d %H:%M")
+        table.add_row(str(row["id"]), str(row["game"]), str(row.get("scenario") or "-"),
+                      status, str(row.get("to_act") or "-"), str(row.get("head_seq") or 0),
+                      created, who or "-")
+    console.print(table)
 
 
 @app.command()
@@ -549,14 +673,18 @@ def _events(row: dict[str, Any] | None) -> list[Any]:
 
 @app.command("render")
 def render_map(
-    game_id: Annotated[str | None, typer.Argument(help="a stored game's id")] = None,
-    new: Annotated[str | None, typer.Option(help="picture a fresh set-up of this game "
-                                            "instead (stalingrad, tanks)")] = None,
-    scenario: Annotated[str | None, typer.Option(help="scenario for --new")] = None,
-    viewer: Annotated[str, typer.Option(help="a side, public or gm")] = "public",
+    game_id: Annotated[str | None, typer.Argument(
+        metavar="[ID]", help="a stored game's id")] = None,
+    new: Annotated[str | None, typer.Option(
+        metavar="GAME", help="picture a fresh set-up of this game instead (stalingrad, "
+        "tanks)")] = None,
+    scenario: Annotated[str | None, typer.Option(
+        metavar="NAME", help=f"scenario for --new — {SCENARIOS}")] = None,
+    viewer: Annotated[str, typer.Option(metavar="VIEWER", help="a side, public or gm")]
+    = "public",
     crop: Annotated[bool, typer.Option(help="zoom on the last action")] = False,
-    out: Annotated[Path | None, typer.Option(help="PNG file (default GAME-VIEWER.png)")]
-    = None,
+    out: Annotated[Path | None, typer.Option(
+        metavar="FILE", help="PNG file (default ID-VIEWER.png)")] = None,
     db: DbOption = None,
 ) -> None:
     """Write the map picture of a stored game (or of a fresh set-up) as a PNG."""
@@ -565,6 +693,10 @@ def render_map(
     events: list[Any] = []
     if new is not None:
         rules: Game[Any] = _game(new)
+        if scenario is not None and scenario not in rules.scenarios():
+            console.print(f"[red]unknown scenario {scenario!r} of {new}; choose from "
+                          f"{', '.join(rules.scenarios())}[/red]", soft_wrap=True)
+            raise typer.Exit(code=2)
         state = rules.setup(scenario)
         name = new
     elif game_id is not None:
@@ -589,11 +721,13 @@ def render_map(
 
 @app.command("export-gif")
 def export_gif(
-    game_id: Annotated[str, typer.Argument(help="a stored game's id")],
-    viewer: Annotated[str, typer.Option(help="a side, public or gm")] = "public",
+    game_id: Annotated[str, typer.Argument(metavar="ID", help="a stored game's id")],
+    viewer: Annotated[str, typer.Option(metavar="VIEWER", help="a side, public or gm")]
+    = "public",
     apng: Annotated[bool, typer.Option(help="write an animated PNG instead of a GIF")]
     = False,
-    out: Annotated[Path | None, typer.Option(help="file (default GAME.gif)")] = None,
+    out: Annotated[Path | None, typer.Option(metavar="FILE", help="file (default ID.gif)")]
+    = None,
     db: DbOption = None,
 ) -> None:
     """Write an animated replay: one frame per impulse or phase, with the date and caption."""
@@ -605,9 +739,11 @@ def export_gif(
     rules, service, _rows = _stored_game(game_id, db)
     try:
         # A caption quotes an order only to a viewer who may read it (log rules).
-        items = replay_frames(rules, service.store, game_id, viewer)
-        data = animate(frames_by_step(items), render.load_pack(rules.name, rules.pack),
-                       fmt="png" if apng else "gif")
+        with console.status(f"replaying {len(_rows)} actions ..."):
+            items = replay_frames(rules, service.store, game_id, viewer)
+        with console.status(f"drawing {len(items)} frames ..."):
+            data = animate(frames_by_step(items), render.load_pack(rules.name, rules.pack),
+                           fmt="png" if apng else "gif")
     except (ReplayError, ValueError, render.NoPicture) as error:
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(code=1) from error

@@ -13,6 +13,7 @@ with plain read functions (:func:`run_console`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -215,6 +216,12 @@ class Session:
     def refuse(self, text: str) -> None:
         self.console.print(f"[red]{escape(text)}[/red]", highlight=False)
 
+    def busy(self, lines: int) -> Any:
+        """A spinner while a batch resolves (at a terminal only)."""
+        if lines > 1:
+            return self.console.status(f"resolving {lines} orders ...")
+        return contextlib.nullcontext()
+
     def confirm(self, question: str) -> bool:
         """Ask a yes/no question (default no)."""
         try:
@@ -348,7 +355,8 @@ class Session:
                and order_words(part)[0].lower() != "standing" for part in line.split(";")):
             self.say("that order is secret: use 'secret' to type it without showing it on "
                      "the screen", "yellow")
-        result = self.local.send(side, line)
+        with self.busy(line.count(";") + 1):
+            result = self.local.send(side, line)
         self.report(side, line.split(";"), result)
 
     def report(self, side: str, lines: Sequence[str], result: SubmitResult,
@@ -576,7 +584,8 @@ class Session:
 
     def send_private(self, side: str, batch: list[str]) -> None:
         if batch:
-            result = self.local.send(side, "\n".join(batch))
+            with self.busy(len(batch)):
+                result = self.local.send(side, "\n".join(batch))
             self.report(side, batch, result, private=True)
             batch.clear()
 

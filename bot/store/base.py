@@ -403,6 +403,10 @@ class Store:
                 tx.execute("UPDATE seats SET password_hash = ? WHERE id = ? AND game_id = ? "
                            "AND removed IS NULL", [secret_hash, seat_id, game_id])
 
+    def games(self) -> list[dict[str, Any]]:
+        """Every stored game, the newest first (``umpire games``)."""
+        return self.query("SELECT * FROM games ORDER BY created DESC")
+
     def games_of(self, discord_id: str | None, email: str | None) -> list[dict[str, Any]]:
         return self.query(
             "SELECT DISTINCT g.* FROM games g JOIN seats s ON s.game_id = g.id "
