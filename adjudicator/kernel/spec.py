@@ -132,7 +132,8 @@ def _spaced(value: Any) -> str:
 
 
 UNIT = Kind("unit", "UNIT", "a unit", read=_one_unit)
-UNITS = Kind("units", "UNITS", "units, e.g. 24pz 71inf", many=True, read=_many_units,
+UNITS = Kind("units", "UNITS", "one or more units (ids or short names)", many=True,
+             read=_many_units,
              write=_spaced)
 AREA = Kind("area", "AREA", "an Area: number, letter or name", many=True, read=_area)
 PATH = Kind("path", "AREAS", "Areas passed through, in order", many=True, read=_path,
