@@ -71,7 +71,7 @@ def test_help_names_the_scenarios_with_plain_metavars() -> None:
     assert shown.exit_code == 0
     text = " ".join(shown.output.split())
     assert "stalingrad: historical, basic" in text and "tanks: first-encounter" in text
-    assert "GAME" in text and "--scenario NAME" in text and "--db FILE" in text
+    assert "GAME" in text and "--scenario NAME" in text and "--db DB" in text
     assert "<str>" not in text and "TEXT" not in text
     data = runner.invoke(app, ["data", "show", "tanks"], terminal_width=200)
     assert data.exit_code == 0 and "kursk-salient" in data.output
