@@ -1,4 +1,5 @@
-"""Collect every conformance case under tests/conformance/ as its own test."""
+"""Collect every conformance case as its own test: the games' rulebook cases under
+tests/conformance/ and the contract game's (Duel, not shipped) under tests/kernel/cases/."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from tests.dbs import backend, db_url, new_db, pg_databases, pg_server, pg_url  
 from tests.kernel import duel  # noqa: F401
 
 CONFORMANCE = Path(__file__).parent / "conformance"
+DUEL_CASES = Path(__file__).parent / "kernel" / "cases"
 
 
 @cache
@@ -54,6 +56,7 @@ class CaseFailed(Exception):
 
 
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
-    if file_path.suffix == ".toml" and CONFORMANCE in file_path.parents:
+    if file_path.suffix == ".toml" and (CONFORMANCE in file_path.parents
+                                        or DUEL_CASES in file_path.parents):
         return CaseFile.from_parent(parent, path=file_path)
     return None

@@ -76,9 +76,25 @@ def test_play_unknown_game_is_a_clear_error() -> None:
 
 
 def test_conformance_command_runs_the_duel_cases() -> None:
-    result = runner.invoke(app, ["conformance", "tests/conformance/duel"])
+    """In this process the test games are registered, so the command runs their cases."""
+    result = runner.invoke(app, ["conformance", "tests/kernel/cases"])
     assert result.exit_code == 0, result.output
     assert "4 passed, 0 failed" in result.output
+
+
+def test_the_readmes_conformance_folder_names_only_shipped_games() -> None:
+    """`umpire conformance tests/conformance` (the README's command) runs in a process where
+    only the shipped games are known: a case there for a test-only game would fail there."""
+    import tomllib
+
+    from adjudicator.registry import BUILTIN
+
+    cases = sorted(Path("tests/conformance").rglob("*.toml"))
+    assert len(cases) > 100
+    for path in cases:
+        case = tomllib.loads(path.read_text())
+        named = case.get("plugin", case.get("game"))
+        assert named in BUILTIN, f"{path} plays {named!r}, not a shipped game"
 
 
 def test_bench_without_a_target_lists_the_benchmarks() -> None:
