@@ -27,7 +27,9 @@ GAMES = {"tanks": "tanks", "stalingrad": "stalingrad"}
 @pytest.fixture
 def table(dovecot: Dovecot, mailbox: str, sink: SmtpSink, ca: LocalCA,
           tmp_path: Path) -> Table:
-    config = gateway_config(dovecot, mailbox, sink, ca, tmp_path)
+    # A whole game is played in seconds here: up to 100 mails a player, more than the
+    # default 60 an hour a real player is allowed before the flood limit drops mail.
+    config = gateway_config(dovecot, mailbox, sink, ca, tmp_path, limits={"per_hour": 1000})
     return Table(dovecot, mailbox, sink, config, games=GAMES)
 
 
