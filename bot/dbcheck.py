@@ -20,6 +20,7 @@ from typing import Any
 from adjudicator.registry import UnknownGame, load_game
 from bot.records import RecordError, export_lines, verify
 from bot.store import Store, StoreError, redact
+from bot.store.codec import unpack_state
 
 #: Game columns holding JSON.
 JSON_COLUMNS = ("options", "bindings", "forced_dice", "reminder_fractions", "reminders_sent")
@@ -102,7 +103,7 @@ def check_game(store: Store, game_id: str, report: CheckReport) -> list[str]:
 def _snapshot_problem(rules: Any, snap: dict[str, Any], action: dict[str, Any] | None
                       ) -> str | None:
     try:
-        state = rules.load_state(bytes(snap["state"]))
+        state = rules.load_state(unpack_state(bytes(snap["state"])))
     except (ValueError, TypeError) as error:
         return f"does not load ({_line(error)})"
     digest = state.state_hash()

@@ -21,6 +21,9 @@ from bot.store import loads
 
 #: Kinds of action rows that carry an order text to re-apply.
 ORDER_KINDS = ("order", "decision", "system")
+#: A snapshot is stored when replaying the actions since the last would take this many
+#: milliseconds of CPU (the service's default, and an import's).
+SNAPSHOT_REPLAY_MS = 20.0
 
 DiceFactory = Callable[[bytes, str, int, int], Dice]
 

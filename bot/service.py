@@ -46,6 +46,7 @@ from adjudicator.registry import UnknownGame, load_game
 from bot import deadlines, seat_secrets
 from bot.caches import DEFAULT_STATE_BUDGET, GameLock, GameLocks, StateCache
 from bot.history import (
+    SNAPSHOT_REPLAY_MS,
     DiceFactory,
     ForcingDice,
     ReplayError,
@@ -62,6 +63,7 @@ from bot.messages import (
     events_from_json,
     events_to_json,
     log_entry,
+    message_for,
     order_text_for,
     redact_label,
     view_record_line,
@@ -80,6 +82,7 @@ from bot.store import (
     holder_name,
     loads,
 )
+from bot.store.codec import COMPACT, compact_result
 
 logger = logging.getLogger(__name__)
 
@@ -237,6 +240,8 @@ class Loaded:
     head: int
     seats: list[dict[str, Any]]
     last_snapshot: int
+    #: CPU seconds a replay from ``last_snapshot`` to ``head`` takes (as measured)
+    replay_cost: float = 0.0
 
     @property
     def id(self) -> str:
@@ -259,6 +264,11 @@ class Plan:
     force_snapshot: bool = False
     #: canonical bytes of ``states`` (as far as the planner serialised them for hashing)
     encoded: list[bytes] = field(default_factory=list)
+    #: CPU seconds the rules took for each action (what replaying it will cost)
+    costs: list[float] = field(default_factory=list)
+    #: CPU seconds a replay from the newest snapshot to the plan's end takes (set when its
+    #: snapshots are chosen)
+    replay_cost: float = 0.0
     #: The revealed seed a reopened game stops using (see ``GameService._reopen``).
     past_seed: dict[str, Any] | None = None
 
@@ -268,6 +278,7 @@ class _Cached:
     head: int
     state: GameState
     last_snapshot: int
+    replay_cost: float = 0.0
 
 
 def default_dice(seed: bytes, dice_id: str, branch: int, start: int) -> Dice:
@@ -282,8 +293,9 @@ class GameService:
         clock: Callable[[], float] = time.time,
         dice_factory: DiceFactory = default_dice,
         seed_source: Callable[[int], bytes] = os.urandom,
-        snapshot_every: int = 50,
-        snapshot_on_side_change: bool = True,
+        snapshot_every: int = 100,
+        snapshot_on_side_change: bool = False,
+        snapshot_replay_ms: float = SNAPSHOT_REPLAY_MS,
         outage_after: float = 600.0,
         state_cache_bytes: int = DEFAULT_STATE_BUDGET,
         busy_budget: float = 30.0,
@@ -293,13 +305,21 @@ class GameService:
         (estimated, see :mod:`bot.caches`); past it the least recently used game's state is
         dropped and rebuilt from its snapshot when next needed. ``busy_budget``: seconds an
         order may wait, retrying, for a file another process holds ("database is locked")
-        before it is refused as busy."""
+        before it is refused as busy.
+
+        Snapshots are spaced by cost: one is taken when replaying the actions since the last
+        would take ``snapshot_replay_ms`` of CPU (as the rules took to apply them), or after
+        ``snapshot_every`` actions, whichever comes first (``snapshot_on_side_change``: also
+        whenever the side to act changes). So resuming a game costs at most a snapshot's
+        load and that much replay, whatever its length, and a long game stores a
+        compressed state every ten actions or so rather than at every change of side."""
         self.store = store
         self.clock = clock
         self.dice_factory = dice_factory
         self.seed_source = seed_source
         self.snapshot_every = snapshot_every
         self.snapshot_on_side_change = snapshot_on_side_change
+        self.snapshot_replay = snapshot_replay_ms / 1000
         self.outage_after = outage_after
         self.busy_budget = busy_budget
         self.tick_lease = tick_lease
@@ -866,9 +886,11 @@ class GameService:
             before = state.pending
             try:
                 dice = self._dice(ctx, next_roll, forced)
+                started = time.thread_time()
                 order = ctx.game.parse(line)
                 private = ctx.game.is_private(state, side, order)
                 outcome = ctx.game.apply(state, side, order, dice)
+                plan.costs.append(time.thread_time() - started)
             except Exception as caught:  # every input gets a refusal, never an exception
                 error = caught if isinstance(caught, RuleError) else _internal(caught, number)
                 if not actions:
@@ -1311,8 +1333,8 @@ class GameService:
         result = self._result(ctx, planned)
         fields = self._fields(ctx, planned)
         snapshots = self._snapshots(ctx, planned)
-        idem = ((key, actor, result.model_dump_json(), fingerprint)
-                if key is not None else None)
+        idem = ((key, actor, compact_result(result.model_dump(mode="json", exclude={
+            "messages"}), planned.states[-1].result), fingerprint) if key is not None else None)
         try:
             self.store.append(
                 game_id, ctx.head, planned.actions, fields, snapshots,
@@ -1328,7 +1350,8 @@ class GameService:
         final = planned.states[-1]
         size = len(planned.encoded[-1] if len(planned.encoded) == len(
             planned.states) else final.to_bytes())
-        self._cache.put(game_id, _Cached(planned.actions[-1].seq, final, last), size)
+        self._cache.put(game_id, _Cached(planned.actions[-1].seq, final, last,
+                                         planned.replay_cost), size)
         if any(e.kind == "seats-swapped" for e in planned.events):
             # the rules decided who plays which side (TP:S bids, 22.1)
             self.store.swap_sides(game_id, *ctx.game.sides[:2])
@@ -1336,10 +1359,27 @@ class GameService:
 
     def _replayed(self, game_id: str, stored: str, request: str | None,
                   fingerprint: str) -> SubmitResult:
+        """The first result of an idempotency key used again: its outcome as stored, what
+        was applied and what each audience was told read back from its actions (no Views:
+        frontends do not publish a duplicate again)."""
         if request is not None and request != fingerprint:
             return self._refused(game_id, "this idempotency key was already used for another "
                                  "request; nothing was done", rule="idempotency")
-        return SubmitResult.model_validate_json(stored).model_copy(update={"duplicate": True})
+        data = json.loads(stored)
+        if data.pop("v", None) != COMPACT:  # a whole result, as older stores kept it
+            return SubmitResult.model_validate(data).model_copy(update={"duplicate": True})
+        over = data.pop("over", None)
+        rows = [row for seq in data.get("seqs", [])
+                if (row := self.store.action(game_id, int(seq))) is not None]
+        events = [e for row in rows for e in events_from_json(loads(row["events"], []))]
+        applied = [text for row in rows
+                   for text in (loads(row["applied"], []) or [row["text"] or row["kind"]])]
+        sides = self._rules_for(self._row(game_id)).sides
+        messages = {viewer: message_for(viewer, events, to_act=data.get("to_act"),
+                                        result=over, pending=None)
+                    for viewer in audiences(sides)}
+        return SubmitResult(game_id=game_id, applied=applied, messages=messages,
+                            duplicate=True, **data)
 
     def _reopen(self, ctx: Loaded, plan: Plan) -> None:
         """A finished game reopened (a rollback past its end) goes on with a new secret
@@ -1390,17 +1430,22 @@ class GameService:
         return fields
 
     def _snapshots(self, ctx: Loaded, plan: Plan) -> list[Snapshot]:
+        """The snapshots to store with ``plan`` (see ``__init__``: spaced by replay cost)."""
         out: list[Snapshot] = []
         last = ctx.last_snapshot
+        cost = ctx.replay_cost
         before = ctx.state
         for index, (action, state) in enumerate(zip(plan.actions, plan.states, strict=True)):
+            cost += plan.costs[index] if index < len(plan.costs) else 0.0
             side_changed = (self.snapshot_on_side_change and
                             ctx.game.acting_side(before) != ctx.game.acting_side(state))
-            if plan.force_snapshot or side_changed or action.seq - last >= self.snapshot_every:
+            if (plan.force_snapshot or side_changed or cost >= self.snapshot_replay
+                    or action.seq - last >= self.snapshot_every):
                 data = plan.encoded[index] if index < len(plan.encoded) else state.to_bytes()
                 out.append(Snapshot(action.seq, data, action.state_hash))
-                last = action.seq
+                last, cost = action.seq, 0.0
             before = state
+        plan.replay_cost = cost
         return out
 
     def _load(self, game_id: str) -> Loaded:
@@ -1413,13 +1458,16 @@ class GameService:
             head = int(row["head_seq"])
             cached = self._cache.get(game_id)
             if cached is not None and cached.head == head:
-                return Loaded(row, game, cached.state, head, seats, cached.last_snapshot)
+                return Loaded(row, game, cached.state, head, seats, cached.last_snapshot,
+                              cached.replay_cost)
             if self.store.latest_snapshot(game_id) is None:
                 state = game.setup(row["scenario"], json.loads(row["options"]))
                 return Loaded(row, game, state, head, seats, 0)
+            started = time.thread_time()
             state, data, last = self._rebuild(game_id, row, game)
-        self._cache.put(game_id, _Cached(head, state, last), len(data))
-        return Loaded(row, game, state, head, seats, last)
+            cost = time.thread_time() - started
+        self._cache.put(game_id, _Cached(head, state, last, cost), len(data))
+        return Loaded(row, game, state, head, seats, last, cost)
 
     def _rebuild(self, game_id: str, row: Mapping[str, Any], game: Game[Any],
                  seq: int | None = None) -> tuple[GameState, bytes, int]:

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from bot.store.codec import pack_state, unpack_state
+
 #: Seconds a writer waits for another before the store gives up (:class:`Busy`).
 BUSY_TIMEOUT_S = 15.0
 #: Action kinds of schema version 1; version 2 adds ``pause`` and ``resume``.
@@ -131,6 +133,9 @@ class NewAction:
 
 @dataclass
 class Snapshot:
+    """A state kept to start replays from: ``state`` is its canonical bytes (stored
+    compressed, :mod:`bot.store.codec`)."""
+
     seq: int
     state: bytes
     state_hash: str
@@ -502,9 +507,14 @@ class Store:
             raise SequenceConflict(
                 f"game {game_id} is at action {row['head_seq']}, not {expected_seq}")
 
+    def add_snapshot(self, tx: Tx, game_id: str, snapshot: Snapshot) -> None:
+        """Store ``snapshot`` within the transaction ``tx`` (see :meth:`write`)."""
+        self._insert_snapshot(tx, game_id, snapshot)
+
     def _insert_snapshot(self, tx: Tx, game_id: str, snapshot: Snapshot) -> None:
         tx.insert("snapshots", {"game_id": game_id, "seq": snapshot.seq,
-                                "state": snapshot.state, "state_hash": snapshot.state_hash,
+                                "state": pack_state(snapshot.state),
+                                "state_hash": snapshot.state_hash,
                                 "created": _now()}, replace=True)
 
     def _idempotent(self, tx: Tx, game_id: str, actor: str, key: str
@@ -563,7 +573,8 @@ class Store:
         return int(row["n"]) if row else 0
 
     def snapshots(self, game_id: str) -> list[dict[str, Any]]:
-        """Every snapshot of the game (seq, state, state_hash), oldest first."""
+        """Every snapshot of the game (seq, state, state_hash), oldest first, as stored
+        (``bot.store.codec.unpack_state`` reads a state)."""
         return self.query("SELECT seq, state, state_hash FROM snapshots WHERE game_id = ? "
                           "ORDER BY seq", [game_id])
 
@@ -579,7 +590,7 @@ class Store:
         row = self._one(sql + " ORDER BY s.seq DESC LIMIT 1", params)
         if row is None:
             return None
-        return Snapshot(seq=int(row["seq"]), state=bytes(row["state"]),
+        return Snapshot(seq=int(row["seq"]), state=unpack_state(bytes(row["state"])),
                         state_hash=str(row["state_hash"]))
 
     # ---- service bookkeeping ------------------------------------------------------------

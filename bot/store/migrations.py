@@ -2,12 +2,14 @@
 PostgreSQL (``schema_migrations`` records the versions applied on either).
 
 SQLite's half of each step is a function (through sqlite-utils), PostgreSQL's is SQL; a
-:class:`Migration` holds both. Types map one to one: TEXT → text,
-INTEGER → bigint, REAL → double precision, BLOB → bytea; an ``INTEGER PRIMARY KEY`` →
-an identity column; JSON stays text (written and read by the same code). PostgreSQL's
-``games`` has an identity column ``rowid`` standing for SQLite's implicit one (the order
-games were created in). Triggers refuse what SQLite's triggers refuse, and ``TRUNCATE``,
-which SQLite does not have. A test compares the two schemas after every migration.
+:class:`Migration` holds both, and may hold a data step that rewrites rows in Python, the
+same code on both backends (portable SQL through a :class:`~bot.store.base.Tx`). Types
+map one to one: TEXT → text, INTEGER → bigint, REAL → double precision, BLOB → bytea; an
+``INTEGER PRIMARY KEY`` → an identity column; JSON stays text (written and read by the
+same code). PostgreSQL's ``games`` has an identity column ``rowid`` standing for SQLite's
+implicit one (the order games were created in). Triggers refuse what SQLite's triggers
+refuse, and ``TRUNCATE``, which SQLite does not have. A test compares the two schemas
+after every migration.
 
 Never edit a shipped migration: append one, with both halves.
 """
@@ -18,7 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bot.store.base import ACTION_KINDS, KINDS_V1
+from bot.store.base import ACTION_KINDS, KINDS_V1, Refused, Tx
+from bot.store.codec import compacted
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -229,6 +232,28 @@ def _sqlite_5(db: Database) -> None:
                        [f"{len(actor)}:{actor}:{key[len(actor) + 1:]}", game_id, key])
 
 
+def _sqlite_6(db: Database) -> None:
+    """No change of schema (see :func:`_compact_idempotency`, run on both backends)."""
+
+
+# ---- both backends --------------------------------------------------------------------
+
+def _compact_idempotency(tx: Tx) -> None:
+    """Schema 6: compact idempotency results. A row keeps the result's outcome and sequence
+    numbers (``bot.store.codec.compact_result``), no longer every audience's messages; what
+    was applied and told is read back from those actions. Rows that do not parse are left
+    as they are (they read back as before). Snapshots written from now on are compressed;
+    older ones stay readable as they are (``bot.store.codec.unpack_state``)."""
+    for row in tx.query("SELECT game_id, key, result FROM idempotency"):
+        try:
+            result = compacted(str(row["result"]))
+            if result != row["result"]:
+                tx.execute("UPDATE idempotency SET result = ? WHERE game_id = ? AND key = ?",
+                           [result, row["game_id"], row["key"]])
+        except (ValueError, TypeError, AttributeError, Refused):
+            continue
+
+
 # ---- PostgreSQL -----------------------------------------------------------------------
 
 
@@ -389,6 +414,9 @@ CREATE TABLE held_rollbacks (token text PRIMARY KEY, game_id text NOT NULL,
     expires double precision NOT NULL);
 """
 
+#: Schema 6 changes rows only (:func:`_compact_idempotency`); this records the step.
+PG_6 = "SELECT 6;"
+
 
 @dataclass(frozen=True)
 class Migration:
@@ -396,6 +424,8 @@ class Migration:
     summary: str
     sqlite: Callable[[Database], None]
     postgres: str
+    #: rows rewritten after the schema step, the same code on both backends
+    data: Callable[[Tx], None] | None = None
 
 
 MIGRATIONS: list[Migration] = [
@@ -407,4 +437,6 @@ MIGRATIONS: list[Migration] = [
               _sqlite_4, PG_4),
     Migration(5, "leases (one process does a job), rollbacks held for confirmation; "
                  "idempotency keys scoped as LEN:ACTOR:KEY", _sqlite_5, PG_5),
+    Migration(6, "compact idempotency results (outcome and sequence numbers)", _sqlite_6,
+              PG_6, _compact_idempotency),
 ]

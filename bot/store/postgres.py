@@ -300,6 +300,8 @@ class PostgresStore(Store):
                         conn.execute(migration.postgres)
                     except psycopg.Error as error:
                         raise _translate(error) from error
+                    if migration.data is not None:
+                        migration.data(tx)
                     tx.execute("INSERT INTO schema_migrations (version, applied) VALUES "
                                f"(?, {self._now_sql()})", [migration.version])
         return len(migrations.MIGRATIONS)

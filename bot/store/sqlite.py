@@ -175,7 +175,7 @@ class SqliteStore(Store):
 
     def migrate(self) -> int:
         """Apply pending migrations; returns the schema version."""
-        with self.write():
+        with self.write() as tx:
             db = self.db
             db.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
                        "(version INTEGER PRIMARY KEY, applied REAL NOT NULL)")
@@ -187,6 +187,8 @@ class SqliteStore(Store):
             for migration in migrations.MIGRATIONS:
                 if migration.version not in done:
                     migration.sqlite(db)
+                    if migration.data is not None:
+                        migration.data(tx)
                     db.table("schema_migrations").insert({"version": migration.version,
                                                            "applied": _now()})
         return len(migrations.MIGRATIONS)

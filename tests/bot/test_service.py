@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -168,9 +169,17 @@ def test_views_follow_seats(service: GameService) -> None:
     assert service.view(game_id, GM_ACTOR).viewer == "gm"
 
 
-def test_state_loads_from_snapshot_and_tail(new_db: NewDb) -> None:
+@pytest.mark.parametrize(("options", "expected"), [
+    ({"snapshot_every": 3, "snapshot_replay_ms": 1e9}, [0, 3]),  # every 3 actions
+    # and at a change of side (trap placed: still red... pass: blue)
+    ({"snapshot_every": 3, "snapshot_replay_ms": 1e9, "snapshot_on_side_change": True},
+     [0, 3, 5]),
+    ({"snapshot_replay_ms": 0.0}, [0, 1, 2, 3, 4, 5]),  # whenever replay would cost
+])
+def test_state_loads_from_snapshot_and_tail(new_db: NewDb, options: dict[str, Any],
+                                            expected: list[int]) -> None:
     db = new_db("u")
-    service = make_service(db, snapshot_every=3)
+    service = make_service(db, **options)
     game_id = new_game(service)
     play(service, game_id, (RED, "trap 1"), (RED, "standing casualty lose"),
          (RED, "standing casualty off"), (RED, "standing casualty lose"), (RED, "pass"))
@@ -180,8 +189,37 @@ def test_state_loads_from_snapshot_and_tail(new_db: NewDb) -> None:
     assert fresh.load_state(game_id).state_hash() == row["state_hash"]
     seqs = [r["seq"] for r in service.store.query(
         "SELECT seq FROM snapshots WHERE game_id = ? ORDER BY seq", [game_id])]
-    # the start, a change of side (trap placed: still red... pass: blue), every 3 actions
-    assert seqs == [0, 3, 5]
+    assert seqs == expected
+
+
+def test_snapshots_are_spaced_by_the_cost_of_replaying(db_url: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each order's rules take 4 ms (a fake clock): with a 10 ms replay budget a snapshot is
+    stored every third order."""
+    import bot.service as service_module
+
+    spent = [0.0]
+    monkeypatch.setattr(service_module.time, "thread_time", lambda: spent[0])
+    service = make_service(db_url, snapshot_replay_ms=10.0)
+    game_id = new_game(service)
+    rules = service.rules(game_id)
+    apply = rules.apply
+
+    def slow_apply(*args: Any, **kwargs: Any) -> Any:
+        spent[0] += 0.004
+        return apply(*args, **kwargs)
+
+    monkeypatch.setattr(rules, "apply", slow_apply)
+    play(service, game_id, (RED, "trap 1"), *[(RED, f"standing casualty {p}")
+                                              for p in ("lose", "off") * 3])
+    seqs = [r["seq"] for r in service.store.query(
+        "SELECT seq FROM snapshots WHERE game_id = ? ORDER BY seq", [game_id])]
+    assert seqs == [0, 3, 6]
+    snapshot = service.store.latest_snapshot(game_id)
+    assert snapshot is not None and snapshot.state[:1] == b"{"  # given back as JSON
+    raw = service.store.query("SELECT state FROM snapshots WHERE game_id = ? AND seq = 6",
+                              [game_id])[0]["state"]
+    assert bytes(raw)[:1] != b"{" and len(raw) < len(snapshot.state)  # stored compressed
 
 
 def test_finished_game_reveals_its_seed(new_db: NewDb) -> None:
