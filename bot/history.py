@@ -140,3 +140,22 @@ def forced_queue(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 declared += [{"value": v, "reason": payload["reason"]}
                              for v in payload["op"]["values"]]
     return declared[used:]
+
+
+def forced_before(current: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]
+                  ) -> list[dict[str, Any]] | None:
+    """The GM's forced dice unused before the active actions ``after`` (in order, from some
+    point to the end of the log), told from those unused at the end (``current``) without
+    reading the log before that point: the forced-dice overrides among ``after`` only
+    appended to the queue. None when a die was forced among them (the queue before cannot
+    be told from its end then: read the log, :func:`forced_queue`)."""
+    declared = 0
+    for row in after:
+        if any(roll.get("forced") for roll in loads(row["rolls"], [])):
+            return None
+        if row["kind"] == "gm-override":
+            payload = loads(row["payload"], {})
+            if (payload.get("op") or {}).get("op") == "force-dice":
+                declared += len(payload["op"]["values"])
+    kept = len(current) - declared
+    return [dict(item) for item in current[:kept]] if kept >= 0 else None

@@ -50,6 +50,7 @@ from bot.history import (
     DiceFactory,
     ForcingDice,
     ReplayError,
+    forced_before,
     forced_queue,
     replay_chain,
     rolls_to_json,
@@ -1104,7 +1105,11 @@ class GameService:
         notices = notice if isinstance(notice, list) else [notice]
         anchor = self.store.action(ctx.id, to_seq) if to_seq else None
         next_roll = int(anchor["next_roll"]) if anchor else 0
-        kept = self.store.actions(ctx.id, active_only=True, upto=to_seq)
+        # The forced dice waiting at ``to_seq``: told from those waiting now and the
+        # reverted actions, unless dice were forced among them (then from the log).
+        forced = forced_before(json.loads(ctx.row["forced_dice"]), reverted)
+        if forced is None:
+            forced = forced_queue(self.store.actions(ctx.id, active_only=True, upto=to_seq))
         branch = int(ctx.row["branch"]) + 1
         action = NewAction(
             seq=ctx.head + 1, branch=branch, actor=actor, kind="rollback",
@@ -1113,7 +1118,7 @@ class GameService:
             state_hash=target.state_hash(), created=self.clock())
         return Plan(actions=[action], states=[target], events=notices,
                     fields={"branch": branch, "next_roll": next_roll,
-                            "forced_dice": json.dumps(forced_queue(kept))},
+                            "forced_dice": json.dumps(forced)},
                     revert_after=to_seq, force_snapshot=True)
 
     def roll_forward(self, game_id: str, gm: Actor, rollback_seq: int | None = None
@@ -1165,7 +1170,7 @@ class GameService:
             if not mine:
                 return self._refused(game_id, f"you play no side in game {game_id}",
                                      rule="permission")
-            active = self.store.actions(game_id, active_only=True)
+            active = self.store.last_actions(game_id, 2)
             if not active:
                 return self._refused(game_id, "there is nothing to undo", rule="undo")
             last = active[-1]
