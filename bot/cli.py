@@ -478,13 +478,11 @@ def verify(
         metavar="DIR", help="the game's data pack folder")] = None,
 ) -> None:
     """Replay a record from scratch, check every state hash and, with the seed, every die."""
-    from bot.records import RecordError, read_record
-    from bot.records import verify as verify_record
+    from bot.records import RecordError, verify_file
 
     try:
-        lines = read_record(record)
-        with console.status(f"replaying {len(lines) - 1} actions ..."):
-            result = verify_record(lines, seed, pack)
+        with console.status("replaying the record ..."):
+            result = verify_file(record, seed, pack)
     except (RecordError, OSError) as error:
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(code=1) from error
@@ -514,16 +512,16 @@ def import_game(
 ) -> None:
     """Recreate a game from a record (verified first); with its seed a game in progress goes
     on here ('umpire play GAME --resume ID')."""
-    from bot.records import RecordError, import_record, read_record
+    from bot.records import RecordError, import_file, iter_record
     from bot.store import Store, default_db
 
     if seed_file is not None:
         seed = seed_file.read_text(encoding="utf-8").strip()
     store = Store(default_db(db))
     try:
-        lines = read_record(record)
-        with console.status(f"verifying and importing {len(lines) - 1} actions ..."):
-            game_id = import_record(store, lines, seed, pack)
+        with console.status("verifying and importing the record ..."):
+            game_id = import_file(store, record, seed, pack)
+        header = next(iter_record(record))
     except (RecordError, OSError) as error:
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(code=1) from error
@@ -532,7 +530,7 @@ def import_game(
     if row.get("status") in ("active", "paused"):
         console.print(f"go on playing it: umpire play {row.get('game')} --resume {game_id}"
                       + (f" --db {db}" if db else ""), highlight=False)
-    elif not seed and lines and lines[0].get("status") in ("active", "paused"):
+    elif not seed and header.get("status") in ("active", "paused"):
         console.print("archived (readable, exportable): give the game's dice seed "
                       "(--seed or --seed-file) to go on playing it", highlight=False)
 

@@ -14,7 +14,7 @@ from typing import Any
 from adjudicator.kernel.dice import Dice, FixedDice, Roll
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
-from adjudicator.kernel.game import Game
+from adjudicator.kernel.game import Game, OriginalNeeded
 from adjudicator.kernel.state import GameState
 from bot.overrides import apply_override, parse_override
 from bot.store import loads
@@ -90,12 +90,28 @@ def replay_row(game: Game[Any], state: GameState, row: Mapping[str, Any]) -> Gam
     return replay_outcome(game, state, row)[0]
 
 
-def replay_outcome(game: Game[Any], state: GameState, row: Mapping[str, Any]
-                   ) -> tuple[GameState, list[Event] | None]:
+def replay_outcome(game: Game[Any], state: GameState, row: Mapping[str, Any],
+                   owned: bytes | None = None) -> tuple[GameState, list[Event] | None]:
     """:func:`replay_row`, with the events the rules give again (None for an action the
-    rules do not make: a rollback, a pause — the service writes their notices)."""
+    rules do not make: a rollback, a pause — the service writes their notices).
+
+    ``owned``: the canonical bytes of ``state``, which the caller owns and drops: an order
+    is then replayed on ``state`` in place, without the copy ``apply`` protects its input
+    with (a replay has no use for it); if the rules need the state as the order found it
+    after all (:class:`~adjudicator.kernel.game.OriginalNeeded`), the order is replayed
+    again on a state loaded from those bytes."""
     kind = row["kind"]
     try:
+        if kind in ORDER_KINDS and row["text"] and owned is not None:
+            try:
+                dice = replay_dice(row)
+                outcome = game.apply_text(state, str(row["side"]), str(row["text"]), dice,
+                                          owned=True)
+            except OriginalNeeded:
+                return replay_outcome(game, game.load_state(owned), row)
+            if dice.unused:
+                raise ReplayError(f"action {row['seq']}: dice left unused {dice.unused}")
+            return outcome.state, list(outcome.events)
         if kind in ORDER_KINDS and row["text"]:
             dice = replay_dice(row)
             outcome = game.apply_text(state, str(row["side"]), str(row["text"]), dice)
@@ -116,13 +132,19 @@ def replay_outcome(game: Game[Any], state: GameState, row: Mapping[str, Any]
 
 
 def replay_chain(game: Game[Any], state: GameState, rows: Sequence[Mapping[str, Any]],
-                 check: bool = True) -> GameState:
-    """Apply active rows in order; with ``check``, every recorded state hash must match."""
+                 check: bool = True, owned: bool = False) -> GameState:
+    """Apply active rows in order; with ``check``, every recorded state hash must match.
+
+    ``owned``: the caller hands ``state`` over (fresh from a snapshot, say): with ``check``,
+    every order after the first is replayed in place (see :func:`replay_outcome`)."""
+    data: bytes | None = None  # the canonical bytes of ``state``, once hashed
     for row in rows:
-        state = replay_row(game, state, row)
-        if check and state.state_hash() != row["state_hash"]:
-            raise ReplayError(f"action {row['seq']}: replay gives state {state.state_hash()[:12]},"
-                              f" the log recorded {str(row['state_hash'])[:12]}")
+        state = replay_outcome(game, state, row, data if owned else None)[0]
+        if check:
+            data, digest = state.encoded()
+            if digest != row["state_hash"]:
+                raise ReplayError(f"action {row['seq']}: replay gives state {digest[:12]},"
+                                  f" the log recorded {str(row['state_hash'])[:12]}")
     return state
 
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from adjudicator.kernel.events import Event
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.state import GameState
 from adjudicator.registry import UnknownGame, load_game
-from bot.history import ReplayError, forced_queue, replay_outcome
+from bot.history import SNAPSHOT_REPLAY_MS, ReplayError, replay_outcome
 from bot.messages import redact_label
 from bot.store import NewAction, Snapshot, Store, dumps
 
@@ -143,19 +144,47 @@ def write_record(lines: Iterable[Mapping[str, Any]], path: Path) -> None:
             handle.write(dumps(line) + "\n")
 
 
-def read_record(path: Path) -> list[dict[str, Any]]:
-    lines: list[dict[str, Any]] = []
+def iter_record(path: Path) -> Iterator[dict[str, Any]]:
+    """The lines of a record file, read one at a time (the header first, checked)."""
     with path.open(encoding="utf-8") as handle:
+        first = True
         for number, text in enumerate(handle, start=1):
             if not text.strip():
                 continue
             try:
-                lines.append(json.loads(text))
+                line = json.loads(text)
             except json.JSONDecodeError as error:
                 raise RecordError(f"{path}:{number}: not JSON: {error}") from error
-    if not lines or lines[0].get("record") != FORMAT:
-        raise RecordError(f"{path}: not an Umpire record (expected a {FORMAT} header)")
-    return lines
+            if first and (not isinstance(line, dict) or line.get("record") != FORMAT):
+                raise RecordError(f"{path}: not an Umpire record (expected a {FORMAT} header)")
+            first = False
+            yield line
+        if first:
+            raise RecordError(f"{path}: not an Umpire record (expected a {FORMAT} header)")
+
+
+def read_record(path: Path) -> list[dict[str, Any]]:
+    return list(iter_record(path))
+
+
+def rollback_targets(actions: Iterable[Mapping[str, Any]]) -> set[int]:
+    """The actions a record's rollbacks return to: the only states a replay must keep."""
+    return {int((item.get("payload") or {}).get("to_seq", -1)) for item in actions
+            if item.get("kind") == "rollback"}
+
+
+def scan_targets(path: Path) -> set[int]:
+    """:func:`rollback_targets` of a record file, read quickly ahead of its replay (only the
+    lines that mention a rollback are parsed)."""
+    targets: set[int] = set()
+    with path.open(encoding="utf-8") as handle:
+        for text in handle:
+            if "rollback" in text:
+                try:
+                    targets |= rollback_targets([json.loads(text)])
+                except (json.JSONDecodeError, AttributeError):
+                    continue  # the replay reports it
+    return targets
 
 
 def _rules(header: Mapping[str, Any], pack: Path | None) -> Game[Any]:
@@ -169,51 +198,82 @@ def _as_row(item: Mapping[str, Any]) -> dict[str, Any]:
     return {**item, "rolls": item.get("rolls") or [], "payload": item.get("payload")}
 
 
-def replay_record(game: Game[Any], header: Mapping[str, Any], actions: Sequence[Mapping[str, Any]]
-                  ) -> tuple[dict[int, GameState], list[str]]:
-    """States after every action, replayed in the order things happened; and problems.
+class Replay:
+    """A record replayed in one pass, in the order things happened (a rollback returns to the
+    state of the action it names), keeping only the current state and the states the
+    record's rollbacks return to (``targets``, as canonical bytes): constant memory whatever
+    the record's length.
 
     Besides every state hash, each action's recorded events must be the ones the rules
     give again (the service's own notices aside), and every die marked forced must be the
     next value of a GM's logged ``force-dice`` override, taken in order (:func:`_forcing`).
+    The first problem stops the replay (``problems``).
     """
-    state = game.setup(header.get("scenario"), header.get("options") or {})
-    problems: list[str] = []
-    if header.get("initial_hash") and state.state_hash() != header["initial_hash"]:
-        problems.append("the starting position differs from the record's (another data pack?)")
-    states: dict[int, GameState] = {0: state}
-    chain: list[Mapping[str, Any]] = []  # the active actions, as they stood at each point
-    for item in actions:
+
+    def __init__(self, game: Game[Any], header: Mapping[str, Any],
+                 targets: Collection[int]) -> None:
+        self.game = game
+        self.targets = set(targets)
+        self.problems: list[str] = []
+        self.state: GameState = game.setup(header.get("scenario"), header.get("options") or {})
+        self.initial, self.initial_hash = self.state.encoded()
+        if header.get("initial_hash") and self.initial_hash != header["initial_hash"]:
+            self.problems.append("the starting position differs from the record's (another "
+                                 "data pack?)")
+        #: the GM's forced dice still unused by the active actions so far
+        self.queue: list[dict[str, Any]] = []
+        self.kept: dict[int, tuple[bytes, list[dict[str, Any]]]] = {}
+        if 0 in self.targets:
+            self.kept[0] = (self.initial, [])
+        self.last_hash: str | None = self.initial_hash
+        #: the canonical bytes of ``state`` (after the last action fed)
+        self.data = self.initial
+
+    @property
+    def stopped(self) -> bool:
+        return bool(self.problems)
+
+    def feed(self, item: Mapping[str, Any]) -> None:
+        """Replay one action of the record (nothing once a problem was found)."""
+        if self.problems:
+            return
         seq = int(item["seq"])
         events: list[Event] | None = None
         if item["kind"] == "rollback":
             target = int((item.get("payload") or {}).get("to_seq", -1))
-            if target not in states:
-                problems.append(f"action {seq}: rollback to unknown action {target}")
-                break
-            state = states[target]
-            chain = [a for a in chain if int(a["seq"]) <= target]
+            if target not in self.kept:
+                self._stop(f"action {seq}: rollback to unknown action {target}")
+                return
+            data, queue = self.kept[target]
+            self.state, self.queue = self.game.load_state(data), list(queue)
         else:
-            problem = _forcing(chain, item)
+            problem = _forcing(self.queue, item)
             if problem is not None:
-                problems.append(problem)
-                break
+                self._stop(problem)
+                return
             try:
-                state, events = replay_outcome(game, state, _as_row(item))
+                self.state, events = replay_outcome(self.game, self.state, _as_row(item),
+                                                    owned=self.data)
             except ReplayError as error:
-                problems.append(str(error))
-                break
-            chain.append(item)
-        if state.state_hash() != item["state_hash"]:
-            problems.append(f"action {seq}: replay gives state {state.state_hash()[:12]}, "
-                            f"the record says {str(item['state_hash'])[:12]}")
-            break
+                self._stop(str(error))
+                return
+            self.queue = _after(self.queue, item)
+        data, digest = self.state.encoded()
+        if digest != item["state_hash"]:
+            self._stop(f"action {seq}: replay gives state {digest[:12]}, the record says "
+                       f"{str(item['state_hash'])[:12]}")
+            return
         problem = _events_problem(item, events)
         if problem is not None:
-            problems.append(problem)
-            break
-        states[seq] = state
-    return states, problems
+            self._stop(problem)
+            return
+        self.last_hash, self.data = digest, data
+        if seq in self.targets:
+            self.kept[seq] = (data, list(self.queue))
+
+    def _stop(self, problem: str) -> None:
+        self.problems.append(problem)
+        self.last_hash = None
 
 
 def _plain(data: Any) -> Any:
@@ -246,20 +306,34 @@ def _first_difference(recorded: list[Any], again: list[Any]) -> str:
     return f"{len(recorded)} events recorded, {len(again)} given"
 
 
-def _forcing(chain: Sequence[Mapping[str, Any]], item: Mapping[str, Any]) -> str | None:
+def _forcing(queue: Sequence[Mapping[str, Any]], item: Mapping[str, Any]) -> str | None:
     """Whether the dice ``item`` marks forced are exactly those the GM's logged overrides
-    force next: the first dice rolled while forced values wait, in order, and no others."""
-    queue = [int(d["value"]) for d in forced_queue(chain)]
+    force next (``queue``: the forced dice still unused before it, in order): the first
+    dice rolled while forced values wait, in order, and no others."""
+    values_waiting = [int(d["value"]) for d in queue]
     for roll in item.get("rolls") or []:
         values = list(roll.get("values") or [])
-        take = min(len(values), len(queue))
+        take = min(len(values), len(values_waiting))
         if sorted(roll.get("forced") or []) != list(range(take)) or any(
-                values[p] != queue[p] for p in range(take)):
+                values[p] != values_waiting[p] for p in range(take)):
             return (f"action {item['seq']}: roll {roll.get('branch')}/{roll.get('index')} "
                     f"marks dice {roll.get('forced') or []} forced, but the GM's logged "
-                    f"force-dice overrides force {queue[:take] or 'none'} there")
-        queue = queue[take:]
+                    f"force-dice overrides force {values_waiting[:take] or 'none'} there")
+        values_waiting = values_waiting[take:]
     return None
+
+
+def _after(queue: Sequence[Mapping[str, Any]], item: Mapping[str, Any]
+           ) -> list[dict[str, Any]]:
+    """The forced dice unused after ``item`` (``queue``: before it): those it rolled are
+    used, a ``force-dice`` override adds its values (:func:`bot.history.forced_queue`, one
+    action at a time)."""
+    used = sum(len(roll.get("forced") or []) for roll in item.get("rolls") or [])
+    out = [dict(d) for d in queue[used:]]
+    payload = item.get("payload") or {}
+    if item.get("kind") == "gm-override" and (payload.get("op") or {}).get("op") == "force-dice":
+        out += [{"value": v, "reason": payload["reason"]} for v in payload["op"]["values"]]
+    return out
 
 
 def _roll_problem(seed: bytes, dice_id: str, seq: int, roll: Mapping[str, Any]) -> str | None:
@@ -285,91 +359,135 @@ def dice_epochs(header: Mapping[str, Any], seed_hex: str | None = None
                     seed_hex or header.get("seed"))]
 
 
-def verify(lines: Sequence[Mapping[str, Any]], seed_hex: str | None = None,
-           pack: Path | None = None) -> VerifyResult:
-    header, actions = lines[0], lines[1:]
-    if header.get("record") != FORMAT:
-        return VerifyResult(ok=False, actions=0, rolls_checked=0, rolls_forced=0,
-                            seed_checked=False, problems=[
-                                f"not a full {FORMAT} record ({header.get('record')!r}): a "
-                                "record redacted for one audience cannot be verified"])
-    game = _rules(header, pack)
-    states, problems = replay_record(game, header, actions)
-    entropy = list(header.get("entropy") or [])
-    pledged = header.get("entropy_commitments")
-    if pledged is not None and entropy and sorted(map(entropy_digest, entropy)) != sorted(pledged):
-        problems.append("the dice entropy differs from the contributions committed to")
-    epochs = dice_epochs(header, seed_hex)
-    seeds: dict[int, bytes] = {}
-    for first, pledge, hex_seed in epochs:
-        if not hex_seed:
-            continue
-        try:
-            seed = bytes.fromhex(hex_seed)
-        except ValueError:
-            problems.append("the seed is not hexadecimal")
-            continue
-        if commitment(seed) != pledge:
-            problems.append("the seed does not match the published dice commitment"
-                            + (f" (dice from branch {first})" if first else ""))
-            continue
-        seeds[first] = effective_seed(seed, entropy)
-    for item in actions:
+class Verifier:
+    """A record checked in one streaming pass: the replay (:class:`Replay`), and with the
+    revealed seed every die the GM did not force, the dice entropy against its commitments,
+    each reopened game's new commitment against the header's."""
+
+    def __init__(self, header: Mapping[str, Any], seed_hex: str | None, pack: Path | None,
+                 targets: Collection[int]) -> None:
+        self.header = header
+        self.replay = Replay(_rules(header, pack), header, targets)
+        self.actions = self.checked = self.forced = 0
+        self.problems: list[str] = []  # beyond the replay's: entropy and seeds
+        self.reseeds: list[str] = []
+        self.rolls: list[str] = []
+        entropy = list(header.get("entropy") or [])
+        pledged = header.get("entropy_commitments")
+        if pledged is not None and entropy and (sorted(map(entropy_digest, entropy))
+                                                != sorted(pledged)):
+            self.problems.append("the dice entropy differs from the contributions committed to")
+        self.epochs = dice_epochs(header, seed_hex)
+        self.seeds: dict[int, bytes] = {}
+        for first, pledge, hex_seed in self.epochs:
+            if not hex_seed:
+                continue
+            try:
+                seed = bytes.fromhex(hex_seed)
+            except ValueError:
+                self.problems.append("the seed is not hexadecimal")
+                continue
+            if commitment(seed) != pledge:
+                self.problems.append("the seed does not match the published dice commitment"
+                                     + (f" (dice from branch {first})" if first else ""))
+                continue
+            self.seeds[first] = effective_seed(seed, entropy)
+
+    def feed(self, item: Mapping[str, Any]) -> None:
+        self.actions += 1
+        self.replay.feed(item)
         for event in item.get("events") or []:
             if event.get("kind") == RESEED and not any(
                     (event.get("data") or {}).get("commitment") == pledge
-                    for _, pledge, _ in epochs):
-                problems.append(f"action {item['seq']}: a dice commitment the record's "
-                                "header does not hold")
-    checked = forced_count = 0
-    for item in actions:
+                    for _, pledge, _ in self.epochs):
+                self.reseeds.append(f"action {item['seq']}: a dice commitment the record's "
+                                    "header does not hold")
         for roll in item.get("rolls") or []:
-            first = max((b for b, _, _ in epochs if b <= int(roll["branch"])), default=0)
-            forced_count += len(roll.get("forced") or [])
-            if first not in seeds:
+            first = max((b for b, _, _ in self.epochs if b <= int(roll["branch"])), default=0)
+            self.forced += len(roll.get("forced") or [])
+            if first not in self.seeds:
                 continue
-            checked += 1
-            problem = _roll_problem(seeds[first], str(header["dice_id"]), item["seq"], roll)
+            self.checked += 1
+            problem = _roll_problem(self.seeds[first], str(self.header["dice_id"]),
+                                    item["seq"], roll)
             if problem is not None:
-                problems.append(problem)
-    last = states.get(int(actions[-1]["seq"])) if actions else states.get(0)
-    return VerifyResult(ok=not problems, actions=len(actions), rolls_checked=checked,
-                        rolls_forced=forced_count, seed_checked=bool(seeds),
-                        problems=problems, final_hash=last.state_hash() if last else None)
+                self.rolls.append(problem)
+
+    def result(self) -> VerifyResult:
+        problems = [*self.replay.problems, *self.problems, *self.reseeds, *self.rolls]
+        return VerifyResult(ok=not problems, actions=self.actions, rolls_checked=self.checked,
+                            rolls_forced=self.forced, seed_checked=bool(self.seeds),
+                            problems=problems, final_hash=self.replay.last_hash)
 
 
-def import_record(store: Store, lines: Sequence[Mapping[str, Any]], seed_hex: str | None = None,
-                  pack: Path | None = None, game_id: str | None = None) -> str:
-    """Recreate a game from a verified record; returns its id in this store.
+def _not_full(header: Mapping[str, Any] | None) -> VerifyResult:
+    kind = header.get("record") if header is not None else None
+    return VerifyResult(ok=False, actions=0, rolls_checked=0, rolls_forced=0,
+                        seed_checked=False, problems=[
+                            f"not a full {FORMAT} record ({kind!r}): a record redacted for "
+                            "one audience cannot be verified"])
+
+
+def _opened(lines: Iterable[Mapping[str, Any]], targets: Collection[int] | None
+            ) -> tuple[Mapping[str, Any] | None, Iterator[Mapping[str, Any]], Collection[int]]:
+    """(header, the action lines to come, rollback targets) of a record; without
+    ``targets`` the lines are read whole to find them."""
+    if targets is None:
+        lines = list(lines)
+        targets = rollback_targets(lines[1:])
+    items = iter(lines)
+    return next(items, None), items, targets
+
+
+def verify(lines: Iterable[Mapping[str, Any]], seed_hex: str | None = None,
+           pack: Path | None = None, targets: Collection[int] | None = None) -> VerifyResult:
+    """Replay a record from scratch and check it (:class:`Verifier`), in one pass. ``lines``
+    may be streamed (:func:`iter_record`) when ``targets`` (:func:`scan_targets`) is given:
+    memory then stays constant whatever the record's length."""
+    header, items, targets = _opened(lines, targets)
+    if header is None or header.get("record") != FORMAT:
+        return _not_full(header)
+    verifier = Verifier(header, seed_hex, pack, targets)
+    for item in items:
+        verifier.feed(item)
+    return verifier.result()
+
+
+def verify_file(path: Path, seed_hex: str | None = None, pack: Path | None = None
+                ) -> VerifyResult:
+    """:func:`verify` of a record file, streamed."""
+    return verify(iter_record(path), seed_hex, pack, scan_targets(path))
+
+
+def import_record(store: Store, lines: Iterable[Mapping[str, Any]], seed_hex: str | None = None,
+                  pack: Path | None = None, game_id: str | None = None,
+                  targets: Collection[int] | None = None) -> str:
+    """Recreate a game from a record, verified as it is read; returns its id in this store.
+
+    One pass and one transaction: each action is checked (:class:`Verifier`) and written as
+    it comes, with a snapshot whenever replaying since the last would cost
+    :data:`~bot.history.SNAPSHOT_REPLAY_MS`; any problem rolls everything back. ``lines``
+    may be streamed when ``targets`` is given (see :func:`verify`).
 
     With the seed (checked against the commitment) the game can go on being played here;
     without it, an unfinished game is imported as ``archived`` (readable, exportable).
     """
-    result = verify(lines, seed_hex, pack)
-    if not result.ok:
-        raise RecordError("the record does not verify: " + "; ".join(result.problems))
-    header, actions = lines[0], lines[1:]
-    game = _rules(header, pack)
-    states, _ = replay_record(game, header, actions)
+    header, items, targets = _opened(lines, targets)
+    if header is None or header.get("record") != FORMAT:
+        raise RecordError("the record does not verify: " + "; ".join(_not_full(header).problems))
+    verifier = Verifier(header, seed_hex, pack, targets)
+    replay = verifier.replay
+    game = replay.game
     seed_hex = seed_hex or header.get("seed")
     seed = bytes.fromhex(seed_hex) if seed_hex else None
     gid = game_id or str(header["game_id"])
     if store.game(gid) is not None:
         gid = uuid.uuid4().hex[:12]
-    active = [a for a in actions if a.get("reverted_by") is None]
-    current = states[int(active[-1]["seq"])] if active else states[0]
     status = header["status"]
     if seed is None and status in ("active", "paused"):
         status = "archived"
-    rows = [_as_row(a) for a in actions]
-    action_rows = [NewAction(
-        seq=int(a["seq"]), branch=int(a["branch"]), actor=str(a["actor"]), kind=str(a["kind"]),
-        state_hash=str(a["state_hash"]), next_roll=int(a["next_roll"]),
-        created=float(a["created"]), side=a.get("side"), text=a.get("text"),
-        payload=a.get("payload"), rolls=list(a.get("rolls") or []),
-        events=list(a.get("events") or []),
-        applied=list(a.get("applied") or [])).row(gid) | {"reverted_by": a.get("reverted_by")}
-        for a in actions]
+    head = next_roll = branch = 0
+    cost = 0.0
     with store.write() as db:
         db.table("games").insert({
             "id": gid, "game": header["game"], "scenario": header.get("scenario"),
@@ -379,12 +497,6 @@ def import_record(store: Store, lines: Sequence[Mapping[str, Any]], seed_hex: st
             "bindings": "{}", "dice_id": header["dice_id"], "server_seed": seed,
             "commitment": header["commitment"], "seed_revealed": int("seed" in header),
             "seed_from_branch": int(header.get("seed_from_branch") or 0),
-            "branch": max([int(a["branch"]) for a in actions] or [0]),
-            "head_seq": int(actions[-1]["seq"]) if actions else 0,
-            "next_roll": int(active[-1]["next_roll"]) if active else 0,
-            "forced_dice": dumps(forced_queue([r for r in rows if r.get("reverted_by") is None])),
-            "state_hash": current.state_hash(), "to_act": game.acting_side(current),
-            "result": current.result,
             "pause_reason": header.get("pause_reason") if status == "paused" else None})
         for seat in [*(header.get("closed_seats") or []), *(header.get("seats") or [])]:
             db.table("seats").insert({**seat, "game_id": gid, "created": 0.0})
@@ -396,13 +508,43 @@ def import_record(store: Store, lines: Sequence[Mapping[str, Any]], seed_hex: st
                 "game_id": gid, "from_branch": int(past["from_branch"]),
                 "seed": bytes.fromhex(past["seed"]), "commitment": past["commitment"],
                 "created": 0.0})
-        for row in action_rows:
-            db.table("actions").insert(row)
-        for snapshot in (Snapshot(0, states[0].to_bytes(), states[0].state_hash()),
-                         Snapshot(int(active[-1]["seq"]), current.to_bytes(),
-                                  current.state_hash()) if active else None):
-            if snapshot is not None:
-                db.table("snapshots").insert(
-                    {"game_id": gid, "seq": snapshot.seq, "state": snapshot.state,
-                     "state_hash": snapshot.state_hash, "created": 0.0}, replace=True)
+        store.add_snapshot(db, gid, Snapshot(0, replay.initial, replay.initial_hash))
+        last = (0, replay.initial, replay.initial_hash)
+        for item in items:
+            started = time.thread_time()
+            verifier.feed(item)
+            cost += time.thread_time() - started
+            if replay.stopped:
+                break
+            seq = int(item["seq"])
+            head, branch = seq, max(branch, int(item["branch"]))
+            db.table("actions").insert(NewAction(
+                seq=seq, branch=int(item["branch"]), actor=str(item["actor"]),
+                kind=str(item["kind"]), state_hash=str(item["state_hash"]),
+                next_roll=int(item["next_roll"]), created=float(item["created"]),
+                side=item.get("side"), text=item.get("text"), payload=item.get("payload"),
+                rolls=list(item.get("rolls") or []), events=list(item.get("events") or []),
+                applied=list(item.get("applied") or [])).row(gid)
+                | {"reverted_by": item.get("reverted_by")})
+            if item.get("reverted_by") is None:
+                next_roll = int(item["next_roll"])
+                last = (seq, replay.data, str(item["state_hash"]))
+                if cost * 1000 >= SNAPSHOT_REPLAY_MS:
+                    store.add_snapshot(db, gid, Snapshot(*last))
+                    cost = 0.0
+        result = verifier.result()
+        if not result.ok:
+            raise RecordError("the record does not verify: " + "; ".join(result.problems))
+        store.add_snapshot(db, gid, Snapshot(*last))
+        current = replay.state
+        db.table("games").update(gid, {
+            "branch": branch, "head_seq": head, "next_roll": next_roll,
+            "forced_dice": dumps(replay.queue), "state_hash": replay.last_hash,
+            "to_act": game.acting_side(current), "result": current.result})
     return gid
+
+
+def import_file(store: Store, path: Path, seed_hex: str | None = None,
+                pack: Path | None = None) -> str:
+    """:func:`import_record` of a record file, streamed."""
+    return import_record(store, iter_record(path), seed_hex, pack, targets=scan_targets(path))

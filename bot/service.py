@@ -1499,7 +1499,7 @@ class GameService:
                     continue
             try:
                 state = replay_chain(game, start, self.store.actions(
-                    game_id, active_only=True, after=after, upto=seq))
+                    game_id, active_only=True, after=after, upto=seq), owned=True)
                 data, state_hash = state.encoded()
                 if seq is None and row["state_hash"] and state_hash != row["state_hash"]:
                     raise ReplayError("the rebuilt state does not match the store")

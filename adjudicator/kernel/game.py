@@ -76,14 +76,34 @@ class Batch(Outcome[S], Generic[S]):
     error_legal: list[str] = []
 
 
-#: While a game's ``resolve`` of an order runs on the copy ``apply`` made: (that copy, the
-#: state it was copied from). Per thread and task.
-_APPLYING: ContextVar[tuple[GameState, GameState] | None] = ContextVar("applying", default=None)
+#: While a game's ``resolve`` of an order runs on the state ``apply`` works on: (that state,
+#: the untouched one it was copied from, or None when ``apply`` was told the caller owns the
+#: state and it works on it in place). Per thread and task.
+_APPLYING: ContextVar[tuple[GameState, GameState | None] | None] = ContextVar(
+    "applying", default=None)
 
 
-def original_of(work: S) -> S | None:
-    """The untouched state ``apply`` copied ``work`` from, while the game's ``resolve`` of
-    the order runs on ``work`` (standing orders' answers excepted); None otherwise.
+class OriginalNeeded(Exception):
+    """An order applied in place (``apply(..., owned=True)``) needed the state as it found
+    it, which is gone: apply it again to that state, with a copy (``owned=False``)."""
+
+
+class Original(Generic[S]):
+    """The state an order found, kept aside by ``apply`` (see :func:`original_of`)."""
+
+    def __init__(self, state: S | None) -> None:
+        self._state = state
+
+    def copy(self) -> S:
+        """A private copy of it; :class:`OriginalNeeded` if ``apply`` works in place."""
+        if self._state is None:
+            raise OriginalNeeded
+        return self._state.copy_for_apply()
+
+
+def original_of(work: S) -> Original[S] | None:
+    """The state as the order found it, while the game's ``resolve`` of the order runs on
+    ``work`` (standing orders' answers excepted); None otherwise.
 
     A game that may have to put the state back as it was before the order (Turning Point:
     Stalingrad's Advantage reroll pause, 9.4) then copies the original only if it must,
@@ -91,8 +111,8 @@ def original_of(work: S) -> S | None:
     current = _APPLYING.get()
     if current is None or current[0] is not work:
         return None
-    original: S = current[1]  # type: ignore[assignment]
-    return original
+    original: S | None = current[1]  # type: ignore[assignment]
+    return Original(original)
 
 
 def order_lines(text: str) -> list[str]:
@@ -268,11 +288,17 @@ class Game(ABC, Generic[S]):
     def load_state(self, data: bytes) -> S:
         return self.state_type.model_validate_json(data)  # type: ignore[return-value]
 
-    def apply(self, state: S, side: str, order: Order, dice: Dice) -> Outcome[S]:
-        """Apply one order. Pure: ``state`` is never modified, dice are the only input."""
+    def apply(self, state: S, side: str, order: Order, dice: Dice, *,
+              owned: bool = False) -> Outcome[S]:
+        """Apply one order. Pure: ``state`` is never modified, dice are the only input.
+
+        ``owned``: the caller owns ``state`` and will not use it again (a replay of the log):
+        the order is applied to it in place, without the protective copy. Then a
+        :class:`RuleError` leaves ``state`` half-changed, and :class:`OriginalNeeded` asks
+        for the order to be applied again, with a copy, to the state as it was."""
         if side not in self.sides:
             raise RuleError("sides", f"unknown side {side!r}", list(self.sides))
-        work = state.copy_for_apply()
+        work = state if owned else state.copy_for_apply()
         first_roll = len(dice.rolls)
         events: list[Event] = []
         applied = [self.format(order)]
@@ -282,7 +308,7 @@ class Game(ABC, Generic[S]):
             events.append(self._resign(work, side))
         else:
             self._check_turn(work, side)
-            applying = _APPLYING.set((work, state))
+            applying = _APPLYING.set((work, None if owned else state))
             try:
                 events.extend(self.resolve(work, side, order, dice))
             finally:
@@ -292,8 +318,9 @@ class Game(ABC, Generic[S]):
         events = [*self._roll_events(rolls), *events] if rolls else events
         return Outcome[S](state=work, events=events, rolls=rolls, applied=applied)
 
-    def apply_text(self, state: S, side: str, text: str, dice: Dice) -> Outcome[S]:
-        return self.apply(state, side, self.parse(text), dice)
+    def apply_text(self, state: S, side: str, text: str, dice: Dice, *,
+                   owned: bool = False) -> Outcome[S]:
+        return self.apply(state, side, self.parse(text), dice, owned=owned)
 
     def submit_lines(self, state: S, side: str, text: str, dice: Dice) -> Batch[S]:
         """Apply each order line in turn; stop at the first pending decision or error.

@@ -144,7 +144,13 @@ class GameState(BaseModel):
     result: str | None = None
 
     def to_bytes(self) -> bytes:
-        return canonical_json(self.model_dump(mode="json"))
+        """:func:`canonical_json` of the state's JSON data. The data is dumped in pydantic's
+        Python mode (a quarter faster), which orjson writes as JSON mode would be written —
+        tuples as arrays — or refuses (a set, bytes, a non-string key): then JSON mode."""
+        try:
+            return orjson.dumps(self.model_dump(), option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            return canonical_json(self.model_dump(mode="json"))
 
     def encoded(self) -> tuple[bytes, str]:
         """The canonical bytes and their hash, from one serialisation."""

@@ -13,7 +13,7 @@ from adjudicator.kernel.decisions import Option, PendingDecision, StandingPolicy
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import PUBLIC, Event
-from adjudicator.kernel.game import Game, original_of
+from adjudicator.kernel.game import Game, Original, original_of
 from adjudicator.kernel.orders import Order
 from adjudicator.kernel.spec import Names, OrderSpec
 from adjudicator.kernel.state import GameState
@@ -278,7 +278,7 @@ class StalingradGame(Game[StalingradState]):
 
     def _run(self, state: StalingradState, side: str, order: Order, dice: Dice,
              replay: list[tuple[int, ...]] | None = None, offer_from: int = 0,
-             reroll_at: int | None = None, untouched: StalingradState | None = None
+             reroll_at: int | None = None, untouched: Original[StalingradState] | None = None
              ) -> list[Event]:
         # The state to put back if a roll pauses for the Advantage (9.4): the state as the
         # order found it. ``untouched`` is that state still (``apply``'s original): copied
@@ -300,7 +300,7 @@ class StalingradGame(Game[StalingradState]):
         except sequence.RollPause as pause:
             if snapshot is None:
                 assert untouched is not None
-                snapshot = untouched.copy_for_apply()
+                snapshot = untouched.copy()
             for name in StalingradState.model_fields:
                 setattr(state, name, getattr(snapshot, name))
             state.pending = sequence.reroll_decision(pause, self.format(order), side,
