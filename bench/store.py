@@ -1,27 +1,33 @@
-"""``umpire bench store``: what the game service costs on top of SQLite.
+"""``umpire bench store``: what a long game costs to store, to resume, to roll back and undo.
 
-Builds a Duel game of N actions (default 2,000) through ``GameService.submit`` (no
-rendering), then measures:
+It plays a real Turning Point: Stalingrad game (the historical scenario, seeded random legal
+orders) through ``GameService.submit`` with the service's default settings (an idempotency
+key per order, as the frontends pass one). Random games reach a result after about 1,500
+actions; then the GM rolls the game back 40 actions, as after a dispute, and play goes on,
+until ``--actions`` (default 5,000) actions are stored. At 100 actions and at the end it
+copies the database and measures, each in CPU time (the least of several runs):
 
-* submit latency p50/p95, against a bare SQLite insert of the same action rows (same
-  file settings: WAL, synchronous=FULL, one transaction per row);
-* rollback of the N-action game to its middle and to its start (target: < 0.5 s each);
-* loading the state in a fresh process-like service: nearest snapshot + tail replay, and
-  a full replay from scratch (what ``umpire verify`` does) for comparison.
+* bytes per action: the game's rows (actions, snapshots, idempotency results) divided by
+  its actions, and the database file's size per action (target <= 5 KB);
+* load / resume: a fresh service rebuilding the current state (newest snapshot plus the
+  replay of the actions after it; target <= 30 ms at the end);
+* a GM rollback of the last two active actions, and a player's undo of an order just given (a
+  standing order: no dice, nothing revealed), on a running service — their cost should not
+  depend on the game's length (target: the end's / 100's <= 1.5).
 
-Then several writer processes at once on SQLite and, with ``--db postgresql://…``, on
-PostgreSQL, side by side (:mod:`bench.writers`).
+With ``--db postgresql://…`` it then runs several writer processes at once on SQLite and on
+PostgreSQL, side by side (:mod:`bench.writers`; ``umpire bench writers`` alone measures
+SQLite's).
 
-Run: ``uv run umpire bench store`` (``--actions 500`` for a quicker run).
+Run: ``uv run umpire bench store`` (``--actions N``).
 """
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,135 +35,187 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path[:1]:  # as a script, bench/ must not hide the packages
     sys.path.insert(0, str(ROOT))
 
-from bench.common import Figures  # noqa: E402
-from bot.records import export_lines, verify  # noqa: E402
-from bot.service import Actor, GameService  # noqa: E402
-from bot.store import Store  # noqa: E402
+from bench.common import Figures, Out, Table, best_cpu, measure, percentile  # noqa: E402
 
-GAME = "tests.kernel.duel:DuelGame"
-GM = Actor.discord("gm")
-RED = Actor.discord("red")
-BLUE = Actor.discord("blue")
-RED_MOVES = ("move r2 3", "move r2 2")
-BLUE_MOVES = ("move b1 4", "move b1 5")
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
-
-
-def build(path: Path, actions: int) -> tuple[GameService, str, list[float]]:
-    service = GameService(Store(path), snapshot_every=64, snapshot_on_side_change=False)
-    game_id = service.create_game(GM, GAME).id
-    service.seat(game_id, GM, "red", RED)
-    service.seat(game_id, GM, "blue", BLUE)
-    service.start(game_id, GM)
-    timings: list[float] = []
-    start = time.perf_counter()
-    result = service.submit(game_id, RED, "trap 1", "k0")
-    timings.append(time.perf_counter() - start)
-    for number in range(1, actions):
-        red = number % 2 == 1
-        text = (RED_MOVES if red else BLUE_MOVES)[((number - 1) // 2) % 2]
-        start = time.perf_counter()
-        result = service.submit(game_id, RED if red else BLUE, text, f"k{number}")
-        timings.append(time.perf_counter() - start)
-        if not result.ok:
-            raise RuntimeError(f"bench game refused {text}: {result.error}")
-    return service, game_id, timings
-
-
-def bare_inserts(path: Path, rows: list[dict[str, Any]]) -> list[float]:
-    conn = sqlite3.connect(str(path), isolation_level=None)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=FULL")
-    columns = list(rows[0])
-    conn.execute(f"CREATE TABLE actions ({', '.join(columns)}, PRIMARY KEY (game_id, seq))")
-    sql = f"INSERT INTO actions VALUES ({', '.join('?' for _ in columns)})"
-    timings = []
-    for row in rows:
-        start = time.perf_counter()
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute(sql, [row[c] for c in columns])
-        conn.execute("COMMIT")
-        timings.append(time.perf_counter() - start)
-    conn.close()
-    return timings
+TARGET_BYTES = 5 * 1024
+TARGET_LOAD_MS = 30.0
+TARGET_GROWTH = 1.5
+FIRST_MARK = 100
+ROLLBACK_ON_END = 40
 
 
 def copy_db(source: Path, target: Path) -> None:
-    src = sqlite3.connect(str(source))
-    dst = sqlite3.connect(str(target))
+    """A consistent copy of a live database (SQLite's backup API)."""
+    src, dst = sqlite3.connect(str(source)), sqlite3.connect(str(target))
     src.backup(dst)
     src.close()
     dst.close()
 
 
-def timed(action: Callable[[], Any]) -> tuple[float, Any]:
-    start = time.perf_counter()
-    value = action()
-    return time.perf_counter() - start, value
+def play(path: Path, actions: int, marks: list[int], folder: Path
+         ) -> tuple[str, dict[int, Path], list[float], int]:
+    """(game id, a copy of the database at each mark, submit CPU seconds, GM rollbacks)."""
+    from bot.service import GameService
+    from bot.store import Store
 
-
-def run(actions: int = 2000, out: Callable[[str], Any] = print, db: str | None = None
-        ) -> dict[str, float]:
-    """The single-writer figures on SQLite, then :mod:`bench.writers` (several writer
-    processes, SQLite and — with ``db``, a ``postgresql://`` URL — PostgreSQL)."""
-    with tempfile.TemporaryDirectory() as folder:
-        base = Path(folder)
-        out(f"building a {actions}-action game through GameService.submit …")
-        service, game_id, submit = build(base / "bench.db", actions)
-        rows = service.store.actions(game_id)
-        bare = bare_inserts(base / "bare.db", rows)
-        figures = {
-            "submit_p50_ms": 1000 * percentile(submit, 0.5),
-            "submit_p95_ms": 1000 * percentile(submit, 0.95),
-            "bare_p50_ms": 1000 * percentile(bare, 0.5),
-            "bare_p95_ms": 1000 * percentile(bare, 0.95),
-        }
-        for name, target in (("middle", actions // 2), ("start", 0)):
-            copy = base / f"rollback-{name}.db"
-            copy_db(base / "bench.db", copy)
-            other = GameService(Store(copy))
-            other.load_state(game_id)  # warm, as a running service is
-            seconds, result = timed(lambda o=other, t=target: o.rollback(game_id, GM, t, "bench"))
+    service = GameService(Store(path))
+    table = Table(service, "stalingrad", "historical", seed=1)
+    copies: dict[int, Path] = {}
+    submit: list[float] = []
+    rollbacks = 0
+    stored = 0
+    while stored < actions:
+        step = table.next_order()
+        if step is None:  # the game is over: the GM takes it back a little
+            back = service.store.last_actions(table.game_id, ROLLBACK_ON_END + 1)
+            done = service.rollback(table.game_id, table.gm, int(back[0]["seq"]),
+                                    "bench: the game goes on")
+            if not done.ok:
+                raise RuntimeError(f"rollback refused: {done.error}")
+            rollbacks += 1
+        else:
+            actor, text = step
+            clock, result = measure(lambda a=actor, t=text: service.submit(
+                table.game_id, a, t, table.key()))
             if not result.ok:
-                raise RuntimeError(f"rollback failed: {result.error}")
-            figures[f"rollback_{name}_s"] = seconds
-        fresh = GameService(Store(base / "bench.db"))
-        snapshot = fresh.store.latest_snapshot(game_id)
-        tail = len(rows) - (snapshot.seq if snapshot else 0)
-        figures["load_s"], _ = timed(lambda: fresh.load_state(game_id))
-        figures["replay_all_s"], report = timed(lambda: verify(export_lines(fresh.store,
-                                                                            game_id)))
-        if not report.ok:
-            raise RuntimeError(f"the bench game does not verify: {report.problems}")
-    out(f"submit      p50 {figures['submit_p50_ms']:7.2f} ms   p95 "
-        f"{figures['submit_p95_ms']:7.2f} ms")
-    out(f"bare insert p50 {figures['bare_p50_ms']:7.2f} ms   p95 {figures['bare_p95_ms']:7.2f} ms")
-    out(f"ratio       p50 {figures['submit_p50_ms'] / figures['bare_p50_ms']:7.1f} x   p95 "
-        f"{figures['submit_p95_ms'] / figures['bare_p95_ms']:7.1f} x   (service / bare insert)")
-    for name in ("middle", "start"):
-        seconds = figures[f"rollback_{name}_s"]
-        flag = "ok" if seconds < 0.5 else "OVER the 0.5 s target"
-        out(f"rollback to {name:<6} {seconds * 1000:8.1f} ms   ({flag}; "
-            f"{seconds * 1000 / figures['bare_p50_ms']:.0f} x a bare insert)")
-    out(f"state load  {figures['load_s'] * 1000:8.1f} ms   (snapshot + {tail}-action tail); "
-        f"full replay {figures['replay_all_s'] * 1000:.1f} ms "
-        f"({figures['replay_all_s'] / max(figures['load_s'], 1e-9):.0f} x)")
-    closing = Figures()
-    closing.add("submit p50", figures["submit_p50_ms"], None, " ms")
-    for name in ("middle", "start"):
-        closing.add(f"rollback to {name}", figures[f"rollback_{name}_s"], 0.5, " s")
-    closing.report(out)
-    from bench import writers
+                raise RuntimeError(f"the bench game refused {text!r}: {result.error}")
+            submit.append(clock.cpu)
+        stored = service.info(table.game_id).head_seq
+        for mark in marks:
+            if mark not in copies and stored >= mark:
+                copies[mark] = folder / f"at-{mark}.db"
+                copy_db(path, copies[mark])
+    service.store.close()
+    return table.game_id, copies, submit, rollbacks
 
-    out("")
-    out("several writer processes (bench/writers.py):")
-    writers.run(min(actions, 120), out, db)
-    return figures
+
+def sizes(path: Path, game_id: str) -> dict[str, float]:
+    """Bytes of the game's rows by table, and of the whole file, per stored action."""
+    conn = sqlite3.connect(str(path))
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        actions = conn.execute("SELECT count(*) FROM actions WHERE game_id = ?",
+                               [game_id]).fetchone()[0]
+        columns = {
+            "action rows": "SELECT sum(coalesce(length(text), 0) + coalesce(length(order_json), 0)"
+                       " + coalesce(length(payload), 0) + length(rolls) + length(events)"
+                       " + length(applied) + length(state_hash) + length(actor)"
+                       " + coalesce(length(side), 0) + 40) FROM actions WHERE game_id = ?",
+            "snapshots": "SELECT sum(length(state) + length(state_hash) + 24) FROM snapshots "
+                         "WHERE game_id = ?",
+            "idempotency": "SELECT sum(length(key) + length(actor) + length(result)"
+                           " + coalesce(length(request), 0) + 16) FROM idempotency "
+                           "WHERE game_id = ?",
+        }
+        out = {name: float(conn.execute(sql, [game_id]).fetchone()[0] or 0) / actions
+               for name, sql in columns.items()}
+        conn.execute("VACUUM")
+    finally:
+        conn.close()
+    out["file"] = path.stat().st_size / actions
+    out["actions"] = float(actions)
+    return out
+
+
+def costs(path: Path, game_id: str, folder: Path) -> dict[str, float]:
+    """CPU seconds to load the game in a fresh service, to roll back its last two actions
+    and to undo a standing order just given (each on its own copy of the database)."""
+    from bot.service import GameService
+    from bot.store import Store
+
+    def fresh(name: str) -> Any:
+        copy = folder / f"{path.stem}-{name}.db"
+        shutil.copy(path, copy)
+        return GameService(Store(copy))
+
+    loader = fresh("load")
+    out = {"load": best_cpu(lambda: loader.load_state(game_id), 5)}
+    info = loader.info(game_id)
+    gm = next(s for s in info.seats if s.role == "gm")
+    from bot.service import Actor
+
+    gm_actor = Actor.discord(str(gm.discord_id))
+
+    def rollback_once() -> float:
+        service = fresh("rollback")
+        service.load_state(game_id)  # a running service has the state at hand
+        target = int(service.store.last_actions(game_id, 3)[0]["seq"])
+        clock, result = measure(lambda: service.rollback(game_id, gm_actor, target, "bench"))
+        if not result.ok:
+            raise RuntimeError(f"rollback refused: {result.error}")
+        service.store.close()
+        return clock.cpu
+
+    def undo_once() -> float:
+        service = fresh("undo")
+        side = service.info(game_id).to_act or "german"
+        seat = next(s for s in service.info(game_id).seats if s.side == side)
+        player = Actor.discord(str(seat.discord_id))
+        given = service.submit(game_id, player, "standing advantage never", side=side)
+        if not given.ok:
+            raise RuntimeError(f"standing order refused: {given.error}")
+        clock, result = measure(lambda: service.undo(game_id, player))
+        if not result.ok:
+            raise RuntimeError(f"undo refused: {result.error}")
+        service.store.close()
+        return clock.cpu
+
+    out["rollback"] = min(rollback_once() for _ in range(3))
+    out["undo"] = min(undo_once() for _ in range(3))
+    loader.store.close()
+    return out
+
+
+def run(actions: int = 5000, out: Out = print, db: str | None = None) -> dict[str, float]:
+    """The single-writer figures on SQLite; with ``db`` (a ``postgresql://`` URL), then
+    :mod:`bench.writers` on both backends."""
+    from bot.runtime import tune_gc
+
+    actions = max(actions, FIRST_MARK + 10)
+    marks = [FIRST_MARK, actions]
+    tune_gc()  # the bot's and the mail gateway's process settings
+    figures = Figures()
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        out(f"playing a Turning Point: Stalingrad game to {actions} stored actions through "
+            "GameService.submit …")
+        game_id, copies, submit, rollbacks = play(folder / "store.db", actions, marks, folder)
+        out(f"  submit CPU p50 {1000 * percentile(submit, 0.5):.2f} ms, p95 "
+            f"{1000 * percentile(submit, 0.95):.2f} ms; {rollbacks} GM rollbacks of "
+            f"{ROLLBACK_ON_END} actions when a game ended")
+        measured = {mark: {**sizes(copies[mark], game_id), **costs(copies[mark], game_id,
+                                                                    folder)}
+                    for mark in marks}
+    small, big = measured[FIRST_MARK], measured[actions]
+    out(f"  {'':34}{FIRST_MARK:>12}{actions:>12}  (stored actions)")
+    def row(label: str, key: str, scale: float, unit: str) -> None:
+        out(f"  {label:<34}{small[key] * scale:>12.1f}{big[key] * scale:>12.1f}  {unit}")
+
+    row("bytes per action: action rows", "action rows", 1, "B")
+    row("                  snapshots", "snapshots", 1, "B")
+    row("                  idempotency", "idempotency", 1, "B")
+    row("                  the file", "file", 1, "B")
+    row("load / resume (fresh service)", "load", 1000, "ms CPU")
+    row("rollback of the last 2 actions", "rollback", 1000, "ms CPU")
+    row("undo of an order just given", "undo", 1000, "ms CPU")
+    figures.add("submit CPU p50", 1000 * percentile(submit, 0.5), None, " ms")
+    figures.add(f"bytes per action at {actions} actions (file)", big["file"], TARGET_BYTES,
+                " B")
+    figures.add(f"load / resume at {actions} actions", 1000 * big["load"], TARGET_LOAD_MS,
+                " ms")
+    figures.add(f"rollback at {actions} / at {FIRST_MARK} actions",
+                big["rollback"] / small["rollback"], TARGET_GROWTH, "x")
+    figures.add(f"undo at {actions} / at {FIRST_MARK} actions", big["undo"] / small["undo"],
+                TARGET_GROWTH, "x")
+    figures.report(out)
+    if db is not None:
+        from bench import writers
+
+        out("")
+        out("several writer processes (bench/writers.py):")
+        writers.run(min(actions, 120), out, db)
+    return figures.as_dict()
 
 
 if __name__ == "__main__":
-    run(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)
+    run(int(sys.argv[1]) if len(sys.argv) > 1 else 5000)
