@@ -14,7 +14,7 @@ from typing import Any
 from adjudicator.kernel.dice import Dice, FixedDice, Roll
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
-from adjudicator.kernel.game import Game, OriginalNeeded
+from adjudicator.kernel.game import Game
 from adjudicator.kernel.state import GameState
 from bot.overrides import apply_override, parse_override
 from bot.store import loads
@@ -26,6 +26,17 @@ ORDER_KINDS = ("order", "decision", "system")
 SNAPSHOT_REPLAY_MS = 20.0
 
 DiceFactory = Callable[[bytes, str, int, int], Dice]
+
+
+def initial_state(game: Game[Any], scenario: str | None,
+                  options: Mapping[str, Any] | None) -> GameState:
+    """A game's starting state as every game has started in play, and as every replay of a
+    record starts: the set-up, with every dict in the canonical bytes' order (sorted keys),
+    as a game loaded from its first stored snapshot has always had it. The rules iterate
+    dicts in their order (which unit comes first), so play and replay must agree on it;
+    snapshots keep whatever order the game has since (``GameState.to_json``)."""
+    state: GameState = game.load_state(game.setup(scenario, dict(options or {})).to_bytes())
+    return state
 
 
 class ReplayError(Exception):
@@ -91,30 +102,21 @@ def replay_row(game: Game[Any], state: GameState, row: Mapping[str, Any]) -> Gam
 
 
 def replay_outcome(game: Game[Any], state: GameState, row: Mapping[str, Any],
-                   owned: bytes | None = None) -> tuple[GameState, list[Event] | None]:
+                   owned: bool = False) -> tuple[GameState, list[Event] | None]:
     """:func:`replay_row`, with the events the rules give again (None for an action the
     rules do not make: a rollback, a pause — the service writes their notices).
 
-    ``owned``: the canonical bytes of ``state``, which the caller owns and drops: an order
-    is then replayed on ``state`` in place, without the copy ``apply`` protects its input
-    with (a replay has no use for it); if the rules need the state as the order found it
-    after all (:class:`~adjudicator.kernel.game.OriginalNeeded`), the order is replayed
-    again on a state loaded from those bytes."""
+    ``owned``: the caller owns ``state`` and drops it: an order is replayed on it in place,
+    without the copy ``apply`` protects its input with (a replay has no use for it). Then
+    :class:`~adjudicator.kernel.game.OriginalNeeded` may come out (the rules needed the
+    state as the order found it, 9.4): replay the order again, not in place, on that state
+    rebuilt (a snapshot's JSON keeps its dicts' order; canonical bytes would not)."""
     kind = row["kind"]
     try:
-        if kind in ORDER_KINDS and row["text"] and owned is not None:
-            try:
-                dice = replay_dice(row)
-                outcome = game.apply_text(state, str(row["side"]), str(row["text"]), dice,
-                                          owned=True)
-            except OriginalNeeded:
-                return replay_outcome(game, game.load_state(owned), row)
-            if dice.unused:
-                raise ReplayError(f"action {row['seq']}: dice left unused {dice.unused}")
-            return outcome.state, list(outcome.events)
         if kind in ORDER_KINDS and row["text"]:
             dice = replay_dice(row)
-            outcome = game.apply_text(state, str(row["side"]), str(row["text"]), dice)
+            outcome = game.apply_text(state, str(row["side"]), str(row["text"]), dice,
+                                      owned=owned)
             if dice.unused:
                 raise ReplayError(f"action {row['seq']}: dice left unused {dice.unused}")
             result: GameState = outcome.state
@@ -135,13 +137,14 @@ def replay_chain(game: Game[Any], state: GameState, rows: Sequence[Mapping[str, 
                  check: bool = True, owned: bool = False) -> GameState:
     """Apply active rows in order; with ``check``, every recorded state hash must match.
 
-    ``owned``: the caller hands ``state`` over (fresh from a snapshot, say): with ``check``,
-    every order after the first is replayed in place (see :func:`replay_outcome`)."""
-    data: bytes | None = None  # the canonical bytes of ``state``, once hashed
+    ``owned``: the caller hands ``state`` over (fresh from a snapshot, say): orders are
+    replayed in place (see :func:`replay_outcome`); on
+    :class:`~adjudicator.kernel.game.OriginalNeeded` run the chain again, not in place, from
+    a fresh start."""
     for row in rows:
-        state = replay_outcome(game, state, row, data if owned else None)[0]
+        state = replay_outcome(game, state, row, owned)[0]
         if check:
-            data, digest = state.encoded()
+            digest = state.state_hash()
             if digest != row["state_hash"]:
                 raise ReplayError(f"action {row['seq']}: replay gives state {digest[:12]},"
                                   f" the log recorded {str(row['state_hash'])[:12]}")

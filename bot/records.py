@@ -30,10 +30,10 @@ from pydantic import BaseModel
 
 from adjudicator.kernel.dice import commitment, derive_values, effective_seed
 from adjudicator.kernel.events import Event
-from adjudicator.kernel.game import Game
+from adjudicator.kernel.game import Game, OriginalNeeded
 from adjudicator.kernel.state import GameState
 from adjudicator.registry import UnknownGame, load_game
-from bot.history import SNAPSHOT_REPLAY_MS, ReplayError, replay_outcome
+from bot.history import SNAPSHOT_REPLAY_MS, ReplayError, initial_state, replay_outcome
 from bot.messages import redact_label
 from bot.store import NewAction, Snapshot, Store, dumps
 
@@ -46,6 +46,10 @@ SERVICE_NOTICES = ("deadline",)
 RESEED = "dice-commitment"
 #: The only events of actions the rules do not make (rollback, pause, resume).
 STATUS_NOTICES = ("rollback", "undo", "pause", "resume", RESEED)
+
+
+#: Actions between two checkpoints of a replay in place (see :class:`Replay`).
+CHECKPOINT = 32
 
 
 class RecordError(Exception):
@@ -201,8 +205,13 @@ def _as_row(item: Mapping[str, Any]) -> dict[str, Any]:
 class Replay:
     """A record replayed in one pass, in the order things happened (a rollback returns to the
     state of the action it names), keeping only the current state and the states the
-    record's rollbacks return to (``targets``, as canonical bytes): constant memory whatever
-    the record's length.
+    record's rollbacks return to (``targets``): constant memory whatever the record's length.
+
+    Orders are replayed in place (no protective copy: ``owned``); if the rules need the
+    state as an order found it after all (9.4), the replay goes back to its last checkpoint
+    (a state every :data:`CHECKPOINT` actions, and the actions since) and replays from there
+    with copies. Kept states are JSON in the state's own order (:meth:`GameState.to_json`),
+    not canonical bytes: the rules iterate dicts in insertion order.
 
     Besides every state hash, each action's recorded events must be the ones the rules
     give again (the service's own notices aside), and every die marked forced must be the
@@ -215,8 +224,9 @@ class Replay:
         self.game = game
         self.targets = set(targets)
         self.problems: list[str] = []
-        self.state: GameState = game.setup(header.get("scenario"), header.get("options") or {})
-        self.initial, self.initial_hash = self.state.encoded()
+        self.state = initial_state(game, header.get("scenario"), header.get("options"))
+        self.initial = self.state.to_json()
+        self.initial_hash = self.state.state_hash()
         if header.get("initial_hash") and self.initial_hash != header["initial_hash"]:
             self.problems.append("the starting position differs from the record's (another "
                                  "data pack?)")
@@ -226,8 +236,8 @@ class Replay:
         if 0 in self.targets:
             self.kept[0] = (self.initial, [])
         self.last_hash: str | None = self.initial_hash
-        #: the canonical bytes of ``state`` (after the last action fed)
-        self.data = self.initial
+        self.checkpoint = self.initial
+        self.since: list[Mapping[str, Any]] = []  # the actions fed since the checkpoint
 
     @property
     def stopped(self) -> bool:
@@ -244,21 +254,25 @@ class Replay:
             if target not in self.kept:
                 self._stop(f"action {seq}: rollback to unknown action {target}")
                 return
-            data, queue = self.kept[target]
-            self.state, self.queue = self.game.load_state(data), list(queue)
+            self.state = self.game.load_state(self.kept[target][0])
+            self.queue = list(self.kept[target][1])
         else:
             problem = _forcing(self.queue, item)
             if problem is not None:
                 self._stop(problem)
                 return
             try:
-                self.state, events = replay_outcome(self.game, self.state, _as_row(item),
-                                                    owned=self.data)
+                try:
+                    self.state, events = replay_outcome(self.game, self.state, _as_row(item),
+                                                        owned=True)
+                except OriginalNeeded:
+                    self.state, events = replay_outcome(self.game, self._rewound(),
+                                                        _as_row(item))
             except ReplayError as error:
                 self._stop(str(error))
                 return
             self.queue = _after(self.queue, item)
-        data, digest = self.state.encoded()
+        digest = self.state.state_hash()
         if digest != item["state_hash"]:
             self._stop(f"action {seq}: replay gives state {digest[:12]}, the record says "
                        f"{str(item['state_hash'])[:12]}")
@@ -267,9 +281,24 @@ class Replay:
         if problem is not None:
             self._stop(problem)
             return
-        self.last_hash, self.data = digest, data
+        self.last_hash = digest
         if seq in self.targets:
-            self.kept[seq] = (data, list(self.queue))
+            self.kept[seq] = (self.state.to_json(), list(self.queue))
+        self.since.append(item)
+        if len(self.since) >= CHECKPOINT:
+            self.checkpoint, self.since = self.state.to_json(), []
+
+    def _rewound(self) -> GameState:
+        """The state before the action being fed, replayed again (with copies) from the last
+        checkpoint."""
+        state: GameState = self.game.load_state(self.checkpoint)
+        for item in self.since:
+            if item["kind"] == "rollback":
+                target = int((item.get("payload") or {}).get("to_seq", -1))
+                state = self.game.load_state(self.kept[target][0])
+            else:
+                state = replay_outcome(self.game, state, _as_row(item))[0]
+        return state
 
     def _stop(self, problem: str) -> None:
         self.problems.append(problem)
@@ -509,7 +538,6 @@ def import_record(store: Store, lines: Iterable[Mapping[str, Any]], seed_hex: st
                 "seed": bytes.fromhex(past["seed"]), "commitment": past["commitment"],
                 "created": 0.0})
         store.add_snapshot(db, gid, Snapshot(0, replay.initial, replay.initial_hash))
-        last = (0, replay.initial, replay.initial_hash)
         for item in items:
             started = time.thread_time()
             verifier.feed(item)
@@ -528,15 +556,16 @@ def import_record(store: Store, lines: Iterable[Mapping[str, Any]], seed_hex: st
                 | {"reverted_by": item.get("reverted_by")})
             if item.get("reverted_by") is None:
                 next_roll = int(item["next_roll"])
-                last = (seq, replay.data, str(item["state_hash"]))
                 if cost * 1000 >= SNAPSHOT_REPLAY_MS:
-                    store.add_snapshot(db, gid, Snapshot(*last))
+                    store.add_snapshot(db, gid, Snapshot(seq, replay.state.to_json(),
+                                                         str(item["state_hash"])))
                     cost = 0.0
         result = verifier.result()
         if not result.ok:
             raise RecordError("the record does not verify: " + "; ".join(result.problems))
-        store.add_snapshot(db, gid, Snapshot(*last))
         current = replay.state
+        if head:  # the state now, after the last action (never a reverted one)
+            store.add_snapshot(db, gid, Snapshot(head, current.to_json(), str(replay.last_hash)))
         db.table("games").update(gid, {
             "branch": branch, "head_seq": head, "next_roll": next_roll,
             "forced_dice": dumps(replay.queue), "state_hash": replay.last_hash,

@@ -37,7 +37,7 @@ from adjudicator.kernel.decisions import SetupGuide
 from adjudicator.kernel.dice import CommittedDice, Dice, commitment, effective_seed
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC, Event
-from adjudicator.kernel.game import Game, order_lines
+from adjudicator.kernel.game import Game, OriginalNeeded, order_lines
 from adjudicator.kernel.orders import SetStanding, check_size
 from adjudicator.kernel.packs import hash_files, pack_files
 from adjudicator.kernel.state import GameState
@@ -52,6 +52,7 @@ from bot.history import (
     ReplayError,
     forced_before,
     forced_queue,
+    initial_state,
     replay_chain,
     rolls_to_json,
 )
@@ -519,16 +520,16 @@ class GameService:
                    if not any(s["side"] == side and s["role"] == "player" for s in seats)]
         if missing:
             raise InvalidOperation(f"no player seated for {', '.join(missing)}")
-        state = rules.setup(row["scenario"], json.loads(row["options"]))
+        state = initial_state(rules, row["scenario"], json.loads(row["options"]))
         now = self.clock()
-        data, state_hash = state.encoded()
+        state_hash = state.state_hash()
         fields: dict[str, Any] = {"status": "active", "state_hash": state_hash,
                                   "to_act": rules.acting_side(state)}
         if deadline_seconds:
             fields.update(deadlines.settings(deadline_seconds, reminders))
             fields.update(deadlines.reset(rules.acting_side(state), deadline_seconds, now))
         self.store.update_game(game_id, fields, expected_seq=0,
-                               snapshot=Snapshot(0, data, state_hash))
+                               snapshot=Snapshot(0, state.to_json(), state_hash))
         return self.info(game_id)
 
     def set_deadline(self, game_id: str, by: Actor, seconds: float | None,
@@ -1446,8 +1447,7 @@ class GameService:
                             ctx.game.acting_side(before) != ctx.game.acting_side(state))
             if (plan.force_snapshot or side_changed or cost >= self.snapshot_replay
                     or action.seq - last >= self.snapshot_every):
-                data = plan.encoded[index] if index < len(plan.encoded) else state.to_bytes()
-                out.append(Snapshot(action.seq, data, action.state_hash))
+                out.append(Snapshot(action.seq, state.to_json(), action.state_hash))
                 last, cost = action.seq, 0.0
             before = state
         plan.replay_cost = cost
@@ -1466,7 +1466,7 @@ class GameService:
                 return Loaded(row, game, cached.state, head, seats, cached.last_snapshot,
                               cached.replay_cost)
             if self.store.latest_snapshot(game_id) is None:
-                state = game.setup(row["scenario"], json.loads(row["options"]))
+                state = initial_state(game, row["scenario"], json.loads(row["options"]))
                 return Loaded(row, game, state, head, seats, 0)
             started = time.thread_time()
             state, data, last = self._rebuild(game_id, row, game)
@@ -1485,7 +1485,7 @@ class GameService:
         while True:
             snapshot = self.store.latest_snapshot(game_id, upto=upto)
             if snapshot is None:
-                start: GameState = game.setup(row["scenario"], json.loads(row["options"]))
+                start = initial_state(game, row["scenario"], json.loads(row["options"]))
                 after = 0
             else:
                 after = snapshot.seq
@@ -1498,8 +1498,13 @@ class GameService:
                     upto = snapshot.seq - 1
                     continue
             try:
-                state = replay_chain(game, start, self.store.actions(
-                    game_id, active_only=True, after=after, upto=seq), owned=True)
+                rows = self.store.actions(game_id, active_only=True, after=after, upto=seq)
+                try:  # in place: ``start`` is this replay's own
+                    state = replay_chain(game, start, rows, owned=True)
+                except OriginalNeeded:  # a 9.4 pause among them: again, with copies
+                    state = replay_chain(game, game.load_state(snapshot.state) if snapshot
+                                         else initial_state(game, row["scenario"],
+                                                            json.loads(row["options"])), rows)
                 data, state_hash = state.encoded()
                 if seq is None and row["state_hash"] and state_hash != row["state_hash"]:
                     raise ReplayError("the rebuilt state does not match the store")

@@ -152,6 +152,13 @@ class GameState(BaseModel):
         except TypeError:
             return canonical_json(self.model_dump(mode="json"))
 
+    def to_json(self) -> bytes:
+        """The state as JSON in its own order: every dict's keys as inserted, which
+        :meth:`from_bytes` (``load_state``) keeps. What a snapshot must keep: the rules
+        iterate dicts in that order (which unit's event comes first), while the canonical
+        bytes (:meth:`to_bytes`, what is hashed) sort the keys."""
+        return self.__pydantic_serializer__.to_json(self)
+
     def encoded(self) -> tuple[bytes, str]:
         """The canonical bytes and their hash, from one serialisation."""
         data = self.to_bytes()

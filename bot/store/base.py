@@ -133,8 +133,10 @@ class NewAction:
 
 @dataclass
 class Snapshot:
-    """A state kept to start replays from: ``state`` is its canonical bytes (stored
-    compressed, :mod:`bot.store.codec`)."""
+    """A state kept to start replays from: ``state`` is its JSON in its own order
+    (``GameState.to_json``: the rules iterate dicts in insertion order, which the canonical
+    bytes, sorted, would lose), stored compressed (:mod:`bot.store.codec`); ``state_hash``
+    is the hash of its canonical bytes."""
 
     seq: int
     state: bytes

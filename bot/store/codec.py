@@ -1,6 +1,6 @@
 """Compact stored forms: snapshots' states and idempotency results.
 
-A snapshot's state is kept as its canonical JSON, zlib-compressed.
+A snapshot's state is kept as its JSON (in its own key order), zlib-compressed.
 
 A Turning Point: Stalingrad state is ~38 KB of JSON and ~4 KB compressed (0.25 ms to
 compress, 0.03 ms to decompress). Stores written before compression hold the JSON itself;
@@ -24,12 +24,12 @@ LEVEL = 6
 
 
 def pack_state(data: bytes) -> bytes:
-    """The stored form of a state's canonical bytes."""
+    """The stored form of a state's JSON."""
     return zlib.compress(data, LEVEL)
 
 
 def unpack_state(stored: bytes) -> bytes:
-    """The canonical bytes of a stored state (compressed, or JSON as older stores kept it)."""
+    """The JSON of a stored state (compressed, or JSON as older stores kept it)."""
     if stored[:1] == b"{":
         return stored
     try:
