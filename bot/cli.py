@@ -409,6 +409,13 @@ def bench(
                       + (f" (not {target!r})" if target else ""), highlight=False,
                       soft_wrap=True)
         raise typer.Exit(code=2)
+    figures: list[str] = []  # every bench's closing lines, repeated at the end of ``all``
+
+    def out(text: str) -> None:  # one figure per line: never wrapped, never markup
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
+        if text.startswith("FIGURE "):
+            figures.append(f"{name}: {text}")
+
     for name in known if target == "all" else [target]:
         script = _bench_dir() / f"{name}.py"
         spec = importlib.util.spec_from_file_location(f"umpire_bench_{name}", script)
@@ -417,10 +424,6 @@ def bench(
         spec.loader.exec_module(module)
         if target == "all":
             console.print(f"== umpire bench {name}", highlight=False)
-
-        def out(text: str) -> None:  # one figure per line: never wrapped, never markup
-            console.print(text, markup=False, highlight=False, soft_wrap=True)
-
         options: dict[str, Any] = {"out": out}
         if actions is not None and "actions" in inspect.signature(module.run).parameters:
             options["actions"] = actions
@@ -428,6 +431,11 @@ def bench(
             options["db"] = db
         with console.status(f"umpire bench {name} ..."):
             module.run(**options)
+    if target == "all":
+        missed = sum(line.endswith(" MISSED") for line in figures)
+        out(f"== every figure against its target ({len(figures)} figures, {missed} missed)")
+        for line in list(figures):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 DbOption = Annotated[str | None, typer.Option("--db", metavar="DB", help=DB_HELP)]
