@@ -39,7 +39,8 @@ from adjudicator.kernel.errors import RuleError  # noqa: E402
 from adjudicator.stalingrad.context import Ctx  # noqa: E402
 from adjudicator.stalingrad.game import StalingradGame  # noqa: E402
 from adjudicator.stalingrad.legal import legal_info  # noqa: E402
-from adjudicator.stalingrad.state import OFF_MAP, StalingradState  # noqa: E402
+from adjudicator.stalingrad.places import OFF_MAP  # noqa: E402
+from adjudicator.stalingrad.state import StalingradState  # noqa: E402
 from adjudicator.stalingrad.supply import supplied_units  # noqa: E402
 from bench.common import Figures  # noqa: E402
 

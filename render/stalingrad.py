@@ -35,6 +35,8 @@ from adjudicator.kernel.events import Event, visible_to
 from adjudicator.stalingrad.data import load_pack
 from adjudicator.stalingrad.data_models import StalingradPack
 from adjudicator.stalingrad.last_action import attack_text
+from adjudicator.stalingrad.places import DEAD, EAST, OFFBOARD, POOL
+from adjudicator.stalingrad.sides import SIDES
 from adjudicator.stalingrad.views import StalingradView, UnitView
 from render import static_cache
 from render.common import (
@@ -60,11 +62,6 @@ MIN_TEXT = 11
 CROP_SCALE = 72
 #: The zoomed picture's size in pixels (a Discord preview shows about this much).
 CROP_SIZE = (640, 720)
-SIDES = ("german", "russian")
-EAST = "east"
-OFFBOARD = "offboard"
-POOL = "pool"
-DEAD = "dead"
 FIRST_DATE = _dt.date(1942, 9, 13)
 Point = tuple[float, float]
 

@@ -34,6 +34,8 @@ from PIL import Image, ImageDraw
 from adjudicator.kernel.events import Event, visible_to
 from adjudicator.tanks.data import TanksPack, load_pack
 from adjudicator.tanks.hexgrid import Direction, Hex, barrage_hexes, neighbour, pixel_centre
+from adjudicator.tanks.sides import SIDES
+from adjudicator.tanks.state import PHASE_NAMES
 from adjudicator.tanks.views import TanksView, UnitView
 from render import static_cache
 from render.common import (
@@ -51,13 +53,7 @@ from render.counters import TANKS_SYMBOL, draw_symbol
 
 DEFAULT_RADIUS = 26
 CROP_RADIUS = 40
-SIDES = ("german", "soviet")
 Point = tuple[float, float]
-PHASE_NAMES = {
-    "setup": "Set-up", "move1": "First Movement Phase", "stationary": "Stationary Fire Phase",
-    "defensive": "Defensive Fire Phase", "mobile": "Mobile Fire Phase",
-    "move2": "Second Movement Phase",
-}
 #: Facing direction -> angle (radians, screen coordinates: y down) of the hexside's middle.
 FACING_ANGLE = {d: math.radians(-90 + 60 * (d.value - 1)) for d in Direction}
 

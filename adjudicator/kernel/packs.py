@@ -1,16 +1,94 @@
-"""What every game's data pack shares: its fingerprint and its error.
+"""What every game's data pack shares: provenance, reading, messages, the cache, the hash.
 
-A data pack is a folder of TOML files. Its hash covers those files' names and bytes, so a
-pack copied elsewhere keeps its hash, and a GM's replacement pack is told apart from the
-shipped one wherever the hash is shown or stored with a game.
+A data pack is a folder of TOML files. Every game reads its pack through this module:
+
+* **Provenance.** Every record is :class:`Sourced`: ``source`` is ``"rulebook <section>"`` or
+  ``"reconstructed: <one-line reason>"``, and ``field_sources`` gives single fields a source
+  of their own (a value the rulebook fixes inside a reconstructed record, or the reverse).
+* **Reading.** :func:`read_pack` reads every TOML file of the folder once; its bytes are what
+  the pack's hash covers, so the hash and the rules always come from the same bytes.
+  A problem is one line, ``"file: record: field: message"``; :class:`PackError` lists them.
+* **The cache.** :class:`PackCache` keeps loaded packs by folder with the stamp of their files
+  (names, sizes, modification times): a pack edited on disk is loaded anew, never served stale.
+* **The hash** covers the TOML files' names and bytes, so a pack copied elsewhere keeps its
+  hash, and a GM's replacement pack is told apart from the shipped one wherever the hash is
+  shown or stored with a game.
+
+>>> provenance("rulebook 8.23")
+'rulebook'
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+import re
+import threading
+import tomllib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, ValidationError, model_validator
+
+# ---- provenance ------------------------------------------------------------------------------
+
+SOURCE_FORM = re.compile(r"^(rulebook \S.*|reconstructed: \S.*)$")
+
+
+def check_source(value: Any) -> str:
+    """A source string as written (outer spaces dropped), or ValueError naming the form."""
+    if not isinstance(value, str) or not SOURCE_FORM.match(value.strip()):
+        raise ValueError("must be 'rulebook <section>' or 'reconstructed: <one-line reason>', "
+                         f"not {value!r}")
+    return value.strip()
+
+
+Source = Annotated[str, PlainValidator(check_source)]
+
+
+def provenance(source: str) -> Literal["rulebook", "reconstructed"]:
+    """``"rulebook"`` or ``"reconstructed"`` for a source string."""
+    return "rulebook" if source.startswith("rulebook") else "reconstructed"
+
+
+class Record(BaseModel):
+    """A table of a pack file: strict fields (a misspelt key is an error), frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Sourced(Record):
+    """A record with its provenance: ``source`` for the record, ``field_sources`` for single
+    fields whose source differs (``field_sources = { tem = "rulebook Players Notes
+    Example 3" }`` in an otherwise reconstructed Area)."""
+
+    source: Source
+    field_sources: dict[str, Source] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _field_sources_name_fields(self) -> Sourced:
+        unknown = sorted(set(self.field_sources) - set(type(self).model_fields))
+        if unknown:
+            raise ValueError(f"field_sources names unknown field(s) {', '.join(unknown)}")
+        return self
+
+    def source_of(self, name: str) -> str:
+        """The source of one field's value."""
+        return self.field_sources.get(name, self.source)
+
+    @property
+    def reconstructed(self) -> bool:
+        """True when the record as a whole is a reconstruction (``field_sources`` aside)."""
+        return provenance(self.source) == "reconstructed"
+
+    def value_fields(self) -> list[str]:
+        """The record's own values: every field but its provenance."""
+        return [name for name in type(self).model_fields
+                if name not in ("source", "field_sources")]
+
+
+# ---- files and the hash ------------------------------------------------------------------------
 
 
 def pack_files(path: Path) -> list[Path]:
@@ -33,14 +111,179 @@ def hash_pack_dir(path: Path) -> str:
     return hash_files({file.name: file.read_bytes() for file in pack_files(path)})
 
 
+Stamp = tuple[tuple[str, int, int], ...]
+
+
+def pack_stamp(path: Path) -> Stamp:
+    """(name, size, modification time) of each TOML file: changes when a file is edited,
+    added or removed (what :class:`PackCache` and the service's pack checks compare)."""
+    try:
+        files = pack_files(path)
+        return tuple((f.name, st.st_size, st.st_mtime_ns) for f in files for st in [f.stat()])
+    except OSError:
+        return ()
+
+
+# ---- reading ------------------------------------------------------------------------------------
+
+#: Keys whose value names a record in a message ("units.toml: kvia: mf: ...").
+LABEL_KEYS = ("id", "key", "number", "letter", "class", "terrain", "condition", "name", "odds",
+              "quadrant")
+
+
+@dataclass
+class PackFiles:
+    """One pack folder read once: the bytes of every TOML file (what the hash covers) and
+    every problem met reading, parsing or validating them."""
+
+    path: Path
+    data: dict[str, bytes] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    #: where the pack's format is described, for "unknown field" messages
+    docs: str = ""
+
+    @property
+    def hash(self) -> str:
+        return hash_files(self.data)
+
+    def toml(self, name: str) -> dict[str, Any] | None:
+        """The parsed tables of one file; None (and a problem) when it is missing or broken."""
+        data = self.data.get(name)
+        if data is None:
+            self.problems.append(f"{name}: missing")
+            return None
+        try:
+            return tomllib.loads(data.decode("utf-8"))
+        except UnicodeDecodeError:
+            self.problems.append(f"{name}: not UTF-8 text")
+        except tomllib.TOMLDecodeError as error:
+            self.problems.append(f"{name}: TOML syntax error: {error}")
+        return None
+
+    def validate(self, model: type[M], raw: Any, where: str) -> M | None:
+        """``raw`` as a ``model``; None (and a problem per error) when it does not validate.
+        ``where`` names the file and, for a single record, the record ("areas.toml: Area 5")."""
+        if not isinstance(raw, dict):
+            self.problems.append(f"{where}: expected a table, got {type(raw).__name__}")
+            return None
+        try:
+            return model.model_validate(raw)
+        except ValidationError as error:
+            self.problems.extend(validation_problems(where, raw, error, self.docs))
+            return None
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def read_pack(path: Path, *, docs: str = "") -> PackFiles:
+    """Read every TOML file of the pack folder ``path`` (problems: a missing folder, a file
+    that cannot be read)."""
+    out = PackFiles(path=path, docs=docs)
+    if not path.is_dir():
+        out.problems.append(f"{path}: not a directory holding a data pack")
+        return out
+    for file in pack_files(path):
+        try:
+            out.data[file.name] = file.read_bytes()
+        except OSError as error:
+            out.problems.append(f"{file.name}: cannot be read: {error.strerror or error}")
+    return out
+
+
+def record_label(item: Any, index: int) -> str:
+    """How a message names a record of an array of tables: its id, key, number... or #N."""
+    if isinstance(item, dict):
+        for key in LABEL_KEYS:
+            value = item.get(key)
+            if isinstance(value, str | int) and not isinstance(value, bool):
+                return str(value)
+    return f"#{index + 1}"
+
+
+def validation_problems(where: str, raw: Any, error: ValidationError, docs: str = ""
+                        ) -> list[str]:
+    """One line per error: ``where``, the records the error lies in (by label), the field
+    path and the message, e.g. ``units.toml: kvia: mf: Input should be a valid integer``."""
+    return [_problem(where, raw, err, docs) for err in error.errors()]
+
+
+def _problem(where: str, raw: Any, err: Mapping[str, Any], docs: str) -> str:
+    loc: Sequence[Any] = err.get("loc", ())
+    records: list[str] = []
+    fields: list[str] = []
+    node = raw
+    for part in loc:
+        if isinstance(part, int) and isinstance(node, list):
+            item = node[part] if 0 <= part < len(node) else None
+            if isinstance(item, dict):  # an array of tables: name the record
+                key = fields.pop() if fields else "record"
+                label = record_label(item, part)
+                records.append(label if not records else f"{key} {label}")
+                fields = []
+            else:  # a value in a list: its position
+                fields.append(f"{fields.pop() if fields else 'item'} {part + 1}")
+            node = item
+        else:
+            fields.append(str(part))
+            node = node.get(part) if isinstance(node, dict) else None
+    message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+    if err.get("type") == "extra_forbidden":
+        message = "unknown field (not part of the pack schema" + (
+            f"; see {docs})" if docs else ")")
+    parts = [where, *([", ".join(records)] if records else []), *([".".join(fields)]
+                                                                  if fields else []), message]
+    return ": ".join(parts)
+
+
+# ---- the cache and the error -------------------------------------------------------------------
+
+P = TypeVar("P")
+
+
+class PackCache(Generic[P]):
+    """Loaded packs by folder, each kept with the :func:`pack_stamp` of its files: a pack
+    edited, added to or trimmed on disk is loaded anew; the last ``size`` folders are kept."""
+
+    def __init__(self, load: Callable[[Path], P], size: int = 8) -> None:
+        self._load = load
+        self._size = size
+        self._packs: dict[Path, tuple[Stamp, P]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, path: Path) -> P:
+        resolved = path.resolve()
+        stamp = pack_stamp(resolved)
+        with self._lock:
+            known = self._packs.get(resolved)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        pack = self._load(resolved)
+        with self._lock:
+            self._packs.pop(resolved, None)
+            self._packs[resolved] = (stamp, pack)
+            while len(self._packs) > self._size:
+                del self._packs[next(iter(self._packs))]
+        return pack
+
+    def clear(self) -> None:
+        with self._lock:
+            self._packs.clear()
+
+
 class PackError(Exception):
-    """A data pack that does not validate; ``problems`` lists "file: record: message"."""
+    """A data pack that does not validate; ``problems`` lists "file: record: message".
 
-    title: ClassVar[str] = "data pack"
+    >>> print(PackError(["areas.toml: Area 41: adjacent to 97"], Path("x"), "TP:S data pack"))
+    invalid TP:S data pack x: 1 problem
+      areas.toml: Area 41: adjacent to 97
+    """
 
-    def __init__(self, problems: list[str], path: Path | None = None) -> None:
+    def __init__(self, problems: Iterable[str], path: Path | None = None,
+                 title: str = "data pack") -> None:
         self.problems = list(problems)
         self.path = path
+        self.title = title
         super().__init__(str(self))
 
     def __str__(self) -> str:

@@ -17,10 +17,12 @@ from collections.abc import Iterable
 from adjudicator.kernel.decisions import Option, PendingDecision
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
-from adjudicator.stalingrad.board import GERMAN, RUSSIAN, area_key_order, other
+from adjudicator.stalingrad.board import area_key_order
 from adjudicator.stalingrad.context import Ctx
+from adjudicator.stalingrad.places import BOX, OFF_MAP, REMOVED
 from adjudicator.stalingrad.sequence import finish, offer_reroll
-from adjudicator.stalingrad.state import BOX, OFF_MAP, REMOVED, Battle
+from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, other
+from adjudicator.stalingrad.state import Battle
 
 #: Units that fire from outside the attacked Area without being Combat units.
 SUPPORT = frozenset({"artillery", "air", "fag"})

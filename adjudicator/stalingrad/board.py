@@ -20,10 +20,6 @@ from pydantic import BaseModel, ConfigDict
 from adjudicator.kernel.names import Named, NameIndex, UnitNames, unit_index
 from adjudicator.stalingrad.data_models import Calendar, Tables
 
-GERMAN = "german"
-RUSSIAN = "russian"
-SIDES = (GERMAN, RUSSIAN)
-
 UnitKind = Literal["armor", "infantry", "at", "aa", "artillery", "fag", "air"]
 KINDS: tuple[str, ...] = ("armor", "infantry", "at", "aa", "artillery", "fag", "air")
 #: Units that are not Combat units (Glossary): German Observers, Russian FAGs, the Stuka.
@@ -31,10 +27,6 @@ NON_COMBAT = frozenset({"artillery", "fag", "air"})
 
 #: Sept 13, 1942 is date index 0 (5.1).
 FIRST_DATE = _dt.date(1942, 9, 13)
-
-
-def other(side: str) -> str:
-    return RUSSIAN if side == GERMAN else GERMAN
 
 
 def area_key_order(key: str) -> tuple[int, int, str]:

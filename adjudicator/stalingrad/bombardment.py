@@ -25,7 +25,7 @@ from adjudicator.stalingrad.artillery import (
     observer_targets,
     strength,
 )
-from adjudicator.stalingrad.board import GERMAN, RUSSIAN, day_of
+from adjudicator.stalingrad.board import day_of
 from adjudicator.stalingrad.combat import (
     capacity,
     defense_factor,
@@ -35,7 +35,9 @@ from adjudicator.stalingrad.combat import (
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.movement import start_units
 from adjudicator.stalingrad.orders import Attack, Bombard
-from adjudicator.stalingrad.state import BOX, Act, Battle
+from adjudicator.stalingrad.places import BOX
+from adjudicator.stalingrad.sides import GERMAN, RUSSIAN
+from adjudicator.stalingrad.state import Act, Battle
 
 KIND_NAMES = {"artillery": "Artillery", "air": "Luftwaffe", "fag": "Russian Artillery"}
 

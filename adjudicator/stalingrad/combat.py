@@ -27,7 +27,6 @@ from adjudicator.stalingrad.artillery import (
     strength,
     sweep_observers,
 )
-from adjudicator.stalingrad.board import GERMAN, RUSSIAN, other
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.movement import (
     base_mf,
@@ -39,9 +38,11 @@ from adjudicator.stalingrad.movement import (
 )
 from adjudicator.stalingrad.optional import draw_battle
 from adjudicator.stalingrad.orders import Attack, Casualties, Notation, Overflow
+from adjudicator.stalingrad.places import BOX, DEAD, EAST, OFFBOARD
 from adjudicator.stalingrad.replacements import after_bombardment
 from adjudicator.stalingrad.sequence import after_attack_roll, offer_reroll
-from adjudicator.stalingrad.state import BOX, DEAD, EAST, OFFBOARD, Act, Battle
+from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, other
+from adjudicator.stalingrad.state import Act, Battle
 
 FMT = Notation.format
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
-from adjudicator.stalingrad.board import GERMAN, RUSSIAN, Board, UnitDef, other
-from adjudicator.stalingrad.state import DEAD, Act, Impulse, StalingradState
+from adjudicator.stalingrad.board import Board, UnitDef
+from adjudicator.stalingrad.places import DEAD
+from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, other
+from adjudicator.stalingrad.state import Act, Impulse, StalingradState
 
 
 class Occupancy:

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from adjudicator.kernel.decisions import Option, PendingDecision
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
-from adjudicator.stalingrad.board import GERMAN, RUSSIAN, other
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.movement import (
     base_mf,
@@ -21,8 +20,9 @@ from adjudicator.stalingrad.movement import (
     start_units,
 )
 from adjudicator.stalingrad.orders import Cross, Recross
+from adjudicator.stalingrad.places import EAST, OFFBOARD, OUT, POOL
 from adjudicator.stalingrad.sequence import offer_reroll
-from adjudicator.stalingrad.state import EAST, OFFBOARD, OUT, POOL
+from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, other
 
 GERMAN_ENTRY = ("C", "D", "E", "F")  # 6.2, 18.2
 BREAKTHROUGH = ("A", "B", "G", "H")  # 18.6

@@ -18,14 +18,13 @@ returns those problems as "file: record: message" lines without raising.
 
 from __future__ import annotations
 
-import tomllib
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from adjudicator.kernel import packs
+from adjudicator.kernel.packs import PackError
 from adjudicator.stalingrad import data_check
 from adjudicator.stalingrad.data_models import (
     SIDES,
@@ -36,9 +35,9 @@ from adjudicator.stalingrad.data_models import (
     Formation,
     Manifest,
     Quadrant,
-    Record,
     Region,
     Scenario,
+    Sourced,
     StalingradPack,
     Tables,
     Unit,
@@ -63,69 +62,11 @@ REQUIRED_FILES: tuple[str, ...] = (
     "scenarios.toml",
 )
 GAME = "stalingrad"
+TITLE = "Turning Point: Stalingrad data pack"
+DOCS = "docs/data-stalingrad.md"
 
 M = TypeVar("M", bound=BaseModel)
 K = TypeVar("K", int, str)
-
-
-class PackError(packs.PackError):
-    """A Turning Point: Stalingrad data pack that does not validate."""
-
-    title = "Turning Point: Stalingrad data pack"
-
-
-def _fmt_loc(loc: tuple[int | str, ...]) -> str:
-    parts: list[str] = []
-    for item in loc:
-        if isinstance(item, int):
-            if parts:
-                parts[-1] = f"{parts[-1]} {item + 1}"
-            else:
-                parts.append(f"item {item + 1}")
-        else:
-            parts.append(str(item))
-    return ".".join(parts)
-
-
-def _validation_messages(prefix: str, err: ValidationError) -> list[str]:
-    out = []
-    for e in err.errors():
-        loc = _fmt_loc(tuple(e["loc"]))
-        msg = e["msg"]
-        if msg.startswith("Value error, "):
-            msg = msg[len("Value error, "):]
-        out.append(f"{prefix}: {loc}: {msg}" if loc else f"{prefix}: {msg}")
-    return out
-
-
-def _validate(model: type[M], raw: Any, prefix: str, problems: list[str]) -> M | None:
-    if not isinstance(raw, dict):
-        problems.append(f"{prefix}: expected a table, got {type(raw).__name__}")
-        return None
-    try:
-        return model.model_validate(raw)
-    except ValidationError as err:
-        problems.extend(_validation_messages(prefix, err))
-        return None
-
-
-def _read_toml(path: Path, problems: list[str]) -> dict[str, Any] | None:
-    name = path.name
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        problems.append(f"{name}: missing")
-        return None
-    except OSError as exc:
-        problems.append(f"{name}: cannot be read: {exc.strerror or exc}")
-        return None
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        problems.append(f"{name}: not UTF-8 text")
-    except tomllib.TOMLDecodeError as exc:
-        problems.append(f"{name}: TOML syntax error: {exc}")
-    return None
 
 
 def _records(
@@ -156,19 +97,20 @@ def _label(raw: Any, key: str, what: str, index: int) -> str:
 
 
 def _keyed(model: type[M], doc: dict[str, Any] | None, file: str, table: str, key: str,
-           key_type: type[K], what: str, problems: list[str]) -> tuple[dict[K, M], set[K]]:
+           key_type: type[K], what: str, read: packs.PackFiles) -> tuple[dict[K, M], set[K]]:
     """A file's records by ``key`` (Areas by number, Zones by letter), and every key its
     records state, valid or not (references to a record that fails validation are not
     reported as dangling); a key stated twice is a problem."""
     records: dict[K, M] = {}
     known: set[K] = set()
+    problems = read.problems
     for i, raw in enumerate(_records(doc, file, table, problems)):
         label = _label(raw, key, what, i)
         if isinstance(raw, dict) and isinstance(raw.get(key), key_type):
             if raw[key] in known:
                 problems.append(f"{file}: {label}: {key} used twice")
             known.add(raw[key])
-        record = _validate(model, raw, f"{file}: {label}", problems)
+        record = read.validate(model, raw, f"{file}: {label}")
         if record is not None:
             records[getattr(record, key)] = record
     return records, known
@@ -183,13 +125,14 @@ def pack_hash(pack_or_path: StalingradPack | Path | str) -> str:
 
 def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, list[str]]:
     """Parse, validate and assemble; return the pack (None on any problem) and problems."""
-    problems: list[str] = []
+    read = packs.read_pack(path, docs=DOCS)
+    problems = read.problems
     if not path.is_dir():
-        return None, [f"{path}: not a directory"]
-    manifest_doc = _read_toml(path / "pack.toml", problems)
+        return None, problems
+    manifest_doc = read.toml("pack.toml")
     manifest = None
     if manifest_doc is not None:
-        manifest = _validate(Manifest, manifest_doc, "pack.toml", problems)
+        manifest = read.validate(Manifest, manifest_doc, "pack.toml")
     if manifest is not None:
         if manifest.game != GAME:
             problems.append(f'pack.toml: game is "{manifest.game}", expected "{GAME}"')
@@ -199,7 +142,7 @@ def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, list[s
             problems.append(f"pack.toml: files does not list {', '.join(missing)}")
         if extra:
             problems.append(f"pack.toml: files lists unknown {', '.join(extra)}")
-    docs = {name: _read_toml(path / name, problems) for name in REQUIRED_FILES}
+    docs = {name: read.toml(name) for name in REQUIRED_FILES}
 
     # ---- map.toml
     map_doc = docs["map.toml"]
@@ -211,27 +154,26 @@ def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, list[s
         extra_keys = sorted(set(map_doc) - allowed)
         if extra_keys:
             problems.append(f"map.toml: unknown top-level key(s) {', '.join(extra_keys)}")
-        board = _validate(Board, map_doc.get("board"), "map.toml: board", problems)
-        volga = _validate(Region, map_doc.get("volga"), "map.toml: volga", problems)
-        east_bank = _validate(Region, map_doc.get("east_bank"), "map.toml: east_bank", problems)
+        board = read.validate(Board, map_doc.get("board"), "map.toml: board")
+        volga = read.validate(Region, map_doc.get("volga"), "map.toml: volga")
+        east_bank = read.validate(Region, map_doc.get("east_bank"), "map.toml: east_bank")
         for i, raw in enumerate(_records(
             {"quadrant": map_doc.get("quadrant")}, "map.toml", "quadrant", problems)):
-            q = _validate(Quadrant, raw, f"map.toml: {_label(raw, 'key', 'quadrant', i)}",
-                          problems)
+            q = read.validate(Quadrant, raw, f"map.toml: {_label(raw, 'key', 'quadrant', i)}")
             if q is not None:
                 quadrants.append(q)
         for i, raw in enumerate(_records(
             {"fag_box": map_doc.get("fag_box")}, "map.toml", "fag_box", problems)):
-            fb = _validate(FagBox, raw, f"map.toml: {_label(raw, 'quadrant', 'fag_box', i)}",
-                           problems)
+            fb = read.validate(FagBox, raw,
+                               f"map.toml: {_label(raw, 'quadrant', 'fag_box', i)}")
             if fb is not None:
                 fag_boxes.append(fb)
 
     # ---- areas.toml / zones.toml
     areas, known_areas = _keyed(Area, docs["areas.toml"], "areas.toml", "area", "number", int,
-                                "Area", problems)
+                                "Area", read)
     zones, known_zones = _keyed(Zone, docs["zones.toml"], "zones.toml", "zone", "letter", str,
-                                "Zone", problems)
+                                "Zone", read)
 
     # ---- units.toml
     formations: list[Formation] = []
@@ -241,7 +183,7 @@ def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, list[s
         what = f"formation {i + 1}"
         if isinstance(raw, dict) and isinstance(raw.get("units"), list) and raw["units"]:
             what += f" ({raw.get('parent_name') or raw['units'][0]})"
-        f = _validate(Formation, raw, f"units.toml: {what}", problems)
+        f = read.validate(Formation, raw, f"units.toml: {what}")
         if f is not None:
             formations.append(f)
             for u in expand(f, len(formations) - 1):
@@ -249,15 +191,15 @@ def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, list[s
                 units.setdefault(u.id, u)
 
     # ---- calendar.toml / tables.toml / scenarios.toml
-    calendar = _validate(Calendar, docs["calendar.toml"], "calendar.toml", problems) \
+    calendar = read.validate(Calendar, docs["calendar.toml"], "calendar.toml") \
         if docs["calendar.toml"] is not None else None
-    tables = _validate(Tables, docs["tables.toml"], "tables.toml", problems) \
+    tables = read.validate(Tables, docs["tables.toml"], "tables.toml") \
         if docs["tables.toml"] is not None else None
     scenarios: dict[str, Scenario] = {}
     for i, raw in enumerate(_records(docs["scenarios.toml"], "scenarios.toml", "scenarios",
                                      problems)):
         label = _label(raw, "key", "scenario", i)
-        sc = _validate(Scenario, raw, f"scenarios.toml: {label}", problems)
+        sc = read.validate(Scenario, raw, f"scenarios.toml: {label}")
         if sc is not None:
             if sc.key in scenarios:
                 problems.append(f"scenarios.toml: {label}: key used twice")
@@ -293,7 +235,7 @@ def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, list[s
         calendar=calendar,
         tables=tables,
         scenarios=scenarios,
-        hash=packs.hash_pack_dir(path),
+        hash=read.hash,
     )
     return pack, []
 
@@ -311,34 +253,33 @@ def check_pack(path: Path | str) -> list[str]:
     return problems
 
 
-@lru_cache(maxsize=8)
-def _load_cached(path: Path) -> StalingradPack:
+def _load(path: Path) -> StalingradPack:
     pack, problems = _build(path, thorough=False)
     if pack is None:
-        raise PackError(problems, path)
+        raise PackError(problems, path, TITLE)
     return pack
 
 
+_PACKS = packs.PackCache(_load)
+
+
 def load_pack(path: Path | str | None = None) -> StalingradPack:
-    """The pack at ``path`` (default: the repository's ``data/stalingrad``), cached per path.
+    """The pack at ``path`` (default: the repository's ``data/stalingrad``), cached per folder
+    and loaded anew when one of its files changes on disk.
 
     Raises :class:`PackError` listing every problem when the pack does not validate. A GM's
     replacement should be checked with :func:`check_pack` first, which also runs the slower
     geometric checks."""
-    resolved = (Path(path) if path is not None else DEFAULT_PACK).resolve()
-    return _load_cached(resolved)
+    return _PACKS.get(Path(path) if path is not None else DEFAULT_PACK)
 
 
-def _value_counts(records: list[tuple[Record, int]]) -> tuple[int, int]:
+def _value_counts(records: list[tuple[Sourced, int]]) -> tuple[int, int]:
     rule = recon = 0
     for rec, weight in records:
-        fields = [f for f in type(rec).model_fields if f not in ("source", "rulebook")]
-        if rec.reconstructed:
-            cited = sum(1 for f in fields if f in rec.rulebook)
-            rule += cited * weight
-            recon += (len(fields) - cited) * weight
-        else:
-            rule += len(fields) * weight
+        fields = rec.value_fields()
+        cited = sum(1 for f in fields if packs.provenance(rec.source_of(f)) == "rulebook")
+        rule += cited * weight
+        recon += (len(fields) - cited) * weight
     return rule, recon
 
 
@@ -346,11 +287,11 @@ def summary(pack: StalingradPack) -> dict[str, int | str]:
     """Counts for ``umpire data show``: spaces, links, units per side, values by provenance.
 
     A value is one field of one record (for units: of one counter). It counts as "rulebook"
-    when its record's source is the rulebook or its field is cited in ``rulebook``."""
+    when its source (``field_sources``, else the record's ``source``) is the rulebook."""
     borders = sum(len(a.borders) for a in pack.areas.values()) // 2
     zone_links = sum(len(z.zones) for z in pack.zones.values()) // 2
     arrows = sum(len(z.arrows) for z in pack.zones.values())
-    records: list[tuple[Record, int]] = [(pack.manifest, 1), (pack.board, 1), (pack.volga, 1),
+    records: list[tuple[Sourced, int]] = [(pack.manifest, 1), (pack.board, 1), (pack.volga, 1),
                                          (pack.east_bank, 1)]
     records += [(q, 1) for q in pack.quadrants] + [(b, 1) for b in pack.fag_boxes]
     records += [(a, 1) for a in pack.areas.values()] + [(z, 1) for z in pack.zones.values()]

@@ -32,6 +32,7 @@ from adjudicator.stalingrad.data_models import (
     Unit,
     Zone,
 )
+from adjudicator.stalingrad.sides import SIDES
 
 AREAS, ZONES, UNITS, CAL, TABLES, SCEN, MAP = (
     "areas.toml", "zones.toml", "units.toml", "calendar.toml", "tables.toml",
@@ -437,8 +438,8 @@ def check_scenarios(
             msgs.append(f"{rec}: victory vp_at_week_end needs victory_vp")
         if sc.interdiction_bonus is not None and sc.interdiction_bonus[0] not in areas:
             msgs.append(f"{rec}: interdiction bonus Area {sc.interdiction_bonus[0]} unknown")
-        for side_name in ("german", "russian"):
-            side = sc.german if side_name == "german" else sc.russian
+        for side_name in SIDES:
+            side = sc.side(side_name)
             for c in side.colours or ():
                 if c not in colours:
                     msgs.append(f"{rec}: {side_name} colour {c} is on no Area ID")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable, Hashable, Mapping
 from functools import cached_property
@@ -15,6 +14,7 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import PUBLIC, Event
 from adjudicator.kernel.game import Game, Original, original_of
 from adjudicator.kernel.orders import Order
+from adjudicator.kernel.packs import PackError
 from adjudicator.kernel.spec import Names, OrderSpec
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View
@@ -23,6 +23,7 @@ from adjudicator.stalingrad import (
     bombardment,
     combat,
     crossing,
+    data,
     movement,
     optional,
     replacements,
@@ -31,9 +32,6 @@ from adjudicator.stalingrad import (
     withdrawals,
 )
 from adjudicator.stalingrad.board import (
-    GERMAN,
-    RUSSIAN,
-    SIDES,
     Board,
     board_from_pack,
     board_from_spec,
@@ -73,6 +71,7 @@ from adjudicator.stalingrad.orders import (
     SetupDone,
     Tie,
 )
+from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, SIDES
 from adjudicator.stalingrad.state import Replacements, StalingradState, UnitState
 from adjudicator.stalingrad.views import StalingradView, board_text, build_view
 
@@ -131,7 +130,7 @@ STANDING_POLICIES = tuple(StandingPolicy(kind=kind, policy=policy, description=d
 
 
 class PackUnavailable(ValueError):
-    """The data pack (issue 3) cannot be loaded."""
+    """The data pack cannot be loaded (its :class:`PackError` in the message)."""
 
 
 class StalingradGame(Game[StalingradState]):
@@ -150,13 +149,8 @@ class StalingradGame(Game[StalingradState]):
     @cached_property
     def pack_board(self) -> Board:
         try:
-            data = importlib.import_module("adjudicator.stalingrad.data")
-        except ModuleNotFoundError as error:
-            raise PackUnavailable("the Stalingrad data pack loader "
-                                  "(adjudicator.stalingrad.data) is not available") from error
-        try:
             pack = data.load_pack(self.pack)
-        except Exception as error:  # the pack's own error type; keep its message
+        except PackError as error:
             raise PackUnavailable(f"the Stalingrad data pack does not load: {error}") from error
         return board_from_pack(pack)
 

@@ -28,8 +28,7 @@ from collections.abc import Iterable, Mapping
 from pydantic import BaseModel, ConfigDict, Field
 
 from adjudicator.kernel.events import PUBLIC, Event, may_see
-
-EAST = "east"  # the east bank of the Volga (same value as state.EAST)
+from adjudicator.stalingrad.places import EAST
 
 
 class MoveRecord(BaseModel):

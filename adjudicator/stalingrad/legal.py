@@ -15,13 +15,14 @@ from pydantic import BaseModel
 
 from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.artillery import fag_covers, fags_to_refit
-from adjudicator.stalingrad.board import RUSSIAN, area_key_order, other
+from adjudicator.stalingrad.board import area_key_order
 from adjudicator.stalingrad.bombardment import bombard_options, fire_options
 from adjudicator.stalingrad.combat import attack_cost, attack_limit_error, attack_mf, attacker_error
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.crossing import BREAKTHROUGH, breakthrough_open
 from adjudicator.stalingrad.movement import base_mf, reachable, regroup_error
 from adjudicator.stalingrad.orders import Cross, Move, Notation, Regroup
+from adjudicator.stalingrad.places import BOX, DEAD, EAST, OFF_MAP, OFFBOARD, OUT, POOL
 from adjudicator.stalingrad.replacements import replace_options
 from adjudicator.stalingrad.sequence import check_end
 from adjudicator.stalingrad.setup import (
@@ -31,7 +32,7 @@ from adjudicator.stalingrad.setup import (
     setup_room,
     setup_units,
 )
-from adjudicator.stalingrad.state import BOX, DEAD, EAST, OFF_MAP, OFFBOARD, OUT, POOL
+from adjudicator.stalingrad.sides import RUSSIAN, other
 from adjudicator.stalingrad.withdrawals import recreate_options
 
 FMT = Notation.format

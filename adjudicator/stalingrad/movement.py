@@ -9,11 +9,13 @@ from typing import Any
 
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
-from adjudicator.stalingrad.board import RUSSIAN, area_key_order, other
+from adjudicator.stalingrad.board import area_key_order
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.orders import Fortify, Infiltrate, Move, Regroup
+from adjudicator.stalingrad.places import EAST, OFF_MAP, OFFBOARD
 from adjudicator.stalingrad.sequence import offer_reroll
-from adjudicator.stalingrad.state import EAST, OFF_MAP, OFFBOARD, Act
+from adjudicator.stalingrad.sides import RUSSIAN, other
+from adjudicator.stalingrad.state import Act
 
 # ---- costs ---------------------------------------------------------------------------------
 

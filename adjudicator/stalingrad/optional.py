@@ -28,8 +28,8 @@ from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
 from adjudicator.kernel.salted import draw_salt, seal
-from adjudicator.stalingrad.board import GERMAN, RUSSIAN, SIDES, other
 from adjudicator.stalingrad.context import Ctx
+from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, SIDES, other
 from adjudicator.stalingrad.state import Battle, Sealed
 
 CARD_NAMES = {11: "Jack (11)", 12: "Queen (12)"}

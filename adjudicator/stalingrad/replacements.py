@@ -16,9 +16,9 @@ units end the impulse Spent. The record of factors earned and spent is public.
 from __future__ import annotations
 
 from adjudicator.kernel.errors import RuleError
-from adjudicator.stalingrad.board import GERMAN, RUSSIAN
 from adjudicator.stalingrad.context import Ctx
-from adjudicator.stalingrad.state import DEAD
+from adjudicator.stalingrad.places import DEAD
+from adjudicator.stalingrad.sides import GERMAN, RUSSIAN
 
 
 def works(ctx: Ctx) -> str:

@@ -11,16 +11,11 @@ from __future__ import annotations
 from adjudicator.kernel.decisions import Option, PendingDecision
 from adjudicator.kernel.dice import Dice, Roll
 from adjudicator.kernel.errors import RuleError
-from adjudicator.stalingrad.board import (
-    GERMAN,
-    RUSSIAN,
-    date_label,
-    day_of,
-    other,
-)
+from adjudicator.stalingrad.board import date_label, day_of
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.orders import Notation
-from adjudicator.stalingrad.state import DEAD, EAST, GONE, OFF_MAP, OUT, POOL, REMOVED
+from adjudicator.stalingrad.places import DEAD, EAST, GONE, OFF_MAP, OUT, POOL, REMOVED
+from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, other
 
 FMT = Notation.format
 BREAKTHROUGH_ZONES = ("A", "B", "G", "H")

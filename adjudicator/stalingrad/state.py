@@ -18,17 +18,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from adjudicator.kernel.state import GameState, copy_model
 from adjudicator.stalingrad.last_action import LastAction
 
-#: Pseudo-locations of units that are not on an Area or Zone.
-EAST = "east"  # Russian reinforcements waiting on the east bank of the Volga (18.2)
-OFFBOARD = "offboard"  # German reinforcements kept off the board (6.2, 18.2)
-POOL = "pool"  # not yet arrived
-DEAD = "dead"
-OUT = "out"  # not in this scenario (the Sawmill's other Quadrants, relegated arrivals)
-BOX = "box"  # the Luftwaffe (4.26) and the Russian FAG units (5.3) in their printed boxes
-REMOVED = "removed"  # an Observer removed until the next Dawn (15.22, 8.3556)
-GONE = "withdrawn"  # withdrawn from the game (21.3)
-OFF_MAP = frozenset({EAST, OFFBOARD, POOL, DEAD, OUT, BOX, REMOVED, GONE})
-
 Phase = Literal["bids", "setup", "rubble", "play"]  # bids: 22.1
 
 

@@ -31,10 +31,12 @@ from collections import deque
 
 from adjudicator.kernel.dice import Dice
 from adjudicator.stalingrad.artillery import remove_observer, return_observers
-from adjudicator.stalingrad.board import GERMAN, RUSSIAN, SIDES, Board, other
+from adjudicator.stalingrad.board import Board
 from adjudicator.stalingrad.context import Ctx
+from adjudicator.stalingrad.places import OFF_MAP
 from adjudicator.stalingrad.sequence import offer_reroll
-from adjudicator.stalingrad.state import OFF_MAP, StalingradState
+from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, SIDES, other
+from adjudicator.stalingrad.state import StalingradState
 from adjudicator.stalingrad.withdrawals import relieved as after_relief
 
 
@@ -79,7 +81,7 @@ def traces(board: Board, state: StalingradState, side: str, loc: str,
 
 def supplied_units(board: Board, state: StalingradState) -> dict[str, bool]:
     """Every on-map unit (Combat units and Observers) -> whether it traces supply now."""
-    reach = {side: supply_reach(board, state, side) for side in SIDES}
+    reach: dict[str, set[str]] = {side: supply_reach(board, state, side) for side in SIDES}
     out: dict[str, bool] = {}
     for uid, unit in state.units.items():
         if unit.loc in OFF_MAP or unit.loc not in board.areas:

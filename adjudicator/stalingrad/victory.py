@@ -18,9 +18,11 @@ finished. Result texts begin with the winner: ``german wins: ...``, ``russian wi
 
 from __future__ import annotations
 
-from adjudicator.stalingrad.board import GERMAN, RUSSIAN, Board, area_key_order, date_label
+from adjudicator.stalingrad.board import Board, area_key_order, date_label
 from adjudicator.stalingrad.context import Ctx
-from adjudicator.stalingrad.state import DEAD, StalingradState
+from adjudicator.stalingrad.places import DEAD
+from adjudicator.stalingrad.sides import GERMAN, RUSSIAN
+from adjudicator.stalingrad.state import StalingradState
 from adjudicator.stalingrad.supply import supply_reach
 
 

@@ -18,7 +18,8 @@ from pydantic import BaseModel, Field
 from adjudicator.kernel.views import View
 from adjudicator.stalingrad.board import Board, area_key_order, date_label
 from adjudicator.stalingrad.last_action import LastAction, for_viewer
-from adjudicator.stalingrad.state import DEAD, EAST, OFFBOARD, POOL, StalingradState
+from adjudicator.stalingrad.places import DEAD, EAST, OFFBOARD, POOL
+from adjudicator.stalingrad.state import StalingradState
 from adjudicator.stalingrad.victory import german_vp
 
 

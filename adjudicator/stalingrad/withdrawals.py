@@ -14,9 +14,9 @@ enter. The pack's ``withdrawal`` table holds the two units and the factor of two
 from __future__ import annotations
 
 from adjudicator.kernel.errors import RuleError
-from adjudicator.stalingrad.board import GERMAN, RUSSIAN
 from adjudicator.stalingrad.context import Ctx
-from adjudicator.stalingrad.state import DEAD, GONE, OFF_MAP, OFFBOARD, OUT, POOL
+from adjudicator.stalingrad.places import DEAD, GONE, OFF_MAP, OFFBOARD, OUT, POOL
+from adjudicator.stalingrad.sides import GERMAN, RUSSIAN
 
 
 def withdrawal_phase(ctx: Ctx) -> None:

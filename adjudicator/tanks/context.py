@@ -14,8 +14,9 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
 from adjudicator.kernel.names import unit_index
 from adjudicator.tanks.hexgrid import Hex, distance, line_of_sight, neighbours
+from adjudicator.tanks.sides import other
 from adjudicator.tanks.spec import CLASSES, MapSpec, RulesData, UnitType, unit_type_from
-from adjudicator.tanks.state import TanksState, Unit, other
+from adjudicator.tanks.state import TanksState, Unit
 
 DICE_FACES = range(1, 7)
 

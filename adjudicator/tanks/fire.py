@@ -16,8 +16,9 @@ from typing import Any
 from adjudicator.kernel.errors import RuleError
 from adjudicator.tanks.context import Ctx, shift_class, two_dice_at_most
 from adjudicator.tanks.hexgrid import Arc, Direction, Hex, arc_of, front_zone
+from adjudicator.tanks.sides import other
 from adjudicator.tanks.spec import UnitType
-from adjudicator.tanks.state import FIRE_PHASES, PHASE_NAMES, Unit, other
+from adjudicator.tanks.state import FIRE_PHASES, PHASE_NAMES, Unit
 
 
 @dataclass

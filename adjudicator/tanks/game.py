@@ -40,17 +40,16 @@ from adjudicator.tanks.orders import (
     Unload,
     parse_hex,
 )
+from adjudicator.tanks.sides import SIDES, other
 from adjudicator.tanks.spec import RulesData, rules_data
 from adjudicator.tanks.state import (
     FIRE_PHASES,
     PHASE_NAMES,
     PHASES,
-    SIDES,
     Marker,
     SecretSet,
     TanksState,
     Unit,
-    other,
 )
 from adjudicator.tanks.views import TanksView, board_text, build_view, last_action_parts
 

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from adjudicator.kernel.errors import RuleError
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.hexgrid import Direction, Hex, direction_to, neighbour
+from adjudicator.tanks.sides import other
 from adjudicator.tanks.spec import PROHIBITED, UnitType
-from adjudicator.tanks.state import Unit, other
+from adjudicator.tanks.state import Unit
 
 EDGE_INWARD = {"N": Direction.S, "S": Direction.N, "W": Direction.SE, "E": Direction.NW}
 

@@ -11,8 +11,9 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.data_models import Requirement, Tally
 from adjudicator.tanks.hexgrid import Hex, connected_groups, distance
+from adjudicator.tanks.sides import SIDES, other
 from adjudicator.tanks.spec import PROHIBITED, RulesData
-from adjudicator.tanks.state import SIDES, TanksState, Unit, other
+from adjudicator.tanks.state import TanksState, Unit
 
 OPTIONS = {
     "basic": "play 25.4 as a basic game (no artillery, no advanced rules)",

@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from adjudicator.tanks.data import DEFAULT_PACK, PackError, load_pack
+from adjudicator.tanks.data import PackError, TanksPack, load_pack
 from adjudicator.tanks.hexgrid import Direction, Hex, neighbours
 
 KINDS = ("tank", "sp_gun", "at_gun", "infantry", "halftrack")
@@ -204,10 +204,17 @@ def _cost(value: Any) -> int:
 
 def from_pack(pack: Path | None = None) -> RulesData:
     """The engine's records from a data pack folder (default: the shipped pack)."""
+    return _from_loaded(_load(pack))
+
+
+def _load(pack: Path | None) -> TanksPack:
     try:
-        loaded = load_pack(pack)
+        return load_pack(pack)
     except PackError as error:
         raise SpecError(str(error)) from error
+
+
+def _from_loaded(loaded: TanksPack) -> RulesData:
     types = {
         u.id: UnitType(
             id=u.id, label=u.label, side=u.side.value, kind=u.kind.value, ap=u.ap, at=u.at,
@@ -249,11 +256,16 @@ def from_pack(pack: Path | None = None) -> RulesData:
     return RulesData(types=types, map=the_map, tables=tables, scenarios=dict(loaded.scenarios))
 
 
-_CACHE: dict[Path, RulesData] = {}
+#: pack folder -> (the loaded pack, the records made from it); the pack object is held, so a
+#: pack loaded anew (its files changed) is never mistaken for the one the records came from.
+_RULES: dict[Path, tuple[TanksPack, RulesData]] = {}
 
 
 def rules_data(pack: Path | None = None) -> RulesData:
-    folder = (pack or DEFAULT_PACK).resolve()
-    if folder not in _CACHE:
-        _CACHE[folder] = from_pack(folder)
-    return _CACHE[folder]
+    """The engine's records of a pack folder (default: the shipped pack), made once per
+    loaded pack: when :func:`load_pack` loads the folder anew, so are they."""
+    loaded = _load(pack)
+    known = _RULES.get(loaded.path)
+    if known is None or known[0] is not loaded:
+        known = _RULES[loaded.path] = (loaded, _from_loaded(loaded))
+    return known[1]

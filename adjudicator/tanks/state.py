@@ -8,7 +8,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from adjudicator.kernel.state import GameState
 
-SIDES = ("german", "soviet")
 PHASES = ("move1", "stationary", "defensive", "mobile", "move2")
 PHASE_NAMES = {
     "setup": "Set-up",
@@ -21,10 +20,6 @@ PHASE_NAMES = {
 FIRE_PHASES = ("stationary", "defensive", "mobile")
 
 Status = Literal["waiting", "on", "exited", "destroyed"]
-
-
-def other(side: str) -> str:
-    return "soviet" if side == "german" else "german"
 
 
 class Unit(BaseModel):

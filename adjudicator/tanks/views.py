@@ -16,7 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from adjudicator.kernel.events import Event, may_see
 from adjudicator.kernel.views import View
 from adjudicator.tanks.context import Ctx
-from adjudicator.tanks.state import PHASE_NAMES, SIDES
+from adjudicator.tanks.sides import SIDES
+from adjudicator.tanks.state import PHASE_NAMES
 
 
 class UnitView(BaseModel):

@@ -174,8 +174,9 @@ def test_constants_cite_their_rules(pack: StalingradPack) -> None:
     c = pack.tables.constants
     assert c.stacking_limit == 10 and c.rubble_creation_threshold == 13
     assert c.initial_rubble_threshold == 7 and c.sept13_german_day_impulses == 12
-    fields = set(type(c).model_fields) - {"source", "rulebook"}
-    cited = set(c.rulebook) | {"stacking_limit"}  # stacking_limit: the record's own source
+    fields = set(c.value_fields())
+    cited = set(c.field_sources) | {"stacking_limit"}  # stacking_limit: the record's own source
+    assert all(c.source_of(name).startswith("rulebook ") for name in fields)
     assert fields == cited
 
 

@@ -258,7 +258,8 @@ def test_wrong_game_in_manifest(copy: Path) -> None:
 
 
 def test_not_a_directory_and_empty_directory(tmp_path: Path) -> None:
-    assert check_pack(tmp_path / "nowhere") == [f"{tmp_path / 'nowhere'}: not a directory"]
+    nowhere = tmp_path / "nowhere"
+    assert check_pack(nowhere) == [f"{nowhere}: not a directory holding a data pack"]
     empty = tmp_path / "empty"
     empty.mkdir()
     problems = check_pack(empty)

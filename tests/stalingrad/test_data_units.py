@@ -215,5 +215,5 @@ def test_date_codes_5_4() -> None:
 def test_every_unit_carries_provenance(pack: StalingradPack) -> None:
     for u in pack.units.values():
         assert u.source.startswith(("rulebook ", "reconstructed: ")), u.id
-    cited = [u for u in pack.units.values() if u.rulebook]
+    cited = [u for u in pack.units.values() if u.field_sources]
     assert cited, "rulebook values are cited field by field"

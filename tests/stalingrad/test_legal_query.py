@@ -14,7 +14,8 @@ from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.game import StalingradGame
 from adjudicator.stalingrad.legal import legal_info
 from adjudicator.stalingrad.orders import Move, Notation
-from adjudicator.stalingrad.state import OFF_MAP, StalingradState
+from adjudicator.stalingrad.places import OFF_MAP
+from adjudicator.stalingrad.state import StalingradState
 from tests.stalingrad.test_rules_random_play import GAME, start
 
 DICE = CommittedDice(b"q" * 32, "legal")

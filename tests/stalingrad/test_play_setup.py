@@ -8,8 +8,8 @@ import pytest
 from adjudicator.kernel.dice import FixedDice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.game import StalingradGame
+from adjudicator.stalingrad.places import POOL
 from adjudicator.stalingrad.setup import matches
-from adjudicator.stalingrad.state import POOL
 
 GAME = StalingradGame()
 pytestmark = pytest.mark.skipif(not GAME.has_pack(), reason="needs the shipped data pack")

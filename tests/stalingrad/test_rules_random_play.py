@@ -18,7 +18,8 @@ from adjudicator.kernel.dice import CommittedDice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.game import StalingradGame
 from adjudicator.stalingrad.orders import Attack
-from adjudicator.stalingrad.state import OFF_MAP, StalingradState
+from adjudicator.stalingrad.places import OFF_MAP
+from adjudicator.stalingrad.state import StalingradState
 
 GAME = StalingradGame()
 KEYS = [str(n) for n in range(1, 13)]

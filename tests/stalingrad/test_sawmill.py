@@ -10,7 +10,8 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.crossing import interdiction
 from adjudicator.stalingrad.game import StalingradGame
-from adjudicator.stalingrad.state import BOX, OFFBOARD, OUT, POOL, StalingradState
+from adjudicator.stalingrad.places import BOX, OFFBOARD, OUT, POOL
+from adjudicator.stalingrad.state import StalingradState
 
 GAME = StalingradGame()
 pytestmark = pytest.mark.skipif(not GAME.has_pack(), reason="needs the shipped data pack")

@@ -73,19 +73,19 @@ def test_inconsistent_counter_flags_8_7(copy: Path) -> None:
 def test_bad_source_string_is_refused_25_0(copy: Path) -> None:
     edit(copy, "tables.toml", 'source = "rulebook 18.3"', 'source = "made up"')
     problems = check_pack(copy)
-    assert any(p.startswith("tables.toml: top level: barrage.source: source must be")
+    assert any(p.startswith("tables.toml: barrage.source: must be 'rulebook <section>'")
                for p in problems)
 
 
 def test_toml_syntax_error_is_reported_not_raised(copy: Path) -> None:
     (copy / "tables.toml").write_text("[[to_hit]\nmin_range = ", encoding="utf-8")
     problems = check_pack(copy)
-    assert len(problems) == 1 and problems[0].startswith("tables.toml: TOML syntax:")
+    assert len(problems) == 1 and problems[0].startswith("tables.toml: TOML syntax error:")
 
 
 def test_missing_file_and_missing_directory(copy: Path, tmp_path: Path) -> None:
     (copy / "units.toml").unlink()
-    assert check_pack(copy) == ["units.toml: file missing"]
+    assert check_pack(copy) == ["units.toml: missing"]
     assert check_pack(tmp_path / "nowhere")[0].endswith("not a directory holding a data pack")
 
 
@@ -157,7 +157,7 @@ def test_load_pack_refuses_an_invalid_pack_with_every_problem(copy: Path) -> Non
     assert len(info.value.problems) == 2
     text = str(info.value)
     assert "invalid Stalin's Tanks data pack" in text
-    assert "pack.toml: top level: game: Input should be 'tanks'" in text
+    assert "pack.toml: game: Input should be 'tanks'" in text
     assert "unknown unit type 'iiix'" in text
 
 

@@ -23,7 +23,8 @@ from adjudicator.kernel.events import Event, visible_to
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.game import TanksGame
 from adjudicator.tanks.hidden import verify_commitment
-from adjudicator.tanks.state import TanksState, other
+from adjudicator.tanks.sides import other
+from adjudicator.tanks.state import TanksState
 from adjudicator.tanks.views import TanksView, build_view
 from tests.tanks.test_rules_play import check_invariants, choose
 

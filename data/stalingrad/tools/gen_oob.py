@@ -93,7 +93,7 @@ def f(side: str, parent: str | None, parent_name: str | None, regiment: str | No
         rec["withdraw"] = withdraw
     rec["source"] = source or (OOB_G if side == "german" else OOB_R)
     if rulebook:
-        rec["rulebook"] = rulebook
+        rec["field_sources"] = {name: f"rulebook {text}" for name, text in rulebook.items()}
     FORMATIONS.append(rec)
 
 
@@ -455,7 +455,7 @@ def main() -> None:
         '# "X" = no Defense Factor, 4.25). `setup` = colour + shape of the setup symbol (5.4),',
         "# `historical` = the Area for the historical setup (21.2), `arrive` / `withdraw` =",
         '# date codes like "S15" (5.4, 21.3). Units arriving after Oct 3 are extension',
-        "# counters (21.1). `rulebook` cites fields the rulebook fixes.",
+        "# counters (21.1). `field_sources` cites the fields the rulebook fixes.",
         "",
     ]
     for rec in FORMATIONS:
