@@ -1,7 +1,7 @@
 """``umpire bench render``: what one map picture costs per action.
 
-For each game it plays a seeded random legal game, then renders every action's View (with
-that action's events) at the default size, after one warm-up picture that builds the static
+For each game it plays a seeded random legal game, then renders every action's View (its
+last action highlighted) at the default size, after one warm-up picture that builds the static
 layers (built once per data pack, not per action):
 
 * Turning Point: Stalingrad: the historical set-up with every other counter of the pack put
@@ -94,15 +94,14 @@ def measure(name: str, views: list[tuple[Any, list[Any]]], pack: Any,
     draw(views[0][0], pack)  # static layers: once per pack
     times: list[float] = []
     sizes: list[int] = []
-    for view, events in views:
-        ms, data = timed(lambda v=view, e=events: encode_png(draw(v, pack, events=e)))
+    for view, _events in views:
+        ms, data = timed(lambda v=view: encode_png(draw(v, pack)))
         times.append(ms)
         sizes.append(len(data))
-    final_view, final_events = views[-1]
-    image = draw(final_view, pack, events=final_events)
+    final_view, _final_events = views[-1]
+    image = draw(final_view, pack)
     encode = statistics.median(timed(lambda: encode_png(image))[0] for _ in range(7))
-    full = statistics.median(timed(lambda: encode_png(draw(final_view, pack,
-                                                           events=final_events)))[0]
+    full = statistics.median(timed(lambda: encode_png(draw(final_view, pack)))[0]
                              for _ in range(7))
     median = statistics.median(times)
     p95 = sorted(times)[int(0.95 * (len(times) - 1))]

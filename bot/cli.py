@@ -670,13 +670,6 @@ def _stored_game(game_id: str, db: str | None) -> tuple[Any, Any, list[dict[str,
     return rules, service, service.store.actions(game_id, active_only=True)
 
 
-def _events(row: dict[str, Any] | None) -> list[Any]:
-    from bot.messages import events_from_json
-    from bot.store import loads
-
-    return [] if row is None else events_from_json(loads(row.get("events"), []))
-
-
 @app.command("render")
 def render_map(
     game_id: Annotated[str | None, typer.Argument(
@@ -696,7 +689,6 @@ def render_map(
     """Write the map picture of a stored game (or of a fresh set-up) as a PNG."""
     import render
 
-    events: list[Any] = []
     if new is not None:
         rules: Game[Any] = _game(new)
         if scenario is not None and scenario not in rules.scenarios():
@@ -706,17 +698,15 @@ def render_map(
         state = rules.setup(scenario)
         name = new
     elif game_id is not None:
-        rules, service, rows = _stored_game(game_id, db)
+        rules, service, _rows = _stored_game(game_id, db)
         state = service.load_state(game_id)
-        events = _events(rows[-1] if rows else None)
         name = game_id
     else:
         console.print("[red]give a game id, or --new GAME[/red]")
         raise typer.Exit(code=2)
     try:
         view = rules.view(state, viewer)
-        data = render.render(view, render.load_pack(rules.name, rules.pack), events=events,
-                             crop=crop)
+        data = render.render(view, render.load_pack(rules.name, rules.pack), crop=crop)
     except (ValueError, render.NoPicture) as error:
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(code=2) from error

@@ -14,7 +14,6 @@ with plain read functions (:func:`run_console`).
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -30,12 +29,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from adjudicator.kernel.errors import RuleError
-from adjudicator.kernel.events import GM, PUBLIC, Event
+from adjudicator.kernel.events import GM, PUBLIC
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.orders import words as order_words
 from adjudicator.kernel.state import GameState
 from bot import listing
-from bot.messages import events_from_json
 from bot.records import export_lines, verify
 from bot.service import Actor, GameService, SubmitResult
 
@@ -90,7 +88,6 @@ class LocalGame:
         self.service = service
         self.game_id = game_id
         self.rules: Game[Any] = service.rules(game_id)
-        self.last_events: list[Event] = []
 
     @classmethod
     def new(cls, service: GameService, game: str, scenario: str | None,
@@ -117,10 +114,7 @@ class LocalGame:
         return self.service.info(self.game_id).commitment
 
     def send(self, side: str, text: str) -> SubmitResult:
-        result = self.service.submit(self.game_id, LOCAL, text.replace(";", "\n"), side=side)
-        if result.seqs:
-            self.last_events = self._events_of(result.seqs)
-        return result
+        return self.service.submit(self.game_id, LOCAL, text.replace(";", "\n"), side=side)
 
     def submit(self, side: str, text: str, private: bool = False) -> tuple[list[str], str | None]:
         """Submit lines for ``side``; returns the lines to print and an error, if any.
@@ -138,15 +132,6 @@ class LocalGame:
             where = f"line {result.stopped_at}: " if result.stopped_at else ""
             error = where + result.error
         return shown, error
-
-    def _events_of(self, seqs: list[int]) -> list[Event]:
-        """The stored events of the given actions (the map filters them by viewer)."""
-        events: list[Event] = []
-        for seq in seqs:
-            row = self.service.store.action(self.game_id, seq)
-            if row is not None:
-                events += events_from_json(json.loads(row["events"]))
-        return events
 
     def verify_dice(self) -> tuple[str, bool]:
         """The revealed seed and whether every roll so far verifies against it."""
@@ -458,8 +443,7 @@ class Session:
             import render
 
             view = self.game.view(self.local.state, viewer)
-            data = render.render(view, render.load_pack(self.game.name, self.game.pack),
-                                 events=self.local.last_events)
+            data = render.render(view, render.load_pack(self.game.name, self.game.pack))
             path.write_bytes(data)
         except (ValueError, OSError) as error:
             self.refuse(str(error))

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from bot.history import replay_row
-from bot.messages import events_from_json, order_text_for
-from bot.store import Store, loads
+from bot.messages import order_text_for
+from bot.store import Store
 from render.replay import Frame
 
 
@@ -35,6 +35,5 @@ def replay_frames(rules: Any, store: Store, game_id: str, viewer: str) -> list[F
     items = [Frame(rules.view(state, viewer), "set-up")]
     for row in store.actions(game_id, active_only=True):
         state = replay_row(rules, state, row)
-        items.append(Frame(rules.view(state, viewer), caption_for(rules, row, viewer),
-                           events_from_json(loads(row.get("events"), []))))
+        items.append(Frame(rules.view(state, viewer), caption_for(rules, row, viewer)))
     return items

@@ -1,19 +1,17 @@
 """Pictures of the map: a game's View (plus its data pack) -> PNG bytes.
 
-``render(view, pack=None, events=(), crop=False)`` dispatches on ``view.game``. The renderers
-never see a game state: only what the viewer may know (the View, and the events of the last
-action that the viewer may see). See ``docs/render.md``.
+``render(view, pack=None, crop=False)`` dispatches on ``view.game``. The renderers never see a
+game state: only what the viewer may know, the View (its ``last_action`` record is what the
+highlight draws). See ``docs/render.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from PIL import Image
 
-from adjudicator.kernel.events import Event
 from adjudicator.kernel.views import View
 
 GAMES = ("stalingrad", "tanks")
@@ -58,27 +56,25 @@ def prepare(game: str, path: Path | str | None = None, view: View | None = None)
             render(view, pack, crop=crop)
 
 
-def draw(view: View, pack: Any = None, *, events: Iterable[Event] = (),
-         crop: bool = False) -> Image.Image:
+def draw(view: View, pack: Any = None, *, crop: bool = False) -> Image.Image:
     """The picture of ``view`` as a palette image."""
     if view.game == "stalingrad":
         from adjudicator.stalingrad.views import StalingradView
         from render import stalingrad
 
         assert isinstance(view, StalingradView)
-        return stalingrad.draw(view, pack, events=events, crop=crop)
+        return stalingrad.draw(view, pack, crop=crop)
     if view.game == "tanks":
         from adjudicator.tanks.views import TanksView
         from render import tanks
 
         assert isinstance(view, TanksView)
-        return tanks.draw(view, pack, events=events, crop=crop)
+        return tanks.draw(view, pack, crop=crop)
     raise NoPicture(f"no map picture for the game {view.game!r}")
 
 
-def render(view: View, pack: Any = None, *, events: Iterable[Event] = (),
-           crop: bool = False) -> bytes:
+def render(view: View, pack: Any = None, *, crop: bool = False) -> bytes:
     """PNG bytes of the picture of ``view`` (``crop``: zoomed on the last action)."""
     from render.common import encode_png
 
-    return encode_png(draw(view, pack, events=events, crop=crop))
+    return encode_png(draw(view, pack, crop=crop))

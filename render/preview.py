@@ -20,12 +20,11 @@ from adjudicator.registry import load_game
 from render import load_pack, render
 
 
-def play(game_name: str, scenario: str, orders: int, seed: int) -> tuple[Any, Any, list[Any]]:
+def play(game_name: str, scenario: str, orders: int, seed: int) -> tuple[Any, Any]:
     game = load_game(game_name)
     rnd = random.Random(seed)
     dice = CommittedDice(bytes([seed]) * 32, game_id="preview")
     state = game.setup(scenario)
-    events: list[Any] = []
     done = 0
     for _ in range(orders * 4):
         side = game.acting_side(state)
@@ -36,17 +35,17 @@ def play(game_name: str, scenario: str, orders: int, seed: int) -> tuple[Any, An
             outcome = game.apply_text(state, side, rnd.choice(legal), dice)
         except RuleError:
             continue
-        state, events, done = outcome.state, list(outcome.events), done + 1
-    return game, state, events
+        state, done = outcome.state, done + 1
+    return game, state
 
 
 def main(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    game, state, events = play("stalingrad", "historical", 0, 1)
-    data = render(game.view(state, "public"), load_pack("stalingrad"), events=events)
+    game, state = play("stalingrad", "historical", 0, 1)
+    data = render(game.view(state, "public"), load_pack("stalingrad"))
     (folder / "stalingrad.png").write_bytes(data)
-    game, state, events = play("tanks", "kursk-salient", 70, 5)
-    data = render(game.view(state, "gm"), load_pack("tanks"), events=events)
+    game, state = play("tanks", "kursk-salient", 70, 5)
+    data = render(game.view(state, "gm"), load_pack("tanks"))
     (folder / "tanks.png").write_bytes(data)
     for name in ("stalingrad.png", "tanks.png"):
         print(f"{folder / name}: {(folder / name).stat().st_size // 1024} KB")

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from PIL import Image, ImageDraw
 
-from adjudicator.kernel.events import Event
 from adjudicator.kernel.views import View
 from render.common import font, plain, wrap
 
@@ -29,7 +28,6 @@ TANKS_RADIUS = 14
 class Frame:
     view: View
     caption: str = ""
-    events: Sequence[Event] = field(default_factory=tuple)
 
 
 def step_key(view: View) -> tuple[Any, ...]:
@@ -44,8 +42,8 @@ def step_key(view: View) -> tuple[Any, ...]:
 def frames_by_step(items: Iterable[Frame]) -> list[Frame]:
     """One frame per step: the step's last View, its orders joined in the caption.
 
-    The events kept are those of the step's last action, so the highlight shows how the step
-    ended (the last move, attack or shot)."""
+    The step's last View carries the last action, so the highlight shows how the step ended
+    (the last move, attack or shot)."""
     out: list[Frame] = []
     key: tuple[Any, ...] | None = None
     captions: list[str] = []
@@ -53,13 +51,13 @@ def frames_by_step(items: Iterable[Frame]) -> list[Frame]:
     for item in items:
         k = step_key(item.view)
         if last is not None and k != key:
-            out.append(Frame(last.view, "; ".join(c for c in captions if c), last.events))
+            out.append(Frame(last.view, "; ".join(c for c in captions if c)))
             captions = []
         key = k
         captions.append(item.caption)
         last = item
     if last is not None:
-        out.append(Frame(last.view, "; ".join(c for c in captions if c), last.events))
+        out.append(Frame(last.view, "; ".join(c for c in captions if c)))
     return out
 
 
@@ -81,13 +79,13 @@ def frame_image(frame: Frame, pack: Any = None) -> Image.Image:
         from render import stalingrad
 
         assert isinstance(frame.view, StalingradView)
-        im = stalingrad.draw(frame.view, pack, events=frame.events, scale=STALINGRAD_SCALE)
+        im = stalingrad.draw(frame.view, pack, scale=STALINGRAD_SCALE)
     elif frame.view.game == "tanks":
         from adjudicator.tanks.views import TanksView
         from render import tanks
 
         assert isinstance(frame.view, TanksView)
-        im = tanks.draw(frame.view, pack, events=frame.events, radius=TANKS_RADIUS)
+        im = tanks.draw(frame.view, pack, radius=TANKS_RADIUS)
     else:
         from render import NoPicture
 

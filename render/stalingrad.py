@@ -13,10 +13,8 @@ Layout (``scale`` pixels per inch of the physical board, default 40):
   with a count when an Area cannot hold them all), and the last action: movement arrows,
   the attacked Area with its result ("15:12 — 3 CP"), retreats.
 
-The last action comes from, in this order: an optional ``last_action`` attribute of the
-View (shape documented at :class:`LastAction`), the events of the action as the viewer may
-see them (``events=``; filtered again here with :func:`visible_to`), and what the View
-itself says (``impulse_origin``, ``attacked``, ``battle``).
+The last action is the View's ``last_action`` (the kernel's last-action record, as far as
+the viewer may see it: :mod:`adjudicator.stalingrad.last_action`).
 """
 
 from __future__ import annotations
@@ -24,20 +22,23 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from PIL import Image, ImageChops, ImageDraw
 
-from adjudicator.kernel.events import Event, visible_to
 from adjudicator.stalingrad.data import load_pack
 from adjudicator.stalingrad.data_models import StalingradPack
-from adjudicator.stalingrad.last_action import attack_text
-from adjudicator.stalingrad.places import DEAD, EAST, OFFBOARD, POOL
-from adjudicator.stalingrad.sides import SIDES
-from adjudicator.stalingrad.views import StalingradView, UnitView
+from adjudicator.stalingrad.views import (
+    EAST,
+    OFFBOARD,
+    POOL,
+    SIDES,
+    LastAction,
+    StalingradView,
+    UnitView,
+)
 from render import static_cache
 from render.common import (
     Palette,
@@ -69,116 +70,40 @@ Point = tuple[float, float]
 # ---- the last action ----------------------------------------------------------------------
 
 
-@dataclass
-class LastAction:
-    """What the last action did, for the highlight layer.
-
-    Made from the View's ``last_action`` (:class:`adjudicator.stalingrad.last_action.
-    LastAction`, the last impulse as the rules resolved it and as the viewer may see it):
-
-    * ``moves``: (units, path) — the path is the start, every Area or Zone entered, the end
-      (``east`` for a landing, ``offboard`` for German reinforcements);
-    * ``attacks``: (Area or Zone, result text) of every attack of the impulse, the last one
-      last (``attack_area`` / ``attack_text``);
-    * ``retreats``: the path of each retreating (or Routed) group, Area by Area;
-    * ``crossings``: (landing, outcome) of the Volga crossings that did not land.
-    """
-
-    side: str | None = None
-    origin: str | None = None
-    moves: list[tuple[str, list[str]]] = field(default_factory=list)
-    attacks: list[tuple[str, str | None]] = field(default_factory=list)
-    retreats: list[list[str]] = field(default_factory=list)
-    crossings: list[tuple[str, str]] = field(default_factory=list)
-
-    @property
-    def attack_area(self) -> str | None:
-        return self.attacks[-1][0] if self.attacks else None
-
-    @property
-    def attack_text(self) -> str | None:
-        return self.attacks[-1][1] if self.attacks else None
-
-    def spaces(self) -> set[str]:
-        """Every Area and Zone the action touched."""
-        out = {a for _, path in self.moves for a in path}
-        out |= {a for path in self.retreats for a in path}
-        out |= {a for a, _ in self.attacks} | {a for a, _ in self.crossings}
-        if self.origin:
-            out.add(self.origin)
-        return out
-
-    def empty(self) -> bool:
-        return not (self.origin or self.moves or self.attacks or self.retreats
-                    or self.crossings)
+def _attacks(hl: LastAction | None) -> list[tuple[str, str | None]]:
+    """(Area or Zone, result — or the odds before the dice) of every attack of the last
+    impulse, the last one last."""
+    return [(a.area, a.text or a.odds or None) for a in hl.attacks] if hl else []
 
 
-def _attack_text(total: str | None, cp: Any, result: str | None) -> str | None:
-    if total is None:
-        return None
-    return attack_text(str(total), result, cp if isinstance(cp, int) else None)
+def _last_attack(hl: LastAction | None) -> tuple[str | None, str | None]:
+    attacks = _attacks(hl)
+    return attacks[-1] if attacks else (None, None)
 
 
-def last_action(view: StalingradView, events: Iterable[Event] = ()) -> LastAction:
-    """The highlight for ``view``: its ``last_action``.
-
-    A View without one (a game stored before Views carried it, until its next impulse) is
-    highlighted from the ``events`` of its last action as the viewer may see them."""
-    record = view.last_action
-    if record is not None:
-        out = LastAction(side=record.side, origin=record.origin)
-        for move in record.moves:
-            if len(move.path) >= 2:
-                out.moves.append((", ".join(move.units), list(move.path)))
-        for attack in record.attacks:
-            out.attacks.append((attack.area, attack.text or attack.odds or None))
-        for retreat in record.retreats:
-            if len(retreat.path) >= 2:
-                out.retreats.append(list(retreat.path))
-        for crossing in record.crossings:
-            if crossing.kind == "cross" and crossing.outcome in ("returned", "eliminated"):
-                out.crossings.append((crossing.area, crossing.outcome))
-        return out
-    return _from_events(view, events)
+def _moves(hl: LastAction | None) -> list[list[str]]:
+    """The path of every group that moved: start, every Area or Zone entered, end (``east``
+    for a landing, ``offboard`` for German reinforcements)."""
+    return [list(m.path) for m in hl.moves if len(m.path) >= 2] if hl else []
 
 
-def _from_events(view: StalingradView, events: Iterable[Event]) -> LastAction:
-    out = LastAction(origin=view.impulse_origin)
-    paths: dict[str, list[str]] = {}
-    loc = {u.id: u.loc for u in view.units}
-    for event in visible_to(events, view.viewer):
-        data = event.data
-        if event.kind in ("move", "regroup", "land") and data.get("unit") and data.get("area"):
-            uid = str(data["unit"])
-            if uid not in paths:
-                first = EAST if event.kind == "land" else (
-                    view.impulse_origin if event.kind == "move" else None)
-                paths[uid] = [first] if first else []
-            paths[uid].append(str(data["area"]))
-        elif event.kind == "attack" and data.get("area") is not None:
-            out.attacks.append((str(data["area"]), str(data.get("odds", "")) or None))
-        elif event.kind == "attack-result" and data.get("area") is not None:
-            text = _attack_text(data.get("total"), data.get("cp"), data.get("result"))
-            if out.attacks and out.attacks[-1][0] == str(data["area"]):
-                out.attacks[-1] = (str(data["area"]), text)
-            else:
-                out.attacks.append((str(data["area"]), text))
-        elif event.kind == "retreat" and data.get("from") is not None and data.get("area"):
-            out.retreats.append([str(data["from"]), str(data["area"])])
-    for uid, path in paths.items():
-        if len(path) >= 2:
-            out.moves.append((uid, [str(p) for p in path]))
-    if not out.attacks and view.battle:
-        m = re.search(r" in (\S+) at (\d+:\d+)", view.battle)
-        if m:
-            out.attacks.append((m.group(1), m.group(2)))
-    if not out.attacks and view.attacked:
-        out.attacks.append((view.attacked[-1], None))
-    if not out.moves and view.impulse_origin and view.impulse_mf:
-        for uid in sorted(view.impulse_mf):
-            here = loc.get(uid)
-            if here and here != view.impulse_origin and here not in (DEAD, POOL):
-                out.moves.append((uid, [view.impulse_origin, here]))
+def _retreats(hl: LastAction | None) -> list[list[str]]:
+    """The path of each retreating (or Routed) group, Area by Area."""
+    return [list(r.path) for r in hl.retreats if len(r.path) >= 2] if hl else []
+
+
+def _lost_crossings(hl: LastAction | None) -> list[tuple[str, str]]:
+    """(landing, outcome) of the Volga crossings that did not land."""
+    return [(c.area, c.outcome) for c in hl.crossings if c.kind == "cross"
+            and c.outcome in ("returned", "eliminated")] if hl else []
+
+
+def _touched(hl: LastAction | None) -> set[str]:
+    """Every Area and Zone the last action touched."""
+    out = {a for path in _moves(hl) + _retreats(hl) for a in path}
+    out |= {a for a, _ in _attacks(hl)} | {a for a, _ in _lost_crossings(hl)}
+    if hl and hl.origin:
+        out.add(hl.origin)
     return out
 
 
@@ -1288,14 +1213,14 @@ def stacks(st: Static, loc: str, units: list[UnitView], faces: Mapping[str, Face
 
 
 def draw(view: StalingradView, pack: StalingradPack | None = None, *,
-         events: Iterable[Event] = (), scale: int = DEFAULT_SCALE,
-         crop: bool = False) -> Image.Image:
-    """The picture of ``view`` as a P image (``crop``: zoomed around the last action)."""
+         scale: int = DEFAULT_SCALE, crop: bool = False) -> Image.Image:
+    """The picture of ``view`` as a P image, its last action (``view.last_action``)
+    highlighted; ``crop``: zoomed around the last action."""
     pack = pack or load_pack()
     if crop:
-        return _draw_crop(view, pack, events)
+        return _draw_crop(view, pack)
     st = build_static(pack, scale)
-    highlight = last_action(view, events)
+    highlight = view.last_action
     canvas = st.bases["russian"].copy()
     grouped = _draw_dynamic(canvas, st, view, pack, highlight, (0, 0))
     _draw_panel(canvas, st, view, pack, highlight, [(loc, m) for loc, m, _ in grouped])
@@ -1303,10 +1228,9 @@ def draw(view: StalingradView, pack: StalingradPack | None = None, *,
 
 
 def render(view: StalingradView, pack: StalingradPack | None = None, *,
-           events: Iterable[Event] = (), scale: int = DEFAULT_SCALE,
-           crop: bool = False) -> bytes:
+           scale: int = DEFAULT_SCALE, crop: bool = False) -> bytes:
     """PNG bytes of :func:`draw`."""
-    return encode_png(draw(view, pack, events=events, scale=scale, crop=crop))
+    return encode_png(draw(view, pack, scale=scale, crop=crop))
 
 
 @dataclass
@@ -1316,7 +1240,7 @@ class CropLayout:
     drawn in the window."""
 
     st: Static
-    highlight: LastAction
+    highlight: LastAction | None
     box: tuple[int, int, int, int]
     caption: list[Image.Image]
     top: int  # the map window's top in the crop
@@ -1330,9 +1254,8 @@ class CropLayout:
         return self.box[0], self.box[1] - self.top
 
 
-def _draw_crop(view: StalingradView, pack: StalingradPack, events: Iterable[Event]
-               ) -> Image.Image:
-    lay = _crop_layout(view, pack, events)
+def _draw_crop(view: StalingradView, pack: StalingradPack) -> Image.Image:
+    lay = _crop_layout(view, pack)
     st, box = lay.st, lay.box
     window = st.bases["russian"].crop(box)  # beyond the picture: index 0, the paper
     window.putpalette(st.palette.flat())
@@ -1361,16 +1284,17 @@ def _crop_key_font(st: Static) -> int:
     return max(MIN_TEXT, round(st.scale * 0.17))
 
 
-def _crop_layout(view: StalingradView, pack: StalingradPack, events: Iterable[Event]
-                 ) -> CropLayout:
+def _crop_layout(view: StalingradView, pack: StalingradPack) -> CropLayout:
     """The crop's window on the full picture (centred on the last attack, else the last
     move's end, else the origin), its caption, the key to its stacks and the boxes of the
     Zones the last action went through (the Zones lie off the board; the full picture
     shows them in its panel)."""
     st = build_static(pack, CROP_SCALE)
-    highlight = last_action(view, events)
-    candidates = (highlight.attack_area,
-                  highlight.moves[-1][1][-1] if highlight.moves else None, highlight.origin)
+    highlight = view.last_action
+    attack_area, attack_result = _last_attack(highlight)
+    moves = _moves(highlight)
+    candidates = (attack_area, moves[-1][-1] if moves else None,
+                  highlight.origin if highlight else None)
     focus = [p for p in (_focus_point(st, a) for a in candidates if a) if p is not None]
     if not focus:
         occupied = [u.loc for u in view.units if u.loc in st.spaces and u.loc != EAST]
@@ -1378,10 +1302,10 @@ def _crop_layout(view: StalingradView, pack: StalingradPack, events: Iterable[Ev
         focus = [_focus_point(st, key) or st.spaces[key].centre]
     cx, cy = focus[0]
     caption = f"{view.date_label} — {'day' if view.day else 'night'} impulse {view.box}"
-    if highlight.side:
+    if highlight and highlight.side:
         caption += f" ({highlight.side})"
-    if highlight.attack_text:
-        caption += f" — attack on {highlight.attack_area}: {highlight.attack_text}"
+    if attack_result:
+        caption += f" — attack on {attack_area}: {attack_result}"
     w, h = CROP_SIZE
     fs_caption = max(MIN_TEXT, st.scale // 4)
     lines = [st.sprites.tag(line, fs_caption, pad=3)
@@ -1424,19 +1348,18 @@ def _crop_key(st: Static, view: StalingradView, pack: StalingradPack,
     return lines
 
 
-def crop_zones(view: StalingradView, pack: StalingradPack | None = None,
-               events: Iterable[Event] = ()) -> dict[str, tuple[int, int, int, int]]:
+def crop_zones(view: StalingradView, pack: StalingradPack | None = None
+               ) -> dict[str, tuple[int, int, int, int]]:
     """The Zone boxes drawn on the crop of ``view``, in the crop's pixels (for tests)."""
-    lay = _crop_layout(view, pack or load_pack(), events)
+    lay = _crop_layout(view, pack or load_pack())
     ox, oy = lay.origin
     return {i.letter: (round(i.rect[0] - ox), round(i.rect[1] - oy),
                        round(i.rect[2] - ox), round(i.rect[3] - oy)) for i in lay.insets}
 
 
-def crop_origin(view: StalingradView, pack: StalingradPack | None = None,
-                events: Iterable[Event] = ()) -> tuple[int, int]:
+def crop_origin(view: StalingradView, pack: StalingradPack | None = None) -> tuple[int, int]:
     """The full-picture pixel (at the crop's scale) drawn at the crop's (0, 0), for tests."""
-    return _crop_layout(view, pack or load_pack(), events).origin
+    return _crop_layout(view, pack or load_pack()).origin
 
 
 def _focus_point(st: Static, key: str) -> Point | None:
@@ -1479,7 +1402,7 @@ class ZoneInset:
             canvas.paste(sprite, (left, top))
 
 
-def _zone_insets(st: Static, view: StalingradView, pack: StalingradPack, hl: LastAction,
+def _zone_insets(st: Static, view: StalingradView, pack: StalingradPack, hl: LastAction | None,
                  box: tuple[int, int, int, int], focus: Point, top: int
                  ) -> tuple[tuple[int, int, int, int], list[ZoneInset],
                             list[tuple[int, int, int, int]]]:
@@ -1489,7 +1412,7 @@ def _zone_insets(st: Static, view: StalingradView, pack: StalingradPack, hl: Las
     When the crop shows the board's edge on a Zone's side, the window moves out to leave a
     band beyond the frame for the boxes, so they cover nothing of the board. Returns the
     (moved) window, the boxes and the bands to blank (crop pixels)."""
-    letters = sorted((z for z in hl.spaces() if z in st.zone_anchor),
+    letters = sorted((z for z in _touched(hl) if z in st.zone_anchor),
                      key=lambda z: (st.zone_anchor[z][0] - focus[0]) ** 2
                      + (st.zone_anchor[z][1] - focus[1]) ** 2)[:MAX_ZONE_INSETS]
     if not letters:
@@ -1503,7 +1426,7 @@ def _zone_insets(st: Static, view: StalingradView, pack: StalingradPack, hl: Las
     for u in view.units:
         if u.loc in letters:
             by_loc.setdefault(u.loc, []).append(u)
-    attacked = {a for a, _ in hl.attacks}
+    attacked = {a for a, _ in _attacks(hl)}
     contents = []
     for letter in letters:
         zone = pack.zones[letter]
@@ -1659,7 +1582,7 @@ def path_points(st: Static, path: Sequence[str],
 
 
 def _draw_dynamic(canvas: Image.Image, st: Static, view: StalingradView,
-                  pack: StalingradPack, hl: LastAction, offset: tuple[int, int],
+                  pack: StalingradPack, hl: LastAction | None, offset: tuple[int, int],
                   zones: Mapping[str, tuple[float, float, float, float]] | None = None
                   ) -> list[tuple[str, list[UnitView], Point]]:
     """Control tints, tags, counters and the last action; returns the stacks drawn as one
@@ -1732,7 +1655,8 @@ def stack_lines(grouped: Iterable[tuple[str, Sequence[UnitView]]],
     return out
 
 
-def _draw_highlight(canvas: Image.Image, d: ImageDraw.ImageDraw, st: Static, hl: LastAction,
+def _draw_highlight(canvas: Image.Image, d: ImageDraw.ImageDraw, st: Static,
+                    hl: LastAction | None,
                     offset: tuple[int, int],
                     zones: Mapping[str, tuple[float, float, float, float]] | None = None
                     ) -> None:
@@ -1746,14 +1670,14 @@ def _draw_highlight(canvas: Image.Image, d: ImageDraw.ImageDraw, st: Static, hl:
     def shift(points: Sequence[Point]) -> list[Point]:
         return [(x - dx, y - dy) for x, y in points]
 
-    if hl.origin and hl.origin in st.spaces and st.spaces[hl.origin].polygon:
+    if hl and hl.origin and hl.origin in st.spaces and st.spaces[hl.origin].polygon:
         geo = st.spaces[hl.origin]
         d.polygon(shift(geo.polygon), outline=pal["highlight"], width=w + 1)
-    for area, _ in hl.attacks:
+    for area, _ in _attacks(hl):
         if area in st.spaces and area != EAST:
             d.polygon(shift(st.spaces[area].polygon), outline=pal["attack"], width=w + 2)
     drawn: set[tuple[str, ...]] = set()
-    for _, path in hl.moves:
+    for path in _moves(hl):
         key = tuple(path)
         if key in drawn:
             continue
@@ -1762,11 +1686,11 @@ def _draw_highlight(canvas: Image.Image, d: ImageDraw.ImageDraw, st: Static, hl:
         if len(pts) >= 2:
             arrow(d, shift(pts), pal["highlight"], w + 1, head=st.scale * 0.38,
                   outline=pal["ink"])
-    for path in hl.retreats:
+    for path in _retreats(hl):
         pts = path_points(st, path, zones)
         if len(pts) >= 2:
             _dashed_path(d, shift(pts), pal["ink"], pal["white"], w, st.scale * 0.35)
-    for area, outcome in hl.crossings:
+    for area, outcome in _lost_crossings(hl):
         pts = path_points(st, [EAST, area], zones)
         if len(pts) >= 2:
             _dashed_path(d, shift(pts), pal["dark_grey"], pal["white"], w, st.scale * 0.3)
@@ -1775,7 +1699,7 @@ def _draw_highlight(canvas: Image.Image, d: ImageDraw.ImageDraw, st: Static, hl:
             mx, my = (pts[0][0] + pts[1][0]) / 2 - dx, (pts[0][1] + pts[1][1]) / 2 - dy
             canvas.paste(tag, (round(mx - tag.width / 2), round(my - tag.height / 2)))
     seen: set[str] = set()
-    for area, text in reversed(hl.attacks):  # the last attack on top, one tag per Area
+    for area, text in reversed(_attacks(hl)):  # the last attack on top, one tag per Area
         if not text or area in seen:
             continue
         seen.add(area)
@@ -1824,7 +1748,7 @@ def _pack_units(pack: StalingradPack) -> Mapping[str, Any]:
 
 
 def _draw_panel(canvas: Image.Image, st: Static, view: StalingradView, pack: StalingradPack,
-                hl: LastAction, grouped: list[tuple[str, list[UnitView]]]) -> None:
+                hl: LastAction | None, grouped: list[tuple[str, list[UnitView]]]) -> None:
     pal = st.palette
     d = ImageDraw.Draw(canvas)
     p = st.panel
@@ -1837,8 +1761,8 @@ def _draw_panel(canvas: Image.Image, st: Static, view: StalingradView, pack: Sta
         by_loc.setdefault(u.loc, []).append(u)
     pack_units = _pack_units(pack)
     zc = p["zone_counter"]
-    touched = hl.spaces()
-    attacked = {a: t for a, t in hl.attacks}
+    touched = _touched(hl)
+    attacked = dict(_attacks(hl))
     zone_tags: list[tuple[Image.Image, tuple[int, int]]] = []
     for letter, (x0, y0, x1, y1) in st.zone_cells.items():
         side = control.get(letter, pack.zones[letter].initial_control)
@@ -1929,8 +1853,9 @@ def _draw_panel(canvas: Image.Image, st: Static, view: StalingradView, pack: Sta
         lines.append((f"Result: {view.result}", "white", "attack"))
     if view.battle:
         lines.append((f"Attack: {view.battle}", "white", "attack"))
-    elif hl.attack_text and hl.attack_area:
-        lines.append((f"Attack on {hl.attack_area}: {hl.attack_text}", "white", "attack"))
+    elif _last_attack(hl)[1]:
+        area, result = _last_attack(hl)
+        lines.append((f"Attack on {area}: {result}", "white", "attack"))
     chip = fs
     row = 0
     room = st.panel["width"] - 2 * x - chip - 6

@@ -21,22 +21,16 @@ never prints counts that would differ between viewers (e.g. units on the map).
 
 from __future__ import annotations
 
-import contextlib
 import math
-import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from PIL import Image, ImageDraw
 
-from adjudicator.kernel.events import Event, visible_to
 from adjudicator.tanks.data import TanksPack, load_pack
-from adjudicator.tanks.hexgrid import Direction, Hex, barrage_hexes, neighbour, pixel_centre
-from adjudicator.tanks.sides import SIDES
-from adjudicator.tanks.state import PHASE_NAMES
-from adjudicator.tanks.views import TanksView, UnitView
+from adjudicator.tanks.hexgrid import Direction, Hex, neighbour, pixel_centre
+from adjudicator.tanks.views import PHASE_NAMES, SIDES, LastAction, TanksView, UnitView
 from render import static_cache
 from render.common import (
     Palette,
@@ -56,115 +50,6 @@ CROP_RADIUS = 40
 Point = tuple[float, float]
 #: Facing direction -> angle (radians, screen coordinates: y down) of the hexside's middle.
 FACING_ANGLE = {d: math.radians(-90 + 60 * (d.value - 1)) for d in Direction}
-
-
-# ---- the last action -----------------------------------------------------------------------
-
-
-@dataclass
-class LastAction:
-    """What the last action did, for the highlight layer.
-
-    A View may carry it as ``view.last_action`` (a mapping of this shape)::
-
-        {"shot": {"from": ["2413"], "to": "2016", "hit": true, "destroyed": false,
-                  "text": "hit, no effect"},
-         "move": {"unit": "t34a-1", "path": ["1201", "1202", "1302"]},
-         "barrage": {"target": "1609", "scatter_to": "1610", "hexes": ["1610", ...]}}
-    """
-
-    shot_from: list[str] = field(default_factory=list)
-    shot_to: str | None = None
-    shot_hit: bool | None = None
-    shot_text: str | None = None
-    move_path: list[str] = field(default_factory=list)
-    barrage_target: str | None = None
-    scatter_to: str | None = None
-    barrage_hexes: list[str] = field(default_factory=list)
-
-    def hexes(self) -> set[str]:
-        out = set(self.shot_from) | set(self.move_path) | set(self.barrage_hexes)
-        for h in (self.shot_to, self.barrage_target, self.scatter_to):
-            if h:
-                out.add(h)
-        return out
-
-
-def _shot_text(data: Mapping[str, Any]) -> str:
-    if data.get("destroyed"):
-        return "HIT - destroyed"
-    if data.get("disrupted"):
-        return "HIT - disrupted"
-    if data.get("hit"):
-        return "HIT - no effect"
-    return "MISS"
-
-
-def last_action(view: TanksView, events: Iterable[Event] = ()) -> LastAction:
-    """The highlight for ``view``: its ``last_action`` (the move's path, the shot from the
-    firers' hexes to the target's, the barrage), as far as the viewer may know it.
-
-    A View without one (a game stored before Views carried it) is highlighted from the
-    ``events`` of its last action as the viewer may see them."""
-    raw = view.last_action
-    out = LastAction()
-    if raw is not None:
-        shot = raw.get("shot") or {}
-        out.shot_from = [str(h) for h in shot.get("from") or []]
-        out.shot_to = shot.get("to")
-        out.shot_hit = shot.get("hit")
-        out.shot_text = shot.get("text") or (_shot_text(shot) if shot else None)
-        move = raw.get("move") or {}
-        out.move_path = [str(h) for h in move.get("path") or []]
-        barrage = raw.get("barrage") or {}
-        out.barrage_target = barrage.get("target")
-        out.scatter_to = barrage.get("scatter_to")
-        out.barrage_hexes = [str(h) for h in barrage.get("hexes") or []]
-        return out
-    where = {u.id: u.hex for u in view.units if u.hex}
-    destroyed_at: dict[str, str] = {}
-    seen = visible_to(events, view.viewer)
-    for event in seen:
-        if event.kind == "destroyed" and event.data.get("hex"):
-            destroyed_at[str(event.data.get("unit"))] = str(event.data["hex"])
-    for event in seen:
-        data = event.data
-        if event.kind == "fire":
-            firers = [where[f] for f in data.get("firers", []) if f in where]
-            target = str(data.get("target", ""))
-            to = where.get(target) or destroyed_at.get(target)
-            if firers and to:
-                out.shot_from, out.shot_to = firers, to
-                out.shot_hit = bool(data.get("hit"))
-                out.shot_text = _shot_text(data)
-        elif event.kind == "assault":
-            unit = str(data.get("unit", ""))
-            target = str(data.get("target", ""))
-            a = where.get(unit)
-            b = where.get(target) or destroyed_at.get(target) or data.get("hex")
-            if a and b:
-                out.shot_from, out.shot_to = [a], str(b)
-                out.shot_hit = bool(data.get("destroyed"))
-                out.shot_text = "assault: " + ("destroyed" if data.get("destroyed")
-                                               else "no effect")
-        elif event.kind == "move" and data.get("path"):
-            path = [str(h) for h in data["path"]]
-            m = re.search(r"moves from (\d{4})", event.text)
-            out.move_path = ([m.group(1)] if m else []) + path
-        elif event.kind == "barrage-marker" and data.get("hex"):
-            out.barrage_target = str(data["hex"])
-        elif event.kind == "scatter" and data.get("hex"):
-            out.scatter_to = str(data["hex"])
-            if out.barrage_target is None and data.get("direction") in Direction.__members__:
-                back = Direction[str(data["direction"])].opposite
-                with contextlib.suppress(ValueError):
-                    out.barrage_target = str(neighbour(Hex.parse(str(data["hex"])), back))
-        elif event.kind == "barrage" and data.get("hex"):
-            centre = Hex.parse(str(data["hex"]))
-            out.barrage_hexes = [str(h) for h in barrage_hexes(centre)]
-    if out.barrage_target is None and view.marker:
-        out.barrage_target = str(view.marker.get("hex"))
-    return out
 
 
 # ---- static layer ----------------------------------------------------------------------------
@@ -472,11 +357,13 @@ def _fit(text: str, size: int, width: int) -> int:
 # ---- drawing ---------------------------------------------------------------------------------
 
 
-def draw(view: TanksView, pack: TanksPack | None = None, *, events: Iterable[Event] = (),
-         radius: int = DEFAULT_RADIUS, crop: bool = False) -> Image.Image:
+def draw(view: TanksView, pack: TanksPack | None = None, *, radius: int = DEFAULT_RADIUS,
+         crop: bool = False) -> Image.Image:
+    """The picture of ``view`` as a P image, its last action (``view.last_action``)
+    highlighted; ``crop``: zoomed around the last action."""
     pack = pack or load_pack()
     st = build_static(pack, CROP_RADIUS if crop else radius)
-    hl = last_action(view, events)
+    hl = view.last_action
     if crop:
         return _draw_crop(view, pack, st, hl)
     canvas = st.base.copy()
@@ -485,13 +372,15 @@ def draw(view: TanksView, pack: TanksPack | None = None, *, events: Iterable[Eve
     return canvas
 
 
-def render(view: TanksView, pack: TanksPack | None = None, *, events: Iterable[Event] = (),
-           radius: int = DEFAULT_RADIUS, crop: bool = False) -> bytes:
-    return encode_png(draw(view, pack, events=events, radius=radius, crop=crop))
+def render(view: TanksView, pack: TanksPack | None = None, *, radius: int = DEFAULT_RADIUS,
+           crop: bool = False) -> bytes:
+    """PNG bytes of :func:`draw`."""
+    return encode_png(draw(view, pack, radius=radius, crop=crop))
 
 
-def _draw_crop(view: TanksView, pack: TanksPack, st: Static, hl: LastAction) -> Image.Image:
-    hexes = [h for h in hl.hexes() if _on_map(st, h)]
+def _draw_crop(view: TanksView, pack: TanksPack, st: Static, hl: LastAction | None
+               ) -> Image.Image:
+    hexes = [h for h in (hl.hexes() if hl else ()) if _on_map(st, h)]
     if not hexes:
         hexes = [u.hex for u in view.units if u.hex and _on_map(st, u.hex)][:1] or ["1613"]
     pts = [centre(st.origin, st.radius, h) for h in hexes]
@@ -510,8 +399,8 @@ def _draw_crop(view: TanksView, pack: TanksPack, st: Static, hl: LastAction) -> 
     _draw_map(canvas, st, view, pack, hl, (x0, y0))
     caption = (f"{view.scenario} - turn {view.turn}/{view.last_turn}, {view.phasing}, "
                f"{PHASE_NAMES.get(view.phase, view.phase)}")
-    if hl.shot_text:
-        caption += f" - last shot: {hl.shot_text}"
+    if hl and hl.shot:
+        caption += f" - last shot: {hl.shot.text}"
     canvas.paste(st.sprites.tag(caption, max(10, r // 3), pad=4), (4, 4))
     return canvas
 
@@ -525,7 +414,7 @@ def _on_map(st: Static, name: str) -> bool:
 
 
 def _draw_map(canvas: Image.Image, st: Static, view: TanksView, pack: TanksPack,
-              hl: LastAction, offset: tuple[int, int]) -> None:
+              hl: LastAction | None, offset: tuple[int, int]) -> None:
     pal = st.palette
     r = st.radius
     dx, dy = offset
@@ -557,12 +446,13 @@ def _draw_map(canvas: Image.Image, st: Static, view: TanksView, pack: TanksPack,
         tag = st.sprites.get(tag_key, build)
         canvas.paste(tag, (round(c[0] - tag.width / 2), round(c[1] + r * 0.45)))
     # barrage
-    if hl.barrage_hexes:
-        for h in hl.barrage_hexes:
+    barrage = hl.barrage if hl else None
+    if barrage is not None:
+        for h in barrage.hexes:
             if _on_map(st, h):
                 d.polygon(hex_corners(at(h), r * 0.95), outline=pal["attack"], width=2)
-    if hl.barrage_target and _on_map(st, hl.barrage_target):
-        c = at(hl.barrage_target)
+    if barrage is not None and barrage.target and _on_map(st, barrage.target):
+        c = at(barrage.target)
         rr = r * 0.8
         d.ellipse((c[0] - rr, c[1] - rr, c[0] + rr, c[1] + rr), outline=pal["attack"],
                   width=max(2, r // 7))
@@ -572,8 +462,8 @@ def _draw_map(canvas: Image.Image, st: Static, view: TanksView, pack: TanksPack,
         if weight:
             tag = st.sprites.tag(f"{weight} barrage", max(8, r // 3), fg="white", bg="attack")
             canvas.paste(tag, (round(c[0] - tag.width / 2), round(c[1] - rr - tag.height)))
-        if hl.scatter_to and _on_map(st, hl.scatter_to):
-            arrow(d, [c, at(hl.scatter_to)], pal["attack"], max(2, r // 8), r * 0.45)
+        if barrage.scatter_to and _on_map(st, barrage.scatter_to):
+            arrow(d, [c, at(barrage.scatter_to)], pal["attack"], max(2, r // 8), r * 0.45)
     # units: each hex's stack, fitted inside the hex (see stack_layout)
     for h, shown, carried in _stacks(view):
         if not _on_map(st, h):
@@ -592,25 +482,26 @@ def _draw_map(canvas: Image.Image, st: Static, view: TanksView, pack: TanksPack,
             tag = st.sprites.tag(str(len(shown)), max(7, r // 3), bg="highlight")
             canvas.paste(tag, (round(cx + size / 2 - 2), round(cy - size / 2 - tag.height + 4)))
     # last move and last shot on top
-    path = [p for p in hl.move_path if _on_map(st, p)]
+    path = [p for p in (hl.move.path if hl and hl.move else ()) if _on_map(st, p)]
     if len(path) >= 2:
         arrow(d, [at(p) for p in path], pal["highlight"], max(2, r // 7), r * 0.5,
               outline=pal["ink"])
-    if hl.shot_from and hl.shot_to and _on_map(st, hl.shot_to):
-        b = at(hl.shot_to)
-        for f in hl.shot_from:
+    shot = hl.shot if hl else None
+    if shot is not None and shot.from_ and _on_map(st, shot.to):
+        b = at(shot.to)
+        for f in shot.from_:
             if not _on_map(st, f):
                 continue
             a = at(f)
-            if hl.shot_hit:
+            if shot.hit:
                 d.line([a, b], fill=pal["white"], width=max(3, r // 6) + 2)
                 d.line([a, b], fill=pal["los_hit"], width=max(3, r // 6))
             else:
                 dashed_line(d, a, b, pal["los_miss"], max(2, r // 8), r * 0.4, r * 0.25)
             d.ellipse((a[0] - 3, a[1] - 3, a[0] + 3, a[1] + 3), fill=pal["los_hit"])
-        if hl.shot_text:
-            tag = st.sprites.tag(hl.shot_text, max(9, round(r * 0.45)), fg="white",
-                                 bg="los_hit" if hl.shot_hit else "dark_grey", pad=3)
+        if shot.text:
+            tag = st.sprites.tag(shot.text, max(9, round(r * 0.45)), fg="white",
+                                 bg="los_hit" if shot.hit else "dark_grey", pad=3)
             canvas.paste(tag, (round(b[0] - tag.width / 2), round(b[1] + r * 0.7)))
 
 

@@ -100,10 +100,10 @@ def apply_counter_battery(ctx: Ctx, battle: Battle) -> None:
     for fag, dr in sorted(rolls.items()):
         units = counter_battery_units(ctx, fag)
         hit = dr <= ctx.board.tables.artillery.counter_battery_always or dr <= units
-        ctx.event("counter-battery", f"Counter-Battery dr {dr} vs {units} unit(s) in the "
-                  f"{ctx.d(fag).quadrant} Quadrant: {fag} "
-                  + ("is Disrupted (Duration 1)" if hit else "fires on"), "15.32",
-                  unit=fag, dr=dr, units=units, disrupted=hit)
+        ctx.emit("counter-battery", f"Counter-Battery dr {dr} vs {units} unit(s) in the "
+                 f"{ctx.d(fag).quadrant} Quadrant: {fag} "
+                 + ("is Disrupted (Duration 1)" if hit else "fires on"), "15.32",
+                 unit=fag, dr=dr, units=units, disrupted=hit)
         if hit:
             ctx.disrupt(fag, ctx.board.tables.artillery.fag_counter_battery_duration)
 
@@ -158,8 +158,8 @@ def answer_defensive_fire(ctx: Ctx, unit: str | None, dice: Dice) -> None:
         battle.fags = [fag]
         battle.dv += value
         battle.dv_parts = [*battle.dv_parts, ("Russian Artillery", value)]
-        ctx.event("artillery", f"{fag} adds {value} to the defense: {battle.ov}:{battle.dv}",
-                  "15.3", unit=fag, value=value, odds=f"{battle.ov}:{battle.dv}")
+        ctx.emit("artillery", f"{fag} adds {value} to the defense: {battle.ov}:{battle.dv}",
+                 "15.3", unit=fag, value=value, odds=f"{battle.ov}:{battle.dv}")
     ctx.state.pending = None
     battle.stage = "rolled"
     roll_battle(ctx, dice)
@@ -202,9 +202,9 @@ def do_refit(ctx: Ctx, side: str, unit: str, dice: Dice) -> None:
         state = ctx.state.units[fag]
         state.fresh, state.recover, state.marker = True, None, False
         ctx.changed()
-    ctx.event("refit", f"{fag} Refit dr {roll.total} vs 1-{need}: "
-              + ("Fresh again" if ok else "still Disrupted"), "15.34", unit=fag, dr=roll.total,
-              refitted=ok)
+    ctx.emit("refit", f"{fag} Refit dr {roll.total} vs 1-{need}: "
+             + ("Fresh again" if ok else "still Disrupted"), "15.34", unit=fag, dr=roll.total,
+             refitted=ok)
     imp = ctx.impulse
     imp.acted = True
     ctx.state.passes = 0
@@ -276,8 +276,8 @@ def remove_observer(ctx: Ctx, uid: str, rule: str) -> None:
     imp = ctx.state.impulse
     if imp is not None:
         imp.acts.pop(uid, None)
-    ctx.event("observer-removed", f"{uid} is removed from {ctx.name(area)}; it returns at "
-              "the next Dawn (15.22)", rule, unit=uid, area=area)
+    ctx.emit("observer-removed", f"{uid} is removed from {ctx.name(area)}; it returns at "
+             "the next Dawn (15.22)", rule, unit=uid, area=area)
 
 
 def return_observers(ctx: Ctx, supplied: dict[str, bool]) -> None:
@@ -310,8 +310,8 @@ def return_observers(ctx: Ctx, supplied: dict[str, bool]) -> None:
                 continue  # nowhere to go yet: it waits for a later Dawn
             dest = min(pool, key=area_key_order)
         ctx.place(uid, dest)
-        ctx.event("observer-returns", f"{uid} returns to play in {ctx.name(dest)} (15.22)",
-                  "15.22", unit=uid, area=dest)
+        ctx.emit("observer-returns", f"{uid} returns to play in {ctx.name(dest)} (15.22)",
+                 "15.22", unit=uid, area=dest)
 
 
 def support_units(uids: Iterable[str], ctx: Ctx) -> list[str]:

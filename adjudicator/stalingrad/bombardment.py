@@ -207,11 +207,11 @@ def declare(ctx: Ctx, side: str, uid: str, area: str, group: str, dice: Dice) ->
                     ov_parts=ov_parts, dv_parts=dv_parts, plan={"halve": False},
                     fags=[uid] if kind == "fag" else [])
     ctx.state.battle = battle
-    ctx.event("attack", f"{side} {KIND_NAMES[kind]} attack on the {group} Group in "
-              f"{ctx.name(area)} at {battle.ov}:{battle.dv} with {uid}", "15.23", area=area,
-              group=group, ov=battle.ov, dv=battle.dv, odds=f"{battle.ov}:{battle.dv}",
-              side=side, units=[uid], ranged_from=[], fire=kind,
-              ov_parts=[list(p) for p in ov_parts], dv_parts=[list(p) for p in dv_parts])
+    ctx.emit("attack", f"{side} {KIND_NAMES[kind]} attack on the {group} Group in "
+             f"{ctx.name(area)} at {battle.ov}:{battle.dv} with {uid}", "15.23", area=area,
+             group=group, ov=battle.ov, dv=battle.dv, odds=f"{battle.ov}:{battle.dv}",
+             side=side, units=[uid], ranged_from=[], fire=kind,
+             ov_parts=[list(p) for p in ov_parts], dv_parts=[list(p) for p in dv_parts])
     roll_battle(ctx, dice)
 
 
@@ -233,9 +233,9 @@ def start_mistaken(ctx: Ctx, cp: int, area: str) -> bool:
                     ranged=[], entering=[], defenders=units, ov=0, dv=0, ov_parts=[],
                     dv_parts=[], cp=cp, stage="casualties", plan={"halve": False})
     ctx.state.battle = battle
-    ctx.event("mistaken-attack", f"Mistaken Attack: the Germans in {ctx.name(area)} lose {cp} "
-              f"Casualty Point(s) from their {group} Group", "17.3", area=area, cp=cp,
-              group=group)
+    ctx.emit("mistaken-attack", f"Mistaken Attack: the Germans in {ctx.name(area)} lose {cp} "
+             f"Casualty Point(s) from their {group} Group", "17.3", area=area, cp=cp,
+             group=group)
     if cp >= capacity(ctx, units) + 1:
         from adjudicator.stalingrad.combat import finish_battle
 
@@ -290,9 +290,9 @@ def do_bombard(ctx: Ctx, side: str, order: Bombard, dice: Dice) -> None:
         raise RuleError("20.4", "name at least one attack")
     imp = ctx.impulse
     imp.fire_kind = "opening"  # Observers of any Area (no single origin, 20.4)
-    ctx.event("opening-bombardment", f"Opening Bombardment: {len(strikes)} attack(s): "
-              + "; ".join(f"{u} on the {g} Group in {ctx.name(a)}" for a, g, u in strikes),
-              "20.4", strikes=[list(s) for s in strikes])
+    ctx.emit("opening-bombardment", f"Opening Bombardment: {len(strikes)} attack(s): "
+             + "; ".join(f"{u} on the {g} Group in {ctx.name(a)}" for a, g, u in strikes),
+             "20.4", strikes=[list(s) for s in strikes])
     imp.queue = [list(s) for s in strikes[1:]]
     area, group, uid = strikes[0]
     declare(ctx, side, uid, area, group, dice)
@@ -305,8 +305,8 @@ def next_strike(ctx: Ctx, dice: Dice) -> None:
             and ctx.state.pending is None:
         area, group, uid = imp.queue.pop(0)
         if not group_units(ctx, area, GERMAN, group):
-            ctx.event("opening-bombardment", f"{uid}: no {group} Group left in "
-                      f"{ctx.name(area)}", "20.4", unit=uid, area=area)
+            ctx.emit("opening-bombardment", f"{uid}: no {group} Group left in "
+                     f"{ctx.name(area)}", "20.4", unit=uid, area=area)
             continue
         declare(ctx, GERMAN, uid, area, group, dice)
 

@@ -413,14 +413,14 @@ def do_attack(ctx: Ctx, side: str, order: Attack, dice: Dice) -> None:
                     plan={"halve": halve_aa(spec) if group != "rubble" else False},
                     fags=list(fags))
     ctx.state.battle = battle
-    ctx.event("attack", f"{side} attacks the {group} {'Rubble' if group == 'rubble' else 'Group'}"
-              f" in {ctx.name(area)} at {ov}:{dv} with {', '.join(uids)}"
-              + (f" (Ranged from {', '.join(sorted({ctx.loc(u) for u in ranged}))})"
+    ctx.emit("attack", f"{side} attacks the {group} {'Rubble' if group == 'rubble' else 'Group'}"
+             f" in {ctx.name(area)} at {ov}:{dv} with {', '.join(uids)}"
+             + (f" (Ranged from {', '.join(sorted({ctx.loc(u) for u in ranged}))})"
                  if ranged else ""),
-              "8.35", area=area, group=group, ov=ov, dv=dv, odds=f"{ov}:{dv}", side=side,
-              units=list(uids), ranged_from=sorted({ctx.loc(u) for u in ranged}),
-              ov_parts=[list(p) for p in ov_parts], dv_parts=[list(p) for p in dv_parts],
-              fags=list(fags))
+             "8.35", area=area, group=group, ov=ov, dv=dv, odds=f"{ov}:{dv}", side=side,
+             units=list(uids), ranged_from=sorted({ctx.loc(u) for u in ranged}),
+             ov_parts=[list(p) for p in ov_parts], dv_parts=[list(p) for p in dv_parts],
+             fags=list(fags))
     if ask_defensive_fire(ctx, battle):
         return  # 15.3: the Russian first says whether his Artillery joins the defense
     roll_battle(ctx, dice)
@@ -446,8 +446,8 @@ def after_draw(ctx: Ctx, dice: Dice) -> None:
     DR and the Advantage (8.1, 9.2), then the result."""
     battle = ctx.state.battle
     assert battle is not None
-    ctx.event("attack-dice", f"attack DR {battle.attack_dr}, defense DR {battle.defense_dr}",
-              "8.38", attack_dr=battle.attack_dr, defense_dr=battle.defense_dr)
+    ctx.emit("attack-dice", f"attack DR {battle.attack_dr}, defense DR {battle.defense_dr}",
+             "8.38", attack_dr=battle.attack_dr, defense_dr=battle.defense_dr)
     if battle.fags:
         roll_counter_battery(ctx, battle, dice)  # 15.32: the fifth die
     after_attack_roll(ctx, dice)
@@ -486,12 +486,12 @@ def resolve_battle(ctx: Ctx, dice: Dice) -> None:
     cp = max(diff, 0)
     battle.cp = cp
     result = "overrun" if overrun else "cp" if diff > 0 else "equal" if diff == 0 else "repulsed"
-    ctx.event("attack-result", f"{offense_total}:{defense_total} — "
-              + (f"{cp} Casualty Points, an Overrun" if overrun
+    ctx.emit("attack-result", f"{offense_total}:{defense_total} — "
+             + (f"{cp} Casualty Points, an Overrun" if overrun
                  else f"{cp} Casualty Points" if diff > 0 else "no effect on the defender"),
-              "8.353", area=battle.area, offense_total=offense_total,
-              defense_total=defense_total, total=f"{offense_total}:{defense_total}", cp=cp,
-              result=result)
+             "8.353", area=battle.area, offense_total=offense_total,
+             defense_total=defense_total, total=f"{offense_total}:{defense_total}", cp=cp,
+             result=result)
     attacker_penalty(ctx, battle, diff, overrun)
     if overrun:
         for uid in defenders:
@@ -519,10 +519,10 @@ def create_rubble(ctx: Ctx, battle: Battle) -> None:
     if not made:
         return
     state.rubble[battle.area] = level + 1
-    ctx.event("rubble", f"the bombardment creates Rubble {level + 1} in "
-              f"{ctx.name(battle.area)} (DR {battle.attack_dr} + TEM {tem} >= "
-              f"{constants.rubble_creation_threshold})", "14.2", area=battle.area,
-              level=level + 1)
+    ctx.emit("rubble", f"the bombardment creates Rubble {level + 1} in "
+             f"{ctx.name(battle.area)} (DR {battle.attack_dr} + TEM {tem} >= "
+             f"{constants.rubble_creation_threshold})", "14.2", area=battle.area,
+             level=level + 1)
 
 
 def attacker_penalty(ctx: Ctx, battle: Battle, diff: int, overrun: bool) -> None:
@@ -552,8 +552,8 @@ def rout(ctx: Ctx, battle: Battle) -> None:
         if act is None or act.came_from is None or ctx.loc(uid) != battle.area:
             continue
         ctx.place(uid, act.came_from)
-        ctx.event("rout", f"{uid} is Routed back to {ctx.name(act.came_from)}", "8.37",
-                  unit=uid, area=act.came_from)
+        ctx.emit("rout", f"{uid} is Routed back to {ctx.name(act.came_from)}", "8.37",
+                 unit=uid, area=act.came_from)
         act.entered = None
         if act.came_from != EAST:
             ctx.update_control(act.came_from)
@@ -575,8 +575,8 @@ def rout_on(ctx: Ctx, uid: str, src: str, here: str) -> None:
         ctx.place(uid, nxt)
         ctx.update_control(here)
         ctx.update_control(nxt)
-        ctx.event("retreat", f"{uid} cannot stop in the full {ctx.name(here)}: on to "
-                  f"{ctx.name(nxt)}", "8.355", units=[uid], area=nxt, **{"from": here})
+        ctx.emit("retreat", f"{uid} cannot stop in the full {ctx.name(here)}: on to "
+                 f"{ctx.name(nxt)}", "8.355", units=[uid], area=nxt, **{"from": here})
         visited.add(nxt)
         here = nxt
 
@@ -596,11 +596,11 @@ def resolve_rubble(ctx: Ctx, battle: Battle, diff: int) -> None:
     if overrun:
         # 14.6, 8.12: the other units of the impulse may still enter and join.
         ctx.impulse.rubble_overruns[battle.area] = list(battle.attackers)
-    ctx.event("attack-result", f"{battle.ov + battle.attack_dr}:{battle.dv + battle.defense_dr}"
-              f" vs Rubble — {removed} layer(s) removed" + (", an Overrun" if overrun else ""),
-              "14.6", area=battle.area, removed=removed, result="overrun" if overrun else
-              "cp" if diff > 0 else "equal" if diff == 0 else "repulsed",
-              total=f"{battle.ov + battle.attack_dr}:{battle.dv + battle.defense_dr}")
+    ctx.emit("attack-result", f"{battle.ov + battle.attack_dr}:{battle.dv + battle.defense_dr}"
+             f" vs Rubble — {removed} layer(s) removed" + (", an Overrun" if overrun else ""),
+             "14.6", area=battle.area, removed=removed, result="overrun" if overrun else
+             "cp" if diff > 0 else "equal" if diff == 0 else "repulsed",
+             total=f"{battle.ov + battle.attack_dr}:{battle.dv + battle.defense_dr}")
     attacker_penalty(ctx, battle, diff, overrun)
     finish_battle(ctx)
 
@@ -778,8 +778,8 @@ def answer_tie(ctx: Ctx, unit: str) -> None:
     if uid not in pending.data["units"]:
         raise RuleError("8.354", f"{uid} is not one of the tied units", pending.option_orders())
     battle.first_loss = uid
-    ctx.event("tie", f"{battle.side} picks {uid} to take the first Casualty Point", "8.354",
-              unit=uid)
+    ctx.emit("tie", f"{battle.side} picks {uid} to take the first Casualty Point", "8.354",
+             unit=uid)
     ask_casualties(ctx, battle)
 
 
@@ -852,9 +852,9 @@ def answer_casualties(ctx: Ctx, order: Casualties, dice: Dice) -> None:
             ctx.disrupt(uid, penalties.voluntary_retreat)  # 10.5: Fresh units retreating
         else:
             ctx.extend(uid, penalties.voluntary_retreat)  # 8.3554: one more date (10.8)
-    ctx.event("casualties", f"{side} pays {cp} CP in {ctx.name(area)}: {FMT(order)}", "8.354",
-              area=area, cp=cp, disrupt=disrupt, retreat=retreat, eliminate=eliminate,
-              voluntary=voluntary)
+    ctx.emit("casualties", f"{side} pays {cp} CP in {ctx.name(area)}: {FMT(order)}", "8.354",
+             area=area, cp=cp, disrupt=disrupt, retreat=retreat, eliminate=eliminate,
+             voluntary=voluntary)
     if not movers:
         finish_battle(ctx)
         return
@@ -913,9 +913,9 @@ def answer_overflow(ctx: Ctx, units: tuple[str, ...], dice: Dice) -> None:
     area = str(pending.data["area"])
     staying = [u for u in group if u not in going]
     ctx.state.pending = None
-    ctx.event("retreat", f"{', '.join(staying)} stay(s) in {ctx.name(area)}; "
-              f"{', '.join(sorted(going))} continue(s) the retreat", "8.3553", units=staying,
-              area=area, going=sorted(going))
+    ctx.emit("retreat", f"{', '.join(staying)} stay(s) in {ctx.name(area)}; "
+             f"{', '.join(sorted(going))} continue(s) the retreat", "8.3553", units=staying,
+             area=area, going=sorted(going))
     visited = {str(v) for v in pending.data["visited"]}
     if continue_retreat(ctx, side, sorted(going), area, dice, visited):
         finish_battle(ctx)
@@ -994,18 +994,18 @@ def do_retreat(ctx: Ctx, side: str, movers: list[str], src: str, dest: str, dice
     if not survivors:
         return True
     if len(survivors) <= room:
-        ctx.event("retreat", f"{', '.join(survivors)} retreat(s) from {ctx.name(src)} to "
-                  f"{ctx.name(dest)}", "8.355", units=survivors, area=dest, **{"from": src})
+        ctx.emit("retreat", f"{', '.join(survivors)} retreat(s) from {ctx.name(src)} to "
+                 f"{ctx.name(dest)}", "8.355", units=survivors, area=dest, **{"from": src})
         return True
     visited.add(dest)
     if room == 0:
-        ctx.event("retreat", f"{', '.join(survivors)} retreat(s) through {ctx.name(dest)}, "
-                  "already holding ten", "8.355", units=[], area=dest, going=survivors,
-                  **{"from": src})
+        ctx.emit("retreat", f"{', '.join(survivors)} retreat(s) through {ctx.name(dest)}, "
+                 "already holding ten", "8.355", units=[], area=dest, going=survivors,
+                 **{"from": src})
         return continue_retreat(ctx, side, survivors, dest, dice, visited)
-    ctx.event("retreat", f"{', '.join(survivors)} retreat(s) from {ctx.name(src)} to "
-              f"{ctx.name(dest)}, which has room for {room}", "8.3553", units=survivors,
-              area=dest, **{"from": src})
+    ctx.emit("retreat", f"{', '.join(survivors)} retreat(s) from {ctx.name(src)} to "
+             f"{ctx.name(dest)}, which has room for {room}", "8.3553", units=survivors,
+             area=dest, **{"from": src})
     ask_overflow(ctx, side, survivors, dest, room, visited)
     return False
 

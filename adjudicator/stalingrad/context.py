@@ -7,7 +7,7 @@ by :meth:`Ctx.place`, so rules never scan every unit to ask "who is in Area 35?"
 from __future__ import annotations
 
 from adjudicator.kernel.errors import RuleError
-from adjudicator.kernel.events import Event
+from adjudicator.kernel.journal import Journal
 from adjudicator.stalingrad.board import Board, UnitDef
 from adjudicator.stalingrad.places import DEAD
 from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, other
@@ -54,11 +54,13 @@ class Occupancy:
                     self.case_b.add(n)
 
 
-class Ctx:
+class Ctx(Journal):
+    """One order's context: the board it is judged on, the state it changes, its events."""
+
     def __init__(self, board: Board, state: StalingradState) -> None:
+        super().__init__()
         self.board = board
         self.state = state
-        self.events: list[Event] = []
         self.at: dict[str, set[str]] = {}
         for uid, unit in state.units.items():
             self.at.setdefault(unit.loc, set()).add(uid)
@@ -104,7 +106,7 @@ class Ctx:
         self.state.eliminated[self.side_of(uid)] += 1
         if self.state.impulse is not None:
             self.state.impulse.acts.pop(uid, None)
-        self.event("eliminated", f"{uid} is eliminated ({why})", rule, unit=uid, area=area)
+        self.emit("eliminated", f"{uid} is eliminated ({why})", rule, unit=uid, area=area)
         self.update_control(area)
 
     def disrupt(self, uid: str, duration: int) -> None:
@@ -190,8 +192,8 @@ class Ctx:
         owner = GERMAN if german and not russian else RUSSIAN if russian and not german else None
         if owner is not None and self.controller(key) != owner:
             self.state.control[key] = owner
-            self.event("control", f"{self.board.area(key).label} is now {owner}-controlled",
-                       "7.3", area=key, side=owner)
+            self.emit("control", f"{self.board.area(key).label} is now {owner}-controlled",
+                      "7.3", area=key, side=owner)
             from adjudicator.stalingrad.replacements import after_control
 
             after_control(self, key, owner)  # 13.2
@@ -214,9 +216,6 @@ class Ctx:
             acts[uid] = Act(start=self.loc(uid),
                             penalty=self.board.tables.disruption.movement)  # 10.3
         return acts[uid]
-
-    def event(self, kind: str, text: str, rule: str = "", **data: object) -> None:
-        self.events.append(Event(kind=kind, text=text, rule=rule, data=dict(data)))
 
     # ---- checks ------------------------------------------------------------------------
 

@@ -55,9 +55,9 @@ def reinforcement_phase(ctx: Ctx, dice: Dice | None = None) -> None:
                 roll = dice.roll(f"reinforcement dr ({uid})", count=1)
                 ok = roll.total <= limit
                 offer_reroll(ctx, dice, roll, loser=other(side) if ok else side)
-                ctx.event("reinforcement-dr", f"{uid} reinforcement dr {roll.total}: "
-                          + ("arrives" if ok else "is sent to another sector"),
-                          "Sawmill 6", unit=uid, dr=roll.total, arrives=ok)
+                ctx.emit("reinforcement-dr", f"{uid} reinforcement dr {roll.total}: "
+                         + ("arrives" if ok else "is sent to another sector"),
+                         "Sawmill 6", unit=uid, dr=roll.total, arrives=ok)
                 if ok:
                     kept.append(uid)
                 else:
@@ -66,8 +66,8 @@ def reinforcement_phase(ctx: Ctx, dice: Dice | None = None) -> None:
     for uid in sorted(arriving[RUSSIAN]):
         ctx.place(uid, EAST)
     if arriving[RUSSIAN]:
-        ctx.event("reinforcements", f"{len(arriving[RUSSIAN])} Russian reinforcement(s) reach "
-                  "the east bank", "18.2", side=RUSSIAN, units=sorted(arriving[RUSSIAN]))
+        ctx.emit("reinforcements", f"{len(arriving[RUSSIAN])} Russian reinforcement(s) reach "
+                 "the east bank", "18.2", side=RUSSIAN, units=sorted(arriving[RUSSIAN]))
     german = sorted(arriving[GERMAN])
     if not german:
         return
@@ -76,8 +76,8 @@ def reinforcement_phase(ctx: Ctx, dice: Dice | None = None) -> None:
     zones = [z for z in german_entry_zones(ctx)
              if z in ctx.board.areas and ctx.controller(z) == GERMAN]
     if not zones:
-        ctx.event("reinforcements", "German reinforcements wait off the board: every entry "
-                  "Zone is Russian-controlled", "6.2", side=GERMAN, units=german)
+        ctx.emit("reinforcements", "German reinforcements wait off the board: every entry "
+                 "Zone is Russian-controlled", "6.2", side=GERMAN, units=german)
         return
     ask_reinforcements(ctx, german, zones, [])
 
@@ -116,13 +116,13 @@ def answer_reinforce(ctx: Ctx, zone: str | None, chosen: tuple[str, ...] = ()) -
                         f" ({', '.join(zones)})", pending.option_orders())
     ctx.state.pending = None
     if key is None:
-        ctx.event("reinforcements", f"the German delays {len(picked)} reinforcement(s)", "6.2",
-                  side=GERMAN, units=picked)
+        ctx.emit("reinforcements", f"the German delays {len(picked)} reinforcement(s)", "6.2",
+                 side=GERMAN, units=picked)
     else:
         for uid in picked:
             ctx.place(uid, key)
-        ctx.event("reinforcements", f"{len(picked)} German reinforcement(s) placed in Zone "
-                  f"{key}", "18.2", side=GERMAN, units=picked, area=key)
+        ctx.emit("reinforcements", f"{len(picked)} German reinforcement(s) placed in Zone "
+                 f"{key}", "18.2", side=GERMAN, units=picked, area=key)
         used = [*used, key] if key not in used else used
     rest = [u for u in units if u not in picked]
     if rest:
@@ -301,8 +301,8 @@ def do_cross(ctx: Ctx, side: str, order: Cross, dice: Dice) -> None:
     imp.ferry_area = dest
     ip, parts = (0, []) if breakthrough else interdiction(ctx, dest)
     if not breakthrough:
-        ctx.event("interdiction", f"German Interdiction Points vs {ctx.name(dest)}: {ip}", "18.4",
-                  ip=ip, parts=[list(p) for p in parts], area=dest)
+        ctx.emit("interdiction", f"German Interdiction Points vs {ctx.name(dest)}: {ip}", "18.4",
+                 ip=ip, parts=[list(p) for p in parts], area=dest)
     for uid in sorted(uids):
         act = ctx.act(uid)
         cost, _ = entry_cost(ctx, uid, dest)
@@ -313,9 +313,9 @@ def do_cross(ctx: Ctx, side: str, order: Cross, dice: Dice) -> None:
         total = roll.total + ip * ctx.board.tables.crossing.drm_per_interdiction_point
         outcome, duration = crossing_result(ctx, total)
         offer_reroll(ctx, dice, roll, loser=GERMAN if outcome == "landed" else RUSSIAN)
-        ctx.event("crossing", f"{uid} Crossing DR {roll.total}+{ip} = {total}: {outcome}"
-                  + (f" (Duration {duration})" if duration else ""), "18.5", unit=uid,
-                  dr=roll.total, total=total, outcome=outcome, duration=duration, area=dest)
+        ctx.emit("crossing", f"{uid} Crossing DR {roll.total}+{ip} = {total}: {outcome}"
+                 + (f" (Duration {duration})" if duration else ""), "18.5", unit=uid,
+                 dr=roll.total, total=total, outcome=outcome, duration=duration, area=dest)
         if outcome == "eliminated":
             ctx.eliminate(uid, "18.5", "lost crossing the Volga")
             continue
@@ -328,8 +328,8 @@ def do_cross(ctx: Ctx, side: str, order: Cross, dice: Dice) -> None:
                 act.done, act.penalty = True, duration  # 18.52: back to the east bank
                 act.stop = ("18.52", "was Disrupted landing in a Contested or fully stacked "
                             "Area and returned to the East Bank")
-                ctx.event("crossing", f"{uid} returns to the east bank (18.52)", "18.52",
-                          unit=uid)
+                ctx.emit("crossing", f"{uid} returns to the east bank (18.52)", "18.52",
+                         unit=uid)
                 continue
             land(ctx, uid, dest, cost, dice, "18.51")
             act.done, act.stay, act.no_attack = True, True, True
@@ -342,8 +342,8 @@ def do_cross(ctx: Ctx, side: str, order: Cross, dice: Dice) -> None:
             act.done = True
             act.stop = ("7.1", "landed in a fully stacked enemy-occupied Area where it could "
                         "not attack, and retraced to the East Bank")
-            ctx.event("crossing", f"{uid} cannot stop in the full {ctx.name(dest)}: it returns "
-                      "to the east bank (7.1)", "7.1", unit=uid)
+            ctx.emit("crossing", f"{uid} cannot stop in the full {ctx.name(dest)}: it returns "
+                     "to the east bank (7.1)", "7.1", unit=uid)
             continue
         land(ctx, uid, dest, cost, dice, "18.5")
 
@@ -362,8 +362,8 @@ def land(ctx: Ctx, uid: str, dest: str, cost: int, dice: Dice, rule: str) -> Non
         act.entered, act.came_from, act.must_attack = dest, EAST, True
     ctx.place(uid, dest)
     ctx.update_control(dest)
-    ctx.event("land", f"{uid} lands in {ctx.name(dest)} ({cost} MF)", rule, unit=uid, area=dest,
-              mf=act.mf)
+    ctx.emit("land", f"{uid} lands in {ctx.name(dest)} ({cost} MF)", rule, unit=uid, area=dest,
+             mf=act.mf)
 
 
 def do_recross(ctx: Ctx, side: str, order: Recross, dice: Dice) -> None:
@@ -404,8 +404,8 @@ def do_recross(ctx: Ctx, side: str, order: Recross, dice: Dice) -> None:
         total = roll.total + ip * ctx.board.tables.crossing.drm_per_interdiction_point
         outcome, duration = crossing_result(ctx, total)
         offer_reroll(ctx, dice, roll, loser=GERMAN if outcome == "landed" else RUSSIAN)
-        ctx.event("recross", f"{uid} Recrossing DR {roll.total}+{ip} = {total}: {outcome}",
-                  "18.7", unit=uid, dr=roll.total, total=total, outcome=outcome, area=src)
+        ctx.emit("recross", f"{uid} Recrossing DR {roll.total}+{ip} = {total}: {outcome}",
+                 "18.7", unit=uid, dr=roll.total, total=total, outcome=outcome, area=src)
         if outcome == "eliminated":
             ctx.eliminate(uid, "18.7", "lost recrossing the Volga")
             continue

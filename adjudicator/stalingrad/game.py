@@ -340,8 +340,8 @@ class StalingradGame(Game[StalingradState]):
             sequence.use_advantage(ctx, side, f"reroll the {data['label']} (9.4)")
             return [*ctx.events, *self._run(state, by, original, dice, values[:index], index,
                                             index)]
-        ctx.event("advantage-declined", f"{side} keeps the {data['label']}: {data['total']}",
-                  "9.4", label=data["label"])
+        ctx.emit("advantage-declined", f"{side} keeps the {data['label']}: {data['total']}",
+                 "9.4", label=data["label"])
         return [*ctx.events, *self._run(state, by, original, dice, values[:index + 1],
                                         index + 1)]
 

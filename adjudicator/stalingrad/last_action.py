@@ -16,8 +16,9 @@ rules did:
 * ``crossings``: Volga crossings and recrossings with their outcome;
 * ``eliminated``: the units eliminated during the impulse.
 
-Every entry keeps the audience of the event it was made from; :func:`for_viewer` gives a
-viewer only what it may see. Everything in Turning Point: Stalingrad is public today, but the
+Every entry keeps the audience of the event it was made from (the kernel's
+:class:`~adjudicator.kernel.last_action.Entry`); :func:`for_viewer` gives a viewer only what
+it may see. Everything in Turning Point: Stalingrad is public today, but the
 View stays per viewer, like the pending decision's options.
 """
 
@@ -25,26 +26,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from adjudicator.kernel.events import PUBLIC, Event, may_see
+from adjudicator.kernel.events import Event
+from adjudicator.kernel.last_action import ActionRecord, Entry
 from adjudicator.stalingrad.places import EAST
 
 
-class MoveRecord(BaseModel):
+class MoveRecord(Entry):
     """Units that went the same way: ``path`` is start, every Area or Zone entered, end."""
-
-    model_config = ConfigDict(extra="forbid")
 
     kind: str = "move"  # move, regroup, land, infiltrate
     units: list[str]
     path: list[str]
-    audience: str = PUBLIC
 
 
-class AttackRecord(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class AttackRecord(Entry):
     area: str
     group: str  # fresh, spent or rubble
     side: str  # the attacker
@@ -57,49 +54,34 @@ class AttackRecord(BaseModel):
     text: str | None = None  # "15:12 — 3 CP", "19:11 — 8 CP, Overrun", "9:14 — repulsed, Rout"
     routed: list[str] = Field(default_factory=list)  # attackers Routed back (8.37)
     eliminated: list[str] = Field(default_factory=list)
-    audience: str = PUBLIC
 
 
-class RetreatRecord(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class RetreatRecord(Entry):
     kind: str = "retreat"  # retreat, or rout (8.37)
     units: list[str]
     path: list[str]  # from, every Area entered
-    audience: str = PUBLIC
 
 
-class CrossingRecord(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class CrossingRecord(Entry):
     kind: str = "cross"  # cross (18.5) or recross (18.7)
     unit: str
     area: str  # the landing (cross) or the Ferry Landing left (recross)
     outcome: str  # landed, landed-disrupted, returned, eliminated
     total: int | None = None
-    audience: str = PUBLIC
 
 
-class EliminatedRecord(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class EliminatedRecord(Entry):
     unit: str
     area: str | None = None  # where it was
-    audience: str = PUBLIC
 
 
-class OrderRecord(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class OrderRecord(Entry):
     side: str
     text: str
-    audience: str = PUBLIC
 
 
-class LastAction(BaseModel):
+class LastAction(ActionRecord):
     """The last impulse (or the one in progress), as the rules resolved it."""
-
-    model_config = ConfigDict(extra="forbid")
 
     side: str
     date: int
@@ -246,27 +228,17 @@ def fold(record: LastAction, events: Iterable[Event], before: Mapping[str, str])
 def seen_by(record: LastAction | None, viewer: str) -> frozenset[str]:
     """The audiences of ``record``'s entries that ``viewer`` may see: viewers with the same
     set are shown the same record by :func:`for_viewer`."""
-    if record is None:
-        return frozenset()
-    heard = {*(e.audience for e in record.orders), *(e.audience for e in record.moves),
-             *(e.audience for e in record.attacks), *(e.audience for e in record.retreats),
-             *(e.audience for e in record.crossings), *(e.audience for e in record.eliminated)}
-    return frozenset(audience for audience in heard if may_see(audience, viewer))
+    return frozenset() if record is None else record.audiences_seen_by(viewer)
 
 
 def for_viewer(record: LastAction | None, viewer: str) -> LastAction | None:
     """What ``viewer`` may know of ``record``; moves that went the same way are merged."""
     if record is None:
         return None
-
-    def seen(audience: str) -> bool:
-        return may_see(audience, viewer)
-
+    seen = record.for_viewer(viewer)
     moves: list[MoveRecord] = []
     index: dict[tuple[str, tuple[str, ...], str], MoveRecord] = {}
-    for move in record.moves:
-        if not seen(move.audience):
-            continue
+    for move in seen.moves:
         key = (move.kind, tuple(move.path), move.audience)
         known = index.get(key)
         if known is None:
@@ -276,13 +248,5 @@ def for_viewer(record: LastAction | None, viewer: str) -> LastAction | None:
         known.units.extend(move.units)
     for move in moves:
         move.units.sort()
-    attacks = [a.model_copy(deep=True) for a in record.attacks if seen(a.audience)]
-    return LastAction(
-        side=record.side, date=record.date, day=record.day, box=record.box,
-        origin=record.origin, passed=record.passed,
-        orders=[o.model_copy() for o in record.orders if seen(o.audience)],
-        moves=moves, attacks=attacks,
-        retreats=[r.model_copy(deep=True) for r in record.retreats if seen(r.audience)],
-        crossings=[c.model_copy() for c in record.crossings if seen(c.audience)],
-        eliminated=[e.model_copy() for e in record.eliminated if seen(e.audience)],
-    )
+    seen.moves = moves
+    return seen

@@ -220,9 +220,9 @@ def rubble_entry(ctx: Ctx, uid: str, dest: str, dice: Dice, why: str = "") -> bo
     need = rubble_need(ctx, level)
     ok = roll.total + drm >= need
     offer_reroll(ctx, dice, roll, loser=other(side) if ok else side)  # 9.4
-    ctx.event("rubble-entry", f"{uid} Rubble Entrance DR {roll.total}+{drm} vs {need} into "
-              f"{ctx.name(dest)}: {'passes' if ok else 'fails'}", "14.4", unit=uid, area=dest,
-              dr=roll.total, drm=drm, passed=ok)
+    ctx.emit("rubble-entry", f"{uid} Rubble Entrance DR {roll.total}+{drm} vs {need} into "
+             f"{ctx.name(dest)}: {'passes' if ok else 'fails'}", "14.4", unit=uid, area=dest,
+             dr=roll.total, drm=drm, passed=ok)
     return ok
 
 
@@ -415,8 +415,8 @@ def do_move(ctx: Ctx, side: str, order: Move, dice: Dice) -> None:
             act = ctx.act(uid)
             act.done = True
             act.stop = ("8.11", "moved within its Area and is Spent")
-            ctx.event("move", f"{uid} moves within {ctx.name(cur0)} and is Spent", "8.11",
-                      unit=uid, area=cur0)
+            ctx.emit("move", f"{uid} moves within {ctx.name(cur0)} and is Spent", "8.11",
+                     unit=uid, area=cur0)
         return
     start_units(ctx, side, uids)
     if cur0 == EAST:
@@ -433,9 +433,9 @@ def do_move(ctx: Ctx, side: str, order: Move, dice: Dice) -> None:
     costs = check_path(ctx, side, uids, cur0, path)
     if chosen:
         mf = max(sum(costs[(u, i)][0] for i in range(len(path))) for u in uids)
-        ctx.event("path", f"{', '.join(uids)}: the cheapest path to {ctx.name(path[-1])} is "
-                  f"via {' '.join(path[:-1])} ({mf} MF)", "8.2", units=list(uids),
-                  path=list(path), mf=mf)
+        ctx.emit("path", f"{', '.join(uids)}: the cheapest path to {ctx.name(path[-1])} is "
+                 f"via {' '.join(path[:-1])} ({mf} MF)", "8.2", units=list(uids),
+                 path=list(path), mf=mf)
     # Execution pass: step by step, Rubble Entrance DRs for Mechanized units (14.4).
     moving = list(uids)
     cur = cur0
@@ -464,9 +464,9 @@ def do_move(ctx: Ctx, side: str, order: Move, dice: Dice) -> None:
             act.entry_paid = nxt
             act.path.append(nxt)
             stepping.append(uid)
-            ctx.event("move", f"{uid} enters {ctx.name(nxt)} ({cost} MF, case {case}; "
-                      f"{act.mf} used)", "8.23", unit=uid, area=nxt, cost=cost, case=case,
-                      mf=act.mf)
+            ctx.emit("move", f"{uid} enters {ctx.name(nxt)} ({cost} MF, case {case}; "
+                     f"{act.mf} used)", "8.23", unit=uid, area=nxt, cost=cost, case=case,
+                     mf=act.mf)
         for uid in stepping:
             ctx.place(uid, nxt)
         if cur not in OFF_MAP:
@@ -489,11 +489,11 @@ def rubble_failure(ctx: Ctx, uid: str, act: Act) -> None:
         for back in reversed([act.start, *act.path[:-1]]):
             if back in OFF_MAP or not ctx.full(back, side, extra=1):
                 ctx.place(uid, back)
-                ctx.event("retrace", f"{uid} retraces to {ctx.name(back)} (7.1)", "14.41",
-                          unit=uid, area=back)
+                ctx.emit("retrace", f"{uid} retraces to {ctx.name(back)} (7.1)", "14.41",
+                         unit=uid, area=back)
                 break
-    ctx.event("rubble-fail", f"{uid} fails to enter the Rubble and is Disrupted", "14.41",
-              unit=uid)
+    ctx.emit("rubble-fail", f"{uid} fails to enter the Rubble and is Disrupted", "14.41",
+             unit=uid)
 
 
 # ---- Regrouping (8.27, 16.5) -------------------------------------------------------------------
@@ -540,15 +540,15 @@ def do_regroup(ctx: Ctx, side: str, order: Regroup, dice: Dice) -> None:
         act = ctx.act(uid)
         act.regroup = True
         if not rubble_entry(ctx, uid, dest, dice, " regrouping"):
-            ctx.event("regroup-fail", f"{uid} fails its Rubble Entrance DR and stays", "14.41",
-                      unit=uid)
+            ctx.emit("regroup-fail", f"{uid} fails its Rubble Entrance DR and stays", "14.41",
+                     unit=uid)
             continue
         cur = ctx.loc(uid)
         ctx.place(uid, dest)
         act.path.append(dest)
         ctx.update_control(cur)
         ctx.update_control(dest)
-        ctx.event("regroup", f"{uid} regroups to {ctx.name(dest)}", "8.27", unit=uid, area=dest)
+        ctx.emit("regroup", f"{uid} regroups to {ctx.name(dest)}", "8.27", unit=uid, area=dest)
 
 
 # ---- Infiltration (8.28, 11.5) ------------------------------------------------------------------
@@ -611,9 +611,9 @@ def do_infiltrate(ctx: Ctx, side: str, order: Infiltrate, dice: Dice) -> None:
             act.entered = dest
             act.came_from = cur
             act.must_attack = True
-        ctx.event("infiltration", f"{uid} Infiltration dr {roll.total} vs < {target}: "
-                  + ("infiltrates" if ok else "fails and must attack"), "8.28", unit=uid,
-                  area=dest, dr=roll.total, passed=ok)
+        ctx.emit("infiltration", f"{uid} Infiltration dr {roll.total} vs < {target}: "
+                 + ("infiltrates" if ok else "fails and must attack"), "8.28", unit=uid,
+                 area=dest, dr=roll.total, passed=ok)
         ctx.update_control(cur)
 
 
@@ -659,11 +659,11 @@ def do_fortify(ctx: Ctx, side: str, order: Fortify, dice: Dice) -> None:
         act.penalty = max(act.penalty, ctx.board.tables.disruption.fortification)
     if ok:
         ctx.state.rubble[area] = level + 1
-    ctx.event("fortify", f"fortification in {ctx.name(area)}: dr {roll.total} + TEM {tem} - "
-              f"{spent_mf} MF = {total} vs {constants.fortification_threshold}: "
-              + (f"Rubble {level + 1}" if ok else "fails"),
-              "14.3", area=area, dr=roll.total, total=total, passed=ok,
-              rubble=ctx.state.rubble.get(area, 0))
+    ctx.emit("fortify", f"fortification in {ctx.name(area)}: dr {roll.total} + TEM {tem} - "
+             f"{spent_mf} MF = {total} vs {constants.fortification_threshold}: "
+             + (f"Rubble {level + 1}" if ok else "fails"),
+             "14.3", area=area, dr=roll.total, total=total, passed=ok,
+             rubble=ctx.state.rubble.get(area, 0))
 
 
 # ---- reachability for the legal query ------------------------------------------------------

@@ -59,8 +59,8 @@ def do_bid(ctx: Ctx, side: str, value: int, dice: Dice) -> None:
     sealed = Sealed(value=str(value), salt=salt, commitment=seal(salt, str(value)))
     state.secrets[f"bid:{side}"] = sealed
     private(ctx, side, "bid", f"your bid: {value} Victory Points", "22.11", value=value)
-    ctx.event("bid-sealed", f"the {side} player has made his bid (commitment "
-              f"{sealed.commitment})", "22.11", side=side, commitment=sealed.commitment)
+    ctx.emit("bid-sealed", f"the {side} player has made his bid (commitment "
+             f"{sealed.commitment})", "22.11", side=side, commitment=sealed.commitment)
     if bidder(state.secrets) is None:
         resolve_bids(ctx, dice)
 
@@ -71,25 +71,25 @@ def resolve_bids(ctx: Ctx, dice: Dice) -> None:
     german = state.secrets.pop(f"bid:{GERMAN}")
     russian = state.secrets.pop(f"bid:{RUSSIAN}")
     g, r = int(german.value), int(russian.value)
-    ctx.event("bids-revealed", f"the bids: the German seat {g}, the Russian seat {r} "
-              f"(salts {german.salt}, {russian.salt})", "22.11", german=g, russian=r,
-              german_salt=german.salt, russian_salt=russian.salt,
-              german_commitment=german.commitment, russian_commitment=russian.commitment)
+    ctx.emit("bids-revealed", f"the bids: the German seat {g}, the Russian seat {r} "
+             f"(salts {german.salt}, {russian.salt})", "22.11", german=g, russian=r,
+             german_salt=german.salt, russian_salt=russian.salt,
+             german_commitment=german.commitment, russian_commitment=russian.commitment)
     if g == r:
         roll = dice.roll("tied bids dr", count=1)
         winner = GERMAN if roll.total <= 3 else RUSSIAN
-        ctx.event("bids-tied", f"the bids are tied: dr {roll.total}, the {winner} seat's "
-                  "player commands the Germans (22.13)", "22.13", dr=roll.total)
+        ctx.emit("bids-tied", f"the bids are tied: dr {roll.total}, the {winner} seat's "
+                 "player commands the Germans (22.13)", "22.13", dr=roll.total)
     else:
         winner = GERMAN if g > r else RUSSIAN
     bid = g if winner == GERMAN else r
     state.options["german_bid"] = bid
     if winner == RUSSIAN:
-        ctx.event("seats-swapped", "the player seated as the Russian bid higher: he commands "
-                  "the Germans, and the other player the Russians — the seats are exchanged",
-                  "22.11", swap=list(SIDES))
-    ctx.event("side-determination", f"the German player concedes {bid} Victory Point(s) at "
-              "the end of every week (22.12)", "22.12", bid=bid)
+        ctx.emit("seats-swapped", "the player seated as the Russian bid higher: he commands "
+                 "the Germans, and the other player the Russians — the seats are exchanged",
+                 "22.11", swap=list(SIDES))
+    ctx.emit("side-determination", f"the German player concedes {bid} Victory Point(s) at "
+             "the end of every week (22.12)", "22.12", bid=bid)
     after = state.options.get("after_bids")
     state.phase = "setup" if after == "setup" else "rubble"
 
@@ -106,8 +106,8 @@ def deck_of(ctx: Ctx, side: str) -> list[int]:
     deck = ctx.state.decks.get(side)
     if not deck:
         deck = ctx.state.decks[side] = full_deck(ctx)
-        ctx.event("reshuffle", f"the {side} deck is reshuffled ({len(deck)} cards)", "22.21",
-                  side=side)
+        ctx.emit("reshuffle", f"the {side} deck is reshuffled ({len(deck)} cards)", "22.21",
+                 side=side)
     return deck
 
 
@@ -119,8 +119,8 @@ def draw_card(ctx: Ctx, side: str, dice: Dice, what: str) -> int:
     deck = deck_of(ctx, side)
     roll = dice.roll(f"{side.capitalize()} card ({what})", count=1, sides=len(deck))
     value = deck.pop(roll.total - 1)
-    ctx.event("card", f"{side} turns over a {card_name(value)} ({len(deck)} left)", "22.21",
-              side=side, value=value, left=len(deck))
+    ctx.emit("card", f"{side} turns over a {card_name(value)} ({len(deck)} left)", "22.21",
+             side=side, value=value, left=len(deck))
     return value
 
 
@@ -168,8 +168,8 @@ def answer_card(ctx: Ctx, side: str, value: int, dice: Dice) -> bool:
     sealed = Sealed(value=str(value), salt=salt, commitment=seal(salt, str(value)))
     ctx.state.secrets[f"card:{side}"] = sealed
     private(ctx, side, "card-chosen", f"you play a {card_name(value)}", "22.22", value=value)
-    ctx.event("card-sealed", f"{side} has chosen a card (commitment {sealed.commitment})",
-              "22.22", side=side, commitment=sealed.commitment)
+    ctx.emit("card-sealed", f"{side} has chosen a card (commitment {sealed.commitment})",
+             "22.22", side=side, commitment=sealed.commitment)
     if side == battle.side:
         ask_card(ctx, battle, other(side))
         return False
@@ -178,10 +178,10 @@ def answer_card(ctx: Ctx, side: str, value: int, dice: Dice) -> bool:
     for who, chosen in ((battle.side, attack), (other(battle.side), defense)):
         ctx.state.decks[who].remove(int(chosen.value))
     battle.attack_dr, battle.defense_dr = int(attack.value), int(defense.value)
-    ctx.event("cards-revealed", f"the cards: {battle.side} {card_name(battle.attack_dr)}, "
-              f"{other(battle.side)} {card_name(battle.defense_dr)} (salts {attack.salt}, "
-              f"{defense.salt})", "22.22", attack=battle.attack_dr, defense=battle.defense_dr,
-              attack_salt=attack.salt, defense_salt=defense.salt,
-              attack_commitment=attack.commitment, defense_commitment=defense.commitment)
+    ctx.emit("cards-revealed", f"the cards: {battle.side} {card_name(battle.attack_dr)}, "
+             f"{other(battle.side)} {card_name(battle.defense_dr)} (salts {attack.salt}, "
+             f"{defense.salt})", "22.22", attack=battle.attack_dr, defense=battle.defense_dr,
+             attack_salt=attack.salt, defense_salt=defense.salt,
+             attack_commitment=attack.commitment, defense_commitment=defense.commitment)
     battle.stage = "rolled"
     return True

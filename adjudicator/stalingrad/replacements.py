@@ -39,9 +39,9 @@ def earn(ctx: Ctx) -> None:
         return
     gain = ctx.board.tables.constants.armor_replacement_per_day
     record.earned += gain
-    ctx.event("armor-replacements", f"the Tractor Works ({ctx.name(area)}) give the Russian "
-              f"{gain} Armor replacement factor(s): {available(ctx)} available", "13.2",
-              earned=record.earned, spent=record.spent, available=available(ctx))
+    ctx.emit("armor-replacements", f"the Tractor Works ({ctx.name(area)}) give the Russian "
+             f"{gain} Armor replacement factor(s): {available(ctx)} available", "13.2",
+             earned=record.earned, spent=record.spent, available=available(ctx))
 
 
 def stop(ctx: Ctx, why: str) -> None:
@@ -52,9 +52,9 @@ def stop(ctx: Ctx, why: str) -> None:
     lost = available(ctx)
     record.stopped = True
     record.reason = why
-    ctx.event("armor-replacements", f"the Tractor Works stop producing tanks: {why} "
-              f"({lost} unclaimed factor(s) lost)", "13.2", stopped=True, lost=lost,
-              earned=record.earned, spent=record.spent, available=0)
+    ctx.emit("armor-replacements", f"the Tractor Works stop producing tanks: {why} "
+             f"({lost} unclaimed factor(s) lost)", "13.2", stopped=True, lost=lost,
+             earned=record.earned, spent=record.spent, available=0)
 
 
 def after_control(ctx: Ctx, area: str, owner: str) -> None:
@@ -123,9 +123,9 @@ def do_replace(ctx: Ctx, side: str, units: tuple[str, ...], area_text: str) -> N
         if enemy:
             act.entered, act.must_attack = area, True  # 13.3: they must attack
     ctx.update_control(area)
-    ctx.event("replace", f"the Russian places {', '.join(sorted(uids))} in {ctx.name(area)} for "
-              f"{cost} Armor replacement factor(s) ({available(ctx)} left)", "13.3",
-              units=sorted(uids), area=area, cost=cost, available=available(ctx))
+    ctx.emit("replace", f"the Russian places {', '.join(sorted(uids))} in {ctx.name(area)} for "
+             f"{cost} Armor replacement factor(s) ({available(ctx)} left)", "13.3",
+             units=sorted(uids), area=area, cost=cost, available=available(ctx))
 
 
 def replace_options(ctx: Ctx, side: str) -> list[str]:

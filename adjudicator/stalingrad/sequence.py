@@ -63,8 +63,8 @@ def set_switch(ctx: Ctx, dr: int, source: str) -> None:
     state = ctx.state
     state.switch = dr <= state.box
     change = ("Sunset" if state.day else "Dawn") if state.switch else "no change"
-    ctx.event("impulse-dr", f"German impulse DR {dr} ({source}) vs box {state.box}: {change}",
-              "6.31" if state.day else "6.32", dr=dr, box=state.box, switch=state.switch)
+    ctx.emit("impulse-dr", f"German impulse DR {dr} ({source}) vs box {state.box}: {change}",
+             "6.31" if state.day else "6.32", dr=dr, box=state.box, switch=state.switch)
 
 
 def after_attack_roll(ctx: Ctx, dice: Dice) -> None:
@@ -229,8 +229,8 @@ def use_advantage(ctx: Ctx, side: str, why: str) -> None:
     state = ctx.state
     state.advantage_used = True
     state.advantage = other(side)
-    ctx.event("advantage", f"{side} uses the Advantage: {why}; it passes to {other(side)}", "9",
-              side=side, use=why)
+    ctx.emit("advantage", f"{side} uses the Advantage: {why}; it passes to {other(side)}", "9",
+             side=side, use=why)
 
 
 def answer_advantage(ctx: Ctx, side: str, action: str, dice: Dice) -> None:
@@ -265,8 +265,8 @@ def answer_advantage(ctx: Ctx, side: str, action: str, dice: Dice) -> None:
         state.box = start_box(ctx, state.day)
         state.switch = False
         ctx.impulse.prolonged = True
-        ctx.event("prolong", f"the Impulse marker returns to box {state.box}", "9.3",
-                  box=state.box)
+        ctx.emit("prolong", f"the Impulse marker returns to box {state.box}", "9.3",
+                 box=state.box)
     if context == "battle":
         resolve_battle(ctx, dice)
     else:
@@ -341,7 +341,7 @@ def do_pass(ctx: Ctx, side: str, dice: Dice) -> None:
         raise RuleError("8.14", "units have already acted this impulse: 'end' it instead",
                         ["end"])
     ctx.state.passes += 1
-    ctx.event("pass", f"{side} passes", "8.14", side=side)
+    ctx.emit("pass", f"{side} passes", "8.14", side=side)
     ctx.impulse  # noqa: B018 - make sure an impulse record exists
     finish(ctx, side, dice)
 
@@ -364,8 +364,8 @@ def close_impulse(ctx: Ctx, dice: Dice) -> None:
     for loc, going in landing_overflow(ctx, side).items():
         for uid in going:
             ctx.place(uid, EAST)
-            ctx.event("retrace", f"{uid} may not stay in the full {ctx.name(loc)}: it "
-                      "retraces to the east bank (7.1, 18.52)", "7.1", unit=uid, area=EAST)
+            ctx.emit("retrace", f"{uid} may not stay in the full {ctx.name(loc)}: it "
+                     "retraces to the east bank (7.1, 18.52)", "7.1", unit=uid, area=EAST)
         ctx.update_control(loc)
     for uid, act in imp.acts.items():
         unit = state.units.get(uid)
@@ -379,8 +379,8 @@ def close_impulse(ctx: Ctx, dice: Dice) -> None:
         duration = act.penalty if d.combat or act.attacked else 1  # 8.24, 10.7
         if not d.combat or unit.fresh:
             ctx.disrupt(uid, duration)
-        ctx.event("spent", f"{uid} is Spent (Duration {duration})", "10.2", unit=uid,
-                  duration=duration, recover=unit.recover)
+        ctx.emit("spent", f"{uid} is Spent (Duration {duration})", "10.2", unit=uid,
+                 duration=duration, recover=unit.recover)
     flip = False
     fixed = fixed_day(ctx)
     if side == GERMAN:
@@ -416,8 +416,8 @@ def flip_period(ctx: Ctx, dice: Dice) -> None:
         state.box = start_box(ctx, False)
         state.sunset_control = {z: ctx.controller(z) for z in BREAKTHROUGH_ZONES
                                 if z in ctx.board.areas}
-        ctx.event("sunset", f"Sunset on {date_label(state.date)}: night impulses begin",
-                  "6.31", date=state.date)
+        ctx.emit("sunset", f"Sunset on {date_label(state.date)}: night impulses begin",
+                 "6.31", date=state.date)
         return
     dawn(ctx, dice)
 
@@ -442,7 +442,7 @@ def dawn(ctx: Ctx, dice: Dice) -> None:
     state.german_impulses_today = 0
     state.advantage_start = state.advantage
     state.advantage_used = False
-    ctx.event("dawn", f"Dawn: {date_label(state.date)}", "6.32", date=state.date)
+    ctx.emit("dawn", f"Dawn: {date_label(state.date)}", "6.32", date=state.date)
     clear_fag_markers(ctx)  # 15.34
     withdrawal_phase(ctx)  # 21.3: before the Dawn of their date
     dawn_supply(ctx, dice)  # 12.2, 12.22, 15.22
@@ -459,7 +459,7 @@ def dawn(ctx: Ctx, dice: Dice) -> None:
             unit.marker = False
             recovered += 1
     ctx.changed()
-    ctx.event("recover", f"{recovered} Spent unit(s) return to Fresh", "6.32", count=recovered)
+    ctx.emit("recover", f"{recovered} Spent unit(s) return to Fresh", "6.32", count=recovered)
     if week is not None:
         end_of_week(ctx, week)
         if state.result is not None:

@@ -227,8 +227,8 @@ def do_setup(ctx: Ctx, side: str, order: Setup) -> None:
         raise RuleError("5.6", f"no more than ten Combat units may set up in {ctx.name(area)}")
     for uid in uids:
         ctx.place(uid, area)
-    ctx.event("setup", f"{side} sets up {', '.join(uids)} in {ctx.name(area)}", "5.4",
-              area=area, units=uids)
+    ctx.emit("setup", f"{side} sets up {', '.join(uids)} in {ctx.name(area)}", "5.4",
+             area=area, units=uids)
 
 
 def setup_room(ctx: Ctx, side: str, uids: Sequence[str], area: str) -> bool:
@@ -291,9 +291,9 @@ def do_setup_auto(ctx: Ctx, side: str) -> None:
     for key, donors in setup_gaps(ctx, side):
         if donors:
             ctx.place(donors[0], key)
-    ctx.event("setup", f"{side} sets up {len(waiting)} unit(s) automatically; "
-              "type 'setup done' to finish (or adjust with 'setup UNITS in AREA' first)",
-              "5.4", units=waiting, auto=True)
+    ctx.emit("setup", f"{side} sets up {len(waiting)} unit(s) automatically; "
+             "type 'setup done' to finish (or adjust with 'setup UNITS in AREA' first)",
+             "5.4", units=waiting, auto=True)
 
 
 def setup_done_error(ctx: Ctx, side: str) -> RuleError | None:
@@ -314,7 +314,7 @@ def do_setup_done(ctx: Ctx, side: str) -> None:
     if error is not None:
         raise error
     ctx.state.setup_done.append(side)
-    ctx.event("setup-done", f"{side} has finished setting up", "5.4", side=side)
+    ctx.emit("setup-done", f"{side} has finished setting up", "5.4", side=side)
     if GERMAN in ctx.state.setup_done and RUSSIAN in ctx.state.setup_done:
         ctx.state.phase = "rubble"
 
@@ -332,11 +332,11 @@ def do_rubble(ctx: Ctx, dice: Dice) -> None:
         offer_reroll(ctx, dice, roll, loser=GERMAN if made else RUSSIAN)
         if made:
             ctx.state.rubble[key] = 1
-        ctx.event("initial-rubble", f"{ctx.name(key)}: dr {roll.total} + TEM {tem}"
-                  + (" -> Rubble 1" if made else ": no Rubble"), "5.7", area=key,
-                  dr=roll.total, rubble=made)
+        ctx.emit("initial-rubble", f"{ctx.name(key)}: dr {roll.total} + TEM {tem}"
+                 + (" -> Rubble 1" if made else ": no Rubble"), "5.7", area=key,
+                 dr=roll.total, rubble=made)
     state = ctx.state
     state.phase = "play"
     state.turn = GERMAN
-    ctx.event("start", "the game begins: German impulse 1 of September 13", "6.1")
+    ctx.emit("start", "the game begins: German impulse 1 of September 13", "6.1")
     earn(ctx)  # 13.2: September 13 counts

@@ -126,8 +126,8 @@ def dawn_supply(ctx: Ctx, dice: Dice) -> None:
             else:
                 unit.recover = state.date + 1
     if relieved:
-        ctx.event("supply", f"{len(relieved)} unit(s) in supply again: Isolation markers "
-                  f"removed ({', '.join(relieved)})", "12.2", units=relieved)
+        ctx.emit("supply", f"{len(relieved)} unit(s) in supply again: Isolation markers "
+                 f"removed ({', '.join(relieved)})", "12.2", units=relieved)
     # 12.22: Attrition for units already under "-2" before the Russian Dawn impulse.
     for uid in sorted(u for u, ok in supplied.items() if not ok
                       and state.units[u].isolation >= len(table.factor_reduction)):
@@ -139,15 +139,15 @@ def dawn_supply(ctx: Ctx, dice: Dice) -> None:
         offer_reroll(ctx, dice, roll, loser=side if lost else other(side))  # 9.4
         unit = state.units[uid]
         if not lost:
-            ctx.event("attrition", f"{uid} Attrition dr {roll.total}: no effect", "12.22",
-                      unit=uid, dr=roll.total, result="none")
+            ctx.emit("attrition", f"{uid} Attrition dr {roll.total}: no effect", "12.22",
+                     unit=uid, dr=roll.total, result="none")
         elif unit.fresh:
             ctx.disrupt(uid, board.tables.disruption.maximum)
-            ctx.event("attrition", f"{uid} Attrition dr {roll.total}: Disrupted (Duration 4)",
-                      "12.22", unit=uid, dr=roll.total, result="disrupted")
+            ctx.emit("attrition", f"{uid} Attrition dr {roll.total}: Disrupted (Duration 4)",
+                     "12.22", unit=uid, dr=roll.total, result="disrupted")
         else:
-            ctx.event("attrition", f"{uid} Attrition dr {roll.total}: eliminated", "12.22",
-                      unit=uid, dr=roll.total, result="eliminated")
+            ctx.emit("attrition", f"{uid} Attrition dr {roll.total}: eliminated", "12.22",
+                     unit=uid, dr=roll.total, result="eliminated")
             if ctx.d(uid).combat:
                 ctx.eliminate(uid, "12.22", "Attrition")
             else:
@@ -160,11 +160,11 @@ def dawn_supply(ctx: Ctx, dice: Dice) -> None:
             unit.isolation += 1
             (newly if unit.isolation == 1 else deeper).append(uid)
     if newly:
-        ctx.event("isolation", f"{len(newly)} unit(s) out of supply: Isolation -1 "
-                  f"({', '.join(newly)})", "12.2", units=newly, level=1)
+        ctx.emit("isolation", f"{len(newly)} unit(s) out of supply: Isolation -1 "
+                 f"({', '.join(newly)})", "12.2", units=newly, level=1)
     if deeper:
-        ctx.event("isolation", f"{len(deeper)} unit(s) still out of supply: Isolation -2 "
-                  f"({', '.join(deeper)})", "12.2", units=deeper, level=2)
+        ctx.emit("isolation", f"{len(deeper)} unit(s) still out of supply: Isolation -2 "
+                 f"({', '.join(deeper)})", "12.2", units=deeper, level=2)
     ctx.changed()
     return_observers(ctx, supplied)  # 15.22
 

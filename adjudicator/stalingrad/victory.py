@@ -18,6 +18,8 @@ finished. Result texts begin with the winner: ``german wins: ...``, ``russian wi
 
 from __future__ import annotations
 
+from typing import Any
+
 from adjudicator.stalingrad.board import Board, area_key_order, date_label
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.places import DEAD
@@ -75,7 +77,7 @@ def end_of_week(ctx: Ctx, week: int) -> None:
     score = vp - paid
     counted = f"German {vp} VP (Areas {where})" + (f" - bid {paid} = {score}" if paid else "")
     mode = state.options.get("victory", "blue")
-    data: dict[str, object] = {"week": week, "vp": vp, "score": score, "areas": areas}
+    data: dict[str, Any] = {"week": week, "vp": vp, "score": score, "areas": areas}
     winner: str | None
     if mode == "vp_at_week_end":
         need = state.options.get("victory_vp")
@@ -83,12 +85,12 @@ def end_of_week(ctx: Ctx, week: int) -> None:
         winner = GERMAN if score >= need else RUSSIAN
         state.result = (f"german wins: {counted} >= {need}" if winner == GERMAN else
                         f"russian wins: {counted}, fewer than {need}")
-        ctx.event("end-of-week", f"{when}: {counted} vs {need} needed — {state.result}",
-                  "Sawmill 3", need=need, winner=winner, **data)
+        ctx.emit("end-of-week", f"{when}: {counted} vs {need} needed — {state.result}",
+                 "Sawmill 3", need=need, winner=winner, **data)
         return
     record = next((w for w in board.calendar.weeks if w.number == week), None)
     if record is None:
-        ctx.event("end-of-week", f"{when}: {counted}", "6.4", **data)
+        ctx.emit("end-of-week", f"{when}: {counted}", "6.4", **data)
         return
     final = week >= last_week(ctx)
     if mode == "red":
@@ -104,12 +106,12 @@ def end_of_week(ctx: Ctx, week: int) -> None:
         winner = RUSSIAN if score < record.blue else GERMAN if score > record.blue else None
     if winner is not None:
         state.result = f"{winner} wins: {counted} vs {target} ({rule})"
-        ctx.event("end-of-week", f"{when}: {counted} vs {target} — {state.result}", rule,
-                  winner=winner, **data)
+        ctx.emit("end-of-week", f"{when}: {counted} vs {target} — {state.result}", rule,
+                 winner=winner, **data)
         return
     if not final:
-        ctx.event("end-of-week", f"{when}: {counted} vs {target} — the game goes on another "
-                  f"week ({rule})", rule, winner=None, **data)
+        ctx.emit("end-of-week", f"{when}: {counted} vs {target} — the game goes on another "
+                 f"week ({rule})", rule, winner=None, **data)
         return
     how = str(state.options.get("final_tie", "tie_breaker"))
     if how == "tie_breaker":
@@ -124,4 +126,4 @@ def end_of_week(ctx: Ctx, week: int) -> None:
     else:
         winner = RUSSIAN if how == RUSSIAN else GERMAN
         state.result = f"{winner} wins: {counted} vs {target} in the last week"
-    ctx.event("end-of-week", f"{when}: {state.result}", "19.3", winner=winner, **data)
+    ctx.emit("end-of-week", f"{when}: {state.result}", "19.3", winner=winner, **data)

@@ -19,8 +19,14 @@ from adjudicator.kernel.views import View
 from adjudicator.stalingrad.board import Board, area_key_order, date_label
 from adjudicator.stalingrad.last_action import LastAction, for_viewer
 from adjudicator.stalingrad.places import DEAD, EAST, OFFBOARD, POOL
+from adjudicator.stalingrad.sides import SIDES
 from adjudicator.stalingrad.state import StalingradState
 from adjudicator.stalingrad.victory import german_vp
+
+#: What frontends and pictures read of the game: the Views, their last-action record, the
+#: sides and the places off the board.
+__all__ = ["DEAD", "EAST", "OFFBOARD", "POOL", "SIDES", "AreaView", "LastAction",
+           "StalingradView", "UnitView", "board_text", "build_view", "unit_token"]
 
 
 class UnitView(BaseModel):

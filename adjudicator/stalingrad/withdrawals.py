@@ -51,8 +51,8 @@ def withdraw(ctx: Ctx, uid: str) -> None:
     imp = ctx.state.impulse
     if imp is not None:
         imp.acts.pop(uid, None)
-    ctx.event("withdrawal", f"{uid} is withdrawn from the battle (21.3)", "21.3", unit=uid,
-              area=area)
+    ctx.emit("withdrawal", f"{uid} is withdrawn from the battle (21.3)", "21.3", unit=uid,
+             area=area)
     if area not in OFF_MAP:
         ctx.update_control(area)
 
@@ -68,9 +68,9 @@ def compensate(ctx: Ctx, uid: str, why: str) -> None:
     table = ctx.board.tables.withdrawal
     budget = table.compensation_factor * (ctx.d(uid).attack or 0)
     ctx.state.compensation.append(budget)
-    ctx.event("withdrawal", f"{uid} is not withdrawn ({why}): the Russian may recreate "
-              f"{table.compensation_units} eliminated units with Attack Factors up to {budget} "
-              "for the 64th Army (21.3)", "21.3", unit=uid, budget=budget)
+    ctx.emit("withdrawal", f"{uid} is not withdrawn ({why}): the Russian may recreate "
+             f"{table.compensation_units} eliminated units with Attack Factors up to {budget} "
+             "for the 64th Army (21.3)", "21.3", unit=uid, budget=budget)
 
 
 def recreate_error(ctx: Ctx, side: str, uids: list[str]) -> RuleError | None:
@@ -108,8 +108,8 @@ def do_recreate(ctx: Ctx, side: str, units: tuple[str, ...]) -> None:
         unit.fresh, unit.recover, unit.marker, unit.isolation = True, None, False, 0
         ctx.place(uid, OFFBOARD)
         ctx.state.sixty_fourth.append(uid)
-    ctx.event("recreate", f"the Russian recreates {', '.join(sorted(uids))} for the 64th Army "
-              "(enter in Zones A, B, C or Area 30; 21.3)", "21.3", units=sorted(uids))
+    ctx.emit("recreate", f"the Russian recreates {', '.join(sorted(uids))} for the 64th Army "
+             "(enter in Zones A, B, C or Area 30; 21.3)", "21.3", units=sorted(uids))
 
 
 def recreate_options(ctx: Ctx, side: str) -> list[str]:

@@ -7,11 +7,11 @@ context merges them over the pack so every rule reads one place.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
+from adjudicator.kernel.journal import Journal
 from adjudicator.kernel.names import unit_index
 from adjudicator.tanks.hexgrid import Hex, distance, line_of_sight, neighbours
 from adjudicator.tanks.sides import other
@@ -73,7 +73,9 @@ def _blocking(m: MapSpec, blockers: frozenset[str]) -> frozenset[Hex]:
 
 
 @dataclass
-class Ctx:
+class Ctx(Journal):
+    """One order's context: the rules data, the state it changes, the dice, its events."""
+
     data: RulesData
     state: TanksState
     dice: Dice | None = None
@@ -122,11 +124,6 @@ class Ctx:
 
     def on_map(self, hex_name: str) -> bool:
         return self.map.on_map(Hex.parse(hex_name))
-
-    def emit(self, kind: str, text: str, rule: str = "", audience: str = "public",
-             **data: Any) -> None:
-        self.events.append(Event(kind=kind, text=text, audience=audience, rule=rule,
-                                 data=dict(data)))
 
     def roll(self, label: str, count: int = 2) -> int:
         assert self.dice is not None

@@ -26,6 +26,7 @@ from adjudicator.kernel.views import View
 from adjudicator.tanks import artillery, fire, legal, movement, scenario
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.hidden import publish_all
+from adjudicator.tanks.last_action import fold
 from adjudicator.tanks.orders import (
     SPEC,
     Assault,
@@ -51,7 +52,7 @@ from adjudicator.tanks.state import (
     TanksState,
     Unit,
 )
-from adjudicator.tanks.views import TanksView, board_text, build_view, last_action_parts
+from adjudicator.tanks.views import TanksView, board_text, build_view
 
 DEFENSIVE = "defensive-fire"
 
@@ -205,9 +206,9 @@ class TanksGame(Game[TanksState]):
     def _record_last_action(ctx: Ctx) -> None:
         """Keep what this order did for the map picture (a ``done`` that only ends a phase
         leaves the previous action in place; one that lets a barrage fall replaces it)."""
-        parts = last_action_parts(ctx.events)
-        if parts:
-            ctx.state.last_action = parts
+        record = fold(ctx.events)
+        if not record.is_empty():
+            ctx.state.last_action = record
 
     def _own_unit(self, ctx: Ctx, side: str, text: str) -> Unit:
         """A unit of ``side`` by id or any name :meth:`Ctx.find` reads (forgiving)."""

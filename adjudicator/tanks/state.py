@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from adjudicator.kernel.state import GameState
+from adjudicator.tanks.last_action import LastAction
 
 PHASES = ("move1", "stationary", "defensive", "mobile", "move2")
 PHASE_NAMES = {
@@ -105,7 +106,7 @@ class TanksState(GameState):
     log_points: dict[str, int] = Field(default_factory=dict)  # victory points
     # what the last action did, for pictures: parts "move", "shot", "barrage", each with the
     # audience of the event it was made from (views filter by it)
-    last_action: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    last_action: LastAction = Field(default_factory=LastAction)  # last_action.py
 
     @property
     def phasing(self) -> str:

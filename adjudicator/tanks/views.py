@@ -8,16 +8,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from adjudicator.kernel.events import Event, may_see
 from adjudicator.kernel.views import View
 from adjudicator.tanks.context import Ctx
+from adjudicator.tanks.last_action import LastAction, for_viewer
 from adjudicator.tanks.sides import SIDES
 from adjudicator.tanks.state import PHASE_NAMES
+
+__all__ = ["PHASE_NAMES", "SIDES", "LastAction", "TanksView", "UnitView", "board_text",
+           "build_view"]
 
 
 class UnitView(BaseModel):
@@ -56,75 +58,8 @@ class TanksView(View):
     rows: int = 0
     # mines revealed to everyone (hex -> owner): in ``mines`` but not here is still secret
     known_mines: dict[str, str] = Field(default_factory=dict)
-    # what the last action did, as far as this viewer may know (see ``last_action_parts``)
-    last_action: dict[str, Any] | None = None
-
-
-def _shot_text(destroyed: bool, disrupted: bool, hit: bool) -> str:
-    if destroyed:
-        return "HIT - destroyed"
-    if disrupted:
-        return "HIT - disrupted"
-    return "HIT - no effect" if hit else "MISS"
-
-
-def last_action_parts(events: Iterable[Event]) -> dict[str, dict[str, Any]]:
-    """The last action of one order, from its events, for the map picture::
-
-        {"move": {"unit": id, "path": [start, hex, ...]},
-         "shot": {"from": [hexes], "to": hex, "hit", "destroyed", "disrupted", "text",
-                  "firers", "target", "mode"},
-         "barrage": {"target": hex, "scatter_to": hex or None, "hexes": [...]}}
-
-    Each part keeps the ``audience`` of the event it was made from; ``build_view`` gives a
-    viewer only the parts it may see. Empty when the order did none of these things.
-    """
-    parts: dict[str, dict[str, Any]] = {}
-    for event in events:
-        data = event.data
-        if event.kind == "move" and data.get("hexes"):
-            parts["move"] = {"unit": data.get("unit"), "path": list(data["hexes"]),
-                             "audience": event.audience}
-        elif event.kind == "fire" and data.get("target_hex"):
-            hit = bool(data.get("hit"))
-            parts["shot"] = {
-                "from": [h for h in data.get("firer_hexes", []) if h], "to": data["target_hex"],
-                "hit": hit, "destroyed": bool(data.get("destroyed")),
-                "disrupted": bool(data.get("disrupted")),
-                "text": _shot_text(bool(data.get("destroyed")), bool(data.get("disrupted")),
-                                   hit),
-                "firers": list(data.get("firers", [])), "target": data.get("target"),
-                "mode": data.get("mode"), "audience": event.audience}
-        elif event.kind == "assault" and data.get("target_hex"):
-            destroyed = bool(data.get("destroyed"))
-            parts["shot"] = {
-                "from": [data["unit_hex"]] if data.get("unit_hex") else [],
-                "to": data["target_hex"], "hit": destroyed, "destroyed": destroyed,
-                "disrupted": False,
-                "text": "assault: " + ("destroyed" if destroyed else "no effect"),
-                "firers": [data.get("unit")], "target": data.get("target"),
-                "mode": "suicide" if data.get("suicide") else "assault",
-                "audience": event.audience}
-        elif event.kind == "barrage-marker" and data.get("hex"):
-            parts["barrage"] = {"target": data["hex"], "scatter_to": None, "hexes": [],
-                                "audience": event.audience}
-        elif event.kind == "scatter" and data.get("hex"):
-            parts["barrage"] = {"target": data.get("marker"), "scatter_to": data["hex"],
-                                "hexes": [], "audience": event.audience}
-        elif event.kind == "barrage" and data.get("hex"):
-            scattered = data.get("marker") != data["hex"]
-            parts["barrage"] = {"target": data.get("marker") or data["hex"],
-                                "scatter_to": data["hex"] if scattered else None,
-                                "hexes": list(data.get("hexes", [])),
-                                "audience": event.audience}
-    return parts
-
-
-def last_action_for(parts: dict[str, dict[str, Any]], viewer: str) -> dict[str, Any] | None:
-    seen = {name: {k: v for k, v in part.items() if k != "audience"}
-            for name, part in sorted(parts.items())
-            if may_see(str(part.get("audience", "gm")), viewer)}
-    return seen or None
+    # what the last action did, as far as this viewer may know (last_action.py)
+    last_action: LastAction | None = None
 
 
 def build_view(ctx: Ctx, game: str, viewer: str) -> TanksView:
@@ -171,18 +106,8 @@ def build_view(ctx: Ctx, game: str, viewer: str) -> TanksView:
                if v.revealed or gm or viewer == s},
         columns=ctx.map.columns, rows=ctx.map.rows,
         known_mines=dict(sorted(state.known_mines.items())),
-        last_action=_with_marker(last_action_for(state.last_action, viewer), marker),
+        last_action=for_viewer(state.last_action, viewer, marker),
     )
-
-
-def _with_marker(last: dict[str, Any] | None, marker: dict[str, Any] | None
-                 ) -> dict[str, Any] | None:
-    """A target marker stays on the map until its barrage falls (18.1): while it is there the
-    picture's barrage part shows it, whatever the last action was. (The marker is public.)"""
-    if marker is None or (last and "barrage" in last):
-        return last
-    return {**(last or {}), "barrage": {"target": marker["hex"], "scatter_to": None,
-                                        "hexes": []}}
 
 
 def board_text(view: TanksView) -> str:

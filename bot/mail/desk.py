@@ -16,7 +16,6 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 from adjudicator.kernel.events import GM, PUBLIC
 from adjudicator.kernel.views import View
@@ -31,7 +30,7 @@ from bot.mail.ledger import Ledger
 from bot.mail.outbound import PRIVATE, Outgoing, tagged
 from bot.mail.pictures import picture
 from bot.mail.session import FOOTER, Refusal, Session
-from bot.messages import Message, events_from_json
+from bot.messages import Message
 from bot.service import GameInfo, GameService, ServiceError
 
 log = logging.getLogger("umpire.mail")
@@ -54,7 +53,7 @@ COMMANDS: dict[str, Command] = {
 AS_ORDERS = {"decide", "resign", "standing"}
 assert set(COMMANDS) | AS_ORDERS == META
 
-Picture = Callable[[View, "str | None", Iterable[Any]], "bytes | None"]
+Picture = Callable[[View, "str | None"], "bytes | None"]
 
 
 class Desk:
@@ -179,7 +178,7 @@ class Desk:
             after = touched.before if after is None else min(after, touched.before)
             digest = self._digest(info, audience, after)
             if digest is not None:
-                lines, view, events = digest
+                lines, view = digest
                 body += ["", *lines]
                 if follows:
                     advance.append((game_id, session.sender, info.head_seq))
@@ -187,7 +186,7 @@ class Desk:
                 if viewer is not None and view is not None:
                     if viewer != audience:
                         view = self.service.view(game_id, session.actor, viewer)
-                    data = self._picture(info, viewer, view, events)
+                    data = self._picture(info, viewer, view)
                     if data is not None:
                         attachments.append((f"{game_id}-{viewer}.png", data))
         main = session.game_id if session.game_id in session.touched else (
@@ -211,11 +210,11 @@ class Desk:
                         references=inbound.references[-10:])
 
     def _digest(self, info: GameInfo, audience: str, after: int
-                ) -> tuple[list[str], View | None, list[Any]] | None:
+                ) -> tuple[list[str], View | None] | None:
         """What ``audience`` may read of the actions after ``after`` and of the game now."""
         if info.status == "setup":
             return ([f"Game {info.id} is being set up; seats: "
-                     + ", ".join(s.side or "GM" for s in info.seats)], None, [])
+                     + ", ".join(s.side or "GM" for s in info.seats)], None)
         update = self.service.updates(info.id, after)
         message = update.messages.get(audience)
         if message is None:
@@ -224,8 +223,7 @@ class Desk:
                  + (f" since action {after}:" if update.seqs else ":")]
         lines += [f"  {text}" for text in message.lines] or ["  (nothing new)"]
         lines += self._state_lines(info, message)
-        events = self._events(info.id, update.seqs, audience)
-        return lines, message.view, events
+        return lines, message.view
 
     def _state_lines(self, info: GameInfo, message: Message) -> list[str]:
         lines: list[str] = []
@@ -245,23 +243,14 @@ class Desk:
                 lines.append("Answer with 'decide N' (option N) or the option's text.")
         return lines
 
-    def _events(self, game_id: str, seqs: list[int], audience: str) -> list[Any]:
-        """The events of the last action, for the picture's markers (the renderer shows
-        only what the audience may see)."""
-        if not seqs:
-            return []
-        row = self.service.store.action(game_id, seqs[-1])
-        return [] if row is None else events_from_json(json.loads(row["events"]))
-
-    def _picture(self, info: GameInfo, viewer: str, view: View, events: list[Any]
-                 ) -> bytes | None:
+    def _picture(self, info: GameInfo, viewer: str, view: View) -> bytes | None:
         """The map of ``viewer``'s view now, drawn once per game position and audience
         (every observer, or a GM and a player holding the same view, share it)."""
         key = (info.id, viewer, info.head_seq, info.branch)
         if key not in self._pictures:
             if len(self._pictures) >= 64:
                 self._pictures.clear()
-            self._pictures[key] = self.draw(view, self._pack(info), events)
+            self._pictures[key] = self.draw(view, self._pack(info))
         return self._pictures[key]
 
     def _pack(self, info: GameInfo) -> str | None:
@@ -317,10 +306,10 @@ class Desk:
         digest = self._digest(info, audience, after)
         if digest is None:
             return None
-        lines, view, events = digest
+        lines, view = digest
         attachments: list[tuple[str, bytes]] = []
         if view is not None:
-            data = self._picture(info, audience, view, events)
+            data = self._picture(info, audience, view)
             if data is not None:
                 attachments.append((f"{info.id}-{audience}.png", data))
         first = next((line.strip() for line in lines[1:] if line.startswith("  ")), "update")

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from adjudicator.kernel.events import Event
 from adjudicator.kernel.views import View
 
 log = logging.getLogger("umpire.mail")
@@ -20,13 +18,13 @@ def _pack(game: str, path: str | None) -> Any:
     return render.load_pack(game, path)
 
 
-def picture(view: View, pack: str | None, events: Iterable[Event] = ()) -> bytes | None:
+def picture(view: View, pack: str | None) -> bytes | None:
     """The PNG of ``view`` (None for a game without pictures, or if drawing fails: the mail
     goes out with its text alone)."""
     import render
 
     try:
-        return render.render(view, _pack(view.game, pack), events=list(events))
+        return render.render(view, _pack(view.game, pack))
     except render.NoPicture:
         return None
     except Exception:

@@ -55,7 +55,7 @@ def inbound(sender: str, body: str, subject: str = "orders", **kwargs: Any) -> I
 def desk(db: Path, **kwargs: Any) -> Desk:
     service = GameService(Store(db, synchronous="NORMAL"),
                           seed_source=kwargs.pop("seed_source", lambda n: b"\x07" * n))
-    return Desk(service, config(), draw=lambda view, pack, events: b"PNG:" + view.viewer.encode(),
+    return Desk(service, config(), draw=lambda view, pack: b"PNG:" + view.viewer.encode(),
                 games=kwargs.pop("games", DUEL), **kwargs)
 
 

@@ -56,10 +56,9 @@ def test_every_text_of_a_random_game_is_in_the_font(drawn: list[tuple[str, Any]]
             for viewer in ("public", "gm", *game.sides):
                 view = game.view(step.state, viewer)
                 module: Any = tps if view.game == "stalingrad" else tanks
-                module.draw(view, events=step.events)
-                module.draw(view, events=step.events, crop=True)
-            frames.append(Frame(game.view(step.state, "public"), f"{step.side}: {step.order}",
-                                step.events))
+                module.draw(view)
+                module.draw(view, crop=True)
+            frames.append(Frame(game.view(step.state, "public"), f"{step.side}: {step.order}"))
         # a result, a caption and a decision with characters the font does not have
         odd = game.view(steps[-1].state, "gm").model_copy(update={"result": ODD})
         module = tps if odd.game == "stalingrad" else tanks

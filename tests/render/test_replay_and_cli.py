@@ -24,7 +24,7 @@ runner = CliRunner()
 def test_one_frame_per_step_with_the_orders_as_caption() -> None:
     game = TanksGame()
     steps = random_game(game, "first-encounter", 40, 2)
-    items = [Frame(game.view(s.state, "public"), s.order, s.events) for s in steps]
+    items = [Frame(game.view(s.state, "public"), s.order) for s in steps]
     frames = frames_by_step(items)
     keys = [step_key(f.view) for f in frames]
     assert len(frames) < len(items)
@@ -36,7 +36,7 @@ def test_one_frame_per_step_with_the_orders_as_caption() -> None:
 def test_animated_gif_and_apng_have_a_frame_each_and_are_deterministic() -> None:
     game = StalingradGame()
     steps = random_game(game, "historical", 25, 3)
-    frames = frames_by_step(Frame(game.view(s.state, "public"), s.order, s.events)
+    frames = frames_by_step(Frame(game.view(s.state, "public"), s.order)
                             for s in steps)
     assert len(frames) >= 2
     gif = animate(frames)

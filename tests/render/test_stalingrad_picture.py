@@ -8,9 +8,8 @@ import math
 from typing import Any
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageChops
 
-from adjudicator.kernel.events import Event
 from adjudicator.stalingrad.data import load_pack
 from adjudicator.stalingrad.game import StalingradGame
 from adjudicator.stalingrad.last_action import (
@@ -118,30 +117,16 @@ def test_the_last_attack_is_marked_with_its_result(game: StalingradGame) -> None
     step = attacks[-1]
     view = game.view(step.state, "public")
     assert isinstance(view, StalingradView) and view.last_action is not None
-    hl = tps.last_action(view)  # from the View alone
+    attack = view.last_action.attacks[-1]  # the View alone says what to draw
     result = next(e for e in step.events if e.kind == "attack-result")
-    assert hl.attack_area == str(result.data["area"])
-    assert hl.attack_text is not None and str(result.data["total"]) in hl.attack_text
+    assert attack.area == str(result.data["area"])
+    assert attack.text is not None and str(result.data["total"]) in attack.text
     plain = tps.draw(view.model_copy(update={"last_action": None}))
     marked = tps.draw(view)
-    box = tps.build_static(load_pack()).spaces[hl.attack_area].bbox
+    box = tps.build_static(load_pack()).spaces[attack.area].bbox
     diff = Image.frombytes("L", plain.size, bytes(
         int(a != b) for a, b in zip(plain.tobytes(), marked.tobytes(), strict=True)))
     assert diff.crop(box).getbbox() is not None
-
-
-def test_a_view_without_last_action_is_highlighted_from_its_events(
-        historical: StalingradView) -> None:
-    result = Event(kind="attack-result", text="x", data={
-        "area": "56", "total": "15:12", "cp": 3, "result": "cp"})
-    hl = tps.last_action(historical, [result])
-    assert (hl.attack_area, hl.attack_text) == ("56", "15:12 — 3 CP")
-
-
-def test_events_the_viewer_may_not_see_are_ignored(historical: StalingradView) -> None:
-    secret = Event(kind="attack-result", text="x", audience="german",
-                   data={"area": "56", "total": "9:1", "cp": 8, "result": "cp"})
-    assert tps.last_action(historical, [secret]).attack_area != "56"
 
 
 def with_last(view: StalingradView, **record: Any) -> StalingradView:
@@ -156,11 +141,12 @@ def test_the_view_last_action_is_drawn(historical: StalingradView) -> None:
                                            odds="9:8", total="15:12", cp=3, result="cp",
                                            text="15:12 — 3 CP")],
                      retreats=[RetreatRecord(units=["r"], path=["10", "9", "11"])])
-    hl = tps.last_action(view)
-    assert hl.moves == [("x", ["7", "8", "10"])]
-    assert hl.attack_area == "10" and hl.attack_text == "15:12 — 3 CP"
-    assert hl.retreats == [["10", "9", "11"]]
-    assert tps.draw(view).tobytes() != tps.draw(historical).tobytes()
+    drawn = tps.draw(view)
+    assert drawn.tobytes() != tps.draw(historical).tobytes()
+    st = tps.build_static(load_pack())
+    for area in ("7", "10", "11"):  # the origin, the attacked Area, the retreat's end
+        plain = tps.draw(historical).crop(st.spaces[area].bbox)
+        assert ImageChops.difference(plain, drawn.crop(st.spaces[area].bbox)).getbbox()
 
 
 def _highlighted(image: Image.Image, st: tps.Static, a: tuple[float, float],
@@ -240,5 +226,5 @@ def test_every_view_of_a_random_legal_game_renders(game: StalingradGame) -> None
         for viewer in ("public", "german", "russian", "gm"):
             view = game.view(step.state, viewer)
             assert isinstance(view, StalingradView)
-            assert tps.render(view, events=step.events).startswith(PNG)
-        assert tps.draw(view, events=step.events, crop=True).size == tps.CROP_SIZE
+            assert tps.render(view).startswith(PNG)
+        assert tps.draw(view, crop=True).size == tps.CROP_SIZE

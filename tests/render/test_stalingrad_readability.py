@@ -175,7 +175,7 @@ def test_the_crop_has_a_caption_strip_and_a_key_to_its_stacks(game: StalingradGa
     view.units = [u for u in view.units if u.loc != "59"] + units
     from adjudicator.stalingrad.last_action import LastAction
     view.last_action = LastAction(side="german", date=0, day=True, box=1, origin="59")
-    layout = tps._crop_layout(view, pack, ())
+    layout = tps._crop_layout(view, pack)
     assert layout.top > 0 and layout.caption
     assert any(line.startswith("59 x") and "I/267" in line for line in layout.key)
     image = tps.draw(view, pack, crop=True)

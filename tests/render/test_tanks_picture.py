@@ -9,6 +9,7 @@ from PIL import Image, ImageChops
 
 from adjudicator.tanks.data import load_pack
 from adjudicator.tanks.game import TanksGame
+from adjudicator.tanks.last_action import LastAction
 from adjudicator.tanks.views import TanksView
 from render import tanks
 from render.common import point_in_polygon, uses_any
@@ -119,14 +120,14 @@ def test_secrets_only_in_the_owner_and_gm_pictures(game: TanksGame, scenario: st
     step = secret_step(game, scenario, seed)
     gm = view_of(game, step.state, "gm")
     public_view = view_of(game, step.state, "public")
-    public = tanks.draw(public_view, pack, events=step.events)
+    public = tanks.draw(public_view, pack)
     secret_indices = st.palette.secret_indices
     assert not uses_any(public, secret_indices)
     owners = {u.side for u in gm.units if u.hidden and u.status == "on"}
     owners |= {owner for h, owner in gm.mines.items() if h not in public_view.mines}
     assert owners
     for side in ("german", "soviet"):
-        mine = tanks.draw(view_of(game, step.state, side), pack, events=step.events)
+        mine = tanks.draw(view_of(game, step.state, side), pack)
         if side not in owners:
             assert not uses_any(mine, secret_indices)
             continue
@@ -147,7 +148,7 @@ def test_secrets_only_in_the_owner_and_gm_pictures(game: TanksGame, scenario: st
         outside = ImageChops.multiply(diff.point(lambda v: 255 if v else 0), mask)
         assert outside.getbbox() is None, f"{side}: differs outside its secrets"
         assert diff.getbbox() is not None
-    assert uses_any(tanks.draw(gm, pack, events=step.events), secret_indices)
+    assert uses_any(tanks.draw(gm, pack), secret_indices)
 
 
 def _hex_box(st: tanks.Static, name: str) -> tuple[int, int, int, int]:
@@ -159,8 +160,8 @@ def _hex_box(st: tanks.Static, name: str) -> tuple[int, int, int, int]:
 def test_same_view_same_bytes(game: TanksGame) -> None:
     steps = random_game(game, "kursk-salient", 30, 8)
     view = view_of(game, steps[-1].state, "soviet")
-    assert tanks.render(view, events=steps[-1].events) == tanks.render(
-        view, events=steps[-1].events)
+    assert tanks.render(view) == tanks.render(
+        view)
 
 
 def test_the_last_shot_is_drawn_with_its_result(game: TanksGame) -> None:
@@ -173,12 +174,13 @@ def test_the_last_shot_is_drawn_with_its_result(game: TanksGame) -> None:
             break
     assert shot is not None, "a seeded game should contain a shot"
     view = view_of(game, shot.state, "public")
-    hl = tanks.last_action(view, shot.events)
-    assert hl.shot_from and hl.shot_to and hl.shot_text
+    hl = view.last_action
+    assert hl is not None and hl.shot is not None
+    assert hl.shot.from_ and hl.shot.to and hl.shot.text
     fire = [e for e in shot.events if e.kind == "fire"][-1]
-    assert ("HIT" in hl.shot_text) == bool(fire.data["hit"])
+    assert ("HIT" in hl.shot.text) == bool(fire.data["hit"])
     bare = view.model_copy(update={"last_action": None})  # the View carries the last action
-    assert tanks.draw(view, events=shot.events).tobytes() != tanks.draw(bare).tobytes()
+    assert tanks.draw(view).tobytes() != tanks.draw(bare).tobytes()
 
 
 def test_every_view_of_a_random_legal_game_renders(game: TanksGame) -> None:
@@ -188,8 +190,8 @@ def test_every_view_of_a_random_legal_game_renders(game: TanksGame) -> None:
         for step in steps:
             for viewer in ("public", "german", "soviet", "gm"):
                 view = view_of(game, step.state, viewer)
-                assert tanks.render(view, events=step.events).startswith(PNG)
-            assert tanks.draw(view, events=step.events, crop=True).mode == "P"
+                assert tanks.render(view).startswith(PNG)
+            assert tanks.draw(view, crop=True).mode == "P"
 
 
 def test_the_owners_revealed_mines_are_drawn_as_revealed(game: TanksGame) -> None:
@@ -232,12 +234,11 @@ def test_the_shot_line_runs_between_the_real_hexes(game: TanksGame) -> None:
     st = tanks.build_static(pack)
     view = view_of(game, game.setup("kursk-counterattack"), "public")
     # the target is gone (destroyed): the View still knows both ends of the shot
-    shot = {"shot": {"from": ["0805"], "to": "1108", "hit": True, "destroyed": True,
-                     "disrupted": False, "text": "HIT - destroyed", "firers": ["x"],
-                     "target": "y", "mode": "at"}}
+    shot = LastAction.model_validate(
+        {"shot": {"from": ["0805"], "to": "1108", "hit": True, "destroyed": True,
+                  "disrupted": False, "text": "HIT - destroyed", "firers": ["x"],
+                  "target": "y", "mode": "at"}})
     assert not any(u.hex in ("0805", "1108") for u in view.units if u.status == "on")
-    hl = tanks.last_action(view.model_copy(update={"last_action": shot}))
-    assert (hl.shot_from, hl.shot_to, hl.shot_hit) == (["0805"], "1108", True)
     image = tanks.draw(view.model_copy(update={"last_action": shot}), pack)
     a = tanks.centre(st.origin, st.radius, "0805")
     b = tanks.centre(st.origin, st.radius, "1108")
@@ -249,8 +250,9 @@ def test_the_shot_line_runs_between_the_real_hexes(game: TanksGame) -> None:
         for step in random_game(game, "first-encounter", 80, seed):
             fires = [e for e in step.events if e.kind == "fire" and e.data.get("target_hex")]
             if fires:
-                played = tanks.last_action(view_of(game, step.state, "public"))
-                assert played.shot_from == fires[-1].data["firer_hexes"]
-                assert played.shot_to == fires[-1].data["target_hex"]
+                played = view_of(game, step.state, "public").last_action
+                assert played is not None and played.shot is not None
+                assert played.shot.from_ == fires[-1].data["firer_hexes"]
+                assert played.shot.to == fires[-1].data["target_hex"]
                 return
     raise AssertionError("no shot in the seeded games")

@@ -7,7 +7,8 @@ from typing import Any
 from adjudicator.kernel.dice import FixedDice
 from adjudicator.kernel.events import Event, visible_to
 from adjudicator.tanks.game import TanksGame
-from adjudicator.tanks.views import TanksView, last_action_for, last_action_parts
+from adjudicator.tanks.last_action import fold, for_viewer
+from adjudicator.tanks.views import TanksView
 
 GAME = TanksGame()
 
@@ -54,9 +55,9 @@ def test_a_hidden_firer_s_hex_goes_public_only_with_its_reveal_20_0() -> None:
     shot = next(e for e in public if e.kind == "fire")
     assert shot.data["firer_hexes"] == ["1113"] and shot.data["target_hex"] == "1108"
     seen = view(outcome.state, "public").last_action
-    assert seen is not None
-    assert seen["shot"]["from"] == ["1113"] and seen["shot"]["to"] == "1108"
-    assert seen["shot"]["destroyed"] is True and seen["shot"]["text"] == "HIT - destroyed"
+    assert seen is not None and seen.shot is not None
+    assert seen.shot.from_ == ["1113"] and seen.shot.to == "1108"
+    assert seen.shot.destroyed is True and seen.shot.text == "HIT - destroyed"
 
 
 def test_last_action_move_path_and_shot_line_10_2() -> None:
@@ -72,16 +73,17 @@ def test_last_action_move_path_and_shot_line_10_2() -> None:
                             FixedDice()).state
     for viewer in ("public", "german", "soviet", "gm"):
         seen = view(state, viewer).last_action
-        assert seen == {"move": {"unit": "pan", "path": ["1010", "1011", "1111"]}}
+        assert seen is not None and seen.model_dump() == {
+            "move": {"unit": "pan", "path": ["1010", "1011", "1111"], "audience": "public"}}
     for _ in range(3):  # ends of phases leave the last action as it was
         state = GAME.apply_text(state, "german" if state.phase != "defensive" else "soviet",
                                 "done", FixedDice()).state
     assert state.phase == "mobile"
     state = GAME.apply_text(state, "german", "fire pan at kv", FixedDice([6, 6])).state
     seen = view(state, "public").last_action
-    assert seen is not None and set(seen) == {"shot"}
-    assert seen["shot"]["from"] == ["1111"] and seen["shot"]["to"] == "1016"
-    assert seen["shot"]["hit"] is False and seen["shot"]["text"] == "MISS"
+    assert seen is not None and set(seen.model_dump()) == {"shot"} and seen.shot is not None
+    assert seen.shot.from_ == ["1111"] and seen.shot.to == "1016"
+    assert seen.shot.hit is False and seen.shot.text == "MISS"
 
 
 def test_last_action_barrage_target_and_scatter_18_2() -> None:
@@ -94,36 +96,59 @@ def test_last_action_barrage_target_and_scatter_18_2() -> None:
         ],
     })
     state = GAME.apply_text(state, "german", "barrage 1016", FixedDice()).state
-    assert view(state, "soviet").last_action == {
-        "barrage": {"target": "1016", "scatter_to": None, "hexes": []}}
+    seen = view(state, "soviet").last_action
+    assert seen is not None and seen.model_dump() == {
+        "barrage": {"target": "1016", "scatter_to": None, "hexes": [], "audience": "public"}}
     state = GAME.apply_text(state, "german", "move pan 1011", FixedDice()).state
     seen = view(state, "public").last_action  # the marker stays in the picture (18.1)
-    assert seen is not None and seen["barrage"]["target"] == "1016" and "move" in seen
+    assert seen is not None and seen.barrage is not None and seen.move is not None
+    assert seen.barrage.target == "1016"
     for side in ("german", "german", "soviet"):
         state = GAME.apply_text(state, side, "done", FixedDice()).state
     # end of Mobile Fire: scatter dr 1 (scatters), direction dr, then one DR for the KV
     outcome = GAME.apply_text(state, "german", "done", FixedDice([1, 4, 6, 6]))
     seen = view(outcome.state, "public").last_action
-    assert seen is not None
-    barrage = seen["barrage"]
+    assert seen is not None and seen.barrage is not None
+    barrage = seen.barrage
     scatter = next(e for e in outcome.events if e.kind == "scatter")
-    assert barrage["target"] == "1016" and barrage["scatter_to"] == scatter.data["hex"]
-    assert barrage["scatter_to"] in barrage["hexes"] and len(barrage["hexes"]) == 7
+    assert barrage.target == "1016" and barrage.scatter_to == scatter.data["hex"]
+    assert barrage.scatter_to in barrage.hexes and len(barrage.hexes) == 7
 
 
-def test_last_action_parts_keep_to_their_audience() -> None:
+def test_last_action_entries_keep_to_their_audience() -> None:
     events = [
         Event(kind="move", text="m", audience="german",
               data={"unit": "a", "hexes": ["0101", "0102"]}),
         Event(kind="fire", text="f", data={"firers": ["b"], "firer_hexes": ["0303"],
                                            "target": "c", "target_hex": "0306", "hit": True}),
     ]
-    parts = last_action_parts(events)
-    assert last_action_for(parts, "german") == {
-        "move": {"unit": "a", "path": ["0101", "0102"]},
+    record = fold(events)
+    german = for_viewer(record, "german", None)
+    assert german is not None and german.model_dump() == {
+        "move": {"unit": "a", "path": ["0101", "0102"], "audience": "german"},
         "shot": {"from": ["0303"], "to": "0306", "hit": True, "destroyed": False,
                  "disrupted": False, "text": "HIT - no effect", "firers": ["b"],
-                 "target": "c", "mode": None}}
-    assert set(last_action_for(parts, "soviet") or {}) == {"shot"}
-    assert set(last_action_for(parts, "public") or {}) == {"shot"}
-    assert set(last_action_for(parts, "gm") or {}) == {"move", "shot"}
+                 "target": "c", "mode": None, "audience": "public"}}
+
+    def parts(viewer: str) -> set[str]:
+        seen = for_viewer(record, viewer, None)
+        return set(seen.model_dump()) if seen is not None else set()
+
+    assert parts("soviet") == parts("public") == {"shot"}
+    assert parts("gm") == {"move", "shot"}
+    assert record.audiences_seen_by("soviet") == {"public"}
+
+
+def test_the_record_is_stored_as_states_always_stored_it() -> None:
+    """The state keeps the record in the shape it always had ({} when empty, absent
+    entries left out, the shot's firers' hexes under "from"), so stored hashes hold."""
+    from adjudicator.tanks.state import TanksState
+
+    state = TanksState(scenario="x", last_turn=1, order=["german", "soviet"])
+    assert state.model_dump(mode="json")["last_action"] == {}
+    shot = {"from": ["0303"], "to": "0306", "hit": True, "destroyed": False,
+            "disrupted": False, "text": "HIT - no effect", "firers": ["b"], "target": "c",
+            "mode": None, "audience": "public"}
+    again = TanksState.model_validate({**state.model_dump(mode="json"),
+                                       "last_action": {"shot": shot}})
+    assert again.model_dump(mode="json")["last_action"] == {"shot": shot}
