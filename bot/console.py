@@ -225,8 +225,7 @@ class Session:
         return self._entries[1]
 
     def verbs(self) -> list[str]:
-        spec = self.game.order_spec
-        return spec.first_words() if spec is not None else []
+        return self.game.order_spec.first_words()
 
     def completions(self, line: str, side: str | None = None) -> list[str]:
         """The words that may come next in ``line`` (tab completion): commands and verbs

@@ -73,7 +73,7 @@ def entries(game: Game[Any], state: Any, side: str) -> list[Entry]:
         verb = text.split()[0] if text.split() else ""
         units: list[str] = []
         places: list[str] = []
-        if spec is not None and verb != "standing":
+        if verb != "standing":
             try:
                 order = game.parse(text)
                 entry = spec.verb_of(order)

@@ -8,14 +8,15 @@ Generic operations every game gets:
 * ``set-standing``: set or clear a side's standing order for a kind of decision.
 
 Game-specific state edits (move a unit, set Control, Rubble, date/impulse…) go through the
-:class:`GmEditable` hook, which a game implements by adding two methods; the service
-validates the arguments against the model the game declares and logs the edit.
+hooks every game declares (:meth:`Game.gm_operations`, :meth:`Game.gm_edit`; none by
+default); the service validates the arguments against the model the game declares and logs
+the edit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, Protocol, runtime_checkable
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -25,22 +26,6 @@ from adjudicator.kernel.events import GM, PUBLIC, Event
 from adjudicator.kernel.game import Game, Outcome
 from adjudicator.kernel.orders import SetStanding
 from adjudicator.kernel.state import GameState
-
-
-@runtime_checkable
-class GmEditable(Protocol):
-    """The hook a game implements to allow GM edits of its state.
-
-    ``gm_operations`` names each edit and the pydantic model of its arguments (the service
-    validates input against it). ``gm_edit`` applies one validated edit to ``state`` — a
-    private copy, mutate it — and returns events (with audiences: a hidden unit moved by
-    the GM is told to its side and the GM only). It raises :class:`RuleError` when the
-    edit does not fit the data (no such area, unit already eliminated…).
-    """
-
-    def gm_operations(self) -> Mapping[str, type[BaseModel]]: ...
-
-    def gm_edit(self, state: Any, name: str, args: BaseModel) -> list[Event]: ...
 
 
 class ForceDice(BaseModel):
@@ -187,9 +172,9 @@ def apply_override(game: Game[Any], state: GameState, op: Override, reason: str,
             return OverrideResult(state=outcome.state, events=[notice, *outcome.events],
                                   rolls=[], applied=outcome.applied, side=side)
         case GameEdit(name=name, args=args):
-            if not isinstance(game, GmEditable):
-                raise RuleError("override", f"{game.name} has no GM edits")
             models = game.gm_operations()
+            if not models:
+                raise RuleError("override", f"{game.name} has no GM edits")
             if name not in models:
                 raise RuleError("override", f"unknown edit {name!r}", sorted(models))
             try:

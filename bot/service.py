@@ -1633,8 +1633,8 @@ def undo_refusal(game: Game[Any], last: Mapping[str, Any], sides: set[str],
        owed by another side;
     4. it told nobody anything private: every event is public or for the player's own
        side (nothing for the other side, nothing GM-only);
-    5. the game, if it implements ``undo_reveals(events) -> list[str]``, finds nothing in
-       the public events that discloses hidden information (a spotted unit, a mine).
+    5. the game's ``undo_reveals(events)`` finds nothing in the public events that
+       discloses hidden information (a spotted unit, a mine).
     """
     if last["kind"] != "order" or last["side"] not in sides:
         return "your last order is not the game's last action"
@@ -1647,11 +1647,9 @@ def undo_refusal(game: Game[Any], last: Mapping[str, Any], sides: set[str],
     events = events_from_json(json.loads(last["events"]))
     if any(e.audience not in (PUBLIC, last["side"]) for e in events):
         return "it revealed information"
-    hook = getattr(game, "undo_reveals", None)
-    if callable(hook):
-        reasons = hook([e for e in events if e.audience == PUBLIC])
-        if reasons:
-            return "it revealed " + "; ".join(reasons)
+    reasons = game.undo_reveals([e for e in events if e.audience == PUBLIC])
+    if reasons:
+        return "it revealed " + "; ".join(reasons)
     return None
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from PIL import Image, ImageChops, ImageDraw
 
+from adjudicator.kernel.memo import Memo
 from adjudicator.stalingrad.data import load_pack
 from adjudicator.stalingrad.data_models import StalingradPack
 from adjudicator.stalingrad.views import (
@@ -1012,19 +1013,14 @@ class Face:
                     self.duration, self.isolated)
 
 
-_FACES: dict[tuple[Any, ...], Face] = {}
+#: Faces by what they depend on, kept with the pack's units they were drawn from.
+_FACES = Memo[Face](size=20000)
 
 
 def face_of(u: UnitView, pack_units: Mapping[str, Any]) -> Face:
     """:func:`unit_face`, memoised on what the face depends on."""
-    key = (u.id, u.side, u.kind, u.fresh, u.duration, u.attack, u.defense, u.mf,
-           u.isolation, id(pack_units))
-    face = _FACES.get(key)
-    if face is None:
-        if len(_FACES) > 20000:
-            _FACES.clear()
-        face = _FACES[key] = unit_face(u, pack_units)
-    return face
+    key = (u.id, u.side, u.kind, u.fresh, u.duration, u.attack, u.defense, u.mf, u.isolation)
+    return _FACES.get((pack_units,), key, lambda: unit_face(u, pack_units))
 
 
 def short_label(uid: str, pack_units: Mapping[str, Any]) -> str:

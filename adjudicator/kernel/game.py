@@ -9,15 +9,16 @@ not differ between games:
   orders from a side that is not to act, handles ``standing`` orders, and lets standing
   orders answer pending decisions at once;
 * ``submit_lines`` applies a multi-line message in order and stops at the first pending
-  decision or error;
+  decision or error (the :func:`apply_lines` generator, which the service runs too);
 * ``view`` fills the common view fields and checks the viewer.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -128,11 +129,13 @@ class Game(ABC, Generic[S]):
     sides: ClassVar[tuple[str, ...]]
     state_type: ClassVar[type[GameState]]
     #: The game's order notation, declared once (:mod:`adjudicator.kernel.spec`): parsing,
-    #: formatting, help and the frontends' commands come from it.
-    order_spec: ClassVar[OrderSpec | None] = None
+    #: formatting, help and the frontends' commands come from it. Every game declares one.
+    order_spec: ClassVar[OrderSpec]
 
     def __init__(self, pack: Path | None = None) -> None:
         """Bind the rules to a data pack folder (None: the shipped pack)."""
+        if not isinstance(getattr(type(self), "order_spec", None), OrderSpec):
+            raise TypeError(f"{type(self).__name__} declares no order_spec")
         self.pack = pack
 
     # ---- hooks a game implements -------------------------------------------------------
@@ -145,17 +148,22 @@ class Game(ABC, Generic[S]):
     def setup(self, scenario: str | None = None, options: Mapping[str, Any] | None = None) -> S:
         """The starting state. Deterministic: rolls needed at setup happen as orders."""
 
+    def options(self, scenario: str | None = None) -> dict[str, str]:
+        """The optional rules a new game of ``scenario`` may be created with: option key ->
+        what it does (``umpire play GAME --option KEY=VALUE``). None by default."""
+        return {}
+
     def order_names(self) -> Names:
         """The name resolvers the notation reads units, Areas… with (none: plain keys)."""
         return {}
 
     def parse_game_order(self, text: str) -> Order:
         """Parse one line of this game's notation (forgiving) into an order model."""
-        return self._spec().parse(text, self.order_names())
+        return self.order_spec.parse(text, self.order_names())
 
     def format_game_order(self, order: Order) -> str:
         """The canonical text of an order."""
-        return self._spec().format(order)
+        return self.order_spec.format(order)
 
     @abstractmethod
     def to_act(self, state: S) -> str | None:
@@ -231,13 +239,13 @@ class Game(ABC, Generic[S]):
         """
         if isinstance(order, SetStanding):
             return True
-        return self.order_spec is not None and self.order_spec.is_secret(order)
+        return self.order_spec.declares_secret(order)
 
     def help(self, verb: str | None = None) -> str:
         """Every order in one line each, or one verb in full (forms, rules, examples)."""
         if verb is not None and verb.lower() == "standing":
             return STANDING_HELP
-        text = self._spec().help(verb)
+        text = self.order_spec.help(verb)
         return text if verb is not None else f"{text}\n{STANDING_HELP.splitlines()[0]}"
 
     def is_secret_text(self, text: str) -> bool:
@@ -276,6 +284,31 @@ class Game(ABC, Generic[S]):
         gives while it enters secrets (:meth:`private_input`, e.g. a face-down set-up,
         where a plain placement names what the other side may not know)."""
         return self.is_secret(order) or self.private_input(state) == side
+
+    # ---- hooks the service offers games (each with the behaviour of a game without it) ----
+
+    def undo_reveals(self, public_events: list[Event]) -> list[str]:
+        """What an order's public events disclosed that an undo could not take back (a
+        hidden unit spotted, a minefield found): the service refuses a player's undo when
+        this names anything. Nothing by default."""
+        return []
+
+    def gm_operations(self) -> Mapping[str, type[BaseModel]]:
+        """The GM's edits of the state: name -> the pydantic model of its arguments (the
+        service validates a GM's input against it). None by default."""
+        return {}
+
+    def gm_edit(self, state: S, name: str, args: BaseModel) -> list[Event]:
+        """Apply one validated GM edit to ``state`` (a private copy: mutate it); events with
+        audiences (a hidden unit moved by the GM is told to its side and the GM only).
+        Raise :class:`RuleError` when the edit does not fit the data."""
+        raise RuleError("override", f"{self.name} has no GM edits")
+
+    def deadline_order(self, state: S, side: str) -> str | None:
+        """The order Umpire plays for ``side`` when its time runs out and it owes no
+        decision (a decision's default answers that); None leaves it to the GM. By
+        default ``pass`` when that is legal."""
+        return "pass" if "pass" in self.legal_orders(state, side) else None
 
     def acting_side(self, state: S) -> str | None:
         """Who must act now: the side owing a decision, else the side to move."""
@@ -329,24 +362,20 @@ class Game(ABC, Generic[S]):
         line number where it stopped (the erroneous line, or the line that left a
         decision pending when more lines follow).
         """
-        lines = order_lines(text)
         batch = Batch[S](state=state, events=[], rolls=[], applied=[])
-        for number, line in enumerate(lines, start=1):
-            try:
-                outcome = self.apply_text(batch.state, side, line, dice)
-            except RuleError as error:
-                batch.stopped_at = number
-                batch.error = str(error)
-                batch.error_rule = error.rule
-                batch.error_legal = error.legal
+        for step in apply_lines(self, state, side, order_lines(text), lambda: dice):
+            if isinstance(step, Refused):
+                batch.stopped_at = step.number
+                batch.error = str(step.error)
+                batch.error_rule = step.error.rule
+                batch.error_legal = step.error.legal
                 return batch
-            batch.state = outcome.state
-            batch.events.extend(outcome.events)
-            batch.rolls.extend(outcome.rolls)
-            batch.applied.extend(outcome.applied)
-            if outcome.state.pending is not None and number < len(lines):
-                batch.stopped_at = number
-                return batch
+            batch.state = step.outcome.state
+            batch.events.extend(step.outcome.events)
+            batch.rolls.extend(step.outcome.rolls)
+            batch.applied.extend(step.outcome.applied)
+            if step.waits:
+                batch.stopped_at = step.number
         return batch
 
     def view(self, state: S, viewer: str) -> View:
@@ -382,11 +411,6 @@ class Game(ABC, Generic[S]):
         return [policy for policy in self.standing_policies() if policy.kind == kind]
 
     # ---- internals ----------------------------------------------------------------------
-
-    def _spec(self) -> OrderSpec:
-        if self.order_spec is None:
-            raise NotImplementedError(f"{type(self).__name__} declares no order_spec")
-        return self.order_spec
 
     def _check_turn(self, state: S, side: str) -> None:
         if state.result is not None:
@@ -471,6 +495,54 @@ class Game(ABC, Generic[S]):
             for roll in rolls
         ]
 
+
+
+@dataclass(frozen=True)
+class Applied(Generic[S]):
+    """One line of a multi-line submission, applied: the state it was applied to, the
+    order read from it and its outcome; ``waits``: a decision is now pending and more
+    lines follow, so they are not applied (the owing side answers first)."""
+
+    number: int
+    text: str
+    before: S
+    order: Order
+    outcome: Outcome[S]
+    waits: bool
+
+
+@dataclass(frozen=True)
+class Refused:
+    """One line of a multi-line submission, refused: nothing of it was applied."""
+
+    number: int
+    text: str
+    error: RuleError
+
+
+def apply_lines(game: Game[S], state: S, side: str, lines: Sequence[str],
+                dice: Callable[[], Dice]) -> Iterator[Applied[S] | Refused]:
+    """Apply ``lines`` (1-based ``number``) in turn for ``side``, each on the state the one
+    before left; stop after a refused line, or after a line that leaves a decision pending
+    while more lines follow. What was applied before a stop stays applied.
+
+    The one loop every multi-line submission runs (:meth:`Game.submit_lines`, the game
+    service). ``dice()`` is called once per line, just before it is applied, so a caller
+    that stores each line as an action can hand each its own dice.
+    """
+    for number, text in enumerate(lines, start=1):
+        try:
+            line_dice = dice()
+            order = game.parse(text)
+            outcome = game.apply(state, side, order, line_dice)
+        except RuleError as error:
+            yield Refused(number, text, error)
+            return
+        waits = outcome.state.pending is not None and number < len(lines)
+        yield Applied(number, text, state, order, outcome, waits)
+        if waits:
+            return
+        state = outcome.state
 
 
 class Views(Generic[S]):

@@ -608,7 +608,9 @@ class OrderSpec:
             raise TypeError(f"not a {self.game} order: {order!r}")
         return entry
 
-    def is_secret(self, order: Order) -> bool:
+    def declares_secret(self, order: Order) -> bool:
+        """Whether the order's verb is declared secret (``Game.is_secret`` is the one
+        question frontends ask: it adds standing orders)."""
         entry = self._by_model.get(type(order))
         return entry is not None and entry.verb.secret
 

@@ -138,7 +138,7 @@ class StalingradGame(Game[StalingradState]):
     title: ClassVar[str] = "Turning Point: Stalingrad"
     sides: ClassVar[tuple[str, ...]] = SIDES
     state_type: ClassVar[type[GameState]] = StalingradState
-    order_spec: ClassVar[OrderSpec | None] = SPEC
+    order_spec: ClassVar[OrderSpec] = SPEC
 
     def __init__(self, pack: Path | None = None) -> None:
         super().__init__(pack)
@@ -194,6 +194,12 @@ class StalingradGame(Game[StalingradState]):
         (``umpire play stalingrad``)."""
         return {key: spec.description or spec.name
                 for key, spec in self.pack_board.scenarios.items()}
+
+    def options(self, scenario: str | None = None) -> dict[str, str]:
+        """The optional rules ``scenario`` (default: the first) allows (22, 21.2...)."""
+        name = scenario or next(iter(self.scenarios()))
+        spec = self.pack_board.scenarios.get(name)
+        return setup.allowed_options(spec) if spec is not None else {}
 
     def setup(self, scenario: str | None = None,
               options: Mapping[str, Any] | None = None) -> StalingradState:

@@ -51,16 +51,23 @@ OPTIONAL_RULES: dict[str, tuple[str, str]] = {
 }
 
 
-def check_options(spec: Any, options: Mapping[str, Any]) -> dict[str, Any]:
-    """The players' optional rules, checked against what the scenario allows (its
-    ``options`` in scenarios.toml); a ValueError names what is wrong and what is allowed."""
+def allowed_options(spec: Any) -> dict[str, str]:
+    """The optional rules a scenario allows (its ``options`` in scenarios.toml; 21.2 where
+    it has both set-ups): key -> "rule: what it does"."""
     allowed = {ref.rule for ref in spec.options}
     if "free" in spec.setup_modes and "historical" in spec.setup_modes:
         allowed.add("21.2")
-    legal = sorted(k for k, (rule, _) in OPTIONAL_RULES.items() if rule in allowed)
+    return {key: f"{rule}: {text}" for key, (rule, text) in sorted(OPTIONAL_RULES.items())
+            if rule in allowed}
+
+
+def check_options(spec: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The players' optional rules, checked against what the scenario allows (its
+    ``options`` in scenarios.toml); a ValueError names what is wrong and what is allowed."""
+    legal = sorted(allowed_options(spec))
     out: dict[str, Any] = {}
     for key, value in options.items():
-        if key not in OPTIONAL_RULES or OPTIONAL_RULES[key][0] not in allowed:
+        if key not in legal:
             raise ValueError(f"option {key!r} is not available in {spec.key!r}; choose from "
                              + (", ".join(f"{k} ({OPTIONAL_RULES[k][0]}: "
                                           f"{OPTIONAL_RULES[k][1]})" for k in legal)

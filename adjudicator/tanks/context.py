@@ -12,6 +12,7 @@ from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
 from adjudicator.kernel.journal import Journal
+from adjudicator.kernel.memo import Memo
 from adjudicator.kernel.names import unit_index
 from adjudicator.tanks.hexgrid import Hex, distance, line_of_sight, neighbours
 from adjudicator.tanks.sides import other
@@ -27,27 +28,23 @@ def two_dice_at_most(need: int) -> float:
     return hits / 36
 
 
-_MAPS: dict[tuple[object, ...], MapSpec] = {}
-_BLOCKING: dict[int, tuple[MapSpec, frozenset[Hex]]] = {}
+#: Conformance positions' maps and every map's blocking hexes, kept with the maps they were
+#: made from (a pack loaded anew never gets an older pack's map).
+_MAPS = Memo[MapSpec](size=256)
+_BLOCKING = Memo[frozenset[Hex]](size=64)
 
 
 def _blank(base: MapSpec) -> MapSpec:
     """A map of the same size, all clear, with no road (conformance positions)."""
-    key = (id(base), "blank")
-    if key not in _MAPS:
-        _MAPS[key] = MapSpec(columns=base.columns, rows=base.rows, terrain={},
-                             roads=frozenset(), bridges=frozenset())
-    return _MAPS[key]
+    return _MAPS.get((base,), "blank", lambda: MapSpec(
+        columns=base.columns, rows=base.rows, terrain={}, roads=frozenset(),
+        bridges=frozenset()))
 
 
 def _local_map(base: MapSpec, terrain: tuple[tuple[str, str], ...],
                roads: tuple[str, ...] | None, size: tuple[int, int] | None) -> MapSpec:
-    key = (id(base), terrain, roads, size)
-    if key not in _MAPS:
-        if len(_MAPS) > 256:
-            _MAPS.clear()
-        _MAPS[key] = _build_map(base, terrain, roads, size)
-    return _MAPS[key]
+    return _MAPS.get((base,), (terrain, roads, size),
+                     lambda: _build_map(base, terrain, roads, size))
 
 
 def _build_map(base: MapSpec, terrain: tuple[tuple[str, str], ...],
@@ -64,12 +61,8 @@ def _build_map(base: MapSpec, terrain: tuple[tuple[str, str], ...],
 
 
 def _blocking(m: MapSpec, blockers: frozenset[str]) -> frozenset[Hex]:
-    cached = _BLOCKING.get(id(m))
-    if cached is None or cached[0] is not m:
-        found = frozenset(h for h, t in m.terrain.items() if t in blockers and h not in m.bridges)
-        cached = (m, found)
-        _BLOCKING[id(m)] = cached
-    return cached[1]
+    return _BLOCKING.get((m,), blockers, lambda: frozenset(
+        h for h, t in m.terrain.items() if t in blockers and h not in m.bridges))
 
 
 @dataclass

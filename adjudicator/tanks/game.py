@@ -41,6 +41,7 @@ from adjudicator.tanks.orders import (
     Unload,
     parse_hex,
 )
+from adjudicator.tanks.scenario import OPTIONS
 from adjudicator.tanks.sides import SIDES, other
 from adjudicator.tanks.spec import RulesData, rules_data
 from adjudicator.tanks.state import (
@@ -62,7 +63,7 @@ class TanksGame(Game[TanksState]):
     title: ClassVar[str] = "Stalin's Tanks"
     sides: ClassVar[tuple[str, ...]] = SIDES
     state_type: ClassVar[type[GameState]] = TanksState
-    order_spec: ClassVar[OrderSpec | None] = SPEC
+    order_spec: ClassVar[OrderSpec] = SPEC
 
     def __init__(self, pack: Path | None = None) -> None:
         super().__init__(pack)
@@ -80,8 +81,9 @@ class TanksGame(Game[TanksState]):
             out[key] = f"{record.section} {record.title} ({record.level}, {record.turns} turns)"
         return out
 
-    def options(self) -> dict[str, str]:
-        return dict(scenario.OPTIONS)
+    def options(self, scenario: str | None = None) -> dict[str, str]:
+        """The optional rules of 21-24 and the basic game of 25.4 (any scenario)."""
+        return dict(OPTIONS)
 
     def setup(self, scenario_name: str | None = None,
               options: Mapping[str, Any] | None = None) -> TanksState:

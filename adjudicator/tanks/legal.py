@@ -25,11 +25,12 @@ column. ``umpire bench tanks`` measures the cost.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.memo import Memo
 from adjudicator.tanks import artillery, fire, movement, scenario
 from adjudicator.tanks.context import Ctx, two_dice_at_most
 from adjudicator.tanks.hexgrid import Direction, Hex, distance, line_of_sight, neighbour
@@ -56,29 +57,17 @@ class Grid:
     entry_face: tuple[int, ...]  # per edge hex: the facing on entry if no step follows
 
 
-_GRIDS: dict[int, tuple[MapSpec, Grid]] = {}
-_COSTS: dict[tuple[Any, ...], tuple[MapSpec, tuple[int, ...]]] = {}
-_ZONES: dict[tuple[Any, ...], tuple[MapSpec, tuple[int, ...]]] = {}
-
-
-def _cached(cache: dict[tuple[Any, ...], tuple[MapSpec, tuple[int, ...]]],
-            key: tuple[Any, ...], m: MapSpec, make: Callable[[], tuple[int, ...]]
-            ) -> tuple[int, ...]:
-    """A per-map table; the map object is kept and compared, so a recycled id is no hit."""
-    found = cache.get(key)
-    if found is not None and found[0] is m:
-        return found[1]
-    if len(cache) > 256:
-        cache.clear()
-    value = make()
-    cache[key] = (m, value)
-    return value
+#: Per-map tables, kept with the maps (and tables, pack data) they were made from.
+_GRIDS = Memo[Grid](size=64)
+_COSTS = Memo[tuple[int, ...]](size=256)
+_ZONES = Memo[tuple[int, ...]](size=256)
 
 
 def grid_of(m: MapSpec) -> Grid:
-    cached = _GRIDS.get(id(m))
-    if cached is not None and cached[0] is m:
-        return cached[1]
+    return _GRIDS.get((m,), None, lambda: _make_grid(m))
+
+
+def _make_grid(m: MapSpec) -> Grid:
     hexes = m.all_hexes
     names = tuple(str(h) for h in hexes)
     index = {name: i for i, name in enumerate(names)}
@@ -99,23 +88,19 @@ def grid_of(m: MapSpec) -> Grid:
                 face = inward
                 break
         entry_face.append(face)
-    grid = Grid(names, index, nb, exits, tuple(entry_dirs), tuple(entry_face))
-    if len(_GRIDS) > 64:
-        _GRIDS.clear()
-    _GRIDS[id(m)] = (m, grid)
-    return grid
+    return Grid(names, index, nb, exits, tuple(entry_dirs), tuple(entry_face))
 
 
 def _costs(ctx: Ctx, grid: Grid, kind: str) -> tuple[int, ...]:
     """Terrain cost of entering each hex for a unit kind (PROHIBITED where it may not)."""
-    key = (id(ctx.map), id(ctx.tables), bool(ctx.state.flags.get("clear_terrain")), kind)
-    return _cached(_COSTS, key, ctx.map, lambda: tuple(
+    key = (bool(ctx.state.flags.get("clear_terrain")), kind)
+    return _COSTS.get((ctx.map, ctx.tables), key, lambda: tuple(
         movement.terrain_cost(ctx, name, kind) for name in grid.names))
 
 
 def _roads(ctx: Ctx, grid: Grid) -> tuple[int, ...]:
-    key = (id(ctx.map), bool(ctx.state.flags.get("clear_terrain")), "road")
-    return _cached(_COSTS, key, ctx.map, lambda: tuple(
+    key = (bool(ctx.state.flags.get("clear_terrain")), "road")
+    return _COSTS.get((ctx.map,), key, lambda: tuple(
         int(ctx.is_road(name)) for name in grid.names))
 
 
@@ -834,9 +819,8 @@ def barrage_orders(ctx: Ctx, side: str) -> list[str]:
 
 
 def _zone(ctx: Ctx, side: str, group: str, grid: Grid) -> tuple[int, ...]:
-    key = (id(ctx.map), id(ctx.data), ctx.state.scenario, side, group,
-           bool(ctx.state.flags.get("clear_terrain")))
-    return _cached(_ZONES, key, ctx.map, lambda: tuple(
+    key = (ctx.state.scenario, side, group, bool(ctx.state.flags.get("clear_terrain")))
+    return _ZONES.get((ctx.map, ctx.data), key, lambda: tuple(
         i for i, name in enumerate(grid.names) if scenario.zone_allows(ctx, side, group, name)))
 
 

@@ -221,7 +221,3 @@ def parse_order(text: str) -> Order:
 def format_order(order: Order) -> str:
     return SPEC.format(order)
 
-
-def is_secret(order: Order) -> bool:
-    """Whether an order's text is a secret of the side that gives it (20.0, 19.1)."""
-    return SPEC.is_secret(order)

@@ -110,7 +110,6 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
     """The subcommand of one verb: its options are the verb's slots, plus ``game``.
     ``keys``: the names of the games (variants of ``rules``) it gives orders in."""
     spec = rules.order_spec
-    assert spec is not None
     verb = command.verb
 
     async def callback(interaction: discord.Interaction[Any], /, **values: Any) -> None:
@@ -179,7 +178,6 @@ class GameOrders(app_commands.Group):
             f"Orders of {rules.title} (one per verb; /order takes any notation)", 100),
             allowed_contexts=ANYWHERE, allowed_installs=GUILD_INSTALL)
         spec = rules.order_spec
-        assert spec is not None
         groups: dict[str, app_commands.Group] = {}
         for command in verb_commands(rules.name, spec):
             made = verb_command(keys, rules, command)
@@ -199,8 +197,7 @@ def game_groups(games: list[tuple[str, Game[Any]]]) -> list[GameOrders]:
     share it."""
     families: dict[str, list[tuple[str, Game[Any]]]] = {}
     for key, rules in games:
-        if rules.order_spec is not None:
-            families.setdefault(rules.name, []).append((key, rules))
+        families.setdefault(rules.name, []).append((key, rules))
     return [GameOrders(frozenset(key for key, _ in variants), variants[0][1])
             for variants in families.values()]
 
@@ -320,7 +317,7 @@ async def decide_answer(interaction: discord.Interaction[Any],
 @app_commands.allowed_installs(guilds=True)
 async def help_(interaction: discord.Interaction[Any], topic: str | None = None) -> None:
     bot = bot_of(interaction)
-    games = {rules.name: rules for _, rules in bot.game_rules() if rules.order_spec}
+    games = {rules.name: rules for _, rules in bot.game_rules()}
     if not topic:
         text = HELP + "\n\nGames: " + ", ".join(
             f"`/{name}` ({rules.title})" for name, rules in games.items())
@@ -344,9 +341,8 @@ async def help_topic(interaction: discord.Interaction[Any],
                      current: str) -> list[app_commands.Choice[str]]:
     topics: list[str] = []
     for _, rules in bot_of(interaction).game_rules():
-        if rules.order_spec is not None:
-            topics.append(rules.name)
-            topics += [f"{rules.name} {word}" for word in rules.order_spec.first_words()]
+        topics.append(rules.name)
+        topics += [f"{rules.name} {word}" for word in rules.order_spec.first_words()]
     return choices(rank(list(dict.fromkeys(topics)), current))
 
 

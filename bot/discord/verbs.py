@@ -63,7 +63,7 @@ def is_secret_order(game: Game[Any], text: str) -> bool:
     game cannot read counts as secret when its first word could abbreviate one of the
     spec's secret verbs, so a mistyped secret is not echoed either.
     """
-    secret_words = game.order_spec.secret_words() if game.order_spec is not None else []
+    secret_words = game.order_spec.secret_words()
     for line in order_lines(text):
         try:
             order = game.parse(line)
@@ -80,8 +80,6 @@ def is_secret_order(game: Game[Any], text: str) -> bool:
 def secret_commands(game: Game[Any], legal: list[str]) -> list[str]:
     """The commands (``/tanks hide``) of the secret verbs among ``legal`` orders."""
     spec = game.order_spec
-    if spec is None:
-        return []
     commands = {command.verb.name: command for command in verb_commands(game.name, spec)}
     found = []
     for order in legal:

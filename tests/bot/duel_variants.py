@@ -52,7 +52,7 @@ class Route(Order):
 
 class PostsDuel(DuelGame):
     name: ClassVar[str] = "posts-duel"
-    order_spec: ClassVar[OrderSpec | None] = SPEC.extend(
+    order_spec: ClassVar[OrderSpec] = SPEC.extend(
         Verb(Post, ("post NUMBER",), "the post a hit unit falls back to", ("P1",), ("post 3",)))
 
     def fall_back_options(self) -> tuple[Option, ...]:
@@ -88,7 +88,7 @@ DETOUR = ("hill", "mill", "ford") * 12
 
 class RoutesDuel(PostsDuel):
     name: ClassVar[str] = "routes-duel"
-    order_spec: ClassVar[OrderSpec | None] = SPEC.extend(
+    order_spec: ClassVar[OrderSpec] = SPEC.extend(
         Verb(Route, ("route UNITS:cells",), "the way a hit unit falls back", ("P1",),
              ("route hill wood",)))
 

@@ -112,7 +112,7 @@ class DuelGame(Game[DuelState]):
     title: ClassVar[str] = "Duel (kernel contract game)"
     sides: ClassVar[tuple[str, ...]] = SIDES
     state_type: ClassVar[type[GameState]] = DuelState
-    order_spec: ClassVar[OrderSpec | None] = SPEC
+    order_spec: ClassVar[OrderSpec] = SPEC
 
     def scenarios(self) -> dict[str, str]:
         return {"standard": "two units a side, red places a trap"}

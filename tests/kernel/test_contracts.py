@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from adjudicator.kernel.dice import CommittedDice, FixedDice
 from adjudicator.kernel.errors import NotationError, RuleError
 from adjudicator.kernel.events import visible_to
+from adjudicator.kernel.game import Applied, Refused, apply_lines
 from adjudicator.kernel.orders import SetStanding
 from tests.kernel.duel import (
     CELLS,
@@ -207,6 +208,46 @@ def test_multi_line_submission_stops_at_pending_decision() -> None:
     batch = GAME.submit_lines(_hit_state(), "red", "attack r2 4\npass", FixedDice([6, 6]))
     assert batch.applied == ["attack r2 4"] and batch.stopped_at == 1
     assert batch.pending is not None and batch.error is None
+
+
+def test_apply_lines_hands_each_line_its_own_dice_and_the_state_it_was_applied_to() -> None:
+    state = started()
+    handed: list[FixedDice] = []
+
+    def dice() -> FixedDice:
+        handed.append(FixedDice())
+        return handed[-1]
+
+    steps = list(apply_lines(GAME, state, "red", ["move r1 2", "move r2 9", "pass"], dice))
+    assert [type(s).__name__ for s in steps] == ["Applied", "Refused"]
+    first, refused = steps
+    assert isinstance(first, Applied) and isinstance(refused, Refused)
+    assert first.before is state and first.number == 1 and not first.waits
+    assert refused.number == 2 and "unknown cell" in str(refused.error)
+    assert len(handed) == 2  # never a third: nothing after a refused line is applied
+    waits = list(apply_lines(GAME, _hit_state(), "red", ["attack r2 4", "pass"],
+                             lambda: FixedDice([6, 6])))
+    assert len(waits) == 1 and isinstance(waits[0], Applied) and waits[0].waits
+
+
+# ---- hooks every game declares ----------------------------------------------------------
+
+def test_the_service_hooks_are_declared_on_game_with_a_neutral_default() -> None:
+    state = started()
+    assert GAME.undo_reveals([]) == [] and GAME.gm_operations() == {}
+    assert GAME.options() == {}
+    assert GAME.deadline_order(state, "red") == (
+        "pass" if "pass" in GAME.legal_orders(state, "red") else None)
+    with pytest.raises(RuleError, match="no GM edits"):
+        GAME.gm_edit(state, "move", SetStanding(kind="casualty"))
+
+
+def test_a_game_must_declare_its_order_spec() -> None:
+    assert isinstance(type("Inherits", (DuelGame,), {})(), DuelGame)  # an inherited spec
+    bare = type("Bare", (DuelGame,), {})
+    bare.order_spec = None  # type: ignore[assignment]
+    with pytest.raises(TypeError, match="declares no order_spec"):
+        bare()
 
 
 # ---- random legal play ------------------------------------------------------------------

@@ -104,7 +104,7 @@ def test_read_gives_each_slots_words_for_autocomplete() -> None:
 
 
 def test_secret_verbs_are_marked_once() -> None:
-    assert TOY.is_secret(Signal(colour="red")) and not TOY.is_secret(Halt())
+    assert TOY.declares_secret(Signal(colour="red")) and not TOY.declares_secret(Halt())
     assert TOY.secret_words() == ["signal"]
 
 

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from adjudicator.kernel.errors import NotationError
+from adjudicator.tanks.game import TanksGame
 from adjudicator.tanks.orders import (
     Assault,
     Barrage,
@@ -20,7 +21,6 @@ from adjudicator.tanks.orders import (
     TanksOrder,
     Unload,
     format_order,
-    is_secret,
     parse_order,
 )
 
@@ -89,7 +89,8 @@ def test_bad_text_is_a_notation_error(text: str) -> None:
 
 
 def test_secret_orders_are_flagged_for_private_entry_20_0_19_1() -> None:
-    assert is_secret(parse_order("hide pak88-1 1205"))
-    assert is_secret(parse_order("mine 1418"))
-    assert not is_secret(parse_order("place infde-1 1205"))
-    assert not is_secret(parse_order("move pan-1 2413"))
+    game = TanksGame()
+    assert game.is_secret(parse_order("hide pak88-1 1205"))
+    assert game.is_secret(parse_order("mine 1418"))
+    assert not game.is_secret(parse_order("place infde-1 1205"))
+    assert not game.is_secret(parse_order("move pan-1 2413"))
