@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from adjudicator.kernel.decisions import Option, PendingDecision
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
+from adjudicator.stalingrad.advantage import offer_reroll
 from adjudicator.stalingrad.board import area_key_order
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.places import BOX, OFF_MAP, REMOVED
-from adjudicator.stalingrad.sequence import finish, offer_reroll
 from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, other
 from adjudicator.stalingrad.state import Battle
 
@@ -143,28 +143,6 @@ def ask_defensive_fire(ctx: Ctx, battle: Battle) -> bool:
     return True
 
 
-def answer_defensive_fire(ctx: Ctx, unit: str | None, dice: Dice) -> None:
-    from adjudicator.stalingrad.combat import roll_battle
-
-    battle = ctx.state.battle
-    pending = ctx.state.pending
-    assert battle is not None and pending is not None
-    if unit is not None:
-        fag = ctx.board.resolve_unit(unit)
-        if fag not in pending.data["fags"]:
-            raise RuleError("15.31", f"{fag} may not fire into {ctx.name(battle.area)}",
-                            pending.option_orders())
-        value = strength(ctx, fag)
-        battle.fags = [fag]
-        battle.dv += value
-        battle.dv_parts = [*battle.dv_parts, ("Russian Artillery", value)]
-        ctx.emit("artillery", f"{fag} adds {value} to the defense: {battle.ov}:{battle.dv}",
-                 "15.3", unit=fag, value=value, odds=f"{battle.ov}:{battle.dv}")
-    ctx.state.pending = None
-    battle.stage = "rolled"
-    roll_battle(ctx, dice)
-
-
 # ---- Refit (15.34) ----------------------------------------------------------------------------
 
 
@@ -187,7 +165,7 @@ def refit_error(ctx: Ctx, side: str, fag: str) -> RuleError | None:
 
 def do_refit(ctx: Ctx, side: str, unit: str, dice: Dice) -> None:
     """15.34: a Refit dr of 1-2 (the pack's ``refit_max_dr``) returns the FAG to Fresh;
-    either way the attempt is the Russian's whole impulse."""
+    either way the attempt is the Russian's whole impulse (the game then ends it)."""
     fag = ctx.board.resolve_unit(unit)
     if fag not in ctx.state.units:
         raise RuleError("15.34", f"{fag} is not in this game")
@@ -208,7 +186,6 @@ def do_refit(ctx: Ctx, side: str, unit: str, dice: Dice) -> None:
     imp = ctx.impulse
     imp.acted = True
     ctx.state.passes = 0
-    finish(ctx, side, dice)
 
 
 def fags_to_refit(ctx: Ctx) -> list[str]:

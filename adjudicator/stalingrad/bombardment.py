@@ -22,19 +22,16 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.artillery import (
     SUPPORT,
     fag_covers,
+    luftwaffe,
     observer_targets,
     strength,
 )
 from adjudicator.stalingrad.board import day_of
-from adjudicator.stalingrad.combat import (
-    capacity,
-    defense_factor,
-    group_units,
-    roll_battle,
-)
+from adjudicator.stalingrad.combat import group_units, roll_battle
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.movement import start_units
-from adjudicator.stalingrad.orders import Attack, Bombard
+from adjudicator.stalingrad.odds import defense_factor
+from adjudicator.stalingrad.orders import Attack, Bombard, Notation
 from adjudicator.stalingrad.places import BOX
 from adjudicator.stalingrad.sides import GERMAN, RUSSIAN
 from adjudicator.stalingrad.state import Act, Battle
@@ -218,35 +215,6 @@ def declare(ctx: Ctx, side: str, uid: str, area: str, group: str, dice: Dice) ->
 # ---- Mistaken Attack (17.3) ----------------------------------------------------------------------
 
 
-def start_mistaken(ctx: Ctx, cp: int, area: str) -> bool:
-    """17.3: the German losses come from his Fresh Group there, else the Spent one; the
-    first from the strongest unit (the Russian's choice on ties); excess CP are forfeit.
-    Returns True when a decision is now pending."""
-    from adjudicator.stalingrad.combat import ask_first_loss
-
-    fresh = ctx.combat(area, GERMAN, fresh=True)
-    group, units = ("fresh", fresh) if fresh else ("spent", ctx.combat(area, GERMAN,
-                                                                      fresh=False))
-    if not units:
-        return False
-    battle = Battle(area=area, group=group, side=RUSSIAN, kind="mistaken", attackers=[],
-                    ranged=[], entering=[], defenders=units, ov=0, dv=0, ov_parts=[],
-                    dv_parts=[], cp=cp, stage="casualties", plan={"halve": False})
-    ctx.state.battle = battle
-    ctx.emit("mistaken-attack", f"Mistaken Attack: the Germans in {ctx.name(area)} lose {cp} "
-             f"Casualty Point(s) from their {group} Group", "17.3", area=area, cp=cp,
-             group=group)
-    if cp >= capacity(ctx, units) + 1:
-        from adjudicator.stalingrad.combat import finish_battle
-
-        for uid in units:
-            ctx.eliminate(uid, "17.3", "Mistaken Attack")
-        finish_battle(ctx)
-        return ctx.state.pending is not None
-    ask_first_loss(ctx, battle, units)
-    return True
-
-
 # ---- the Opening Bombardment (20.4) --------------------------------------------------------------
 
 
@@ -314,9 +282,6 @@ def next_strike(ctx: Ctx, dice: Dice) -> None:
 def bombard_options(ctx: Ctx) -> list[str]:
     """Opening Bombardments the legal query offers: every Fresh Observer at its first
     target Area (no Area twice), with the Luftwaffe too."""
-    from adjudicator.stalingrad.artillery import luftwaffe
-    from adjudicator.stalingrad.orders import Notation
-
     if not opening(ctx):
         return []
     strikes: list[tuple[str, str, str]] = []
@@ -347,8 +312,6 @@ def bombard_options(ctx: Ctx) -> list[str]:
 
 def fire_options(ctx: Ctx, side: str) -> list[str]:
     """Artillery/Air attacks the legal query offers now."""
-    from adjudicator.stalingrad.artillery import luftwaffe
-
     imp = ctx.state.impulse
     if imp is not None and (imp.fire_kind == "opening" or any(
             ctx.d(u).kind not in SUPPORT for u in imp.acts) or imp.ferried or imp.recrossed):

@@ -1,23 +1,22 @@
-"""Attacks (8.3-8.38), Casualty Points and retreats, Overrun, Rout, Rubble removal (14.6)
-and Rubble creation by Ranged attacks (14.2).
+"""Attacks (8.3-8.38): who may attack what, declaring, the Russian Artillery's defensive
+fire (15.3), the dice and the Advantage (8.38, 8.1, 9.2), the result, Overrun, Rout (8.37),
+Rubble removal (14.6) and Rubble creation by Ranged attacks (14.2).
 
-OV and DV are sums of named modifiers (:data:`OV_MODIFIERS`, :data:`DV_MODIFIERS`); part
-2 fills the artillery/air hooks (they read ``state.artillery`` and contribute 0 today).
-Dice order of one attack: the attacker's DR, then the defender's DR (8.38); an
-Advantage reroll (9.2) rolls both again in the same order; retreat dice follow the
-defender's decision (14.5), unit by unit in id order: Rubble Entrance DR, then the
-Contested retreat DR/dr (8.3552).
+OV and DV are :mod:`adjudicator.stalingrad.odds`; the defender's losses and retreats, and
+the end of the battle, :mod:`adjudicator.stalingrad.losses`. Dice order of one attack: the
+attacker's DR, then the defender's DR (8.38); an Advantage reroll (9.2) rolls both again in
+the same order; retreat dice follow the defender's decision (14.5), unit by unit in id
+order: Rubble Entrance DR, then the Contested retreat DR/dr (8.3552).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 
-from adjudicator.kernel.decisions import Option, PendingDecision
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
+from adjudicator.stalingrad.advantage import fixed_day, offer_advantage, set_switch
 from adjudicator.stalingrad.artillery import (
     apply_counter_battery,
     ask_defensive_fire,
@@ -25,172 +24,38 @@ from adjudicator.stalingrad.artillery import (
     mistaken_cp,
     roll_counter_battery,
     strength,
-    sweep_observers,
 )
 from adjudicator.stalingrad.context import Ctx
+from adjudicator.stalingrad.control import eliminate, update_control
+from adjudicator.stalingrad.losses import (
+    ask_first_loss,
+    ask_voluntary,
+    capacity,
+    finish_battle,
+    retreat_options,
+)
 from adjudicator.stalingrad.movement import (
     base_mf,
     origin_wait_mf,
     pay_origin_wait,
-    rubble_drm,
-    rubble_need,
     start_units,
 )
+from adjudicator.stalingrad.odds import (
+    Spec,
+    defense,
+    halve_aa,
+    offense,
+    rubble_defense,
+    rubble_offense,
+)
 from adjudicator.stalingrad.optional import draw_battle
-from adjudicator.stalingrad.orders import Attack, Casualties, Notation, Overflow
-from adjudicator.stalingrad.places import BOX, DEAD, EAST, OFFBOARD
-from adjudicator.stalingrad.replacements import after_bombardment
-from adjudicator.stalingrad.sequence import after_attack_roll, offer_reroll
+from adjudicator.stalingrad.orders import Attack, Notation
+from adjudicator.stalingrad.places import BOX, EAST
 from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, other
 from adjudicator.stalingrad.state import Act, Battle
+from adjudicator.stalingrad.works import after_bombardment
 
 FMT = Notation.format
-
-
-# ---- OV / DV as named modifiers --------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Spec:
-    """What an OV/DV modifier may look at."""
-
-    ctx: Ctx
-    side: str  # attacker
-    area: str
-    group: str
-    attackers: tuple[str, ...]
-    ranged: tuple[str, ...]
-    defenders: tuple[str, ...]
-    fags: tuple[str, ...] = ()  # Russian Artillery joining a Russian attack (15.3)
-
-    @property
-    def german_impulse(self) -> bool:
-        return self.side == GERMAN
-
-    @property
-    def day(self) -> bool:
-        return self.ctx.state.day
-
-
-@dataclass(frozen=True)
-class Modifier:
-    name: str
-    rule: str
-    value: Callable[[Spec], int]
-
-
-def _regimental_integrity(s: Spec) -> int:
-    counts: dict[str, int] = {}
-    for uid in s.attackers:
-        d = s.ctx.d(uid)
-        if d.kind == "infantry" and d.battalion and d.regiment \
-                and s.ctx.board.regiment_size.get(d.regiment, 0) >= 3:
-            counts[d.regiment] = counts.get(d.regiment, 0) + 1
-    return sum(n // 3 for n in counts.values())
-
-
-def _parents(s: Spec) -> int:
-    imp = s.ctx.state.impulse
-    if imp is not None and any(u in s.ctx.state.sixty_fourth and u in imp.acts
-                               and imp.acts[u].start == OFFBOARD for u in s.attackers):
-        return 0  # 21.3: suspended in the impulse the 64th Army's units enter
-    parents = {s.ctx.d(u).parent for u in s.attackers if s.ctx.d(u).parent}
-    return -max(0, len(parents) - 1)
-
-
-def _russian_artillery_ov(s: Spec) -> int:
-    """15.3, 8.351E: Russian Artillery adds its Attack Factor to a Russian attack (on
-    defense it is added when the Russian answers, :func:`artillery.ask_defensive_fire`)."""
-    return sum(strength(s.ctx, f) for f in s.fags)
-
-
-OV_MODIFIERS: list[Modifier] = [
-    Modifier("extra units", "8.351A", lambda s: len(s.attackers) - 1),
-    Modifier("Regimental Integrity", "8.351B", _regimental_integrity),
-    Modifier("different Parent", "8.351C", _parents),
-    Modifier("German daylight", "8.351D", lambda s: 1 if s.german_impulse and s.day else 0),
-    Modifier("Russian Artillery", "8.351E", _russian_artillery_ov),
-]
-
-
-def _tem(s: Spec) -> int:
-    tem = s.ctx.board.area(s.area).tem
-    return 2 * tem if s.ranged else tem
-
-
-def _rubble(s: Spec) -> int:
-    if s.ranged and len(s.ranged) == len(s.attackers):
-        return 0  # NA to a solely Ranged attack (8.352B, 14.7)
-    return s.ctx.state.rubble.get(s.area, 0)
-
-
-def _date(s: Spec) -> int:
-    """8.352F from the calendar's ``german_dv_bonus`` steps."""
-    if not s.german_impulse:
-        return 0
-    board = s.ctx.board
-    return board.by_date(board.calendar.german_dv_bonus, s.ctx.state.date)
-
-
-DV_MODIFIERS: list[Modifier] = [
-    Modifier("TEM", "8.352A", _tem),
-    Modifier("Rubble", "8.352B", _rubble),
-    Modifier("German night", "8.352C", lambda s: 1 if s.german_impulse and not s.day else 0),
-    Modifier("Russian daylight", "8.352D", lambda s: 1 if not s.german_impulse and s.day else 0),
-    Modifier("date", "8.352F", _date),
-]
-
-
-def halve_aa(s: Spec) -> bool:
-    """8.352: AA in a Group with no non-AA unit, attacked from within the Area by a Group
-    without AFV, defends with half its Defense Factor."""
-    if s.ranged or any(s.ctx.d(u).kind == "armor" for u in s.attackers):
-        return False
-    return all(s.ctx.d(u).kind == "aa" for u in s.defenders)
-
-
-def defense_factor(ctx: Ctx, uid: str, halve: bool) -> int:
-    """The side up's Defense Factor, lowered by isolation (12.21, never below 0), then
-    halved for AA without support (8.352: the halving is of the reduced factor)."""
-    d = ctx.d(uid)
-    value = d.defense if ctx.fresh(uid) else d.spent_defense
-    value = max(0, value - ctx.isolation_cut(uid))
-    if halve and d.kind == "aa":
-        value //= 2
-    return value
-
-
-def offense(s: Spec) -> tuple[int, list[tuple[str, int]]]:
-    lead = max(s.ctx.attack_factor(u) or 0 for u in s.attackers
-               if s.ctx.d(u).numeric_attack)
-    parts = [("lead Attack Factor", lead)]
-    parts += [(m.name, m.value(s)) for m in OV_MODIFIERS]
-    return sum(v for _, v in parts), [(n, v) for n, v in parts if v or n == "lead Attack Factor"]
-
-
-def defense(s: Spec) -> tuple[int, list[tuple[str, int]]]:
-    halve = halve_aa(s)
-    top = max(defense_factor(s.ctx, u, halve) for u in s.defenders)
-    parts = [("Defense Factor" + (" (AA halved)" if halve else ""), top)]
-    parts += [(m.name, m.value(s)) for m in DV_MODIFIERS]
-    return sum(v for _, v in parts), [(n, v) for n, v in parts if v or n.startswith("Defense")]
-
-
-def rubble_defense(s: Spec) -> tuple[int, list[tuple[str, int]]]:
-    """14.6 A-E: the DV of Rubble attacked by Engineers."""
-    ctx, side, area = s.ctx, s.side, s.area
-    parts = [("Rubble level", ctx.state.rubble.get(area, 0)),
-             ("enemy-controlled", 1 if ctx.controller(area) == other(side) else 0),
-             ("enemy Combat unit", 1 if ctx.enemy(area, side) else 0),
-             ("Fresh enemy Combat unit", 1 if ctx.fresh_enemy(area, side) else 0)]
-    return sum(v for _, v in parts), [(n, v) for n, v in parts if v or n == "Rubble level"]
-
-
-def rubble_offense(s: Spec) -> tuple[int, list[tuple[str, int]]]:
-    lead = max(s.ctx.attack_factor(u) or 0 for u in s.attackers)
-    parts = [("lead Attack Factor", lead), ("extra Engineers", len(s.attackers) - 1),
-             ("different Parent", _parents(s))]
-    return sum(v for _, v in parts), [(n, v) for n, v in parts if v or n.startswith("lead")]
 
 
 # ---- declaring an attack -------------------------------------------------------------------
@@ -453,13 +318,45 @@ def after_draw(ctx: Ctx, dice: Dice) -> None:
     after_attack_roll(ctx, dice)
 
 
+def after_attack_roll(ctx: Ctx, dice: Dice) -> None:
+    """The first German attack DR of an impulse is its impulse DR (8.1); then the
+    Advantage holder may reroll (9.2) or prolong (9.3); then the attack is resolved."""
+    battle = ctx.state.battle
+    assert battle is not None
+    imp = ctx.impulse
+    if battle.side == GERMAN and (imp.impulse_dr is None or battle.impulse_dr) \
+            and not fixed_day(ctx):
+        imp.impulse_dr = battle.attack_dr
+        battle.impulse_dr = True
+        set_switch(ctx, battle.attack_dr, "first attack DR")
+    if offer_advantage(ctx, "battle"):
+        return
+    resolve_battle(ctx, dice)
+
+
+
+def answer_defensive_fire(ctx: Ctx, unit: str | None, dice: Dice) -> None:
+    battle = ctx.state.battle
+    pending = ctx.state.pending
+    assert battle is not None and pending is not None
+    if unit is not None:
+        fag = ctx.board.resolve_unit(unit)
+        if fag not in pending.data["fags"]:
+            raise RuleError("15.31", f"{fag} may not fire into {ctx.name(battle.area)}",
+                            pending.option_orders())
+        value = strength(ctx, fag)
+        battle.fags = [fag]
+        battle.dv += value
+        battle.dv_parts = [*battle.dv_parts, ("Russian Artillery", value)]
+        ctx.emit("artillery", f"{fag} adds {value} to the defense: {battle.ov}:{battle.dv}",
+                 "15.3", unit=fag, value=value, odds=f"{battle.ov}:{battle.dv}")
+    ctx.state.pending = None
+    battle.stage = "rolled"
+    roll_battle(ctx, dice)
+
+
+
 # ---- resolution --------------------------------------------------------------------------------
-
-
-def capacity(ctx: Ctx, units: Sequence[str]) -> int:
-    """Most CP a Group can pay: 3 per Fresh unit, 2 per Spent unit (8.354)."""
-    cp = ctx.board.tables.casualty_points
-    return sum(cp.eliminate_fresh if ctx.fresh(u) else cp.eliminate_spent for u in units)
 
 
 def resolve_battle(ctx: Ctx, dice: Dice) -> None:
@@ -495,7 +392,7 @@ def resolve_battle(ctx: Ctx, dice: Dice) -> None:
     attacker_penalty(ctx, battle, diff, overrun)
     if overrun:
         for uid in defenders:
-            ctx.eliminate(uid, "8.36", "Overrun")
+            eliminate(ctx, uid, "8.36", "Overrun")
         finish_battle(ctx)
         return
     if diff <= -ctx.board.tables.constants.rout_margin and battle.entering:
@@ -556,9 +453,9 @@ def rout(ctx: Ctx, battle: Battle) -> None:
                  unit=uid, area=act.came_from)
         act.entered = None
         if act.came_from != EAST:
-            ctx.update_control(act.came_from)
+            update_control(ctx, act.came_from)
             rout_on(ctx, uid, battle.area, act.came_from)
-    ctx.update_control(battle.area)
+    update_control(ctx, battle.area)
 
 
 def rout_on(ctx: Ctx, uid: str, src: str, here: str) -> None:
@@ -569,12 +466,12 @@ def rout_on(ctx: Ctx, uid: str, src: str, here: str) -> None:
     while ctx.full(here, side):
         choices, _ = retreat_options(ctx, side, here, visited)
         if not choices:
-            ctx.eliminate(uid, "8.355", "Routed into a full Area with no retreat open")
+            eliminate(ctx, uid, "8.355", "Routed into a full Area with no retreat open")
             return
         nxt = choices[0]
         ctx.place(uid, nxt)
-        ctx.update_control(here)
-        ctx.update_control(nxt)
+        update_control(ctx, here)
+        update_control(ctx, nxt)
         ctx.emit("retreat", f"{uid} cannot stop in the full {ctx.name(here)}: on to "
                  f"{ctx.name(nxt)}", "8.355", units=[uid], area=nxt, **{"from": here})
         visited.add(nxt)
@@ -605,458 +502,3 @@ def resolve_rubble(ctx: Ctx, battle: Battle, diff: int) -> None:
     finish_battle(ctx)
 
 
-def finish_battle(ctx: Ctx) -> None:
-    """The attack is over: Control, Observers left alone (8.3556); then a Mistaken Attack's
-    German losses (17.3)."""
-    battle = ctx.state.battle
-    ctx.state.battle = None
-    ctx.state.pending = None
-    if battle is None:
-        return
-    ctx.update_control(battle.area)
-    sweep_observers(ctx)
-    cp = battle.plan.get("mistaken")
-    if isinstance(cp, int) and cp > 0:
-        from adjudicator.stalingrad.bombardment import start_mistaken
-
-        start_mistaken(ctx, cp, battle.area)
-
-
-# ---- the defender's losses -----------------------------------------------------------------------
-
-
-def tied_highest(ctx: Ctx, battle: Battle, defenders: Sequence[str]) -> list[str]:
-    halve = bool(battle.plan.get("halve"))
-    top = max(defense_factor(ctx, u, halve) for u in defenders)
-    return sorted(u for u in defenders if defense_factor(ctx, u, halve) == top)
-
-
-def ask_first_loss(ctx: Ctx, battle: Battle, defenders: Sequence[str]) -> None:
-    """8.354: at least one CP from the highest Defense Factor unit, attacker's choice on
-    ties."""
-    tied = tied_highest(ctx, battle, defenders)
-    if len(tied) > 1 and battle.cp < capacity(ctx, defenders):
-        options = sorted(tied, key=lambda u: (-(ctx.d(u).attack or 0), u))
-        battle.stage = "tie"
-        ctx.state.pending = PendingDecision(
-            kind="tie", side=battle.side, rule="8.354",
-            prompt=f"{len(tied)} defenders in {ctx.name(battle.area)} share the highest "
-                   "Defense Factor: which must take the first Casualty Point?",
-            options=tuple(Option(order=f"decide tie {u}", label=unit_label(ctx, u))
-                          for u in options),
-            default=f"decide tie {options[0]}",
-            data={"area": battle.area, "units": options},
-        )
-        return
-    battle.first_loss = tied[0]
-    ask_casualties(ctx, battle)
-
-
-def unit_label(ctx: Ctx, uid: str) -> str:
-    d = ctx.d(uid)
-    attack = "*" if d.attack is None else str(d.attack)
-    factors = f"{attack}-{d.defense}-{d.mf}" if ctx.fresh(uid) else f"spent {d.spent_defense}"
-    return f"{uid} {d.name or d.kind} {factors}".strip()
-
-
-def ask_casualties(ctx: Ctx, battle: Battle) -> None:
-    battle.stage = "casualties"
-    defenders = [u for u in battle.defenders if ctx.loc(u) == battle.area]
-    options: list[str] = []
-    for policy in CASUALTY_POLICIES:
-        text = FMT(allocate(ctx, battle, policy))
-        if text not in options:
-            options.append(text)
-    default = options[0]
-    side = other(battle.side)
-    ctx.state.pending = PendingDecision(
-        kind="casualties", side=side, rule="8.354",
-        prompt=f"{battle.cp} Casualty Point(s) in {ctx.name(battle.area)}; at least one from "
-               f"{battle.first_loss}. Disrupt (Fresh, 1), retreat (Spent 1, Fresh 2), "
-               "eliminate (Spent 2, Fresh 3); voluntary retreats may be added",
-        options=tuple(Option(order=o, label=o.removeprefix("decide casualties ")) for o in options),
-        default=default,
-        data={"area": battle.area, "cp": battle.cp, "first_loss": battle.first_loss,
-              "group": defenders},
-    )
-
-
-def ask_voluntary(ctx: Ctx, battle: Battle, defenders: Sequence[str]) -> None:
-    """8.3554: the defending Group may retreat voluntarily even without a CP."""
-    side = other(battle.side)
-    alive = [u for u in defenders if ctx.loc(u) == battle.area]
-    if not alive or not retreat_options(ctx, side, battle.area, set())[0]:
-        finish_battle(ctx)
-        return
-    battle.stage = "voluntary"
-    every = FMT(Casualties(voluntary=tuple(alive)))
-    ctx.state.pending = PendingDecision(
-        kind="voluntary", side=side, rule="8.3554",
-        prompt=f"the attack on {ctx.name(battle.area)} failed: retreat voluntarily "
-               "(Duration +1), or stay?",
-        options=(Option(order="decide casualties none", label="stay"),
-                 Option(order=every, label="retreat the whole Group")),
-        default="decide casualties none",
-        data={"area": battle.area, "group": alive},
-    )
-
-
-CASUALTY_POLICIES = ("disrupt-first", "hold", "retreat")
-
-
-def cp_value(ctx: Ctx, uid: str, action: str) -> int:
-    """8.354 (the pack's ``casualty_points``): what ``action`` on ``uid`` pays — Disrupt a
-    Fresh unit 1; retreat a Spent unit 1 (a Fresh one is Disrupted first: 1 + 1);
-    eliminate a Spent unit 2, a Fresh one 3."""
-    cp = ctx.board.tables.casualty_points
-    fresh = ctx.fresh(uid)
-    if action == "disrupt":
-        return cp.disrupt_fresh if fresh else 0
-    if action == "retreat":
-        return cp.retreat_spent + (cp.disrupt_fresh if fresh else 0)
-    if action == "eliminate":
-        return cp.eliminate_fresh if fresh else cp.eliminate_spent
-    return 0
-
-
-def allocate(ctx: Ctx, battle: Battle, policy: str) -> Casualties:
-    """A legal allocation of ``battle.cp`` by a standing policy.
-
-    * ``disrupt-first``: Disrupt Fresh units (the first-loss unit first), then retreat,
-      then eliminate the weakest — keeps units alive, may give ground.
-    * ``hold``: Disrupt, then eliminate the weakest; never retreat.
-    * ``retreat``: like ``disrupt-first``, and the rest of the Group retreats with them.
-    """
-    need = battle.cp
-    area = battle.area
-    units = [u for u in battle.defenders if ctx.loc(u) == area]
-    first = battle.first_loss or units[0]
-    halve = bool(battle.plan.get("halve"))
-    order = [first, *sorted((u for u in units if u != first),
-                            key=lambda u: (defense_factor(ctx, u, halve), u))]
-    side = other(battle.side)
-    can_retreat = policy != "hold" and bool(retreat_options(ctx, side, area, set())[0])
-    ladders: dict[str, list[str]] = {}
-    for u in units:
-        if ctx.fresh(u):
-            ladders[u] = ["none", "disrupt", "retreat", "eliminate"] if can_retreat \
-                else ["none", "disrupt", "eliminate"]
-        else:
-            ladders[u] = ["none", "retreat", "eliminate"] if can_retreat else ["none", "eliminate"]
-    rung = {u: 0 for u in units}
-
-    def paid() -> int:
-        return sum(cp_value(ctx, u, ladders[u][rung[u]]) for u in units)
-
-    passes = 0
-    while paid() < need:
-        before = paid()
-        # First pass: the first-loss unit, then the weakest; deeper passes: weakest first.
-        for u in order if passes == 0 else [*order[1:], order[0]]:
-            if rung[u] + 1 < len(ladders[u]):
-                rung[u] += 1
-            if paid() >= need:
-                break
-        passes += 1
-        if paid() == before:
-            break
-    chosen = {u: ladders[u][rung[u]] for u in units}
-    disrupt = tuple(u for u in units if chosen[u] == "disrupt")
-    retreat = tuple(u for u in units if chosen[u] == "retreat")
-    eliminate = tuple(u for u in units if chosen[u] == "eliminate")
-    voluntary: tuple[str, ...] = ()
-    if policy == "retreat" and can_retreat and retreat:
-        voluntary = tuple(u for u in units if chosen[u] in ("none", "disrupt"))
-    return Casualties(disrupt=disrupt, retreat=retreat, eliminate=eliminate, voluntary=voluntary)
-
-
-def answer_tie(ctx: Ctx, unit: str) -> None:
-    battle = ctx.state.battle
-    pending = ctx.state.pending
-    assert battle is not None and pending is not None
-    uid = ctx.board.resolve_unit(unit)
-    if uid not in pending.data["units"]:
-        raise RuleError("8.354", f"{uid} is not one of the tied units", pending.option_orders())
-    battle.first_loss = uid
-    ctx.emit("tie", f"{battle.side} picks {uid} to take the first Casualty Point", "8.354",
-             unit=uid)
-    ask_casualties(ctx, battle)
-
-
-def answer_casualties(ctx: Ctx, order: Casualties, dice: Dice) -> None:
-    battle = ctx.state.battle
-    assert battle is not None
-    side = other(battle.side)
-    area = battle.area
-    group = [u for u in battle.defenders if ctx.loc(u) == area]
-
-    def ids(values: tuple[str, ...]) -> list[str]:
-        return ctx.own(side, values, "8.3541")
-
-    disrupt, retreat, eliminate, voluntary = (ids(order.disrupt), ids(order.retreat),
-                                              ids(order.eliminate), ids(order.voluntary))
-    listed = [*disrupt, *retreat, *eliminate, *voluntary]
-    for uid in listed:
-        if uid not in group:
-            raise RuleError("8.3541", f"{uid} is not in the attacked Group: all Casualty Points "
-                            "come from the Group attacked", [FMT(allocate(ctx, battle, p))
-                                                            for p in CASUALTY_POLICIES])
-    if set(eliminate) & set(disrupt + retreat + voluntary):
-        raise RuleError("8.354", "a unit eliminated to pay losses cannot also retreat")
-    if set(retreat) & set(voluntary):
-        raise RuleError("8.354", "a unit retreats once: list it under retreat or voluntary")
-    spent_disrupt = [u for u in disrupt if not ctx.fresh(u)]
-    if spent_disrupt:
-        raise RuleError("8.354", f"only Fresh units can be Disrupted ({', '.join(spent_disrupt)})")
-    cp = 0
-    for uid in disrupt:
-        cp += cp_value(ctx, uid, "disrupt") if uid not in retreat else 0
-    for uid in retreat:
-        cp += cp_value(ctx, uid, "retreat")
-    for uid in eliminate:
-        cp += cp_value(ctx, uid, "eliminate")
-    need = battle.cp if battle.stage == "casualties" else 0
-    legal = [FMT(allocate(ctx, battle, p)) for p in CASUALTY_POLICIES] if need else []
-    if cp < need:
-        raise RuleError("8.3541", f"that pays {cp} of {need} Casualty Points", legal)
-    if need and battle.first_loss not in (*disrupt, *retreat, *eliminate):
-        raise RuleError("8.354", f"at least one Casualty Point must come from "
-                        f"{battle.first_loss}, the highest Defense Factor unit", legal)
-    if not need and (disrupt or retreat or eliminate):
-        raise RuleError("8.3554", "no Casualty Points are due: only voluntary retreats",
-                        ["decide casualties none"])
-    movers = sorted(set(retreat) | set(voluntary))
-    dest: str | None = None
-    if movers:
-        choices, why = retreat_options(ctx, side, area, set())
-        if order.to is not None:
-            dest = ctx.area_key(order.to)
-            if dest not in choices:
-                raise RuleError("8.3551", f"{ctx.name(dest)} is not a legal retreat ({why})",
-                                [f"to {c}" for c in choices])
-        elif len(choices) == 1:
-            dest = choices[0]
-        elif not choices:
-            dest = None
-    # Apply the losses.
-    for uid in eliminate:
-        ctx.eliminate(uid, "8.354", "Casualty Points")
-    penalties = ctx.board.tables.disruption
-    for uid in disrupt:
-        if uid not in retreat:
-            ctx.disrupt(uid, penalties.defender_casualty)
-    for uid in retreat:
-        ctx.disrupt(uid, penalties.defender_casualty)  # 8.354 / 10.5: CP paid
-    for uid in voluntary:
-        if ctx.fresh(uid):
-            ctx.disrupt(uid, penalties.voluntary_retreat)  # 10.5: Fresh units retreating
-        else:
-            ctx.extend(uid, penalties.voluntary_retreat)  # 8.3554: one more date (10.8)
-    ctx.emit("casualties", f"{side} pays {cp} CP in {ctx.name(area)}: {FMT(order)}", "8.354",
-             area=area, cp=cp, disrupt=disrupt, retreat=retreat, eliminate=eliminate,
-             voluntary=voluntary)
-    if not movers:
-        finish_battle(ctx)
-        return
-    battle.plan["movers"] = movers
-    if dest is None:
-        choices, _ = retreat_options(ctx, side, area, set())
-        if not choices:
-            for uid in movers:
-                ctx.eliminate(uid, "8.355", "no Area open to retreat")
-            finish_battle(ctx)
-            return
-        battle.stage = "retreat"
-        ctx.state.pending = PendingDecision(
-            kind="retreat", side=side, rule="8.3551",
-            prompt=f"retreat {', '.join(movers)} from {ctx.name(area)}: the priorities leave a "
-                   "choice",
-            options=tuple(Option(order=f"decide retreat {c}", label=ctx.name(c))
-                          for c in choices),
-            default=f"decide retreat {choices[0]}",
-            data={"area": area, "units": movers, "choices": choices},
-        )
-        return
-    if do_retreat(ctx, side, movers, area, dest, dice):
-        finish_battle(ctx)
-
-
-def answer_retreat(ctx: Ctx, area_text: str, dice: Dice) -> None:
-    battle = ctx.state.battle
-    pending = ctx.state.pending
-    assert battle is not None and pending is not None
-    dest = ctx.area_key(area_text)
-    if dest not in pending.data["choices"]:
-        raise RuleError("8.3551", f"{ctx.name(dest)} is not a legal retreat",
-                        pending.option_orders())
-    side = other(battle.side)
-    src = str(pending.data.get("from", battle.area))
-    visited = {str(v) for v in pending.data.get("visited", [])}
-    ctx.state.pending = None
-    if do_retreat(ctx, side, list(pending.data["units"]), src, dest, dice, visited):
-        finish_battle(ctx)
-
-
-def answer_overflow(ctx: Ctx, units: tuple[str, ...], dice: Dice) -> None:
-    """8.3553: the owner names the units that continue the retreat; the rest stay."""
-    battle = ctx.state.battle
-    pending = ctx.state.pending
-    assert battle is not None and pending is not None
-    side = other(battle.side)
-    group = [str(u) for u in pending.data["units"]]
-    going = ctx.own(side, units, "8.3553")
-    need = len(group) - int(pending.data["stay"])
-    strays = [u for u in going if u not in group]
-    if strays or len(set(going)) != need:
-        raise RuleError("8.3553", f"name exactly {need} of {', '.join(group)} to continue the "
-                        f"retreat (the maximum number must stay)", pending.option_orders())
-    area = str(pending.data["area"])
-    staying = [u for u in group if u not in going]
-    ctx.state.pending = None
-    ctx.emit("retreat", f"{', '.join(staying)} stay(s) in {ctx.name(area)}; "
-             f"{', '.join(sorted(going))} continue(s) the retreat", "8.3553", units=staying,
-             area=area, going=sorted(going))
-    visited = {str(v) for v in pending.data["visited"]}
-    if continue_retreat(ctx, side, sorted(going), area, dice, visited):
-        finish_battle(ctx)
-
-
-# ---- retreats ------------------------------------------------------------------------------------
-
-
-def retreat_options(ctx: Ctx, side: str, src: str, visited: set[str]) -> tuple[list[str], str]:
-    """Areas open to a retreat from ``src``, best priority only (8.3551)."""
-    enemy = other(side)
-    ranked: list[tuple[tuple[int, int], str]] = []
-    for key in sorted(ctx.board.adjacent(src)):
-        if key in visited or key == src:
-            continue
-        has_enemy = ctx.enemy(key, side)
-        has_friend = bool(ctx.combat(key, side))
-        mine = ctx.controller(key) == side
-        if mine and not has_enemy:
-            around = sum(1 for n in ctx.board.adjacent(key) if ctx.controller(n) == enemy)
-            ranked.append(((0, around), key))
-        elif mine and has_enemy and has_friend:
-            ranked.append(((1, 0), key))
-        elif not mine and has_enemy and has_friend:
-            ranked.append(((2, 0), key))
-        elif not mine and not has_enemy:
-            ranked.append(((3, 0), key))
-    if not ranked:
-        return [], "no Area is open to retreat"
-    best = min(rank for rank, _ in ranked)
-    names = {0: "A: Free Area", 1: "B: friendly-controlled Contested Area",
-             2: "C: enemy-controlled Contested Area", 3: "D: Vacant enemy-controlled Area"}
-    return [key for rank, key in ranked if rank == best], f"priority {names[best[0]]}"
-
-
-def do_retreat(ctx: Ctx, side: str, movers: list[str], src: str, dest: str, dice: Dice,
-               visited: set[str] | None = None) -> bool:
-    """Move a retreating Group (8.3553 unison) and roll its dangers (14.5, 8.3552).
-
-    Returns False when a decision was left pending (which units continue out of a full
-    Area, 8.3553; where a continued retreat goes, 8.3551), True when the retreat is over.
-    """
-    visited = set(visited or ()) | {src}
-    survivors: list[str] = []
-    enemies = len(ctx.combat(dest, other(side)))
-    for uid in sorted(movers):
-        if ctx.loc(uid) != src:
-            continue
-        level = ctx.state.rubble.get(dest, 0)
-        if level and ctx.d(uid).mechanized:
-            drm = rubble_drm(ctx, side, dest)
-            roll = dice.roll(f"Rubble Entrance DR ({uid} retreating into {dest})")
-            need = rubble_need(ctx, level)
-            failed = roll.total + drm < need
-            offer_reroll(ctx, dice, roll, loser=side if failed else other(side))
-            if failed:
-                ctx.eliminate(uid, "14.5", f"failed Rubble Entrance DR {roll.total}+{drm}")
-                continue
-        if enemies:
-            friendly = ctx.controller(dest) == side
-            roll = dice.roll(f"Contested retreat {'DR' if friendly else 'dr'} ({uid} into {dest})",
-                             count=2 if friendly else 1)
-            lost = roll.total <= enemies
-            offer_reroll(ctx, dice, roll, loser=side if lost else other(side))
-            if lost:
-                ctx.eliminate(uid, "8.3552", f"Contested retreat roll {roll.total} <= {enemies}")
-                continue
-        survivors.append(uid)
-    room = len(survivors) if ctx.zone(dest) \
-        else max(0, ctx.board.max_stack - len(ctx.combat(dest, side)))
-    # 7.1: the limit may be exceeded while a retreat passes through an Area.
-    for uid in survivors:
-        ctx.place(uid, dest)
-    ctx.update_control(src)
-    ctx.update_control(dest)
-    if not survivors:
-        return True
-    if len(survivors) <= room:
-        ctx.emit("retreat", f"{', '.join(survivors)} retreat(s) from {ctx.name(src)} to "
-                 f"{ctx.name(dest)}", "8.355", units=survivors, area=dest, **{"from": src})
-        return True
-    visited.add(dest)
-    if room == 0:
-        ctx.emit("retreat", f"{', '.join(survivors)} retreat(s) through {ctx.name(dest)}, "
-                 "already holding ten", "8.355", units=[], area=dest, going=survivors,
-                 **{"from": src})
-        return continue_retreat(ctx, side, survivors, dest, dice, visited)
-    ctx.emit("retreat", f"{', '.join(survivors)} retreat(s) from {ctx.name(src)} to "
-             f"{ctx.name(dest)}, which has room for {room}", "8.3553", units=survivors,
-             area=dest, **{"from": src})
-    ask_overflow(ctx, side, survivors, dest, room, visited)
-    return False
-
-
-def overflow_choices(ctx: Ctx, units: Sequence[str], stay: int) -> tuple[list[str], list[str]]:
-    """(strongest stay, weakest stay): the units that continue under each standing policy."""
-    ranked = sorted(units, key=lambda u: (-defense_factor(ctx, u, False), u))
-    going = len(units) - stay
-    return sorted(ranked[stay:]), sorted(ranked[:going])
-
-
-def ask_overflow(ctx: Ctx, side: str, units: list[str], area: str, stay: int,
-                 visited: set[str]) -> None:
-    """8.3553: the maximum number stay; the owner chooses which continue."""
-    strongest, weakest = overflow_choices(ctx, units, stay)
-    options = [Option(order=FMT(Overflow(units=tuple(strongest))),
-                      label="the strongest stay (the default)")]
-    if weakest != strongest:
-        options.append(Option(order=FMT(Overflow(units=tuple(weakest))),
-                              label="the weakest stay"))
-    ctx.state.pending = PendingDecision(
-        kind="overflow", side=side, rule="8.3553",
-        prompt=f"{ctx.name(area)} has room for {stay} of the {len(units)} retreating units "
-               f"({', '.join(units)}): name the {len(units) - stay} that continue the retreat",
-        options=tuple(options), default=options[0].order,
-        data={"area": area, "units": units, "stay": stay, "visited": sorted(visited)},
-    )
-
-
-def continue_retreat(ctx: Ctx, side: str, going: list[str], here: str, dice: Dice,
-                     visited: set[str]) -> bool:
-    """8.355: units that may not stop in a full Area retreat on, never re-entering an Area
-    of this retreat, by the same priorities (8.3551) — the owner's choice on ties."""
-    choices, why = retreat_options(ctx, side, here, visited)
-    if not choices:
-        for uid in going:
-            ctx.eliminate(uid, "8.355", "no Area open to continue the retreat")
-        return True
-    if len(choices) == 1:
-        return do_retreat(ctx, side, going, here, choices[0], dice, visited)
-    ctx.state.pending = PendingDecision(
-        kind="retreat", side=side, rule="8.3551",
-        prompt=f"{', '.join(going)} continue the retreat from {ctx.name(here)} ({why}): "
-               "the priorities leave a choice",
-        options=tuple(Option(order=f"decide retreat {c}", label=ctx.name(c)) for c in choices),
-        default=f"decide retreat {choices[0]}",
-        data={"area": here, "from": here, "units": going, "choices": choices,
-              "visited": sorted(visited)},
-    )
-    return False
-
-
-def drop_dead(ctx: Ctx, units: Sequence[str]) -> list[str]:
-    return [u for u in units if ctx.loc(u) != DEAD]

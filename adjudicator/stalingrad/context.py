@@ -9,7 +9,6 @@ from __future__ import annotations
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.journal import Journal
 from adjudicator.stalingrad.board import Board, UnitDef
-from adjudicator.stalingrad.places import DEAD
 from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, other
 from adjudicator.stalingrad.state import Act, Impulse, StalingradState
 
@@ -98,17 +97,6 @@ class Ctx(Journal):
         self.state.units[uid].loc = loc
         self._occupancy.clear()
 
-    def eliminate(self, uid: str, rule: str, why: str) -> None:
-        area = self.loc(uid)
-        self.place(uid, DEAD)
-        unit = self.state.units[uid]
-        unit.fresh, unit.recover = False, None
-        self.state.eliminated[self.side_of(uid)] += 1
-        if self.state.impulse is not None:
-            self.state.impulse.acts.pop(uid, None)
-        self.emit("eliminated", f"{uid} is eliminated ({why})", rule, unit=uid, area=area)
-        self.update_control(area)
-
     def disrupt(self, uid: str, duration: int) -> None:
         """Spent with Duration ``duration`` from today, never beyond four dates (10.8)."""
         unit = self.state.units[uid]
@@ -182,21 +170,6 @@ class Ctx(Journal):
     def supplied(self, uid: str) -> bool:
         """Not under an Isolation marker (12.2): what Control needs (7.3)."""
         return self.state.units[uid].isolation == 0
-
-    def update_control(self, key: str) -> None:
-        """The last side to be sole occupant with a supplied Combat unit controls (7.3)."""
-        if key not in self.board.areas:
-            return
-        german = [u for u in self.combat(key, GERMAN) if self.supplied(u)]
-        russian = [u for u in self.combat(key, RUSSIAN) if self.supplied(u)]
-        owner = GERMAN if german and not russian else RUSSIAN if russian and not german else None
-        if owner is not None and self.controller(key) != owner:
-            self.state.control[key] = owner
-            self.emit("control", f"{self.board.area(key).label} is now {owner}-controlled",
-                      "7.3", area=key, side=owner)
-            from adjudicator.stalingrad.replacements import after_control
-
-            after_control(self, key, owner)  # 13.2
 
     def name(self, key: str) -> str:
         info = self.board.areas.get(key)

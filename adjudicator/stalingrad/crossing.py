@@ -12,7 +12,9 @@ from collections.abc import Callable
 from adjudicator.kernel.decisions import Option, PendingDecision
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
+from adjudicator.stalingrad.advantage import offer_reroll
 from adjudicator.stalingrad.context import Ctx
+from adjudicator.stalingrad.control import eliminate, update_control
 from adjudicator.stalingrad.movement import (
     base_mf,
     entry_cost,
@@ -21,7 +23,6 @@ from adjudicator.stalingrad.movement import (
 )
 from adjudicator.stalingrad.orders import Cross, Recross
 from adjudicator.stalingrad.places import EAST, OFFBOARD, OUT, POOL
-from adjudicator.stalingrad.sequence import offer_reroll
 from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, other
 
 GERMAN_ENTRY = ("C", "D", "E", "F")  # 6.2, 18.2
@@ -317,7 +318,7 @@ def do_cross(ctx: Ctx, side: str, order: Cross, dice: Dice) -> None:
                  + (f" (Duration {duration})" if duration else ""), "18.5", unit=uid,
                  dr=roll.total, total=total, outcome=outcome, duration=duration, area=dest)
         if outcome == "eliminated":
-            ctx.eliminate(uid, "18.5", "lost crossing the Volga")
+            eliminate(ctx, uid, "18.5", "lost crossing the Volga")
             continue
         if outcome == "returned":
             act.done, act.penalty = True, duration
@@ -361,7 +362,7 @@ def land(ctx: Ctx, uid: str, dest: str, cost: int, dice: Dice, rule: str) -> Non
     if ctx.enemy(dest, side):
         act.entered, act.came_from, act.must_attack = dest, EAST, True
     ctx.place(uid, dest)
-    ctx.update_control(dest)
+    update_control(ctx, dest)
     ctx.emit("land", f"{uid} lands in {ctx.name(dest)} ({cost} MF)", rule, unit=uid, area=dest,
              mf=act.mf)
 
@@ -407,7 +408,7 @@ def do_recross(ctx: Ctx, side: str, order: Recross, dice: Dice) -> None:
         ctx.emit("recross", f"{uid} Recrossing DR {roll.total}+{ip} = {total}: {outcome}",
                  "18.7", unit=uid, dr=roll.total, total=total, outcome=outcome, area=src)
         if outcome == "eliminated":
-            ctx.eliminate(uid, "18.7", "lost recrossing the Volga")
+            eliminate(ctx, uid, "18.7", "lost recrossing the Volga")
             continue
         if outcome != "returned":
             ctx.place(uid, EAST)
@@ -416,4 +417,4 @@ def do_recross(ctx: Ctx, side: str, order: Recross, dice: Dice) -> None:
                 ctx.disrupt(uid, duration)
         else:
             act.penalty = max(duration, 1)
-    ctx.update_control(src)
+    update_control(ctx, src)

@@ -19,16 +19,19 @@ from adjudicator.kernel.spec import Names, OrderSpec
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View
 from adjudicator.stalingrad import (
+    advantage,
     artillery,
     bombardment,
     combat,
     crossing,
     data,
+    losses,
     movement,
     optional,
     replacements,
     sequence,
     setup,
+    special_moves,
     withdrawals,
 )
 from adjudicator.stalingrad.board import (
@@ -285,7 +288,7 @@ class StalingradGame(Game[StalingradState]):
         # only on a pause. Otherwise a copy is kept now.
         may_pause = self._may_pause(state, order)
         snapshot = state.copy_for_apply() if may_pause and untouched is None else None
-        run = sequence.RerollDice(dice, replay, offer_from, reroll_at, enabled=may_pause)
+        run = advantage.RerollDice(dice, replay, offer_from, reroll_at, enabled=may_pause)
         ctx = Ctx(self.board_for(state), state)
         # the impulse's record (last_action.py): where units were, and whether this order
         # belongs to an impulse (a decision at Dawn does not)
@@ -297,13 +300,13 @@ class StalingradGame(Game[StalingradState]):
             if state.phase == "play":
                 artillery.sweep_observers(ctx)  # 8.3556
                 bombardment.next_strike(ctx, run)  # 20.4
-        except sequence.RollPause as pause:
+        except advantage.RollPause as pause:
             if snapshot is None:
                 assert untouched is not None
                 snapshot = untouched.copy()
             for name in StalingradState.model_fields:
                 setattr(state, name, getattr(snapshot, name))
-            state.pending = sequence.reroll_decision(pause, self.format(order), side,
+            state.pending = advantage.reroll_decision(pause, self.format(order), side,
                                                      run.values, snapshot.pending)
             return [Event(kind="advantage-offer", rule="9.4",
                           text=f"{pause.roll.label}: {pause.roll.total} — {pause.holder} may "
@@ -343,7 +346,7 @@ class StalingradGame(Game[StalingradState]):
         by = str(data["by"])
         ctx = Ctx(self.board_for(state), state)
         if order.action == "reroll":
-            sequence.use_advantage(ctx, side, f"reroll the {data['label']} (9.4)")
+            advantage.use_advantage(ctx, side, f"reroll the {data['label']} (9.4)")
             return [*ctx.events, *self._run(state, by, original, dice, values[:index], index,
                                             index)]
         ctx.emit("advantage-declined", f"{side} keeps the {data['label']}: {data['total']}",
@@ -395,7 +398,7 @@ class StalingradGame(Game[StalingradState]):
             case Move():
                 movement.do_move(ctx, side, order, dice)
             case Regroup():
-                movement.do_regroup(ctx, side, order, dice)
+                special_moves.do_regroup(ctx, side, order, dice)
             case Attack():
                 if bombardment.is_fire(ctx, order):
                     bombardment.do_fire(ctx, side, order, dice)
@@ -405,20 +408,21 @@ class StalingradGame(Game[StalingradState]):
                 bombardment.do_bombard(ctx, side, order, dice)
             case Refit():
                 artillery.do_refit(ctx, side, order.unit, dice)
+                sequence.finish(ctx, side, dice)  # 15.34: the Refit is the whole impulse
             case Replace():
                 replacements.do_replace(ctx, side, order.units, order.area)
             case Recreate():
                 withdrawals.do_recreate(ctx, side, order.units)
             case Infiltrate():
-                movement.do_infiltrate(ctx, side, order, dice)
+                special_moves.do_infiltrate(ctx, side, order, dice)
             case Fortify():
-                movement.do_fortify(ctx, side, order, dice)
+                special_moves.do_fortify(ctx, side, order, dice)
             case Cross():
                 crossing.do_cross(ctx, side, order, dice)
             case Recross():
                 crossing.do_recross(ctx, side, order, dice)
             case Advantage():
-                if order.action == "prolong" and sequence.sept13_daylight(ctx):
+                if order.action == "prolong" and advantage.sept13_daylight(ctx):
                     raise RuleError("20.3", "the Advantage may not prolong the daylight of "
                                     "September 13")
                 if state.advantage_used:
@@ -450,17 +454,17 @@ class StalingradGame(Game[StalingradState]):
         if kind == "advantage" and isinstance(order, Advantage):
             sequence.answer_advantage(ctx, side, order.action, dice)
         elif kind == "tie" and isinstance(order, Tie):
-            combat.answer_tie(ctx, order.unit)
+            losses.answer_tie(ctx, order.unit)
         elif kind in ("casualties", "voluntary") and isinstance(order, Casualties):
-            combat.answer_casualties(ctx, order, dice)
+            losses.answer_casualties(ctx, order, dice)
         elif kind == "retreat" and isinstance(order, RetreatTo):
-            combat.answer_retreat(ctx, order.area, dice)
+            losses.answer_retreat(ctx, order.area, dice)
         elif kind == "reinforcements" and isinstance(order, Reinforce):
             crossing.answer_reinforce(ctx, order.zone, order.units)
         elif kind == "overflow" and isinstance(order, Overflow):
-            combat.answer_overflow(ctx, order.units, dice)
+            losses.answer_overflow(ctx, order.units, dice)
         elif kind == "artillery" and isinstance(order, ArtilleryAnswer):
-            artillery.answer_defensive_fire(ctx, order.unit, dice)
+            combat.answer_defensive_fire(ctx, order.unit, dice)
         elif kind == "card" and isinstance(order, CardPick):
             if optional.answer_card(ctx, side, order.value, dice):
                 combat.after_draw(ctx, dice)
@@ -521,7 +525,7 @@ class StalingradGame(Game[StalingradState]):
         ctx = Ctx(self.board_for(state), state)
         kind = decision.kind
         if kind == "casualties" and state.battle is not None:
-            return Notation.format(combat.allocate(ctx, state.battle, policy))
+            return Notation.format(losses.allocate(ctx, state.battle, policy))
         if policy == "ask":
             return None
         if kind == "voluntary":

@@ -20,7 +20,7 @@ from adjudicator.stalingrad.bombardment import bombard_options, fire_options
 from adjudicator.stalingrad.combat import attack_cost, attack_limit_error, attack_mf, attacker_error
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.crossing import BREAKTHROUGH, breakthrough_open
-from adjudicator.stalingrad.movement import base_mf, reachable, regroup_error
+from adjudicator.stalingrad.movement import base_mf, reachable
 from adjudicator.stalingrad.orders import Cross, Move, Notation, Regroup
 from adjudicator.stalingrad.places import BOX, DEAD, EAST, OFF_MAP, OFFBOARD, OUT, POOL
 from adjudicator.stalingrad.replacements import replace_options
@@ -33,6 +33,7 @@ from adjudicator.stalingrad.setup import (
     setup_units,
 )
 from adjudicator.stalingrad.sides import RUSSIAN, other
+from adjudicator.stalingrad.special_moves import regroup_error
 from adjudicator.stalingrad.withdrawals import recreate_options
 
 FMT = Notation.format

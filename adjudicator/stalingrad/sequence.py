@@ -1,6 +1,9 @@
-"""Sequence of play: impulses and Pass (8.1, 8.14), the German impulse DR and the
-Day/Night Impulse Track (6.31, 6.32), Dawn housekeeping, September 13 (20.2, 20.3) and
-the Advantage (9).
+"""Sequence of play: the end of impulses and Pass (8.1, 8.14), Sunset and Dawn (6.31, 6.32),
+Dawn's housekeeping and the new Game Turn (6.2), the Advantage's answers (9).
+
+The Impulse Track itself, the German impulse DR and the Advantage's offers are
+:mod:`adjudicator.stalingrad.advantage`; this module is above every procedure it closes
+(combat, crossings, supply, victory...).
 
 Dice order of an impulse's end: the German impulse DR (only when the German made no
 attack DR this impulse, 8.1), then — if the Advantage is used to reroll it — the new DR.
@@ -8,234 +11,37 @@ attack DR this impulse, 8.1), then — if the Advantage is used to reroll it —
 
 from __future__ import annotations
 
-from adjudicator.kernel.decisions import Option, PendingDecision
-from adjudicator.kernel.dice import Dice, Roll
+from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
+from adjudicator.stalingrad.advantage import (
+    advance_box,
+    fixed_day,
+    fixed_impulses,
+    offer_advantage,
+    roll_impulse_dr,
+    sept13_daylight,
+    start_box,
+    use_advantage,
+)
+from adjudicator.stalingrad.artillery import clear_fag_markers
 from adjudicator.stalingrad.board import date_label, day_of
+from adjudicator.stalingrad.combat import resolve_battle, roll_battle
 from adjudicator.stalingrad.context import Ctx
+from adjudicator.stalingrad.control import update_control
+from adjudicator.stalingrad.crossing import reinforcement_phase
 from adjudicator.stalingrad.orders import Notation
 from adjudicator.stalingrad.places import DEAD, EAST, GONE, OFF_MAP, OUT, POOL, REMOVED
 from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, other
+from adjudicator.stalingrad.supply import dawn_supply
+from adjudicator.stalingrad.victory import end_of_week
+from adjudicator.stalingrad.withdrawals import withdrawal_phase
+from adjudicator.stalingrad.works import earn
 
 FMT = Notation.format
 BREAKTHROUGH_ZONES = ("A", "B", "G", "H")
 
 
-def opt(state_options: dict[str, object], key: str, default: int) -> int:
-    value = state_options.get(key, default)
-    return int(value) if isinstance(value, int | str) else default
-
-
-def fixed_impulses(ctx: Ctx) -> int:
-    """20.2: September 13's German daylight impulses without impulse DR (the scenario's,
-    else the pack's constant)."""
-    return opt(ctx.state.options, "fixed_impulses",
-               ctx.board.tables.constants.sept13_german_day_impulses)
-
-
-def fixed_day(ctx: Ctx) -> bool:
-    """20.2: September 13's first German daylight impulses need no impulse DR."""
-    state = ctx.state
-    return state.date == 0 and state.day and state.german_impulses_today < fixed_impulses(ctx)
-
-
-def start_box(ctx: Ctx, day: bool) -> int:
-    """The Impulse Track box a day (6.32) or night (6.31) starts in on the current date:
-    the calendar's ``daylight`` steps (21.4's only with Diminishing Daylight)."""
-    board, state = ctx.board, ctx.state
-    dim = bool(state.options.get("diminishing_daylight"))
-    boxes = board.calendar.daylight_boxes(day_of(state.date), dim)
-    return opt(state.options, "day_box" if day else "night_box", boxes[0 if day else 1])
-
-
-def advance_box(ctx: Ctx) -> None:
-    """6.1: the Impulse marker moves on after a German impulse (two spaces in the Sawmill,
-    never past its last space)."""
-    state = ctx.state
-    last = opt(state.options, "box_max", ctx.board.tables.constants.impulse_track_spaces)
-    state.box = min(state.box + opt(state.options, "box_step", 1), last)
-
-
-# ---- the German impulse DR ----------------------------------------------------------------------
-
-
-def set_switch(ctx: Ctx, dr: int, source: str) -> None:
-    state = ctx.state
-    state.switch = dr <= state.box
-    change = ("Sunset" if state.day else "Dawn") if state.switch else "no change"
-    ctx.emit("impulse-dr", f"German impulse DR {dr} ({source}) vs box {state.box}: {change}",
-             "6.31" if state.day else "6.32", dr=dr, box=state.box, switch=state.switch)
-
-
-def after_attack_roll(ctx: Ctx, dice: Dice) -> None:
-    """The first German attack DR of an impulse is its impulse DR (8.1); then the
-    Advantage holder may reroll (9.2) or prolong (9.3); then the attack is resolved."""
-    from adjudicator.stalingrad.combat import resolve_battle
-
-    battle = ctx.state.battle
-    assert battle is not None
-    imp = ctx.impulse
-    if battle.side == GERMAN and (imp.impulse_dr is None or battle.impulse_dr) \
-            and not fixed_day(ctx):
-        imp.impulse_dr = battle.attack_dr
-        battle.impulse_dr = True
-        set_switch(ctx, battle.attack_dr, "first attack DR")
-    if offer_advantage(ctx, "battle"):
-        return
-    resolve_battle(ctx, dice)
-
-
-# ---- the Advantage (9) ---------------------------------------------------------------------------
-
-
-def advantage_holder(ctx: Ctx) -> str | None:
-    """9.5: once per date, only by the side holding it at the start of the date."""
-    state = ctx.state
-    if state.advantage_used or state.advantage_start != state.advantage:
-        return None
-    return state.advantage
-
-
-def sept13_daylight(ctx: Ctx) -> bool:
-    """20.3: the Advantage may not prolong the daylight of September 13."""
-    return ctx.state.date == 0 and ctx.state.day
-
-
-def may_prolong(ctx: Ctx, context: str) -> bool:
-    """9.3: right after a German impulse DR that calls for Sunset/Dawn; never to prolong
-    the daylight of September 13 (20.3)."""
-    state = ctx.state
-    if not state.switch:
-        return False
-    if context == "battle" and not (state.battle and state.battle.impulse_dr):
-        return False
-    return not sept13_daylight(ctx)
-
-
-def offer_advantage(ctx: Ctx, context: str) -> bool:
-    holder = advantage_holder(ctx)
-    if holder is None:
-        return False
-    if context == "battle" and ctx.state.battle is not None and ctx.state.battle.rerolled:
-        return False
-    options = [Option(order="advantage decline", label="keep the roll"),
-               Option(order="advantage reroll", label="reroll (9.2, 9.4)")]
-    if may_prolong(ctx, context):
-        period = "day" if ctx.state.day else "night"
-        options.append(Option(order="advantage prolong", label=f"prolong the {period} (9.3)"))
-    what = "the attack DRs" if context == "battle" else "the German impulse DR"
-    ctx.state.pending = PendingDecision(
-        kind="advantage", side=holder, rule="9",
-        prompt=f"use the Advantage on {what}?", options=tuple(options),
-        default="advantage decline", data={"context": context},
-    )
-    return True
-
-
-# ---- 9.4: the Advantage on any other DR/dr ------------------------------------------------------
-#
-# A Rubble Entrance DR, a Crossing DR, a retreat's Contested DR/dr, a Fortification or
-# Infiltration dr... is rolled in the middle of a procedure. Rather than freeze every
-# procedure half-way, the engine runs an order's procedure with :class:`RerollDice`; when a
-# roll the holder may change comes up, :func:`offer_reroll` stops the procedure
-# (:class:`RollPause`), the game puts the state back as it was before the order, and asks
-# the holder. The answer re-runs the same order on the same state with the earlier rolls
-# replayed: "decline" keeps the roll (later rolls may still be offered), "reroll" draws
-# that one roll anew and forfeits the Advantage (9.4). The procedure is deterministic, so
-# the re-run reaches the same roll with the same history.
-
-
-class RollPause(Exception):
-    """The holder of the Advantage may reroll the roll just made (9.4)."""
-
-    def __init__(self, index: int, roll: Roll, loser: str, holder: str) -> None:
-        super().__init__(roll.label)
-        self.index = index
-        self.roll = roll
-        self.loser = loser
-        self.holder = holder
-
-
-class RerollDice:
-    """The dice one order's procedure sees: earlier rolls replayed, then live ones.
-
-    ``values`` records every roll of this run in order (replayed or live); a roll whose
-    index is ``reroll_at`` is drawn anew, labelled as the Advantage reroll.
-    """
-
-    def __init__(self, inner: Dice, replay: list[tuple[int, ...]] | None = None,
-                 offer_from: int = 0, reroll_at: int | None = None,
-                 enabled: bool = True) -> None:
-        self.inner = inner
-        self.rolls = inner.rolls
-        self.replay = list(replay or [])
-        self.offer_from = offer_from
-        self.reroll_at = reroll_at
-        self.enabled = enabled
-        self.values: list[tuple[int, ...]] = []
-
-    def roll(self, label: str, count: int = 2, sides: int = 6,
-             audience: str = "public") -> Roll:
-        index = len(self.values)
-        if index < len(self.replay):
-            roll = Roll(index=-1, label=label, values=self.replay[index], sides=sides,
-                        audience=audience)
-        elif index == self.reroll_at:
-            roll = self.inner.roll(f"{label} (Advantage reroll, 9.4)", count, sides, audience)
-        else:
-            roll = self.inner.roll(label, count, sides, audience)
-        self.values.append(tuple(roll.values))
-        return roll
-
-
-#: Standing policies that never reroll a DR/dr other than an attack's (9.4).
-NO_REROLL = ("never", "prolong-mine")
-
-
-def offer_reroll(ctx: Ctx, dice: Dice, roll: Roll, loser: str) -> None:
-    """9.4: after a DR/dr whose result goes against ``loser``, offer the Advantage to its
-    eligible holder (9.5) when the result goes against the holder — a roll in his favour
-    is not worth a round trip — unless his standing order already says no."""
-    if not isinstance(dice, RerollDice) or not dice.enabled:
-        return
-    index = len(dice.values) - 1
-    if index < dice.offer_from or index == dice.reroll_at:
-        return
-    holder = advantage_holder(ctx)
-    if holder is None or loser != holder:
-        return
-    if ctx.state.standing.get(holder, {}).get("advantage") in NO_REROLL:
-        return
-    raise RollPause(index, roll, loser, holder)
-
-
-def reroll_decision(pause: RollPause, order: str, by: str, values: list[tuple[int, ...]],
-                    resume: PendingDecision | None) -> PendingDecision:
-    total = pause.roll.total
-    return PendingDecision(
-        kind="advantage", side=pause.holder, rule="9.4",
-        prompt=f"use the Advantage to reroll the {pause.roll.label}: {total}, against you?",
-        options=(Option(order="advantage decline", label="keep the roll"),
-                 Option(order="advantage reroll", label="reroll it (9.4)")),
-        default="advantage decline",
-        data={"context": "roll", "order": order, "by": by, "index": pause.index,
-              "values": [list(v) for v in values], "label": pause.roll.label,
-              "total": total, "loser": pause.loser,
-              "resume": resume.model_dump(mode="json") if resume is not None else None},
-    )
-
-
-def use_advantage(ctx: Ctx, side: str, why: str) -> None:
-    state = ctx.state
-    state.advantage_used = True
-    state.advantage = other(side)
-    ctx.emit("advantage", f"{side} uses the Advantage: {why}; it passes to {other(side)}", "9",
-             side=side, use=why)
-
-
 def answer_advantage(ctx: Ctx, side: str, action: str, dice: Dice) -> None:
-    from adjudicator.stalingrad.combat import resolve_battle, roll_battle
-
     pending = ctx.state.pending
     assert pending is not None
     if f"advantage {action}" not in pending.option_orders():
@@ -274,12 +80,6 @@ def answer_advantage(ctx: Ctx, side: str, action: str, dice: Dice) -> None:
 
 
 # ---- ending impulses --------------------------------------------------------------------------
-
-
-def roll_impulse_dr(ctx: Ctx, dice: Dice, why: str) -> None:
-    roll = dice.roll("German impulse DR")
-    ctx.impulse.impulse_dr = roll.total
-    set_switch(ctx, roll.total, why)
 
 
 def landing_overflow(ctx: Ctx, side: str) -> dict[str, list[str]]:
@@ -366,7 +166,7 @@ def close_impulse(ctx: Ctx, dice: Dice) -> None:
             ctx.place(uid, EAST)
             ctx.emit("retrace", f"{uid} may not stay in the full {ctx.name(loc)}: it "
                      "retraces to the east bank (7.1, 18.52)", "7.1", unit=uid, area=EAST)
-        ctx.update_control(loc)
+        update_control(ctx, loc)
     for uid, act in imp.acts.items():
         unit = state.units.get(uid)
         if unit is None or unit.loc in (DEAD, POOL):
@@ -425,13 +225,6 @@ def flip_period(ctx: Ctx, dice: Dice) -> None:
 def dawn(ctx: Ctx, dice: Dice) -> None:
     """6.32: advance the date, remove Duration markers, Spent -> Fresh, then the new
     Game Turn's Reinforcement Phase (6.2)."""
-    from adjudicator.stalingrad.artillery import clear_fag_markers
-    from adjudicator.stalingrad.crossing import reinforcement_phase
-    from adjudicator.stalingrad.replacements import earn
-    from adjudicator.stalingrad.supply import dawn_supply
-    from adjudicator.stalingrad.victory import end_of_week
-    from adjudicator.stalingrad.withdrawals import withdrawal_phase
-
     state = ctx.state
     state.day = True
     ends = ctx.board.calendar.week_ends()

@@ -11,14 +11,14 @@ from typing import Any
 
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
+from adjudicator.stalingrad.advantage import offer_reroll
 from adjudicator.stalingrad.board import AreaInfo, Board, UnitDef, area_key_order
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.orders import Setup
 from adjudicator.stalingrad.places import BOX, OFFBOARD, OUT, POOL
-from adjudicator.stalingrad.replacements import earn
-from adjudicator.stalingrad.sequence import offer_reroll
 from adjudicator.stalingrad.sides import GERMAN, RUSSIAN
 from adjudicator.stalingrad.state import StalingradState, UnitState
+from adjudicator.stalingrad.works import earn
 
 SETUP = POOL  # units waiting to be set up share the pool with future reinforcements
 #: 12.1 / 19.1: Germans trace supply to Zones C-F and start holding Zone H; the other

@@ -30,11 +30,12 @@ from __future__ import annotations
 from collections import deque
 
 from adjudicator.kernel.dice import Dice
+from adjudicator.stalingrad.advantage import offer_reroll
 from adjudicator.stalingrad.artillery import remove_observer, return_observers
 from adjudicator.stalingrad.board import Board
 from adjudicator.stalingrad.context import Ctx
+from adjudicator.stalingrad.control import eliminate
 from adjudicator.stalingrad.places import OFF_MAP
-from adjudicator.stalingrad.sequence import offer_reroll
 from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, SIDES, other
 from adjudicator.stalingrad.state import StalingradState
 from adjudicator.stalingrad.withdrawals import relieved as after_relief
@@ -149,7 +150,7 @@ def dawn_supply(ctx: Ctx, dice: Dice) -> None:
             ctx.emit("attrition", f"{uid} Attrition dr {roll.total}: eliminated", "12.22",
                      unit=uid, dr=roll.total, result="eliminated")
             if ctx.d(uid).combat:
-                ctx.eliminate(uid, "12.22", "Attrition")
+                eliminate(ctx, uid, "12.22", "Attrition")
             else:
                 remove_observer(ctx, uid, "12.22")  # 15.22
     for uid in sorted(u for u, ok in supplied.items() if not ok):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.context import Ctx
+from adjudicator.stalingrad.control import update_control
 from adjudicator.stalingrad.places import DEAD, GONE, OFF_MAP, OFFBOARD, OUT, POOL
 from adjudicator.stalingrad.sides import GERMAN, RUSSIAN
 
@@ -54,7 +55,7 @@ def withdraw(ctx: Ctx, uid: str) -> None:
     ctx.emit("withdrawal", f"{uid} is withdrawn from the battle (21.3)", "21.3", unit=uid,
              area=area)
     if area not in OFF_MAP:
-        ctx.update_control(area)
+        update_control(ctx, area)
 
 
 def relieved(ctx: Ctx, uid: str) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from adjudicator.kernel.errors import RuleError
 from adjudicator.tanks.context import Ctx, shift_class, two_dice_at_most
 from adjudicator.tanks.hexgrid import Arc, Direction, Hex, arc_of, front_zone
+from adjudicator.tanks.movement import mine_attacks
 from adjudicator.tanks.sides import other
 from adjudicator.tanks.spec import UnitType
 from adjudicator.tanks.state import FIRE_PHASES, PHASE_NAMES, Unit
@@ -396,8 +397,6 @@ def plan_assault(ctx: Ctx, side: str, unit_id: str, target_id: str, suicide: boo
 
 
 def resolve_assault(ctx: Ctx, unit: Unit, target: Unit, need: int, suicide: bool) -> None:
-    from adjudicator.tanks.movement import mine_attacks
-
     unit.fired = True
     if unit.hidden:
         ctx.reveal(unit, "it close assaults")

@@ -11,6 +11,7 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.data_models import Requirement, Tally
 from adjudicator.tanks.hexgrid import Hex, connected_groups, distance
+from adjudicator.tanks.hidden import commit
 from adjudicator.tanks.sides import SIDES, other
 from adjudicator.tanks.spec import PROHIBITED, RulesData
 from adjudicator.tanks.state import TanksState, Unit
@@ -295,8 +296,6 @@ def place_mine(ctx: Ctx, side: str, hex_name: str) -> None:
 
 
 def finish_setup(ctx: Ctx, side: str) -> None:
-    from adjudicator.tanks.hidden import commit
-
     state = ctx.state
     if setup_side(state) != side:
         raise RuleError("4.0", f"it is not {side}'s set-up")
