@@ -23,7 +23,7 @@ from adjudicator.kernel.orders import Order
 from adjudicator.kernel.spec import OrderSpec
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View
-from adjudicator.tanks import artillery, fire, legal, movement, scenario
+from adjudicator.tanks import artillery, fire, legal, movement, paths, scenario
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.hidden import publish_all
 from adjudicator.tanks.last_action import fold
@@ -193,7 +193,7 @@ class TanksGame(Game[TanksState]):
     def _move_to(ctx: Ctx, side: str, unit: Unit, dest: str, face: str | None) -> None:
         """``move UNIT to HEX [face D]``: the cheapest legal path within the Movement
         Factor, found on what the side knows (never on a secret); the reply says which."""
-        tokens, cost = legal.path_to(ctx, side, unit, dest, face)
+        tokens, cost = paths.path_to(ctx, side, unit, dest, face)
         if not tokens:  # already there, facing as asked: nothing to do, and no error
             ctx.emit("note", f"{unit.id} is already in {dest}"
                      + (f" facing {face}" if face else "") + ": nothing to do", "8.3",

@@ -9,6 +9,7 @@ from pathlib import Path
 from PIL import Image
 from typer.testing import CliRunner
 
+from adjudicator.stalingrad.data import load_pack
 from adjudicator.stalingrad.game import StalingradGame
 from adjudicator.tanks.game import TanksGame
 from bot.cli import app
@@ -52,7 +53,7 @@ def test_render_command_for_a_fresh_setup(tmp_path: Path) -> None:
     result = runner.invoke(app, ["render", "--new", "stalingrad", "--scenario", "historical",
                                  "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert Image.open(out).size == tps.build_static(tps.load_pack()).size
+    assert Image.open(out).size == tps.build_static(load_pack()).size
     crop = tmp_path / "t.png"
     result = runner.invoke(app, ["render", "--new", "tanks", "--viewer", "german", "--crop",
                                  "--out", str(crop)])

@@ -83,16 +83,16 @@ def test_counters_are_grouped_with_a_count_when_an_area_is_full() -> None:
                        attack=1, defense=2, mf=4) for i in range(4)]
     faces = {u.id: tps.unit_face(u, {}) for u in units}
     for slots in (1, 2, 3, 5, 20):
-        groups = tps._groups(units, faces, slots)
+        groups = tps.stack_groups(units, faces, slots)
         assert sorted(u.id for g in groups for u in g) == sorted(u.id for u in units)
         assert len(groups) <= max(slots, 1)
         # both sides stay visible: a side of their own, or one stack of both (1 slot)
         assert {u.side for g in groups for u in g} == {"german", "russian"}
     # Fresh before Spent, German before Russian, so stacks read in order
-    order = [(g[0].side, g[0].fresh) for g in tps._groups(units, faces, 20)]
+    order = [(g[0].side, g[0].fresh) for g in tps.stack_groups(units, faces, 20)]
     assert order == sorted(order, key=lambda k: (k[0] != "german", not k[1]))
     # like faces are grouped first, whatever their designations
-    groups = tps._groups(units, faces, 4)
+    groups = tps.stack_groups(units, faces, 4)
     assert all(len({faces[u.id].look for u in g}) == 1 for g in groups)
 
 

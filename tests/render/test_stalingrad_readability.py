@@ -9,7 +9,7 @@ from PIL import Image
 
 from adjudicator.stalingrad.data import load_pack
 from adjudicator.stalingrad.game import StalingradGame
-from adjudicator.stalingrad.views import StalingradView, UnitView
+from adjudicator.stalingrad.views import EAST, StalingradView, UnitView
 from render import stalingrad as tps
 from render.common import font, point_in_polygon, rgb
 from tests.render.games import random_game
@@ -110,13 +110,13 @@ def test_each_counter_shows_its_short_id_or_is_in_the_key(game: StalingradGame) 
     assert isinstance(view, StalingradView)
     view.units = [u for u in view.units if u.loc != "59"] + units
     st = tps.build_static(pack)
-    faces = {u.id: tps.face_of(u, tps._pack_units(pack)) for u in units}
+    faces = {u.id: tps.face_of(u, tps.units_of_pack(pack)) for u in units}
     drawn = tps.stacks(st, "59", units, faces)
     shown = {m.id for members, _ in drawn if len(members) == 1 for m in members}
     keyed = [members for members, _ in drawn if len(members) > 1]
-    lines = tps.stack_lines([("59", m) for m in keyed], tps._pack_units(pack))
+    lines = tps.stack_lines([("59", m) for m in keyed], tps.units_of_pack(pack))
     for u in units:
-        label = tps.short_label(u.id, tps._pack_units(pack))
+        label = tps.short_label(u.id, tps.units_of_pack(pack))
         assert u.id in shown or any(label in line for line in lines), u.id
     assert keyed, "59 is small: some of its five units are stacked"
 
@@ -129,12 +129,12 @@ def test_no_label_is_clipped_or_covered(views: list[StalingradView]) -> None:
     assert st.labels
     kinds = {label.kind for label in st.labels}
     assert {"area-name", "area-id", "quadrant", "zone-name"} <= kinds
-    areas = {k: g.polygon for k, g in st.spaces.items() if k != tps.EAST}
+    areas = {k: g.polygon for k, g in st.spaces.items() if k != EAST}
     for i, a in enumerate(st.labels):
         x0, y0, x1, y1 = a.box
         assert x0 >= 0 and y0 >= 0 and x1 <= w and y1 <= h, a
         for b in st.labels[i + 1:]:
-            assert not tps._overlaps(a.box, b.box), (a, b)
+            assert not tps.layout._overlaps(a.box, b.box), (a, b)
         if a.kind == "area-name":  # in its Area, or beyond it over no other Area
             assert a.container is not None
             for fx in (0.0, 0.5, 1.0):
@@ -153,7 +153,7 @@ def test_no_label_is_clipped_or_covered(views: list[StalingradView]) -> None:
         counters = [box for boxes in tps.fits_inside(view, pack).values() for box in boxes]
         for label in st.labels:
             for box in counters:
-                assert not tps._overlaps(label.box, box), (label, box)
+                assert not tps.layout._overlaps(label.box, box), (label, box)
             # every pixel of the label is the board's own: nothing is drawn over it
             x0, y0, x1, y1 = (round(v) for v in label.box)
             for y in range(max(0, y0), min(h, y1)):
@@ -175,7 +175,7 @@ def test_the_crop_has_a_caption_strip_and_a_key_to_its_stacks(game: StalingradGa
     view.units = [u for u in view.units if u.loc != "59"] + units
     from adjudicator.stalingrad.last_action import LastAction
     view.last_action = LastAction(side="german", date=0, day=True, box=1, origin="59")
-    layout = tps._crop_layout(view, pack)
+    layout = tps.picture._crop_layout(view, pack)
     assert layout.top > 0 and layout.caption
     assert any(line.startswith("59 x") and "I/267" in line for line in layout.key)
     image = tps.draw(view, pack, crop=True)

@@ -14,7 +14,7 @@ import pytest
 
 from adjudicator.kernel.dice import CommittedDice
 from adjudicator.kernel.errors import RuleError
-from adjudicator.tanks import fire, legal, movement
+from adjudicator.tanks import fire, movement, paths
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.game import TanksGame
 from adjudicator.tanks.hexgrid import Direction, Hex, neighbours
@@ -152,7 +152,7 @@ def test_the_road_move_of_7_2_and_the_known_minefield_are_in_the_panther_s_list(
     ctx = Ctx(GAME.data, state)
     pan = state.unit("pan")
     assert pan is not None
-    tokens, cost = legal.path_to(ctx, "german", pan, "1712", None)
+    tokens, cost = paths.path_to(ctx, "german", pan, "1712", None)
     assert tokens == ["1604", "1605", "1606", "1607", "1708", "1709", "1710", "1711", "1712"]
     assert cost == "9 MF on the road (7.2)"
     labels = {o.order: o.label for o in GAME.legal_options(state, "german")}
@@ -201,7 +201,7 @@ def accepted_by_the_rules(state: TanksState, side: str, text: str,
         assert unit is not None
         steps = order.steps
         if order.to is not None:
-            steps = tuple(legal.path_to(ctx, side, unit, order.to, order.face)[0])
+            steps = tuple(paths.path_to(ctx, side, unit, order.to, order.face)[0])
         movement.plan(ctx, side, unit, steps)
     elif isinstance(order, Fire):
         fire.plan_fire(ctx, side, order.units, order.target, order.mode)
@@ -340,7 +340,7 @@ def test_legal_orders_do_not_depend_on_the_enemy_s_secrets_20_0_19_1() -> None:
     for state in (plain, secret):  # and the path found does not depend on the secrets
         t34 = state.unit("t34")
         assert t34 is not None
-        assert legal.path_to(Ctx(GAME.data, state), "soviet", t34, "1013", None)[0] == [
+        assert paths.path_to(Ctx(GAME.data, state), "soviet", t34, "1013", None)[0] == [
             "1011", "1012", "1013"]
     assert "barrage 1013" in orders
 

@@ -1,0 +1,382 @@
+"""A Turning Point: Stalingrad picture of a View: the full map (:func:`draw`, :func:`render`)
+or the crop zoomed on the last action, with its caption, the key to its stacks and the boxes
+of the Zones the last action went through."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from PIL import Image, ImageDraw
+
+from adjudicator.stalingrad.data import load_pack
+from adjudicator.stalingrad.data_models import StalingradPack
+from adjudicator.stalingrad.views import EAST, LastAction, StalingradView, UnitView
+from render.common import encode_png, wrap
+from render.stalingrad.counters import (
+    face_of,
+    indented,
+    stack_groups,
+    stack_lines,
+    stack_sprite,
+    stacks,
+    units_of_pack,
+)
+from render.stalingrad.highlight import (
+    attack_results,
+    draw_highlight,
+    last_attack,
+    move_paths,
+    touched_spaces,
+)
+from render.stalingrad.layout import CROP_SCALE, CROP_SIZE, DEFAULT_SCALE, MIN_TEXT, Point, Static
+from render.stalingrad.panel import draw_panel
+from render.stalingrad.static import build_static
+
+
+def draw(view: StalingradView, pack: StalingradPack | None = None, *,
+         scale: int = DEFAULT_SCALE, crop: bool = False) -> Image.Image:
+    """The picture of ``view`` as a P image, its last action (``view.last_action``)
+    highlighted; ``crop``: zoomed around the last action."""
+    pack = pack or load_pack()
+    if crop:
+        return draw_crop(view, pack)
+    st = build_static(pack, scale)
+    highlight = view.last_action
+    canvas = st.bases["russian"].copy()
+    grouped = _draw_dynamic(canvas, st, view, pack, highlight, (0, 0))
+    draw_panel(canvas, st, view, pack, highlight, [(loc, m) for loc, m, _ in grouped])
+    return canvas
+
+
+def render(view: StalingradView, pack: StalingradPack | None = None, *,
+           scale: int = DEFAULT_SCALE, crop: bool = False) -> bytes:
+    """PNG bytes of :func:`draw`."""
+    return encode_png(draw(view, pack, scale=scale, crop=crop))
+
+
+@dataclass
+class CropLayout:
+    """The zoomed picture: a caption strip on top, a window on the full picture at
+    :data:`CROP_SCALE` (``box``, full-picture pixels) and, under it, the key to the stacks
+    drawn in the window."""
+
+    st: Static
+    highlight: LastAction | None
+    box: tuple[int, int, int, int]
+    caption: list[Image.Image]
+    top: int  # the map window's top in the crop
+    key: list[str]
+    insets: list[ZoneInset]
+    blank: list[tuple[int, int, int, int]]
+
+    @property
+    def origin(self) -> tuple[int, int]:
+        """The full-picture pixel at the crop's (0, 0)."""
+        return self.box[0], self.box[1] - self.top
+
+
+def draw_crop(view: StalingradView, pack: StalingradPack) -> Image.Image:
+    lay = _crop_layout(view, pack)
+    st, box = lay.st, lay.box
+    window = st.bases["russian"].crop(box)  # beyond the picture: index 0, the paper
+    window.putpalette(st.palette.flat())
+    d = ImageDraw.Draw(window)
+    for band in lay.blank:  # room for the Zones' boxes beside the frame
+        d.rectangle(band, fill=st.palette["paper"])
+    zones = {inset.letter: inset.rect for inset in lay.insets}
+    _draw_dynamic(window, st, view, pack, lay.highlight, (box[0], box[1]), zones)
+    for inset in lay.insets:  # over the arrows, which run to their borders
+        inset.draw(window, st, (box[0], box[1]))
+    canvas = st.palette.new(CROP_SIZE, "paper")
+    canvas.paste(window, (0, lay.top))
+    y = 4
+    for strip in lay.caption:
+        canvas.paste(strip, (4, y))
+        y += strip.height + 2
+    fs = _crop_key_font(st)
+    y = lay.top + (box[3] - box[1]) + 3
+    for text in lay.key:
+        canvas.paste(st.sprites.tag(text, fs, bg="paper", border=None, pad=0), (4, y))
+        y += fs + 4
+    return canvas
+
+
+def _crop_key_font(st: Static) -> int:
+    return max(MIN_TEXT, round(st.scale * 0.17))
+
+
+def _crop_layout(view: StalingradView, pack: StalingradPack) -> CropLayout:
+    """The crop's window on the full picture (centred on the last attack, else the last
+    move's end, else the origin), its caption, the key to its stacks and the boxes of the
+    Zones the last action went through (the Zones lie off the board; the full picture
+    shows them in its panel)."""
+    st = build_static(pack, CROP_SCALE)
+    highlight = view.last_action
+    attack_area, attack_result = last_attack(highlight)
+    moves = move_paths(highlight)
+    candidates = (attack_area, moves[-1][-1] if moves else None,
+                  highlight.origin if highlight else None)
+    focus = [p for p in (_focus_point(st, a) for a in candidates if a) if p is not None]
+    if not focus:
+        occupied = [u.loc for u in view.units if u.loc in st.spaces and u.loc != EAST]
+        key = occupied[0] if occupied else "56" if "56" in st.spaces else next(iter(st.spaces))
+        focus = [_focus_point(st, key) or st.spaces[key].centre]
+    cx, cy = focus[0]
+    caption = f"{view.date_label} — {'day' if view.day else 'night'} impulse {view.box}"
+    if highlight and highlight.side:
+        caption += f" ({highlight.side})"
+    if attack_result:
+        caption += f" — attack on {attack_area}: {attack_result}"
+    w, h = CROP_SIZE
+    fs_caption = max(MIN_TEXT, st.scale // 4)
+    lines = [st.sprites.tag(line, fs_caption, pad=3)
+             for line in wrap(caption, fs_caption, w - 16)[:2]]
+    top = sum(line.height + 2 for line in lines) + 6
+    fs_key = _crop_key_font(st)
+    keyed: list[str] = []
+    box = (0, 0, 0, 0)
+    for _ in range(2):  # the key's height sets the window's, which sets the key
+        map_h = h - top - (len(keyed) * (fs_key + 4) + 6 if keyed else 0)
+        mx0, _my0, mx1, _my1 = st.map_box
+        x0 = int(max(mx0 - st.scale // 2, min(cx - w / 2, mx1 + st.scale // 2 - w)))
+        y0 = int(max(0, min(cy - map_h / 2, st.size[1] - map_h)))
+        box = (x0, y0, int(x0 + w), int(y0 + map_h))
+        keyed = _crop_key(st, view, pack, box, fs_key, w - 8)
+    box, insets, blank = _zone_insets(st, view, pack, highlight, box, (cx, cy), 4)
+    return CropLayout(st, highlight, box, lines, top, keyed, insets, blank)
+
+
+def _crop_key(st: Static, view: StalingradView, pack: StalingradPack,
+              box: tuple[int, int, int, int], fs: int, width: int) -> list[str]:
+    """The key to the stacks whose counter lies in the crop's window (at most four
+    lines)."""
+    pack_units = units_of_pack(pack)
+    faces = {u.id: face_of(u, pack_units) for u in view.units}
+    by_loc: dict[str, list[UnitView]] = {}
+    for u in view.units:
+        by_loc.setdefault(u.loc, []).append(u)
+    grouped = []
+    for loc, units in by_loc.items():
+        if loc not in st.spaces:
+            continue
+        for members, (x, y) in stacks(st, loc, units, faces):
+            if len(members) > 1 and box[0] <= x <= box[2] and box[1] <= y <= box[3]:
+                grouped.append((loc, members))
+    lines = [part for line in stack_lines(grouped, pack_units)
+             for part in indented(wrap(line, fs, width))]
+    if len(lines) > 4:
+        lines = [*lines[:3], f"... and {len(lines) - 3} more lines in the full map"]
+    return lines
+
+
+def crop_zones(view: StalingradView, pack: StalingradPack | None = None
+               ) -> dict[str, tuple[int, int, int, int]]:
+    """The Zone boxes drawn on the crop of ``view``, in the crop's pixels (for tests)."""
+    lay = _crop_layout(view, pack or load_pack())
+    ox, oy = lay.origin
+    return {i.letter: (round(i.rect[0] - ox), round(i.rect[1] - oy),
+                       round(i.rect[2] - ox), round(i.rect[3] - oy)) for i in lay.insets}
+
+
+def crop_origin(view: StalingradView, pack: StalingradPack | None = None) -> tuple[int, int]:
+    """The full-picture pixel (at the crop's scale) drawn at the crop's (0, 0), for tests."""
+    return _crop_layout(view, pack or load_pack()).origin
+
+
+def _focus_point(st: Static, key: str) -> Point | None:
+    """Where a space is in the full picture: an Area's middle, a Zone's anchor."""
+    geo = st.spaces.get(key)
+    if geo is not None and key != EAST:
+        return ((geo.bbox[0] + geo.bbox[2]) / 2, (geo.bbox[1] + geo.bbox[3]) / 2)
+    return st.zone_anchor.get(key)
+
+
+#: At most this many Zone boxes on a crop (the nearest to its focus).
+MAX_ZONE_INSETS = 4
+
+
+@dataclass
+class ZoneInset:
+    """A Zone's box on a crop: its letter and name, Control strip and counters."""
+
+    letter: str
+    rect: tuple[float, float, float, float]  # full-picture pixels
+    title: Image.Image
+    control: str
+    edge: str  # "attack" when attacked, else "highlight"
+    counters: list[Image.Image]
+    size: int
+    cols: int
+
+    def draw(self, canvas: Image.Image, st: Static, offset: tuple[int, int]) -> None:
+        pal = st.palette
+        d = ImageDraw.Draw(canvas)
+        x0, y0, x1, y1 = (round(self.rect[0] - offset[0]), round(self.rect[1] - offset[1]),
+                          round(self.rect[2] - offset[0]), round(self.rect[3] - offset[1]))
+        d.rectangle((x0, y0, x1, y1), fill=pal["paper"], outline=pal[self.edge], width=3)
+        d.rectangle((x0 + 3, y0 + 3, x1 - 3, y0 + 6), fill=pal[self.control])
+        canvas.paste(self.title, (x0 + 4, y0 + 8))
+        c = self.size
+        for i, sprite in enumerate(self.counters):
+            left = x0 + 4 + (i % self.cols) * (c + 3)
+            top = y0 + self.title.height + 9 + (i // self.cols) * (c + 3)
+            canvas.paste(sprite, (left, top))
+
+
+def _zone_insets(st: Static, view: StalingradView, pack: StalingradPack, hl: LastAction | None,
+                 box: tuple[int, int, int, int], focus: Point, top: int
+                 ) -> tuple[tuple[int, int, int, int], list[ZoneInset],
+                            list[tuple[int, int, int, int]]]:
+    """Boxes for the Zones of the last action (the nearest :data:`MAX_ZONE_INSETS` to the
+    crop's focus), each near where its Zone lies, inside the crop and apart.
+
+    When the crop shows the board's edge on a Zone's side, the window moves out to leave a
+    band beyond the frame for the boxes, so they cover nothing of the board. Returns the
+    (moved) window, the boxes and the bands to blank (crop pixels)."""
+    letters = sorted((z for z in touched_spaces(hl) if z in st.zone_anchor),
+                     key=lambda z: (st.zone_anchor[z][0] - focus[0]) ** 2
+                     + (st.zone_anchor[z][1] - focus[1]) ** 2)[:MAX_ZONE_INSETS]
+    if not letters:
+        return box, [], []
+    c = st.counter
+    fs = max(9, round(st.scale * 0.2))
+    cols = 3
+    control = {a.key: a.control for a in view.areas}
+    pack_units = units_of_pack(pack)
+    by_loc: dict[str, list[UnitView]] = {}
+    for u in view.units:
+        if u.loc in letters:
+            by_loc.setdefault(u.loc, []).append(u)
+    attacked = {a for a, _ in attack_results(hl)}
+    contents = []
+    for letter in letters:
+        zone = pack.zones[letter]
+        title = st.sprites.tag(f"Zone {letter} {zone.name or ''}".strip(), fs, bg="paper",
+                               border=None, pad=1)
+        units = by_loc.get(letter, [])
+        faces = {u.id: face_of(u, pack_units) for u in units}
+        groups = stack_groups(units, faces, 2 * cols) if units else []
+        rows = 0 if not groups else 1 if len(groups) <= cols else 2
+        w = max(title.width + 8, cols * (c + 3) + 7)
+        h = title.height + 10 + rows * (c + 3)
+        counters = [stack_sprite(st.sprites, members, faces, c) for members in groups]
+        contents.append((letter, title, counters, w, h))
+    # bands beyond the frame for the boxes, where the crop shows the frame
+    x0, y0, x1, y1 = box
+    cw, ch = x1 - x0, y1 - y0
+    mx0, my0, _mx1, my1 = st.map_box
+    margin = round(0.55 * st.scale)
+    sides = {st.zone_side[letter] for letter in letters}
+    bands: dict[str, int] = {}  # side -> band edge (full-picture pixels)
+    near = min(cw, ch) // 3  # the frame is this close to the crop's side: make room
+    if "left" in sides and -near < mx0 - x0 < near:
+        width = max(w for letter, _, _, w, _ in contents if st.zone_side[letter] == "left")
+        x0 = min(x0, mx0 - margin - width - 8)
+        bands["left"] = mx0 - margin
+    if "top" in sides and -near < my0 - y0 < near:
+        height = max(h for letter, _, _, _, h in contents if st.zone_side[letter] == "top")
+        y0 = min(y0, my0 - margin - height - top - 4)
+        bands["top"] = my0 - margin
+    if "bottom" in sides and -near < y1 - my1 < near:
+        height = max(h for letter, _, _, _, h in contents
+                     if st.zone_side[letter] == "bottom")
+        y0 = max(y0, my1 + margin + height + 8 - ch)
+        bands["bottom"] = my1 + margin
+    box = (x0, y0, x0 + cw, y0 + ch)
+    placed: list[tuple[int, int, int, int]] = []
+    out: list[ZoneInset] = []
+    for letter, title, counters, w, h in contents:
+        side = st.zone_side[letter]
+        ax, ay = st.zone_anchor[letter]
+        ax, ay = ax - x0, ay - y0
+        along = side in ("left", "right")
+        if side in bands:  # in the band: beside the frame
+            edge = bands[side] - (x0 if along else y0)
+            if side == "left":
+                ax = edge - w / 2 - 4
+            elif side == "top":
+                ay = edge - h / 2 - 2
+            else:
+                ay = edge + h / 2 + 2
+        spot = None
+        for k in (0, 1, -1, 2, -2, 3, -3, 4, -4):
+            x = ax - w / 2 + (0 if along else k * (w + 6))
+            y = ay - h / 2 + (k * (h + 6) if along else 0)
+            x = min(max(x, 4), cw - w - 4)
+            y = min(max(y, top), ch - h - 4)
+            rect = (round(x), round(y), round(x) + w, round(y) + h)
+            if all(rect[2] + 3 < q[0] or q[2] + 3 < rect[0] or rect[3] + 3 < q[1]
+                   or q[3] + 3 < rect[1] for q in placed):
+                spot = rect
+                break
+        if spot is None:
+            continue
+        placed.append(spot)
+        out.append(ZoneInset(
+            letter=letter,
+            rect=(spot[0] + x0, spot[1] + y0, spot[2] + x0, spot[3] + y0), title=title,
+            control=control.get(letter, pack.zones[letter].initial_control),
+            edge="attack" if letter in attacked else "highlight", counters=counters,
+            size=c, cols=cols))
+    blank = []
+    for side, edge in bands.items():
+        if side == "left":
+            blank.append((0, 0, edge - x0 - 1, ch))
+        elif side == "top":
+            blank.append((0, 0, cw, edge - y0 - 1))
+        else:
+            blank.append((0, edge - y0 + 1, cw, ch))
+    return box, out, blank
+
+
+def _draw_dynamic(canvas: Image.Image, st: Static, view: StalingradView,
+                  pack: StalingradPack, hl: LastAction | None, offset: tuple[int, int],
+                  zones: Mapping[str, tuple[float, float, float, float]] | None = None
+                  ) -> list[tuple[str, list[UnitView], Point]]:
+    """Control tints, tags, counters and the last action; returns the stacks drawn as one
+    counter (space, units, centre), for the key to them."""
+    pal = st.palette
+    dx, dy = offset
+    d = ImageDraw.Draw(canvas)
+    # Control: the German-tinted board through each German-controlled Area's mask
+    for area in view.areas:
+        geo = st.spaces.get(area.key)
+        if geo is None or geo.patch is None or area.control != "german":
+            continue
+        canvas.paste(geo.patch, (geo.bbox[0] - dx, geo.bbox[1] - dy), geo.mask)
+    by_loc: dict[str, list[UnitView]] = {}
+    for u in view.units:
+        by_loc.setdefault(u.loc, []).append(u)
+    pack_units = units_of_pack(pack)
+    faces = {u.id: face_of(u, pack_units) for u in view.units}
+    scale_ratio = st.scale / DEFAULT_SCALE
+    fs_tag = max(7, round(0.2 * st.scale))
+    for area in view.areas:
+        geo = st.spaces.get(area.key)
+        if geo is None:
+            continue
+        here = by_loc.get(area.key, [])
+        sides = {u.side for u in here}
+        tx, ty = geo.tag_at
+        if area.rubble:
+            tag = st.sprites.tag(f"R{area.rubble}", fs_tag, fg="white", bg="rubble")
+            canvas.paste(tag, (round(tx - dx), round(ty - dy)))
+            tx += tag.width + 2
+        if len(sides) > 1:
+            d.polygon([(x - dx, y - dy) for x, y in geo.polygon], outline=pal["contested"],
+                      width=max(2, round(3 * scale_ratio)))
+            tag = st.sprites.tag("X", fs_tag, fg="white", bg="contested")
+            canvas.paste(tag, (round(tx - dx), round(ty - dy)))
+    grouped: list[tuple[str, list[UnitView], Point]] = []
+    for loc, units in by_loc.items():
+        if loc not in st.spaces:
+            continue
+        c = st.spaces[loc].counter
+        for members, (x, y) in stacks(st, loc, units, faces):
+            canvas.paste(stack_sprite(st.sprites, members, faces, c),
+                         (round(x - c / 2 - dx), round(y - c / 2 - dy)))
+            if len(members) > 1:
+                grouped.append((loc, members, (x, y)))
+    draw_highlight(canvas, d, st, hl, offset, zones)
+    return grouped
