@@ -113,13 +113,14 @@ class Table:
     """One game played through :class:`~bot.service.GameService` by seeded random players:
     a GM and one player per side, each order chosen from the side's legal orders."""
 
-    def __init__(self, service: Any, game: str, scenario: str | None, seed: int) -> None:
+    def __init__(self, service: Any, game: str, scenario: str | None, seed: int,
+                 game_id: str | None = None) -> None:
         from bot.service import Actor
 
         self.service = service
         self.rnd = random.Random(seed)
         gm = Actor.discord(f"gm-{seed}")
-        info = service.create_game(gm, game, scenario)
+        info = service.create_game(gm, game, scenario, game_id=game_id)
         self.game_id: str = info.id
         self.gm = gm
         self.players: dict[str, Any] = {}

@@ -48,8 +48,9 @@ RESEED = "dice-commitment"
 STATUS_NOTICES = ("rollback", "undo", "pause", "resume", RESEED)
 
 
-#: Actions between two checkpoints of a replay in place (see :class:`Replay`).
-CHECKPOINT = 32
+#: A replay in place keeps a checkpoint when replaying the actions since the last would
+#: take this many milliseconds of CPU (see :class:`Replay`).
+CHECKPOINT_MS = 5.0
 
 
 class RecordError(Exception):
@@ -209,9 +210,10 @@ class Replay:
 
     Orders are replayed in place (no protective copy: ``owned``); if the rules need the
     state as an order found it after all (9.4), the replay goes back to its last checkpoint
-    (a state every :data:`CHECKPOINT` actions, and the actions since) and replays from there
-    with copies. Kept states are JSON in the state's own order (:meth:`GameState.to_json`),
-    not canonical bytes: the rules iterate dicts in insertion order.
+    (a state kept whenever the actions since the last took :data:`CHECKPOINT_MS` to replay,
+    and the actions since) and replays from there with copies. Kept states are JSON in the
+    state's own order (:meth:`GameState.to_json`), not canonical bytes: the rules iterate
+    dicts in insertion order.
 
     Besides every state hash, each action's recorded events must be the ones the rules
     give again (the service's own notices aside), and every die marked forced must be the
@@ -238,6 +240,7 @@ class Replay:
         self.last_hash: str | None = self.initial_hash
         self.checkpoint = self.initial
         self.since: list[Mapping[str, Any]] = []  # the actions fed since the checkpoint
+        self.cost = 0.0  # CPU seconds replaying ``since`` took
 
     @property
     def stopped(self) -> bool:
@@ -254,13 +257,16 @@ class Replay:
             if target not in self.kept:
                 self._stop(f"action {seq}: rollback to unknown action {target}")
                 return
-            self.state = self.game.load_state(self.kept[target][0])
+            self.checkpoint = self.kept[target][0]
+            self.state = self.game.load_state(self.checkpoint)
             self.queue = list(self.kept[target][1])
+            self.since, self.cost = [], 0.0
         else:
             problem = _forcing(self.queue, item)
             if problem is not None:
                 self._stop(problem)
                 return
+            started = time.thread_time()
             try:
                 try:
                     self.state, events = replay_outcome(self.game, self.state, _as_row(item),
@@ -271,6 +277,7 @@ class Replay:
             except ReplayError as error:
                 self._stop(str(error))
                 return
+            self.cost += time.thread_time() - started
             self.queue = _after(self.queue, item)
         digest = self.state.state_hash()
         if digest != item["state_hash"]:
@@ -284,20 +291,17 @@ class Replay:
         self.last_hash = digest
         if seq in self.targets:
             self.kept[seq] = (self.state.to_json(), list(self.queue))
-        self.since.append(item)
-        if len(self.since) >= CHECKPOINT:
-            self.checkpoint, self.since = self.state.to_json(), []
+        if item["kind"] != "rollback":
+            self.since.append(item)
+        if self.cost * 1000 >= CHECKPOINT_MS:
+            self.checkpoint, self.since, self.cost = self.state.to_json(), [], 0.0
 
     def _rewound(self) -> GameState:
         """The state before the action being fed, replayed again (with copies) from the last
         checkpoint."""
         state: GameState = self.game.load_state(self.checkpoint)
         for item in self.since:
-            if item["kind"] == "rollback":
-                target = int((item.get("payload") or {}).get("to_seq", -1))
-                state = self.game.load_state(self.kept[target][0])
-            else:
-                state = replay_outcome(self.game, state, _as_row(item))[0]
+            state = replay_outcome(self.game, state, _as_row(item))[0]
         return state
 
     def _stop(self, problem: str) -> None:

@@ -10,10 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from bench.common import Table
+from bot import records
 from bot.records import (
     RecordError,
     Replay,
     _rules,
+    export_lines,
     import_file,
     rollback_targets,
     scan_targets,
@@ -103,3 +106,42 @@ def test_a_record_that_does_not_verify_imports_nothing(tmp_path: Path, db_url: s
         import_file(other.store, path)
     assert other.store.query("SELECT id FROM games") == []
     assert other.store.query("SELECT seq FROM actions") == []
+
+
+@pytest.fixture(scope="module")
+def paused_record(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, object]]:
+    """A Turning Point: Stalingrad game whose 108th action pauses for the Advantage (9.4)."""
+    service = make_service(tmp_path_factory.mktemp("paused") / "u.db",
+                           seed_source=lambda n: b"\x07" * n)
+    table = Table(service, "stalingrad", "historical", seed=7, game_id="pause7")
+    for _ in range(112):
+        step = table.next_order()
+        assert step is not None
+        assert service.submit(table.game_id, *step, table.key()).ok
+    lines = export_lines(service.store, table.game_id)
+    service.store.close()
+    return lines
+
+
+@pytest.mark.parametrize("checkpoint_ms", [records.CHECKPOINT_MS, 1e9])
+def test_an_order_that_needs_the_state_it_found_is_replayed_from_a_checkpoint(
+        paused_record: list[dict[str, object]], monkeypatch: pytest.MonkeyPatch,
+        checkpoint_ms: float) -> None:
+    """A replay applies orders in place; a roll that pauses for the Advantage (9.4) needs
+    the state as the order found it: the replay goes back to its last checkpoint and
+    replays the actions since with copies (here, once from a checkpoint at most a few
+    actions back, and once from the start of the game), and the record verifies."""
+    monkeypatch.setattr(records, "CHECKPOINT_MS", checkpoint_ms)
+    rewound: list[int] = []
+    rewind = records.Replay._rewound
+
+    def counted(self: records.Replay) -> object:
+        rewound.append(len(self.since))
+        return rewind(self)
+
+    monkeypatch.setattr(records.Replay, "_rewound", counted)
+    result = verify(paused_record)
+    assert result.ok, result.problems
+    assert len(rewound) == 2  # the initial Rubble's and the 108th action's rolls
+    if checkpoint_ms > 1000:
+        assert rewound[1] > 100  # every order since the start, again
