@@ -23,7 +23,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
-from adjudicator.kernel.events import PUBLIC
+from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.events import PUBLIC, Event
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.state import GameState
 
@@ -107,6 +108,30 @@ def default_order(game: Game[Any], state: GameState, side: str) -> str | None:
     if isinstance(game, DeadlineDefault):
         return game.deadline_order(state, side)
     return "pass" if "pass" in game.legal_orders(state, side) else None
+
+
+def expiry_notices(game: Game[Any], state: GameState, side: str, text: str) -> list[Event]:
+    """What everyone, and ``side`` itself, is told when Umpire plays ``text`` for ``side``
+    at its deadline.
+
+    Public text depends on public state only: that a decision (its kind is public) was
+    answered, not how (the answer is one of its options, and whether a standing order
+    gave it is the side's secret); an order only if it is not private input. The side
+    reads the order and whether its standing order or the default chose it.
+    """
+    try:
+        private = game.is_private(state, side, game.parse(text))
+    except RuleError:
+        private = True
+    pending = state.pending
+    said = (f"Umpire answers {side}'s {pending.kind} decision" if pending is not None
+            else f"Umpire plays an order for {side}" if private
+            else f"Umpire plays {text}")
+    standing = pending is not None and pending.kind in state.standing.get(side, {})
+    how = "by its standing order" if standing else "by default"
+    return [Event(kind="deadline", audience=PUBLIC, text=f"{side}'s deadline passed: {said}"),
+            Event(kind="deadline", audience=side,
+                  text=f"{side}'s deadline passed: Umpire plays {text} ({how})")]
 
 
 def duration(seconds: float) -> str:

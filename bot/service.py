@@ -1257,22 +1257,7 @@ class GameService:
                          "the GM must act"))
                 return self._refused(game_id, "no default order", rule="deadline")
             decision = ctx.state.pending is not None
-            # Public text depends on public state only: that a decision (its kind is
-            # public) was answered, not how (the answer is one of its options, and whether
-            # a standing order gave it is the side's secret); an order only if public.
-            try:
-                private = ctx.game.is_private(ctx.state, side, ctx.game.parse(text))
-            except RuleError:
-                private = True
-            pending = ctx.state.pending
-            said = (f"Umpire answers {side}'s {pending.kind} decision" if pending is not None
-                    else f"Umpire plays an order for {side}" if private
-                    else f"Umpire plays {text}")
-            how = ("by its standing order" if _standing(ctx.state, side) else "by default")
-            notices = [Event(kind="deadline", audience=PUBLIC,
-                             text=f"{side}'s deadline passed: {said}"),
-                       Event(kind="deadline", audience=str(side),
-                             text=f"{side}'s deadline passed: Umpire plays {text} ({how})")]
+            notices = deadlines.expiry_notices(ctx.game, ctx.state, str(side), text)
             return self._lines_plan(ctx, SYSTEM_ACTOR, str(side), [text], kind="system",
                                     payload={"deadline": True, "decision": decision},
                                     notice=notices)
@@ -1611,12 +1596,6 @@ def _messages(game: Game[Any], state: GameState, events: Sequence[Event]) -> dic
     return build_messages(game.views(state), audiences(game.sides), events,
                           to_act=game.acting_side(state), result=state.result,
                           pending=state.pending, board=game.board_text)
-
-
-def _standing(state: GameState, side: str) -> bool:
-    """Whether ``side`` has a standing order for the decision it owes."""
-    pending = state.pending
-    return pending is not None and pending.kind in state.standing.get(side, {})
 
 
 def undo_refusal(game: Game[Any], last: Mapping[str, Any], sides: set[str],
