@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from adjudicator.kernel.dice import commitment, derive_values, effective_seed
-from bot.records import entropy_digest, export_lines, import_record, verify
+from bot.cli import app
+from bot.records import entropy_digest, export_lines, import_record, verify, write_record
 from bot.service import GameService, InvalidOperation, PermissionDenied
 from tests.bot.test_service_support import (
     BLUE,
@@ -119,21 +121,28 @@ def test_verify_refuses_dice_marked_forced_without_an_override(service: GameServ
     lines, seed = finished_record(service)
     assert verify(lines, seed).ok
     forged = copy.deepcopy(lines)
-    target = next(item for item in forged[1:] if item["rolls"] and not any(
-        roll.get("forced") for roll in item["rolls"]))
-    roll = target["rolls"][0]
-    roll["values"] = list(reversed(roll["values"]))  # same total: same state, same hashes
+    # An unforced roll that is no double: its dice reversed keep the total (same state,
+    # same hashes), so only the forced mark can make them pass.
+    target, roll = next((item, roll) for item in forged[1:] for roll in item["rolls"]
+                        if not roll.get("forced") and roll["values"] != roll["values"][::-1])
+    roll["values"] = list(reversed(roll["values"]))
     roll["forced"] = list(range(len(roll["values"])))
     for event in target["events"]:
         if event["kind"] == "roll" and event["data"]["index"] == roll["index"]:
             event["data"]["values"] = roll["values"]
             event["text"] = (f"{roll['label']}: {' + '.join(map(str, roll['values']))} = "
                              f"{sum(roll['values'])}")
-    if roll["values"] == list(reversed(roll["values"])):
-        pytest.skip("a double: reversing changes nothing")
     result = verify(forged, seed)
     assert not result.ok
     assert any("force-dice" in problem for problem in result.problems), result.problems
+    # The same forgery given to 'umpire verify': refused, saying why, exit status 1.
+    path = service.store.path.parent / "forged.jsonl"
+    write_record(forged, path)
+    cli = CliRunner().invoke(app, ["verify", str(path), "--seed", seed])
+    assert cli.exit_code == 1 and "NOT verified" in cli.output, cli.output
+    assert "force-dice" in cli.output, cli.output
+    write_record(lines, path)
+    assert CliRunner().invoke(app, ["verify", str(path), "--seed", seed]).exit_code == 0
 
 
 def test_verify_checks_event_texts(service: GameService) -> None:
