@@ -4,21 +4,24 @@ Two methods, each counting what it tried and how often it failed:
 
 * **Token scan.** Games are played through the service by random players (legal orders,
   secret set-ups, standing orders, undos, deadlines, rollbacks, resignations), and after
-  every action each registered output producer (:mod:`bot.redteam.outputs`) is run. In
-  every output an audience reads, the scan looks for the secrets that audience may not
-  know at that moment — another side's hidden and face-down units, unfound mines, standing
-  orders, secret salts and email addresses, and the dice seed before the end (for the GM
-  too).
+  every action each registered output producer (:mod:`bot.redteam.outputs`, and the email
+  gateway's mail, :mod:`bot.redteam.mail`) is run. In every output an audience reads, the
+  scan looks for the secrets that audience may not know at that moment — another side's
+  hidden and face-down units, unfound mines, standing orders, secret salts, email
+  addresses and seat secrets, and the dice seed before the end (for the GM too).
 * **Differential probes** (Stalin's Tanks set-ups): two games that differ only in one side's
   secret — a hidden unit or a mine in another hex, two face-down units swapped — are played
   on with the same orders; until the first reveal everything the public and the other side
   see (views, the events they are told, their legal orders, their refusals) must be equal.
+  Deadlines likewise: the deadline passes on two copies of the game that differ only in
+  the acting side's standing order; what the others are told must be equal.
 """
 
 from __future__ import annotations
 
 import random
 import re
+import sqlite3
 import tempfile
 import time
 from collections import Counter
@@ -31,9 +34,10 @@ from adjudicator.kernel.dice import CommittedDice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC, visible_to
 from adjudicator.registry import load_game
+from bot.redteam import mail as _mail  # noqa: F401 (registers the mail producer)
 from bot.redteam.outputs import PRODUCERS, Moment
 from bot.service import Actor, GameService
-from bot.store import Store
+from bot.store import Store, loads
 
 REVEALS = ("revealed", "mine-revealed", "face-up", "secrets-revealed")
 GAMES = ("tanks", "stalingrad")
@@ -71,6 +75,53 @@ def _pattern(token: str) -> re.Pattern[str]:
     return re.compile(_word(token))
 
 
+def _attributed(side: str, token: str, sides: list[str]) -> re.Pattern[str]:
+    """``token`` said of ``side``: in one line of text (``soviet: standing order ...``,
+    ``soviet takes back: ...``) with no other side named in between, or in one JSON record
+    whose ``side`` is ``side``."""
+    others = "|".join(re.escape(s) for s in sides if s != side) or "(?!)"
+    gap = f'(?:(?!{others})[^\\n{{}}";])'
+    return re.compile(f'{_word(side)}{gap}{{0,40}}?{_word(token)}'
+                      f'|"side": "{re.escape(side)}"[^\\n{{}}]{{0,40}}?{_word(token)}')
+
+
+def _standing_forms(kind: str, policy: str) -> list[str]:
+    """How a standing order reads: as typed, and as its event says it."""
+    return [f"standing {kind} {policy}", f"standing order {kind} = {policy}"]
+
+
+def _standing_patterns(side: str, kind: str, policy: str, sides: list[str]
+                       ) -> list[re.Pattern[str]]:
+    """Where another reader may not find ``side``'s standing order ``kind`` = ``policy``
+    (the first two: whoever the reader is; the others: unless it holds the same order).
+
+    The text of a policy is no secret: the rules list every policy, every side reads
+    them in its help and in its own default answers (``'standing voluntary ask' to be
+    asked``), and both sides may hold the same one. The secret is whose it is: the policy
+    said of ``side`` (:func:`_attributed`), or shown as the reader's own — marked so in a
+    list of policies, or in a view's ``standing``."""
+    return [*(_attributed(side, form, sides) for form in _standing_forms(kind, policy)),
+            re.compile(_word(f"standing {kind} {policy}") + re.escape(" (yours now)")),
+            re.compile(r'"standing": \{[^{}]*' + re.escape(f'"{kind}": "{policy}"'))]
+
+
+def _taken_back(m: Moment) -> dict[str, list[str]]:
+    """side -> its secret orders that were taken back or rolled back: what it meant to
+    do stays its secret (a unit hidden and taken back may be hidden there again). Secret
+    by the rules (:meth:`~adjudicator.kernel.game.Game.is_secret`: standing orders, hidden
+    placements, mines) or given as private input (a face-down set-up)."""
+    found: dict[str, list[str]] = {}
+    for action in m.service.store.actions(m.game_id):
+        if action["reverted_by"] is None or action["kind"] != "order" or not action["text"]:
+            continue
+        private = bool((loads(action["payload"], None) or {}).get("private"))
+        for line in str(action["text"]).splitlines():
+            line = " ".join(line.split())
+            if line and (private or m.rules.is_secret_text(line)):
+                found.setdefault(str(action["side"]), []).append(line)
+    return found
+
+
 def _public_places(m: Moment) -> set[str]:
     """Every ``unit@hex`` the public has ever seen (a unit placed in sight, then taken back
     and hidden there is no secret the scan should find)."""
@@ -85,22 +136,19 @@ def _public_places(m: Moment) -> set[str]:
 def secret_tokens(m: Moment) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
     """audience -> (what, pattern) of each secret it may not read now.
 
-    A side's secrets: its standing orders, and in Stalin's Tanks its hidden and face-down
-    units where they are, its unfound mines and its secret salt — until the game ends
-    (then its record publishes them, and a game reopened after that has no such secrets
-    left). Email addresses: for the GM and their holder only. The dice seed: for nobody
-    before the end. A reader who holds the very same text itself (both sides' standing
-    orders alike) is not flagged for reading it."""
+    A side's secrets: its standing orders, its secret orders taken back, and in Stalin's
+    Tanks its hidden and face-down units where they are, its unfound mines and its secret
+    salt — until the game ends (then its record publishes them, and a game reopened after
+    that has no such secrets left). Email addresses and seat secrets: for the GM and their
+    holder only. The dice seed: for nobody before the end. A standing order is found where
+    an output says whose it is (:func:`_standing_patterns`)."""
     state = m.state()
     rules = m.rules
     row = m.service.store.game(m.game_id)
     assert row is not None
     ended = bool(row["seed_revealed"] or m.service.store.past_seeds(m.game_id))
     own: dict[str, list[tuple[str, str]]] = {side: [] for side in rules.sides}
-    for side, policies in state.standing.items():
-        for kind, policy in policies.items():
-            own[side] += [(f"{side}'s standing order", f"standing {kind} {policy}"),
-                          (f"{side}'s standing order", f"standing order {kind} = {policy}")]
+    standing = {side: dict(state.standing.get(side, {})) for side in rules.sides}
     if rules.name == "tanks":
         public = _public_places(m)
         for unit in state.units:
@@ -119,14 +167,20 @@ def secret_tokens(m: Moment) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
         for side, secret in state.secrets.items():
             if not secret.revealed and secret.salt:
                 own[side].append((f"{side}'s secret salt", secret.salt))
+    taken_back = _taken_back(m)
     # Whether each side has secrets on the map now (its own picture may show them).
-    m.notes["own_secrets"] = {side: bool(own[side]) or (rules.name == "tanks" and (any(
-        u.side == side and u.status == "on" and (u.hidden or u.concealed)
-        for u in state.units) or any(h not in state.known_mines
-                                     for h in state.mines.get(side, []))))
+    m.notes["own_secrets"] = {side: bool(own[side] or standing[side]) or (
+        rules.name == "tanks" and (
+            any(u.side == side and u.status == "on" and (u.hidden or u.concealed)
+                for u in state.units)
+            or any(h not in state.known_mines for h in state.mines.get(side, []))))
         for side in rules.sides}
     if ended:
         own = {side: [] for side in rules.sides}
+        standing = {side: {} for side in rules.sides}
+        taken_back = {}
+    for side, secret in m.notes.get("seat_secrets", {}).items():
+        own[side].append((f"the seat secret of {side}", secret))
     seats = m.service.store.seats(m.game_id)
     gm_only: list[tuple[str, str]] = []
     for seat in seats:
@@ -138,13 +192,33 @@ def secret_tokens(m: Moment) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
         everyone.append(("the dice seed before the end", bytes(row["server_seed"]).hex()))
     out: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
     for audience in [*m.readers, GM]:
-        items = list(everyone)
+        found = [(what, _pattern(token)) for what, token in everyone]
         if audience != GM:
-            mine = {token for _, token in own.get(audience, [])}
-            items += gm_only
-            items += [i for side, found in own.items() if side != audience for i in found
-                      if i[1] not in mine]
-        out[audience] = [(what, _pattern(token)) for what, token in items]
+            found += [(what, _pattern(token)) for what, token in gm_only]
+            found += [(what, _pattern(token)) for side, secrets in own.items()
+                      if side != audience for what, token in secrets]
+            for side, orders in taken_back.items():
+                if side == audience:
+                    continue
+                for text in orders:
+                    words = text.split()
+                    if words[0] == "standing" and len(words) == 3:
+                        found += [(f"{side}'s standing order taken back: {text}", pattern)
+                                  for pattern in _standing_patterns(side, words[1], words[2],
+                                                                    rules.sides)[:2]]
+                    else:
+                        found.append((f"{side}'s secret order taken back: {text}",
+                                      _pattern(text)))
+            for side, policies in standing.items():
+                if side == audience:
+                    continue
+                for kind, policy in policies.items():
+                    patterns = _standing_patterns(side, kind, policy, rules.sides)
+                    if standing.get(audience, {}).get(kind) == policy:
+                        patterns = patterns[:2]  # the reader's own too: only whose it is
+                    found += [(f"{side}'s standing order {kind} = {policy}", pattern)
+                              for pattern in patterns]
+        out[audience] = found
     return out
 
 
@@ -194,10 +268,12 @@ class Table:
     """One game of ``game``/``scenario`` played by random players through the service."""
 
     def __init__(self, folder: Path, game: str, scenario: str, rnd: random.Random,
-                 number: int) -> None:
+                 number: int, tally: Tally | None = None) -> None:
+        self.folder, self.number = folder, number
+        self.tally = tally if tally is not None else Tally()
         self.clock = Clock()
-        self.service = GameService(Store(folder / f"{game}-{scenario}-{number}.db",
-                                         synchronous="OFF"), clock=self.clock)
+        self.db = folder / f"{game}-{scenario}-{number}.db"
+        self.service = GameService(Store(self.db, synchronous="OFF"), clock=self.clock)
         self.rnd = rnd
         self.gm = Actor.discord("900")
         self.stranger = Actor.discord("999")
@@ -250,8 +326,9 @@ class Table:
                 m.results.append(service.rollback(self.game_id, self.gm,
                                                   rnd.randint(max(0, head - 4), head - 1),
                                                   "red team"))
-        elif roll < 0.08:
-            self._deadline()
+        elif roll < 0.08 or (roll < 0.3 and state.pending is not None
+                             and state.pending.side == side):
+            self._deadline()  # often when a decision is owed: its default is played
         elif legal:
             m.results.append(service.submit(self.game_id, actor, self._choose(state, legal)))
 
@@ -270,6 +347,7 @@ class Table:
         return ends[0] if ends else rnd.choice(legal)
 
     def _deadline(self) -> None:
+        self._deadline_differential()
         service, m = self.service, self.moment
         service.set_deadline(self.game_id, self.gm, 60)
         self.clock.now += 61
@@ -277,6 +355,70 @@ class Table:
         m.notes.setdefault("deadline_notices", []).extend(
             (n.audience, n.text) for n in notices if n.audience in m.readers)
         service.set_deadline(self.game_id, self.gm, None)
+
+    def _deadline_differential(self) -> None:
+        """The deadline about to pass, on two copies of the game that differ only in the
+        acting side's standing order for one kind of decision (set in one, cleared in the
+        other: its secret): when both play the same order, what the public and the other
+        sides are told of it (the tick's notices, the action as their log shows it) must
+        be the same — it may not say whether a standing order or the default chose it."""
+        state, rules, rnd = self.moment.state(), self.rules, self.rnd
+        side = rules.acting_side(state)
+        kinds = sorted({policy.kind for policy in rules.standing_policies()})
+        if side is None or not kinds:
+            return
+        pending = state.pending if state.pending is not None and state.pending.side == side \
+            else None
+        kind = pending.kind if pending is not None and pending.kind in kinds \
+            else rnd.choice(kinds)
+        policy = rnd.choice([p.policy for p in rules.policies_for(kind)])
+        told = [self._expire_copy(n, side, kind, chosen)
+                for n, chosen in enumerate((policy, None))]
+        if told[0] is None or told[1] is None or told[0][0] != told[1][0]:
+            return  # another order was played (the standing order chose it): no pair
+        for audience in told[0][1]:
+            x, y = told[0][1][audience], told[1][1][audience]
+            self.tally.count("differential: deadline notices", x != y,
+                             f"{rules.name}: {audience} told {x} | {y}")
+
+    def _expire_copy(self, number: int, side: str, kind: str, policy: str | None
+                     ) -> tuple[str, dict[str, list[str]]] | None:
+        """Let the deadline pass on a copy of the game with ``side``'s standing order for
+        ``kind`` set to ``policy``: (the order played, what each other audience read)."""
+        path = self.folder / f"deadline-{self.number}-{number}.db"
+        path.unlink(missing_ok=True)
+        source, target = sqlite3.connect(self.db), sqlite3.connect(path)
+        try:
+            source.backup(target)
+        finally:
+            source.close()
+            target.close()
+        clock = Clock()
+        clock.now = self.clock.now
+        copy = GameService(Store(path, synchronous="OFF"), clock=clock)
+        copy.instance = self.service.instance  # the deadline lease is this table's
+        try:
+            if not copy.override(self.game_id, self.gm, {
+                    "op": "set-standing", "side": side, "kind": kind, "policy": policy},
+                    "red team").ok:
+                return None
+            copy.set_deadline(self.game_id, self.gm, 60)
+            clock.now += 61
+            head = copy.info(self.game_id).head_seq
+            notices = copy.tick()
+            played = copy.store.actions(self.game_id, after=head)
+            if not played:
+                return None
+            readers = [r for r in self.moment.readers if r != side]
+            told: dict[str, list[str]] = {r: [n.text for n in notices if n.audience == r]
+                                          for r in readers}
+            for reader in readers:
+                entries = copy.log(self.game_id, self.moment.actors[reader], len(played))
+                told[reader] += [e.summary() for e in entries]
+            return "\n".join(str(a["text"]) for a in played), told
+        finally:
+            copy.store.close()
+            path.unlink(missing_ok=True)
 
     def _probe(self, state: Any, side: str) -> None:
         """Orders the acting side might try against the other side's secrets, applied to a
@@ -303,7 +445,7 @@ class Table:
 def play_and_scan(folder: Path, game: str, scenario: str, actions: int, seed: int,
                   tally: Tally, number: int = 0) -> None:
     rnd = random.Random(seed)
-    table = Table(folder, game, scenario, rnd, number)
+    table = Table(folder, game, scenario, rnd, number, tally)
     m = table.moment
     scan(m, tally)
     for step in range(1, actions + 1):

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from adjudicator.kernel.events import GM
+from adjudicator.kernel.events import GM, Event
+from adjudicator.kernel.game import Game
 from adjudicator.tanks.game import TanksGame
-from bot import messages
+from bot import deadlines, messages
+from bot import service as service_module
+from bot.mail import gateway
+from bot.mail.desk import Desk
+from bot.mail.outbound import Outgoing
+from bot.redteam import mail as redteam_mail
 from bot.redteam import outputs
-from bot.redteam.leaks import Tally, differential, play_and_scan
+from bot.redteam.leaks import Table, Tally, differential, play_and_scan, scan
 from bot.redteam.outputs import Moment, Output, output_producer
+from bot.service import GameService
 
 
 def failures(tally: Tally) -> int:
@@ -71,3 +80,210 @@ def test_the_differential_probe_catches_a_view_that_shows_secrets(
     for seed in range(3):
         differential("tanks", "pakfront", 6, seed, found)
     assert failures(found) > 0
+
+
+# ---- each kind of leak, planted, is reported; the same play without it is clean ---------------
+
+def scripted(tmp_path: Path, game: str, scenario: str,
+             moves: list[tuple[str, str]], seed: int = 0) -> Tally:
+    """A game of the red team's table played by ``moves`` (side, order; ``undo``; or a verb,
+    the side's first legal order with it), every producer scanned after each."""
+    tally = Tally()
+    table = Table(tmp_path, game, scenario, random.Random(seed), 0, tally)
+    m, service = table.moment, table.service
+    for step, (side, move) in enumerate(moves, start=1):
+        m.step = 60 * step  # a multiple of every producer's period: all of them run
+        actor = table.players[side]
+        if move == "undo":
+            result = service.undo(table.game_id, actor)
+        elif move == "resign":
+            result = service.submit(table.game_id, actor, "resign")
+        else:
+            legal = service.legal_orders(table.game_id, actor, side)
+            order = move if " " in move else next(o for o in legal if o.split()[0] == move)
+            result = service.submit(table.game_id, actor, order)
+        assert result.ok, result.error
+        m.results = [result]
+        scan(m, tally)
+    assert tally.tried["leak scan: emails"] > 0
+    return tally
+
+
+def found(tally: Tally) -> dict[str, int]:
+    return {figure: n for figure, n in tally.failed.items() if n}
+
+
+def test_the_same_standing_order_on_both_sides_is_no_leak(tmp_path: Path) -> None:
+    """Both sides may hold, set, take back and read the very same policy text: only an
+    output that says it is the other side's is a leak."""
+    same = "standing defensive-fire hold"
+    tally = scripted(tmp_path / "a", "tanks", "pakfront",
+                     [("soviet", same), ("german", same), ("german", "undo")])
+    assert found(tally) == {}, tally.examples
+    tally = scripted(tmp_path / "b", "tanks", "pakfront",
+                     [("german", same), ("german", "undo"), ("soviet", same)])
+    assert found(tally) == {}, tally.examples
+
+
+def own_text_producer(texts: dict[str, list[str]]) -> None:
+    @output_producer("planted")
+    def planted(m: Moment) -> Iterable[Output]:
+        for audience, said in texts.items():
+            for text in said:
+                yield Output("planted", audience, text)
+
+
+@pytest.mark.parametrize(("text", "leak"), [
+    # the German's own default answer quotes the policies the Russian holds: no leak
+    ("german answers by default (standing advantage never; 'standing advantage ask' to be "
+     "asked): advantage decline", False),
+    ("standing voluntary ask: ask each time (a list of the policies)", False),
+    ('{"viewer": "german", "standing": {"card": "highest"}}', False),
+    # the Russian's policy said to be the Russian's, or shown as the German's own
+    ("russian: standing order advantage = never", True),
+    ("#7 order russian: standing voluntary ask", True),
+    ('{"seq": 7, "side": "russian", "text": "standing advantage never"}', True),
+    ("standing voluntary ask (yours now): ask each time", True),
+    ('{"viewer": "german", "standing": {"advantage": "never"}}', True),
+])
+def test_a_standing_order_leaks_where_it_is_said_to_be_the_other_sides(
+        tmp_path: Path, text: str, leak: bool) -> None:
+    own_text_producer({"german": [text]})
+    try:
+        tally = scripted(tmp_path, "stalingrad", "basic",
+                         [("russian", "standing advantage never"),
+                          ("russian", "standing voluntary ask"),
+                          ("german", "standing card highest")])
+    finally:
+        outputs.PRODUCERS.pop("planted")
+    assert bool(tally.failed["leak scan: planted"]) == leak, tally.examples
+    assert sum(found(tally).values()) == tally.failed["leak scan: planted"], tally.examples
+
+
+def test_another_sides_standing_order_shown_to_all_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    moves = [("soviet", "standing defensive-fire best-shot"), ("german", "hide")]
+    assert found(scripted(tmp_path / "clean", "tanks", "pakfront", moves)) == {}
+    original = Game._set_standing
+
+    def public(self: Game[Any], state: Any, side: str, order: Any) -> Event:
+        return original(self, state, side, order).model_copy(update={"audience": "public"})
+
+    monkeypatch.setattr(Game, "_set_standing", public)
+    tally = scripted(tmp_path / "leaky", "tanks", "pakfront", moves)
+    assert tally.failed["leak scan: notices"] and tally.failed["leak scan: log"], tally.examples
+
+
+def test_an_undo_notice_quoting_a_secret_order_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for moves in ([("german", "hide"), ("german", "undo")],
+                  [("german", "standing defensive-fire hold"), ("german", "undo")]):
+        assert found(scripted(tmp_path / "clean", "tanks", "pakfront", moves)) == {}
+        monkeypatch.setattr(service_module, "order_text_for",
+                            lambda game, row, audience: str(row["text"]))
+        tally = scripted(tmp_path / "leaky", "tanks", "pakfront", moves)
+        monkeypatch.undo()
+        assert tally.failed["leak scan: notices"], (moves, tally.examples)
+
+
+def test_a_hidden_unit_in_the_log_export_and_gif_captions_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    moves = [("german", "hide"), ("german", "hide"), ("german", "place")]
+    assert found(scripted(tmp_path / "clean", "tanks", "pakfront", moves)) == {}
+    monkeypatch.setattr(messages, "text_visible", lambda game, row, audience: True)
+    tally = scripted(tmp_path / "leaky", "tanks", "pakfront", moves)
+    for figure in ("log", "export", "GIF captions", "emails"):
+        assert tally.failed[f"leak scan: {figure}"], (figure, tally.examples)
+
+
+def test_a_face_down_unit_in_the_log_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    moves = [("german", "place"), ("german", "place")]
+    assert found(scripted(tmp_path / "clean", "tanks", "gauntlet", moves)) == {}
+    monkeypatch.setattr(messages, "text_visible", lambda game, row, audience: True)
+    tally = scripted(tmp_path / "leaky", "tanks", "gauntlet", moves)
+    assert tally.failed["leak scan: log"] and tally.failed["leak scan: export"], tally.examples
+
+
+def test_an_email_address_in_info_or_export_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    moves = [("german", "hide"), ("soviet", "resign")]
+    assert found(scripted(tmp_path / "clean", "tanks", "pakfront", moves)) == {}
+    shown = GameService._seat_info
+    monkeypatch.setattr(GameService, "_seat_info",
+                        staticmethod(lambda seat, email=True: shown(seat, True)))
+    assert scripted(tmp_path / "info", "tanks", "pakfront", moves).failed["leak scan: info"]
+    monkeypatch.undo()
+    # the full record of a finished game, the players' addresses left in
+    monkeypatch.setattr(service_module, "redact_contacts", lambda lines, labels, actor: lines)
+    tally = scripted(tmp_path / "export", "tanks", "pakfront", moves)
+    assert tally.failed["leak scan: export"], tally.examples
+
+
+def test_a_deadline_notice_that_depends_on_a_standing_order_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The public notice says how the side's order was chosen: the differential of the
+    deadline (two copies, standing order set or not) finds it; the product's does not."""
+    original = deadlines.expiry_notices
+
+    def telling(game: Any, state: Any, side: str, text: str) -> list[Event]:
+        notices = original(game, state, side, text)
+        how = "by its standing order" if state.standing.get(side) else "by default"
+        return [notices[0].model_copy(update={"text": f"{notices[0].text} ({how})"}),
+                *notices[1:]]
+
+    for leaky in (False, True):
+        if leaky:
+            monkeypatch.setattr(deadlines, "expiry_notices", telling)
+        tally = Tally()
+        table = Table(tmp_path / str(leaky), "tanks", "first-encounter", random.Random(2), 0,
+                      tally)
+        for _ in range(300):  # random play until a side owes a decision with a default
+            state = table.moment.state()
+            if state.pending is not None and state.pending.default:
+                break
+            table.step(last=False)
+        else:
+            pytest.fail("no decision with a default came up")
+        for _ in range(4):
+            table._deadline_differential()
+        assert tally.tried["differential: deadline notices"] > 0
+        assert bool(tally.failed["differential: deadline notices"]) == leaky, tally.examples
+
+
+def test_a_mail_to_a_player_with_what_only_the_gm_may_read_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gateway's mails are scanned per recipient seat: a desk that writes to the Soviet
+    player (who plays by mail) what the GM reads is caught by its words and its picture."""
+    moves = [("german", "hide"), ("german", "hide"), ("german", "place")]
+    clean = scripted(tmp_path / "clean", "tanks", "pakfront", moves)
+    assert found(clean) == {} and clean.tried["leak scan: emails"] > 10
+    digest = Desk._digest
+    monkeypatch.setattr(Desk, "_digest", lambda self, info, audience, after: digest(
+        self, info, GM, after))
+    tally = scripted(tmp_path / "leaky", "tanks", "pakfront", moves)
+    assert tally.failed["leak scan: emails"], tally.examples
+    assert all("hidden unit" in e or "secret colours" in e
+               for e in tally.examples["leak scan: emails"]), tally.examples
+
+
+def test_a_mail_marked_for_another_audience_than_its_recipients_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every mail names its audience (``X-Umpire-Audience``); a mail to the Soviet player
+    marked as the German's is a finding even when its words give nothing away."""
+    compose = redteam_mail.compose
+
+    def mislabelled(out: Outgoing, sender: str, name: str) -> Any:
+        message = compose(out, sender, name)
+        if out.audience == "soviet":
+            del message["X-Umpire-Audience"]
+            message["X-Umpire-Audience"] = "german"
+        return message
+
+    monkeypatch.setattr(redteam_mail, "compose", mislabelled)
+    monkeypatch.setattr(gateway, "compose", mislabelled)
+    tally = scripted(tmp_path, "tanks", "pakfront", [("german", "place"), ("german", "hide")])
+    assert tally.failed["leak scan: emails"], tally.examples
+    assert all("marked german" in e for e in tally.examples["leak scan: emails"])
+    assert redteam_mail.readable("soviet", "public") and redteam_mail.readable("gm", "german")
+    assert not redteam_mail.readable("public", "soviet")

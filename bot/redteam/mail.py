@@ -1,0 +1,167 @@
+"""Mail Umpire sends, as the leak scan reads it: the email gateway's outgoing mail.
+
+The scanned game's players who play by email (the second side's seat has an address) get
+a seat secret; a stranger follows the game by mail (``observe``). At the moments this
+producer runs, the gateway (:class:`bot.mail.gateway.Gateway`, its desk, a capturing
+outbox instead of SMTP) receives read-only commands from both — ``status``, ``log``,
+``legal``, ``map``, ``policies`` — and mails every follower what happened since they were
+last told, as it does after each mail. Every mail it sends is scanned as its recipient
+reads it: the audience is the recipient's seat (a side, the GM), else the public — not
+what the mail says of itself. The subject and every text part are read as text; a
+picture attached to a reader without secrets of its own may not use the secret colours;
+and the ``X-Umpire-Audience`` header must name an audience the recipient may read.
+"""
+
+from __future__ import annotations
+
+import io
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from email.utils import make_msgid
+from typing import Any
+
+from adjudicator.kernel.events import GM, PUBLIC
+from bot.mail.config import MailConfig
+from bot.mail.desk import Desk
+from bot.mail.gateway import Gateway
+from bot.mail.outbound import PRIVATE, compose
+from bot.redteam.outputs import Moment, Output, output_producer
+
+UMPIRE = "umpire@red.team"
+OBSERVER = "observer@red.team"
+#: Every how many runs the followers send their read-only commands.
+ASK_EVERY = 2
+
+
+@dataclass
+class Outbox:
+    """What the gateway sends, kept instead of sent: (recipient, message)."""
+
+    sent: list[tuple[str, EmailMessage]] = field(default_factory=list)
+
+    def send(self, message: EmailMessage, to: str) -> None:
+        self.sent.append((to, message))
+
+
+@dataclass
+class Post:
+    """The gateway of one scanned game, and who writes to it."""
+
+    gateway: Gateway
+    outbox: Outbox
+    #: address -> the lines every mail from it starts with (a seat's password)
+    writers: dict[str, str]
+    runs: int = 0
+
+
+def _post(m: Moment) -> Post | None:
+    post = m.notes.get("mail")
+    if post is None:
+        config = MailConfig.model_validate({
+            "address": UMPIRE, "smtp": {"host": "127.0.0.1", "port": 25, "tls": "none"},
+            "limits": {"per_hour": 1_000_000}})
+        outbox = Outbox()
+        desk = Desk(m.service, config, clock=m.service.clock)
+        post = Post(Gateway(desk, config, outbox), outbox, {})
+        gm = m.actors[GM]
+        kept = m.notes.setdefault("seat_secrets", {})
+        for seat in m.service.store.seats(m.game_id):
+            if seat["email"] and seat["role"] == "player":
+                secret = f"seat-{secrets.token_hex(8)}"
+                m.service.set_seat_secret(m.game_id, gm, secret, side=seat["side"])
+                kept[str(seat["side"])] = secret
+                post.writers[str(seat["email"])] = f"password {secret}"
+        if not post.writers:
+            return None
+        post.writers[OBSERVER] = ""
+        m.notes["mail"] = post
+        _write(m, post, OBSERVER, f"observe {m.game_id}")
+    return post if isinstance(post, Post) else None
+
+
+def _write(m: Moment, post: Post, sender: str, body: str) -> None:
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = UMPIRE
+    message["Subject"] = f"[umpire {m.game_id}] red team"
+    message["Message-ID"] = make_msgid("redteam", domain="red.team")
+    message.set_content(body)
+    post.gateway.receive(message.as_bytes())
+
+
+def reader(m: Moment, address: str) -> str:
+    """The audience the holder of ``address`` reads as in the game: its seat, else public."""
+    found = PUBLIC
+    for seat in m.service.store.seats(m.game_id):
+        if seat["email"] and str(seat["email"]).lower() == address.lower():
+            if seat["role"] == "gm":
+                return GM
+            found = str(seat["side"])
+    return found
+
+
+def readable(recipient: str, claimed: str | None) -> bool:
+    """Whether a mail marked for ``claimed`` may go to a reader of ``recipient``."""
+    return claimed in (recipient, PUBLIC, PRIVATE) or recipient == GM
+
+
+@output_producer("emails", every=3)
+def emails(m: Moment) -> Iterable[Output]:
+    post = _post(m)
+    if post is None:
+        return
+    post.runs += 1
+    if post.runs % ASK_EVERY == 1:
+        for sender, password in post.writers.items():
+            commands = ["status", "log 30", "map"]
+            if password:
+                commands = [password, *commands, "legal", "policies"]
+            _write(m, post, sender, "\n".join(commands))
+    gateway = post.gateway
+    for mail in gateway.desk.catch_up({m.game_id}):
+        post.outbox.send(compose(mail, gateway.config.address, gateway.config.name), mail.to)
+        gateway.desk.sent(mail)
+    sent, post.outbox.sent = post.outbox.sent, []
+    own = m.notes.get("own_secrets", {})
+    for to, message in sent:
+        audience = reader(m, to)
+        claimed = message["X-Umpire-Audience"]
+        yield Output("emails", audience, f"mail to {to} marked {claimed}",
+                     leak=not readable(audience, claimed))
+        yield Output("emails", audience, mail_text(message))
+        if audience != GM and not own.get(audience):
+            for name, data in pictures(message):
+                yield Output("emails", audience, f"{name} to {to}: secret colours",
+                             leak=secret_colours(data))
+
+
+def mail_text(message: EmailMessage) -> str:
+    """The subject and every text part of a mail (attachments that are text too)."""
+    parts = [str(message["Subject"] or "")]
+    for part in message.walk():
+        if part.get_content_maintype() == "text":
+            parts.append(str(part.get_content()))
+    return "\n".join(parts)
+
+
+def pictures(message: EmailMessage) -> list[tuple[str, bytes]]:
+    found: list[tuple[str, bytes]] = []
+    for part in message.walk():
+        if part.get_content_type() == "image/png":
+            data: Any = part.get_payload(decode=True)
+            if isinstance(data, bytes):
+                found.append((part.get_filename() or "picture", data))
+    return found
+
+
+def secret_colours(png: bytes) -> bool:
+    """Whether a picture uses the colours kept for secrets (a palette picture; any
+    other kind of picture is a finding too: it cannot be checked)."""
+    from PIL import Image
+
+    from render.common import FIRST_SECRET, uses_any
+
+    with Image.open(io.BytesIO(png)) as image:
+        return image.mode != "P" or uses_any(image, range(FIRST_SECRET, 256))
