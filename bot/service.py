@@ -1450,7 +1450,11 @@ class GameService:
             if cached is not None and cached.head == head:
                 return Loaded(row, game, cached.state, head, seats, cached.last_snapshot,
                               cached.replay_cost)
-            if self.store.latest_snapshot(game_id) is None:
+            try:
+                snapshotted = self.store.latest_snapshot(game_id) is not None
+            except ValueError:  # there is one, and it does not decode: _rebuild passes it
+                snapshotted = True
+            if not snapshotted:
                 state = initial_state(game, row["scenario"], json.loads(row["options"]))
                 return Loaded(row, game, state, head, seats, 0)
             started = time.thread_time()
@@ -1468,7 +1472,13 @@ class GameService:
         problems: list[str] = []
         upto: int | None = seq
         while True:
-            snapshot = self.store.latest_snapshot(game_id, upto=upto)
+            try:
+                snapshot = self.store.latest_snapshot(game_id, upto=upto)
+            except ValueError as error:
+                # A snapshot that does not even decode (the store cannot say which one):
+                # the log is replayed from the set-up.
+                problems.append(f"a snapshot: {_line(error)}")
+                snapshot = None
             if snapshot is None:
                 start = initial_state(game, row["scenario"], json.loads(row["options"]))
                 after = 0

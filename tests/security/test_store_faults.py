@@ -63,22 +63,24 @@ def test_a_load_reads_the_game_row_and_its_tail_in_one_transaction(tmp_path: Pat
     assert reader.load_state(game_id).state_hash() == other.store.game(game_id)["state_hash"]  # type: ignore[index]
 
 
-def corrupt_snapshots(path: Path, game_id: str, where: str) -> None:
+def corrupt_snapshots(path: Path, game_id: str, where: str, garbage: str = "7b7b") -> None:
     with sqlite3.connect(path) as conn:
-        conn.execute(f"UPDATE snapshots SET state = X'7b7b' WHERE game_id = ? AND {where}",
+        conn.execute(f"UPDATE snapshots SET state = X'{garbage}' WHERE game_id = ? AND {where}",
                      [game_id])
 
 
 @pytest.mark.parametrize("where", ["seq = (SELECT MAX(seq) FROM snapshots)", "1 = 1"])
-def test_a_bad_snapshot_falls_back_to_an_earlier_one_or_the_log(tmp_path: Path,
-                                                                 where: str) -> None:
+# bad JSON; neither JSON nor a zlib stream; a zlib stream cut short
+@pytest.mark.parametrize("garbage", ["7b7b", "00", "789c"])
+def test_a_bad_snapshot_falls_back_to_an_earlier_one_or_the_log(tmp_path: Path, where: str,
+                                                                 garbage: str) -> None:
     path = tmp_path / "u.db"
     service = make_service(path, snapshot_every=2)
     game_id = new_game(service)
     play(service, game_id, (RED, "trap 1"), (RED, "move r2 3"), (BLUE, "pass"),
          (RED, "move r1 2"), (BLUE, "pass"))
     expected = service.store.game(game_id)["state_hash"]  # type: ignore[index]
-    corrupt_snapshots(path, game_id, where)
+    corrupt_snapshots(path, game_id, where, garbage)
     fresh = make_service(path)
     assert fresh.load_state(game_id).state_hash() == expected
     assert fresh.submit(game_id, RED, "pass").ok  # still playable
