@@ -150,8 +150,10 @@ def corruptions(folder: Path, tally: Tally, rnd: random.Random) -> None:
         ("a broken JSON column", sql("UPDATE games SET forced_dice = '[{'"), False, True),
     ]
     for name, harm, recovers, visible in cases:
-        path = damaged(name.replace(" ", "-"), harm)
-        for _ in range(3):
+        for attempt in range(3):
+            # A fresh copy each time: an order the probe's 'pass' plays (TP:S may allow it)
+            # moves the game on, and the next rebuild would be compared with the old state.
+            path = damaged(f"{name.replace(' ', '-')}-{attempt}", harm)
             problem = ""
             try:
                 probe = GameService(Store(path))

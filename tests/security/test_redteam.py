@@ -19,6 +19,7 @@ from bot.mail.desk import Desk
 from bot.mail.outbound import Outgoing
 from bot.redteam import mail as redteam_mail
 from bot.redteam import outputs
+from bot.redteam.faults import corruptions
 from bot.redteam.leaks import Table, Tally, differential, play_and_scan, scan
 from bot.redteam.outputs import Moment, Output, output_producer
 from bot.service import GameService
@@ -287,3 +288,23 @@ def test_a_mail_marked_for_another_audience_than_its_recipients_is_found(
     assert all("marked german" in e for e in tally.examples["leak scan: emails"])
     assert redteam_mail.readable("soviet", "public") and redteam_mail.readable("gm", "german")
     assert not redteam_mail.readable("public", "soviet")
+
+
+def test_a_damaged_database_probe_that_moves_the_game_on_is_no_finding(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each rebuild of a damaged copy is compared with the healthy state; the probe's order
+    after it may be played (a Turning Point: Stalingrad Pass), so each try has its own copy."""
+    original = GameService.submit
+
+    def playing(self: GameService, game_id: str, actor: Any, text: str, *args: Any,
+                **kwargs: Any) -> Any:
+        if text == "pass":  # the probe's order, played as a legal one
+            side = self.rules(game_id).acting_side(self.load_state(game_id))
+            text = self.legal_orders(game_id, actor, side)[0]
+        return original(self, game_id, actor, text, *args, **kwargs)
+
+    monkeypatch.setattr(GameService, "submit", playing)
+    tally = Tally()
+    corruptions(tmp_path, tally, random.Random(0))
+    assert tally.tried["faults: damaged databases"] == 18
+    assert found(tally) == {}, tally.examples
