@@ -60,10 +60,10 @@ HOSTILE_TEXT = st.one_of(
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=HOSTILE_TEXT)
 def test_parsers_refuse_and_never_raise_anything_else(game: object, text: str) -> None:
-    started = time.perf_counter()
+    started = time.thread_time()  # processor time: a busy machine does not count
     with contextlib.suppress(RuleError):
         game.parse(text)  # type: ignore[attr-defined]
-    assert time.perf_counter() - started < 0.1
+    assert time.thread_time() - started < 0.1
 
 
 def test_size_limits_are_refused_quickly_and_name_the_limit(tmp_path: Path) -> None:
@@ -78,9 +78,9 @@ def test_size_limits_are_refused_quickly_and_name_the_limit(tmp_path: Path) -> N
          f"at most {MAX_WORDS} words"),
     ]
     for text, limit in cases:
-        started = time.perf_counter()
+        started = time.thread_time()
         result = service.submit(game_id, RED, text)
-        assert time.perf_counter() - started < 1.0
+        assert time.thread_time() - started < 1.0
         assert result.status == "refused" and limit in str(result.error), result.error
     assert service.store.count_actions(game_id) == before
     steps = "move iia-1 " + " ".join(["0101"] * 41)
