@@ -34,9 +34,9 @@ from adjudicator.kernel.dice import CommittedDice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC, visible_to
 from adjudicator.registry import load_game
-from bot.redteam import mail as _mail  # noqa: F401 (registers the mail producer)
+from bot.redteam.mail import send_order  # (and the mail producer is registered)
 from bot.redteam.outputs import PRODUCERS, Moment
-from bot.service import Actor, GameService
+from bot.service import Actor, GameService, SubmitResult
 from bot.store import Store, loads
 
 REVEALS = ("revealed", "mine-revealed", "face-up", "secrets-revealed")
@@ -311,11 +311,10 @@ class Table:
         self._probe(state, side)
         roll = rnd.random()
         if last and rnd.random() < 0.3:
-            m.results.append(service.submit(self.game_id, actor, "resign"))
+            m.results.append(self._submit(side, "resign"))
         elif roll < 0.03 and self.rules.standing_policies():
             policy = rnd.choice(self.rules.standing_policies())
-            m.results.append(service.submit(self.game_id, actor,
-                                            f"standing {policy.kind} {policy.policy}"))
+            m.results.append(self._submit(side, f"standing {policy.kind} {policy.policy}"))
         elif roll < 0.05:
             result = service.undo(self.game_id, actor)
             if result.ok:
@@ -330,7 +329,16 @@ class Table:
                              and state.pending.side == side):
             self._deadline()  # often when a decision is owed: its default is played
         elif legal:
-            m.results.append(service.submit(self.game_id, actor, self._choose(state, legal)))
+            m.results.append(self._submit(side, self._choose(state, legal)))
+
+    def _submit(self, side: str, text: str) -> SubmitResult:
+        """``side``'s order, given as its player plays: by mail (now and then, for the side
+        seated by mail: through the gateway, whose reply the mail scan reads) or directly."""
+        if self.rnd.random() < 0.5:
+            head = self.service.info(self.game_id).head_seq
+            if send_order(self.moment, side, text):
+                return self.service.updates(self.game_id, head)
+        return self.service.submit(self.game_id, self.players[side], text)
 
     def _choose(self, state: Any, legal: list[str]) -> str:
         """Mostly action; in a set-up its placements first; 'done' now and then."""

@@ -1,15 +1,16 @@
 """Mail Umpire sends, as the leak scan reads it: the email gateway's outgoing mail.
 
 The scanned game's players who play by email (the second side's seat has an address) get
-a seat secret; a stranger follows the game by mail (``observe``). At the moments this
-producer runs, the gateway (:class:`bot.mail.gateway.Gateway`, its desk, a capturing
-outbox instead of SMTP) receives read-only commands from both — ``status``, ``log``,
-``legal``, ``map``, ``policies`` — and mails every follower what happened since they were
-last told, as it does after each mail. Every mail it sends is scanned as its recipient
-reads it: the audience is the recipient's seat (a side, the GM), else the public — not
-what the mail says of itself. The subject and every text part are read as text; a
-picture attached to a reader without secrets of its own may not use the secret colours;
-and the ``X-Umpire-Audience`` header must name an audience the recipient may read.
+a seat secret and mail some of their orders (:func:`send_order`); a stranger follows the
+game by mail (``observe``). At the moments this producer runs, the gateway
+(:class:`bot.mail.gateway.Gateway`, its desk, a capturing outbox instead of SMTP) receives
+read-only commands from both — ``status``, ``log``, ``legal``, ``map``, ``policies`` — and
+mails every follower what happened since they were last told, as it does after each mail.
+Every mail it sent is scanned as its recipient reads it: the audience is the recipient's
+seat (a side, the GM), else the public — not what the mail says of itself. The subject and
+every text part are read as text; a picture attached to a reader without secrets of its
+own may not use the secret colours; and the ``X-Umpire-Audience`` header must name an
+audience the recipient may read.
 """
 
 from __future__ import annotations
@@ -89,6 +90,20 @@ def _write(m: Moment, post: Post, sender: str, body: str) -> None:
     message["Message-ID"] = make_msgid("redteam", domain="red.team")
     message.set_content(body)
     post.gateway.receive(message.as_bytes())
+
+
+def send_order(m: Moment, side: str, text: str) -> bool:
+    """``side``'s player mails ``text`` to the gateway (its reply is scanned with the other
+    mail); False when that side does not play by mail (or the mail producer has not run)."""
+    post = m.notes.get("mail")
+    if not isinstance(post, Post):
+        return False
+    for seat in m.service.store.seats(m.game_id):
+        if seat["side"] == side and seat["role"] == "player" and seat["email"] in post.writers:
+            address = str(seat["email"])
+            _write(m, post, address, f"{post.writers[address]}\n{text}")
+            return True
+    return False
 
 
 def reader(m: Moment, address: str) -> str:
