@@ -309,7 +309,10 @@ class Table:
         actor = self.players[side]
         legal = service.legal_orders(self.game_id, actor, side)
         self._probe(state, side)
+        owes = state.pending is not None and state.pending.side == side
         roll = rnd.random()
+        if owes and roll >= 0.3 and rnd.random() < 0.5:
+            self._deadline_differential()  # as if its deadline passed now (the game goes on)
         if last and rnd.random() < 0.3:
             m.results.append(self._submit(side, "resign"))
         elif roll < 0.03 and self.rules.standing_policies():
@@ -325,8 +328,7 @@ class Table:
                 m.results.append(service.rollback(self.game_id, self.gm,
                                                   rnd.randint(max(0, head - 4), head - 1),
                                                   "red team"))
-        elif roll < 0.08 or (roll < 0.3 and state.pending is not None
-                             and state.pending.side == side):
+        elif roll < 0.08 or (roll < 0.3 and owes):
             self._deadline()  # often when a decision is owed: its default is played
         elif legal:
             m.results.append(self._submit(side, self._choose(state, legal)))
