@@ -92,6 +92,25 @@ def test_face_down_set_up_is_private_committed_and_revealed_25_7(tmp_path: Path)
     assert len(secret.entries) == len(placed)
     assert verify_commitment(secret.commitment, secret.salt, secret.entries)
     assert secret.commitment in json.dumps(service.view(game_id, SOVIET).model_dump())
+    # Revealed per the rules: face-up at the start of the German Defensive Fire Phase, in
+    # the Soviet player turn (25.7) — to everyone, each unit in the hex it was placed in.
+    told: list[str] = []
+    for _ in range(60):
+        state = service.load_state(game_id)
+        side = rules.acting_side(state)
+        assert side == "soviet" and state.phasing == "soviet", (side, state.phase)
+        legal = service.legal_orders(game_id, SOVIET, side)
+        result = service.submit(game_id, SOVIET, "done" if "done" in legal else legal[0])
+        assert result.ok, result.error
+        told = [line for line in result.messages["public"].lines if "face-up" in line]
+        if told:
+            break
+    assert service.load_state(game_id).phase == "defensive"
+    public_view = json.dumps(service.view(game_id, STRANGER).model_dump())
+    for order in placed:
+        _, unit, where = order.split()
+        assert f"{unit} in {where}" in told[0], told
+        assert unit in public_view
 
 
 @pytest.mark.parametrize(("order", "secret"), [
