@@ -63,7 +63,16 @@ def rss_mb() -> float:
 
 
 def peak_rss_mb() -> float:
-    """The peak resident set of this process so far, in MB."""
+    """The peak resident set of this process so far, in MB: the high-water mark of its own
+    memory (``VmHWM``; ``getrusage``'s maximum where /proc is missing, which on Linux also
+    counts the memory of the parent that started this process, a large one included)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

@@ -35,11 +35,17 @@ CHILD = """
 import json, resource, sys, time
 from pathlib import Path
 from bot.runtime import tune_gc
+def peak_rss_mb():  # this process's own high-water mark (getrusage's counts its parent's)
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 from bot.records import import_file, verify_file
 from bot.store import Store
 what, record, seed = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
 tune_gc()
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+before = peak_rss_mb()
 start = time.process_time()
 if what == "verify":
     result = verify_file(record, seed)
@@ -48,7 +54,7 @@ else:
     import_file(Store(Path(sys.argv[4])), record, seed)
     ok, problems, actions = True, [], None
 cpu = time.process_time() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+peak = peak_rss_mb()
 print(json.dumps({"ok": ok, "problems": problems, "actions": actions, "cpu": cpu,
                   "peak_mb": peak, "start_mb": before}))
 """
