@@ -17,6 +17,7 @@ import gc
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path[:1]:
@@ -34,6 +35,16 @@ def play(table: Table, orders: int) -> None:
             return
         actor, text = step
         table.service.submit(table.game_id, actor, text, table.key())
+
+
+def budget(service: Any) -> int:
+    """The service's states' budget: the current states' and the states before the last
+    actions' caches."""
+    return int(service._cache.budget + service._before.budget)
+
+
+def held(service: Any) -> int:
+    return int(service._cache.used + service._before.used)
 
 
 def run(actions: int = 1000, out: Out = print) -> dict[str, float]:
@@ -59,15 +70,15 @@ def run(actions: int = 1000, out: Out = print) -> dict[str, float]:
                 gc.collect()
                 rss[number] = rss_mb()
                 out(f"{number:>5} games started: RSS {rss[number]:7.1f} MB; state cache "
-                    f"{len(service._cache)} games, ~{service._cache.used / 2**20:.1f} MB "
-                    f"(budget {service._cache.budget / 2**20:.0f} MB)")
+                    f"{len(service._cache)} games, ~{held(service) / 2**20:.1f} MB "
+                    f"(budget {budget(service) / 2**20:.0f} MB)")
         for table in tables:
             play(table, 1)
         gc.collect()
         after = rss_mb()
         out(f"{games:>5} games, one more order each: RSS {after:7.1f} MB; state cache "
             f"{len(service._cache)} games")
-        budget_mb = service._cache.budget / 2**20
+        budget_mb = budget(service) / 2**20
         service.store.close()
     growth = max(rss[games], after) - rss[1]
     for mark in marks:

@@ -283,6 +283,16 @@ class _Cached:
     replay_cost: float = 0.0
 
 
+@dataclass
+class _Before:
+    """The state before a game's last action, while that action is its last (``head``):
+    what undoing it returns to, at no replay."""
+
+    head: int
+    seq: int
+    state: GameState
+
+
 def default_dice(seed: bytes, dice_id: str, branch: int, start: int) -> Dice:
     return CommittedDice(seed, dice_id, branch=branch, start_index=start)
 
@@ -305,7 +315,9 @@ class GameService:
     ) -> None:
         """``state_cache_bytes``: the memory budget of the states kept between requests
         (estimated, see :mod:`bot.caches`); past it the least recently used game's state is
-        dropped and rebuilt from its snapshot when next needed. ``busy_budget``: seconds an
+        dropped and rebuilt from its snapshot when next needed. An eighth of it keeps, for
+        the most recent games, the state before their last action: undoing an order just
+        given, or a GM's rollback of it, then replays nothing. ``busy_budget``: seconds an
         order may wait, retrying, for a file another process holds ("database is locked")
         before it is refused as busy.
 
@@ -328,7 +340,9 @@ class GameService:
         #: This service's name among the processes sharing the database (leases).
         self.instance = holder_name()
         self._locks = GameLocks()
-        self._cache: StateCache[_Cached] = StateCache(state_cache_bytes)
+        self._cache: StateCache[_Cached] = StateCache(state_cache_bytes - state_cache_bytes // 8)
+        #: an eighth of the budget: the states before the last actions of recent games
+        self._before: StateCache[_Before] = StateCache(state_cache_bytes // 8)
         self._rules: dict[tuple[str, str | None], Game[Any]] = {}
         #: pack folder -> (name, size, mtime of each pack file; the pack's hash then)
         self._pack_hashes: dict[str, tuple[tuple[tuple[str, int, int], ...], str]] = {}
@@ -1098,6 +1112,9 @@ class GameService:
         return self._state_at(ctx, to_seq), reverted
 
     def _state_at(self, ctx: Loaded, seq: int) -> GameState:
+        kept = self._before.get(ctx.id)
+        if kept is not None and kept.head == ctx.head and kept.seq == seq:
+            return kept.state  # the state before the last action, as it was planned on
         return self._rebuild(ctx.id, ctx.row, ctx.game, seq)[0]
 
     def _rollback_plan(self, ctx: Loaded, actor: str, to_seq: int, target: GameState,
@@ -1334,6 +1351,7 @@ class GameService:
                 idempotency=idem, past_seed=planned.past_seed)
         except SequenceConflict:
             self._cache.pop(game_id)
+            self._before.pop(game_id)
             return None
         except DuplicateKey as duplicate:
             return self._replayed(game_id, duplicate.result, duplicate.request, fingerprint)
@@ -1343,6 +1361,12 @@ class GameService:
             planned.states) else final.to_bytes())
         self._cache.put(game_id, _Cached(planned.actions[-1].seq, final, last,
                                          planned.replay_cost), size)
+        if planned.revert_after is None:  # what an undo of the last action returns to
+            before = ((planned.actions[-2].seq, planned.states[-2])
+                      if len(planned.states) > 1 else (ctx.head, ctx.state))
+            self._before.put(game_id, _Before(planned.actions[-1].seq, *before), size)
+        else:
+            self._before.pop(game_id)
         if any(e.kind == "seats-swapped" for e in planned.events):
             # the rules decided who plays which side (TP:S bids, 22.1)
             self.store.swap_sides(game_id, *ctx.game.sides[:2])
