@@ -39,7 +39,8 @@ PROCESSES = 4
 DEADLINE_S = 1.0
 
 
-def worker(url: str, games: list[str], rounds: int, out: str, number: int) -> None:
+def worker(url: str, games: list[str], rounds: int, out: str, number: int,
+           finished: Any) -> None:
     service = GameService(Store(url), snapshot_every=5)
     rng = random.Random(number)
     sent: list[str] = []
@@ -77,6 +78,10 @@ def worker(url: str, games: list[str], rounds: int, out: str, number: int) -> No
             notices.update(n.kind for n in service.tick())
             time.sleep(0.1)
         log.write(json.dumps({"notices": dict(notices), "instance": service.instance}) + "\n")
+    # Nobody exits before everyone is done ticking: a lease whose holder's process is gone
+    # is taken over at once (as after a kill), which is right, but would make a second
+    # ticker here whenever the holder finished first (on a busy machine it often does).
+    finished.wait(600)
     service.store.close()
 
 
@@ -103,7 +108,9 @@ def run_processes(url: str, tmp_path: Path, games: int, rounds: int, timed: int)
     played, deadlined = build(url, games, timed)
     context = worker_context(url)
     logs = [tmp_path / f"worker-{n}.jsonl" for n in range(PROCESSES)]
-    processes = [context.Process(target=worker, args=(url, played, rounds, str(log), n))
+    finished = context.Barrier(PROCESSES)
+    processes = [context.Process(target=worker,
+                                 args=(url, played, rounds, str(log), n, finished))
                  for n, log in enumerate(logs)]
     for process in processes:
         process.start()
