@@ -122,7 +122,13 @@ def order_lines(text: str) -> list[str]:
 
 
 class Game(ABC, Generic[S]):
-    """One game's rules, bound to one data pack."""
+    """One game's rules, bound to one data pack.
+
+    A game states what it is once, as class arguments (or as class attributes)::
+
+        class DuelGame(Game[DuelState], name="duel", title="Duel", sides=("red", "blue"),
+                       state_type=DuelState, order_spec=SPEC): ...
+    """
 
     name: ClassVar[str]
     title: ClassVar[str]
@@ -131,6 +137,17 @@ class Game(ABC, Generic[S]):
     #: The game's order notation, declared once (:mod:`adjudicator.kernel.spec`): parsing,
     #: formatting, help and the frontends' commands come from it. Every game declares one.
     order_spec: ClassVar[OrderSpec]
+
+    def __init_subclass__(cls, *, name: str | None = None, title: str | None = None,
+                          sides: tuple[str, ...] | None = None,
+                          state_type: type[GameState] | None = None,
+                          order_spec: OrderSpec | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        given = {"name": name, "title": title, "sides": sides, "state_type": state_type,
+                 "order_spec": order_spec}
+        for key, value in given.items():
+            if value is not None:
+                setattr(cls, key, value)
 
     def __init__(self, pack: Path | None = None) -> None:
         """Bind the rules to a data pack folder (None: the shipped pack)."""

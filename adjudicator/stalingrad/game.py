@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Hashable, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from adjudicator.kernel.decisions import Option, PendingDecision, StandingPolicy
 from adjudicator.kernel.dice import Dice
@@ -15,8 +15,7 @@ from adjudicator.kernel.events import PUBLIC, Event
 from adjudicator.kernel.game import Game, Original, original_of
 from adjudicator.kernel.orders import Order
 from adjudicator.kernel.packs import PackError
-from adjudicator.kernel.spec import Names, OrderSpec
-from adjudicator.kernel.state import GameState
+from adjudicator.kernel.spec import Names
 from adjudicator.kernel.views import View
 from adjudicator.stalingrad import (
     advantage,
@@ -136,12 +135,10 @@ class PackUnavailable(ValueError):
     """The data pack cannot be loaded (its :class:`PackError` in the message)."""
 
 
-class StalingradGame(Game[StalingradState]):
-    name: ClassVar[str] = "stalingrad"
-    title: ClassVar[str] = "Turning Point: Stalingrad"
-    sides: ClassVar[tuple[str, ...]] = SIDES
-    state_type: ClassVar[type[GameState]] = StalingradState
-    order_spec: ClassVar[OrderSpec] = SPEC
+class StalingradGame(Game[StalingradState], name="stalingrad",
+                     title="Turning Point: Stalingrad", sides=SIDES,
+                     state_type=StalingradState, order_spec=SPEC):
+    """The rules of Turning Point: Stalingrad, bound to a data pack."""
 
     def __init__(self, pack: Path | None = None) -> None:
         super().__init__(pack)

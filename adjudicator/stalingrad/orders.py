@@ -32,14 +32,20 @@ def _units(value: tuple[str, ...]) -> tuple[str, ...]:
 
 
 class Pass(Order):
+    """8.14: the side declines its impulse."""
+
     verb: Literal["pass"] = "pass"
 
 
 class End(Order):
+    """8.1: the impulse is over (its units Spent, 8.13; the German impulse DR if owed)."""
+
     verb: Literal["end"] = "end"
 
 
 class Move(Order):
+    """8.2: units of one Area move, Area by Area, to ``to`` (``via`` the Areas given)."""
+
     verb: Literal["move"] = "move"
     units: tuple[str, ...]
     to: str
@@ -50,6 +56,8 @@ class Move(Order):
 
 
 class Regroup(Order):
+    """8.27: Spent units move one MF at night into a Free Area."""
+
     verb: Literal["regroup"] = "regroup"
     units: tuple[str, ...]
     to: str
@@ -58,6 +66,8 @@ class Regroup(Order):
 
 
 class Attack(Order):
+    """8.3: units attack a Group (Fresh, Spent or the Rubble, 14.6) in or next to their Area."""
+
     verb: Literal["attack"] = "attack"
     area: str
     group: Group | None = None
@@ -67,6 +77,8 @@ class Attack(Order):
 
 
 class Infiltrate(Order):
+    """8.28: Fresh Russian Infantry enter an Area of Spent Germans at night without attacking."""
+
     verb: Literal["infiltrate"] = "infiltrate"
     area: str
     units: tuple[str, ...]
@@ -75,6 +87,8 @@ class Infiltrate(Order):
 
 
 class Fortify(Order):
+    """14.3: an Engineer or three Infantry build (or raise) Rubble as a fortification."""
+
     verb: Literal["fortify"] = "fortify"
     area: str
     units: tuple[str, ...]
@@ -83,6 +97,8 @@ class Fortify(Order):
 
 
 class Cross(Order):
+    """18.5: Russian reinforcements cross the Volga to a Landing Area."""
+
     verb: Literal["cross"] = "cross"
     units: tuple[str, ...]
     to: str
@@ -91,6 +107,8 @@ class Cross(Order):
 
 
 class Recross(Order):
+    """18.7: Russian units ferry back to the east bank at night."""
+
     verb: Literal["recross"] = "recross"
     units: tuple[str, ...]
     origin: str
@@ -99,11 +117,16 @@ class Recross(Order):
 
 
 class Advantage(Order):
+    """9: the holder declines, rerolls (9.2, 9.4) or prolongs the period (9.3)."""
+
     verb: Literal["advantage"] = "advantage"
     action: Literal["reroll", "prolong", "decline"]
 
 
 class Casualties(Order):
+    """8.354: the defender pays Casualty Points by Disrupting, retreating, eliminating
+    (voluntary retreats: 8.3554)."""
+
     verb: Literal["casualties"] = "casualties"
     disrupt: tuple[str, ...] = ()
     retreat: tuple[str, ...] = ()
@@ -115,6 +138,8 @@ class Casualties(Order):
 
 
 class Tie(Order):
+    """8.354: the attacker picks which of the tied highest Defense Factors takes the first CP."""
+
     verb: Literal["tie"] = "tie"
     unit: str
 
@@ -122,6 +147,8 @@ class Tie(Order):
 
 
 class RetreatTo(Order):
+    """8.3551: where a retreat goes when the priorities leave a choice."""
+
     verb: Literal["retreat"] = "retreat"
     area: str
 
@@ -136,6 +163,8 @@ class Overflow(Order):
 
 
 class Reinforce(Order):
+    """18.2: where the day's reinforcements enter."""
+
     verb: Literal["reinforcements"] = "reinforcements"
     zone: str | None = None  # None: delay (6.2)
     units: tuple[str, ...] = ()  # () = every reinforcement still to place (6.2, 18.2)
@@ -144,6 +173,8 @@ class Reinforce(Order):
 
 
 class Setup(Order):
+    """5.4: units set up in an Area of their setup symbol."""
+
     verb: Literal["setup"] = "setup"
     units: tuple[str, ...]
     area: str
@@ -152,14 +183,20 @@ class Setup(Order):
 
 
 class SetupDone(Order):
+    """5.4: the side's set-up is complete."""
+
     verb: Literal["setup-done"] = "setup-done"
 
 
 class SetupAuto(Order):
+    """5.4: the rest of the side set up on the historical Areas (21.2)."""
+
     verb: Literal["setup-auto"] = "setup-auto"
 
 
 class RollRubble(Order):
+    """5.7: the German rolls for the initial Rubble."""
+
     verb: Literal["rubble"] = "rubble"
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from adjudicator.kernel.decisions import Option, PendingDecision, SetupGuide, StandingPolicy
 from adjudicator.kernel.dice import Dice
@@ -20,8 +20,6 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.orders import Order
-from adjudicator.kernel.spec import OrderSpec
-from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View
 from adjudicator.tanks import artillery, fire, legal, movement, paths, scenario
 from adjudicator.tanks.context import Ctx
@@ -58,12 +56,9 @@ from adjudicator.tanks.views import TanksView, board_text, build_view
 DEFENSIVE = "defensive-fire"
 
 
-class TanksGame(Game[TanksState]):
-    name: ClassVar[str] = "tanks"
-    title: ClassVar[str] = "Stalin's Tanks"
-    sides: ClassVar[tuple[str, ...]] = SIDES
-    state_type: ClassVar[type[GameState]] = TanksState
-    order_spec: ClassVar[OrderSpec] = SPEC
+class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SIDES,
+                state_type=TanksState, order_spec=SPEC):
+    """The rules of Stalin's Tanks, bound to a data pack."""
 
     def __init__(self, pack: Path | None = None) -> None:
         super().__init__(pack)

@@ -51,6 +51,8 @@ class Move(TanksOrder):
 
 
 class Fire(TanksOrder):
+    """10.0, 13.0, 14.0: units fire at a target (AT, AP or HE; several Infantry combined, 15.2)."""
+
     verb: Literal["fire"] = "fire"
     units: tuple[str, ...]
     target: str
@@ -58,6 +60,8 @@ class Fire(TanksOrder):
 
 
 class Assault(TanksOrder):
+    """16.0: a close assault (24.0: a Soviet suicide assault)."""
+
     verb: Literal["assault"] = "assault"
     unit: str
     target: str
@@ -65,6 +69,8 @@ class Assault(TanksOrder):
 
 
 class Load(TanksOrder):
+    """17.1: a unit boards a halftrack (which may then move on)."""
+
     verb: Literal["load"] = "load"
     unit: str
     passenger: str
@@ -72,12 +78,16 @@ class Load(TanksOrder):
 
 
 class Unload(TanksOrder):
+    """17.3: a halftrack sets its passenger down (and may then move on)."""
+
     verb: Literal["unload"] = "unload"
     unit: str
     steps: tuple[str, ...] = ()
 
 
 class Barrage(TanksOrder):
+    """18.1: off-board artillery is called on a hex a friendly unit sees."""
+
     verb: Literal["barrage"] = "barrage"
     hex: str
 
@@ -91,19 +101,27 @@ class Placement(TanksOrder):
 
 
 class Place(Placement):
+    """4.0: a unit set up in sight of both sides."""
+
     verb: Literal["place"] = "place"
 
 
 class Hide(Placement):
+    """20.0: a unit set up in secret (hidden initial placement)."""
+
     verb: Literal["hide"] = "hide"
 
 
 class Mine(TanksOrder):
+    """19.1: a minefield placed in secret."""
+
     verb: Literal["mine"] = "mine"
     hex: str
 
 
 class Done(TanksOrder):
+    """5.0: the side's phase (or set-up, or Defensive Fire) is over."""
+
     verb: Literal["done"] = "done"
 
 

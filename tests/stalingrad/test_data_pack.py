@@ -7,7 +7,6 @@ A GM replaces the pack (issue: "GM replacement"); a broken replacement must prod
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -20,19 +19,15 @@ from adjudicator.stalingrad.data import (
     pack_hash,
     summary,
 )
+from tests.packs import copy_pack, edit_text
 
 
 @pytest.fixture
 def copy(tmp_path: Path) -> Path:
-    dest = tmp_path / "pack"
-    shutil.copytree(DEFAULT_PACK, dest, ignore=shutil.ignore_patterns("tools", "__pycache__"))
-    return dest
+    return copy_pack(DEFAULT_PACK, tmp_path)
 
 
-def edit(path: Path, old: str, new: str, count: int = 1) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} not in {path.name}"
-    path.write_text(text.replace(old, new, count), encoding="utf-8")
+edit = edit_text
 
 
 def edit_record(path: Path, header: str, field: str, value: str) -> None:

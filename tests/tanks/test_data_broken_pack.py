@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,20 +13,16 @@ from adjudicator.tanks.data import (
     load_pack,
     pack_hash,
 )
+from tests.packs import copy_pack, edit_text
 
 
 @pytest.fixture
 def copy(tmp_path: Path) -> Path:
-    dest = tmp_path / "pack"
-    shutil.copytree(DEFAULT_PACK, dest, ignore=shutil.ignore_patterns("tools"))
-    return dest
+    return copy_pack(DEFAULT_PACK, tmp_path)
 
 
 def edit(pack: Path, name: str, old: str, new: str, count: int = 1) -> None:
-    file = pack / name
-    text = file.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} not in {name}"
-    file.write_text(text.replace(old, new, count), encoding="utf-8")
+    edit_text(pack / name, old, new, count)
 
 
 def test_copy_of_shipped_pack_is_valid_and_hashes_alike_25_0(copy: Path) -> None:
