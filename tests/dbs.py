@@ -113,7 +113,10 @@ def pg_databases(pg_server: str) -> Iterator[PgDatabases]:
     try:
         yield databases
     finally:
-        databases.drop_all()
+        # A server the tests started goes away with its folder; only a server given in
+        # the environment keeps what the tests made, so only there are they dropped.
+        if os.environ.get(pgserver.URL_ENV):
+            databases.drop_all()
 
 
 def sqlite_url(path: Path) -> str:

@@ -1,6 +1,7 @@
 """A newcomer's first session, per game, through a real terminal (a pty): `umpire play`
-with line editing, and 30 orders typed the way the console teaches — moves by destination
-(`move UNIT to AREA|HEX`), short unit names, and `legal` with filters to find what to type.
+with line editing, and 12 orders (30 in the soak stage) typed the way the console teaches —
+moves by destination (`move UNIT to AREA|HEX`), short unit names, and `legal` with filters to
+find what to type.
 Nothing else is typed: no ids with their formation prefix, no `via`, no hex-by-hex paths.
 """
 
@@ -88,13 +89,18 @@ def check_typed(typed: list[str]) -> None:
         assert ":" not in line, f"a unit id with its formation prefix: {line!r}"
 
 
-def test_a_newcomer_plays_thirty_orders_of_turning_point_stalingrad(tmp_path: Path) -> None:
+#: Orders a session types: a dozen by default, thirty in the soak stage.
+ORDERS = [12, pytest.param(30, marks=pytest.mark.soak)]
+
+
+@pytest.mark.parametrize("count", ORDERS)
+def test_a_newcomer_plays_orders_of_turning_point_stalingrad(tmp_path: Path, count: int) -> None:
     player = Newcomer(tmp_path, "stalingrad", "historical")
     assert player.side == "german"
     player.order("rubble")
     decisions = 0
     filters: set[str] = set()
-    while player.orders < 30:
+    while player.orders < count:
         side = player.side
         if " decides (" in player.output:  # a decision: 'legal' lists its answers
             answers = player.legal()
@@ -126,15 +132,16 @@ def test_a_newcomer_plays_thirty_orders_of_turning_point_stalingrad(tmp_path: Pa
                 player.order(attacks[0][0])
     check_typed(player.typed)
     assert filters == {"move", "unit", "place"}
-    assert player.orders >= 30
+    assert player.orders >= count
     assert "is saved: resume with" in player.quit()
 
 
-def test_a_newcomer_plays_thirty_orders_of_stalins_tanks(tmp_path: Path) -> None:
+@pytest.mark.parametrize("count", ORDERS)
+def test_a_newcomer_plays_orders_of_stalins_tanks(tmp_path: Path, count: int) -> None:
     player = Newcomer(tmp_path, "tanks", "first-encounter")
     phase_moves = 0
     kinds: set[str] = set()
-    while player.orders < 30:
+    while player.orders < count:
         listed = player.legal()  # what may be done now (a decision's answers, too)
         orders = [o for o, _ in listed]
         fires = [o for o in orders if o.startswith(("fire ", "assault "))]
@@ -162,5 +169,5 @@ def test_a_newcomer_plays_thirty_orders_of_stalins_tanks(tmp_path: Path) -> None
         kinds.add("done")
     check_typed(player.typed)
     assert {"move", "done"} <= kinds
-    assert player.orders >= 30
+    assert player.orders >= count
     assert "is saved: resume with" in player.quit()

@@ -7,6 +7,7 @@ first time; and a rollback never deletes a row.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,11 +19,29 @@ from tests.dbs import NewDb
 PLAYERS: dict[str, Actor] = {"red": RED, "blue": BLUE}
 
 
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(data=st.data(), length=st.integers(min_value=2, max_value=24))
+HEALTH = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+GAMES = {"data": st.data(), "length": st.integers(min_value=2, max_value=24)}
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=HEALTH)
+@given(**GAMES)
 def test_rollback_then_roll_forward_reproduces_every_hash(new_db: NewDb, data: st.DataObject,
                                                           length: int) -> None:
+    """Ten random games (forty in the soak stage): see :func:`rolled_back_and_forward`."""
+    rolled_back_and_forward(new_db, data, length)
+
+
+@pytest.mark.soak
+@settings(max_examples=40, deadline=None, suppress_health_check=HEALTH)
+@given(**GAMES)
+def test_rollback_then_roll_forward_reproduces_every_hash_soak(
+        new_db: NewDb, data: st.DataObject, length: int) -> None:
+    rolled_back_and_forward(new_db, data, length)
+
+
+def rolled_back_and_forward(new_db: NewDb, data: st.DataObject, length: int) -> None:
+    """A random game of ``length`` orders, rolled back to a random action and rolled
+    forward: the same state hashes again, and no row deleted."""
     service = make_service(new_db("prop"), dice_factory=index_dice(), snapshot_every=4)
     game_id = new_game(service)
     for _ in range(length):

@@ -219,11 +219,16 @@ def test_the_crop_shows_the_zones_of_the_last_action(historical: StalingradView)
     assert covered and min(covered) > 0.6, covered
 
 
-def test_every_view_of_a_random_legal_game_renders(game: StalingradGame) -> None:
+@pytest.mark.parametrize("every_viewer", [False, pytest.param(True, marks=pytest.mark.soak)])
+def test_every_view_of_a_random_legal_game_renders(game: StalingradGame,
+                                                   every_viewer: bool) -> None:
+    """Every position of two random games renders, in turn for each viewer (for every
+    viewer in the soak stage), and so does its crop."""
+    viewers = ("public", "german", "russian", "gm")
     steps = random_game(game, "basic", 40, 4) + random_game(game, "historical", 40, 9)
     assert len(steps) > 60
-    for step in steps:
-        for viewer in ("public", "german", "russian", "gm"):
+    for number, step in enumerate(steps):
+        for viewer in viewers if every_viewer else viewers[number % 4:number % 4 + 1]:
             view = game.view(step.state, viewer)
             assert isinstance(view, StalingradView)
             assert tps.render(view).startswith(PNG)

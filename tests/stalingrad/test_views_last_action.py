@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from adjudicator.kernel.dice import FixedDice
 from adjudicator.stalingrad.game import StalingradGame
 from adjudicator.stalingrad.last_action import (
@@ -127,9 +129,16 @@ def test_the_last_action_is_per_viewer() -> None:
         assert record.moves[0].path == ["1", "C"]
 
 
-def test_every_step_of_a_random_game_agrees_with_its_events() -> None:
+@pytest.mark.parametrize("games", [
+    (("historical", 1), ("sawmill", 2)),
+    pytest.param((("historical", 1), ("historical", 5), ("sawmill", 2)),
+                 marks=pytest.mark.soak, id="three")])
+def test_every_step_of_a_random_game_agrees_with_its_events(
+        games: tuple[tuple[str, int], ...]) -> None:
+    """The record of random games (two; three in the soak stage) says what their events
+    say, step by step."""
     seen = {"move": 0, "attack-result": 0, "retreat": 0}
-    for scenario, seed in (("historical", 1), ("historical", 5), ("sawmill", 2)):
+    for scenario, seed in games:
         for step in random_game(GAME, scenario, 120, seed):
             if step.state.last_action is None:  # set-up, the initial Rubble
                 assert step.state.phase != "play" or step.order in (

@@ -211,9 +211,18 @@ def accepted_by_the_rules(state: TanksState, side: str, text: str,
         GAME.apply_text(state, side, text, dice)
 
 
-@pytest.mark.parametrize("scenario,seed", [("kursk-salient", 2), ("close-to-the-end", 3),
-                                           ("pakfront", 4), ("first-encounter", 5)])
-def test_every_listed_order_is_accepted(scenario: str, seed: int) -> None:
+SCENARIOS = [("kursk-salient", 2), ("close-to-the-end", 3), ("pakfront", 4),
+             ("first-encounter", 5)]
+
+
+@pytest.mark.parametrize("scenario,seed,most", [
+    *((scenario, seed, 150) for scenario, seed in SCENARIOS),
+    *(pytest.param(scenario, seed, None, marks=pytest.mark.soak, id=f"{scenario}-{seed}-all")
+      for scenario, seed in SCENARIOS)])
+def test_every_listed_order_is_accepted(scenario: str, seed: int, most: int | None) -> None:
+    """Random games: every twelfth position, the listed moves, shots and assaults and a
+    sample of the other orders are accepted by the rules — at most ``most`` of the first
+    (a position may list thousands of moves), every one of them in the soak stage."""
     rng = random.Random(seed)
     state = GAME.setup(scenario)
     dice = CommittedDice(bytes([seed]) * 32, scenario)
@@ -229,6 +238,8 @@ def test_every_listed_order_is_accepted(scenario: str, seed: int) -> None:
         if number % 12 == 0:
             others = [o for o in orders if o.split()[0] not in ("move", "fire", "assault")]
             sample = [o for o in orders if o.split()[0] in ("move", "fire", "assault")]
+            if most is not None and len(sample) > most:
+                sample = rng.sample(sample, most)
             sample += rng.sample(others, min(len(others), 12))
             for text in sample:
                 try:
