@@ -14,6 +14,7 @@ import imaplib
 import logging
 import os
 import shutil
+import signal
 import socket
 import ssl
 import subprocess
@@ -162,9 +163,9 @@ service imap-login {{
         (self.root / "passwd").write_text("".join(f"{user}:{{PLAIN}}{MAIL_PASSWORD}::::::\n"
                                                   for user in users))
         (self.root / "dovecot.conf").write_text(self.config_text())
-        self.process = subprocess.Popen(
+        self.process = subprocess.Popen(  # its own process group: stopped as one (below)
             [self.binary, "-F", "-c", str(self.root / "dovecot.conf")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         try:
             wait_for_port(self.imap_port)
             wait_for_port(self.imaps_port)
@@ -177,13 +178,15 @@ service imap-login {{
         return path.read_text(errors="replace")[-2000:] if path.exists() else ""
 
     def stop(self) -> None:
+        """Ask dovecot to stop; a throwaway server that takes its time (dovecot's orderly
+        shutdown waits seconds for its helpers) is killed with its whole process group."""
         if self.process is not None:
             self.process.terminate()
             with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(10)
-            if self.process.poll() is None:
-                self.process.kill()
-                self.process.wait(5)
+                self.process.wait(0.5)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(5)
             self.process = None
         shutil.rmtree(self.root, ignore_errors=True)
 
