@@ -7,8 +7,8 @@ default order for that side:
 
 1. a pending decision: the side's standing order for that kind if it gives an answer,
    otherwise the decision's ``default``;
-2. the side's turn: the game's :class:`DeadlineDefault` hook if it has one, else ``pass``
-   when ``pass`` is legal; otherwise nothing is played and the GM is told.
+2. the side's turn: the game's :meth:`Game.deadline_order` (by default ``pass`` when
+   ``pass`` is legal); when it gives nothing, nothing is played and the GM is told.
 
 Outage guard: if the service has not ticked for a while, deadlines that expired during
 the gap are extended (by a quarter of the period, at least an hour or the whole period
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -36,17 +36,6 @@ class Notice(BaseModel):
     audience: str
     kind: str
     text: str
-
-
-@runtime_checkable
-class DeadlineDefault(Protocol):
-    """The hook a game implements to say what a side plays when its time runs out.
-
-    ``deadline_order`` returns an order text in the game's notation (legal now for
-    ``side``), or None to leave the decision to the GM.
-    """
-
-    def deadline_order(self, state: Any, side: str) -> str | None: ...
 
 
 def settings(seconds: float | None, reminders: Sequence[float]) -> dict[str, Any]:
@@ -105,9 +94,7 @@ def default_order(game: Game[Any], state: GameState, side: str) -> str | None:
             if answer is not None:
                 return answer
         return pending.default or None
-    if isinstance(game, DeadlineDefault):
-        return game.deadline_order(state, side)
-    return "pass" if "pass" in game.legal_orders(state, side) else None
+    return game.deadline_order(state, side)
 
 
 def expiry_notices(game: Game[Any], state: GameState, side: str, text: str) -> list[Event]:
