@@ -2,10 +2,10 @@
 
 It plays a real Turning Point: Stalingrad game (the historical scenario, seeded random legal
 orders) through ``GameService.submit`` with the service's default settings (an idempotency
-key per order, as the frontends pass one). Random games reach a result after about 1,500
-actions; then the GM rolls the game back 40 actions, as after a dispute, and play goes on,
-until ``--actions`` (default 5,000) actions are stored. At 100 actions and at the end it
-copies the database and measures, each in CPU time (the least of several runs):
+key per order, as the frontends pass one). Whenever a random game reaches a result, the GM
+rolls it back 40 actions, as after a dispute, and play goes on, until ``--actions``
+(default 5,000) actions are stored. At 100 actions and at the end it copies the database
+and measures, each in CPU time:
 
 * bytes per action: the game's rows (actions, snapshots, idempotency results) divided by
   its actions, and the database file's size per action (target <= 5 KB);
@@ -13,10 +13,12 @@ copies the database and measures, each in CPU time (the least of several runs):
   replay of the actions after it; target <= 30 ms at the end);
 * a GM rollback of the last few active actions (2 to 11), and a player's undo of an order
   just given (a standing order: no dice, nothing revealed) at ten successive places, on a
-  running service, each the mean of its ten: a replay from the newest snapshot before the
-  target costs up to the snapshots' 20 ms budget, depending on where the target falls
-  between two snapshots, so the mean over about one snapshot's interval is compared. Their
-  cost should not depend on the game's length (target: the end's / 100's <= 1.5).
+  running service, each the mean of its ten. Their cost must not depend on the game's
+  length (target: with the whole log / with 100 actions <= 1.5), so both are measured at
+  the same position: at 100 actions, and with every action stored after the GM has rolled
+  the game back to that 100th action (a rollback replays from the newest snapshot before
+  its target, up to the snapshots' 20 ms budget, depending on where the target falls
+  between two snapshots and on the game's stage — the same at the same position).
 
 With ``--db postgresql://…`` it then runs several writer processes at once on SQLite and on
 PostgreSQL, side by side (:mod:`bench.writers`; ``umpire bench writers`` alone measures
@@ -68,7 +70,7 @@ def play(path: Path, actions: int, marks: list[int], folder: Path
     submit: list[float] = []
     rollbacks = 0
     stored = 0
-    while stored < actions:
+    while stored < actions or len(copies) < len(marks):
         step = table.next_order()
         if step is None:  # the game is over: the GM takes it back a little
             back = service.store.last_actions(table.game_id, ROLLBACK_ON_END + 1)
@@ -84,9 +86,10 @@ def play(path: Path, actions: int, marks: list[int], folder: Path
             if not result.ok:
                 raise RuntimeError(f"the bench game refused {text!r}: {result.error}")
             submit.append(clock.cpu)
-        stored = service.info(table.game_id).head_seq
-        for mark in marks:
-            if mark not in copies and stored >= mark:
+        info = service.info(table.game_id)
+        stored = info.head_seq
+        for mark in marks:  # a game in play (not one just ended: the GM takes it back first)
+            if mark not in copies and stored >= mark and info.status == "active":
                 copies[mark] = folder / f"at-{mark}.db"
                 copy_db(path, copies[mark])
     service.store.close()
@@ -121,10 +124,33 @@ def sizes(path: Path, game_id: str) -> dict[str, float]:
     return out
 
 
-def costs(path: Path, game_id: str, folder: Path) -> dict[str, float]:
-    """CPU seconds to load the game in a fresh service, to roll back its last two actions
-    and to undo a standing order just given (each on its own copy of the database)."""
-    from bot.service import GameService
+def head_seq(path: Path, game_id: str) -> int:
+    conn = sqlite3.connect(str(path))
+    try:
+        return int(conn.execute("SELECT head_seq FROM games WHERE id = ?",
+                                [game_id]).fetchone()[0])
+    finally:
+        conn.close()
+
+
+def is_active(path: Path, game_id: str, seq: int) -> bool:
+    """Whether action ``seq`` is still part of the game (not reverted since)."""
+    conn = sqlite3.connect(str(path))
+    try:
+        row = conn.execute("SELECT reverted_by FROM actions WHERE game_id = ? AND seq = ?",
+                           [game_id, seq]).fetchone()
+    finally:
+        conn.close()
+    return row is not None and row[0] is None
+
+
+def costs(path: Path, game_id: str, folder: Path, at: int | None = None
+          ) -> dict[str, float]:
+    """CPU seconds to load the game in a fresh service, to roll back a few of its last
+    actions and to undo a standing order just given (each on its own copy of the
+    database). ``at``: rollback and undo are measured once the GM has rolled the game back
+    to that action (the same position as a shorter log's, with this log's length)."""
+    from bot.service import Actor, GameService
     from bot.store import Store
 
     def fresh(name: str) -> Any:
@@ -136,14 +162,28 @@ def costs(path: Path, game_id: str, folder: Path) -> dict[str, float]:
     out = {"load": best_cpu(lambda: loader.load_state(game_id), 5)}
     info = loader.info(game_id)
     gm = next(s for s in info.seats if s.role == "gm")
-    from bot.service import Actor
-
     gm_actor = Actor.discord(str(gm.discord_id))
+    loader.store.close()
+
+    def positioned(name: str) -> Any:
+        """A running service (the state at hand) on a copy, at the measured position."""
+        service = fresh(name)
+        if at is not None:
+            done = service.rollback(game_id, gm_actor, at, "bench: the same position")
+            if not done.ok:
+                raise RuntimeError(f"rollback to {at} refused: {done.error}")
+        service.load_state(game_id)
+        # a running service's rules are warm: the board and the notation built (a new
+        # service builds them on first use, about 10 ms for TP:S)
+        legal = service.legal_orders(game_id, gm_actor)
+        if legal:
+            service.rules(game_id).parse(legal[0])
+        return service
 
     def rollback_once(back: int) -> float:
-        service = fresh("rollback")
-        service.load_state(game_id)  # a running service has the state at hand
-        target = int(service.store.last_actions(game_id, back + 1)[0]["seq"])
+        service = positioned("rollback")
+        target = [int(a["seq"]) for a in service.store.last_actions(game_id, back + 2)
+                  if a["kind"] != "rollback"][-back - 1]
         clock, result = measure(lambda: service.rollback(game_id, gm_actor, target, "bench"))
         if not result.ok:
             raise RuntimeError(f"rollback refused: {result.error}")
@@ -151,13 +191,17 @@ def costs(path: Path, game_id: str, folder: Path) -> dict[str, float]:
         return clock.cpu
 
     def undo_once(first: int) -> float:
-        service = fresh("undo")
+        service = positioned("undo")
         for _ in range(first):  # the game a little further on: another place between snapshots
             side = service.info(game_id).to_act or "german"
             seat = next(s for s in service.info(game_id).seats if s.side == side)
             mover = Actor.discord(str(seat.discord_id))
             service.submit(game_id, mover, service.legal_orders(game_id, mover, side)[-1],
                            side=side)
+            info = service.info(game_id)
+            if info.status != "active":  # that order ended the game: the GM takes it back
+                service.rollback(game_id, gm_actor, info.head_seq - 1, "bench: go on")
+                break
         side = service.info(game_id).to_act or "german"
         seat = next(s for s in service.info(game_id).seats if s.side == side)
         player = Actor.discord(str(seat.discord_id))
@@ -170,11 +214,14 @@ def costs(path: Path, game_id: str, folder: Path) -> dict[str, float]:
         service.store.close()
         return clock.cpu
 
-    # The mean over ten places relative to the snapshots (a replay from the newest one
-    # before the target costs up to the 20 ms budget, whatever the game's length).
+    # A running service's process has replayed and rolled back before: the first rollback
+    # in a process also pays the rules' start-up (about 75 ms). One of each, untimed, first.
+    rollback_once(2)
+    undo_once(0)
+    # The mean over ten places: a replay from the newest snapshot before the target costs
+    # up to the 20 ms budget, depending on where the target falls between two snapshots.
     out["rollback"] = statistics.mean(rollback_once(back) for back in range(2, 12))
     out["undo"] = statistics.mean(undo_once(first) for first in range(10))
-    loader.store.close()
     return out
 
 
@@ -195,10 +242,14 @@ def run(actions: int = 5000, out: Out = print, db: str | None = None) -> dict[st
         out(f"  submit CPU p50 {1000 * percentile(submit, 0.5):.2f} ms, p95 "
             f"{1000 * percentile(submit, 0.95):.2f} ms; {rollbacks} GM rollbacks of "
             f"{ROLLBACK_ON_END} actions when a game ended")
-        measured = {mark: {**sizes(copies[mark], game_id), **costs(copies[mark], game_id,
-                                                                    folder)}
-                    for mark in marks}
-    small, big = measured[FIRST_MARK], measured[actions]
+        at = head_seq(copies[FIRST_MARK], game_id)
+        small = {**sizes(copies[FIRST_MARK], game_id),
+                 **costs(copies[FIRST_MARK], game_id, folder)}
+        big = {**sizes(copies[actions], game_id), **costs(copies[actions], game_id, folder)}
+        # rollback and undo at the very position of the first mark, with the whole log
+        rewind = at if is_active(copies[actions], game_id, at) else None
+        big.update({key: value for key, value in costs(
+            copies[actions], game_id, folder, rewind).items() if key != "load"})
     out(f"  {'':34}{FIRST_MARK:>12}{actions:>12}  (stored actions)")
     def row(label: str, key: str, scale: float, unit: str) -> None:
         out(f"  {label:<34}{small[key] * scale:>12.1f}{big[key] * scale:>12.1f}  {unit}")
@@ -208,8 +259,11 @@ def run(actions: int = 5000, out: Out = print, db: str | None = None) -> dict[st
     row("                  idempotency", "idempotency", 1, "B")
     row("                  the file", "file", 1, "B")
     row("load / resume (fresh service)", "load", 1000, "ms CPU")
-    row("rollback of the last 2-11 actions", "rollback", 1000, "ms CPU")
-    row("undo of an order just given", "undo", 1000, "ms CPU")
+    row("rollback of the last 2-11 actions", "rollback", 1000, "ms CPU (*)")
+    row("undo of an order just given", "undo", 1000, "ms CPU (*)")
+    out(f"  (*) at the position of action {at}: with {at} actions stored, and with "
+        f"{actions} after the GM rolled the game back to it" if rewind is not None else
+        f"  (*) at the end of each log (action {at} was reverted since: no same position)")
     figures.add("submit CPU p50", 1000 * percentile(submit, 0.5), None, " ms")
     figures.add(f"bytes per action at {actions} actions (file)", big["file"], TARGET_BYTES,
                 " B")

@@ -236,6 +236,15 @@ def _sqlite_6(db: Database) -> None:
     """No change of schema (see :func:`_compact_idempotency`, run on both backends)."""
 
 
+def _sqlite_7(db: Database) -> None:
+    """An index of the active actions: the action log keeps every reverted action, so a
+    long game's log is mostly reverted rows after many rollbacks; marking the actions a
+    rollback reverts, reading the last active actions and the newest snapshot at an active
+    action then read only active rows, whatever the log's length."""
+    db.execute("CREATE INDEX actions_active ON actions (game_id, seq) "
+               "WHERE reverted_by IS NULL")
+
+
 # ---- both backends --------------------------------------------------------------------
 
 def _compact_idempotency(tx: Tx) -> None:
@@ -417,6 +426,8 @@ CREATE TABLE held_rollbacks (token text PRIMARY KEY, game_id text NOT NULL,
 #: Schema 6 changes rows only (:func:`_compact_idempotency`); this records the step.
 PG_6 = "SELECT 6;"
 
+PG_7 = "CREATE INDEX actions_active ON actions (game_id, seq) WHERE reverted_by IS NULL;"
+
 
 @dataclass(frozen=True)
 class Migration:
@@ -439,4 +450,5 @@ MIGRATIONS: list[Migration] = [
                  "idempotency keys scoped as LEN:ACTOR:KEY", _sqlite_5, PG_5),
     Migration(6, "compact idempotency results (outcome and sequence numbers)", _sqlite_6,
               PG_6, _compact_idempotency),
+    Migration(7, "an index of the active actions", _sqlite_7, PG_7),
 ]
