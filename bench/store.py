@@ -144,8 +144,8 @@ def is_active(path: Path, game_id: str, seq: int) -> bool:
     return row is not None and row[0] is None
 
 
-def costs(path: Path, game_id: str, folder: Path, at: int | None = None
-          ) -> dict[str, float]:
+def costs(path: Path, game_id: str, folder: Path, at: int | None = None,
+          load_only: bool = False) -> dict[str, float]:
     """CPU seconds to load the game in a fresh service, to roll back a few of its last
     actions and to undo a standing order just given (each on its own copy of the
     database). ``at``: rollback and undo are measured once the GM has rolled the game back
@@ -164,6 +164,8 @@ def costs(path: Path, game_id: str, folder: Path, at: int | None = None
     gm = next(s for s in info.seats if s.role == "gm")
     gm_actor = Actor.discord(str(gm.discord_id))
     loader.store.close()
+    if load_only:
+        return out
 
     def positioned(name: str) -> Any:
         """A running service (the state at hand) on a copy, at the measured position."""
@@ -182,7 +184,7 @@ def costs(path: Path, game_id: str, folder: Path, at: int | None = None
 
     def rollback_once(back: int) -> float:
         service = positioned("rollback")
-        target = [int(a["seq"]) for a in service.store.last_actions(game_id, back + 2)
+        target = [int(a["seq"]) for a in service.store.last_actions(game_id, back + 20)
                   if a["kind"] != "rollback"][-back - 1]
         clock, result = measure(lambda: service.rollback(game_id, gm_actor, target, "bench"))
         if not result.ok:
@@ -245,7 +247,8 @@ def run(actions: int = 5000, out: Out = print, db: str | None = None) -> dict[st
         at = head_seq(copies[FIRST_MARK], game_id)
         small = {**sizes(copies[FIRST_MARK], game_id),
                  **costs(copies[FIRST_MARK], game_id, folder)}
-        big = {**sizes(copies[actions], game_id), **costs(copies[actions], game_id, folder)}
+        big = {**sizes(copies[actions], game_id),
+               **costs(copies[actions], game_id, folder, load_only=True)}
         # rollback and undo at the very position of the first mark, with the whole log
         rewind = at if is_active(copies[actions], game_id, at) else None
         big.update({key: value for key, value in costs(
