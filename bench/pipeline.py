@@ -19,8 +19,8 @@ Turning Point: Stalingrad zoomed on the last action, a small picture that encode
 faster than the whole map; every fourth action the whole map (``/game map full:true``) is
 drawn and timed as well, with its own ratio.
 
-Run: ``uv run umpire bench pipeline`` (``--actions N`` per game; the figures in the
-performance notes use 5,000).
+Run: ``uv run umpire bench pipeline`` (``--actions N`` per game; docs/performance.md has
+the figures of a run).
 """
 
 from __future__ import annotations
