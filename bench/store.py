@@ -12,13 +12,14 @@ and measures, each in CPU time:
 * load / resume: a fresh service rebuilding the current state (newest snapshot plus the
   replay of the actions after it; target <= 30 ms at the end);
 * a GM rollback of the last few active actions (2 to 11), and a player's undo of an order
-  just given (a standing order: no dice, nothing revealed) at ten successive places, on a
-  running service, each the mean of its ten. Their cost must not depend on the game's
-  length (target: with the whole log / with 100 actions <= 1.5), so both are measured at
-  the same position: at 100 actions, and with every action stored after the GM has rolled
-  the game back to that 100th action (a rollback replays from the newest snapshot before
-  its target, up to the snapshots' 20 ms budget, depending on where the target falls
-  between two snapshots and on the game's stage — the same at the same position).
+  just given (a standing order: no dice, nothing revealed) at ten successive places (three
+  in a run of fewer than 1,000 actions), on a running service, each the mean over its
+  places. Their cost must not depend on the game's length (target: with the whole log /
+  with 100 actions <= 1.5), so both are measured at the same position: at 100 actions, and
+  with every action stored after the GM has rolled the game back to that 100th action (a
+  rollback replays from the newest snapshot before its target, up to the snapshots' 20 ms
+  budget, depending on where the target falls between two snapshots and on the game's
+  stage — the same at the same position).
 
 With ``--db postgresql://…`` it then runs several writer processes at once on SQLite and on
 PostgreSQL, side by side (:mod:`bench.writers`; ``umpire bench writers`` alone measures
@@ -48,6 +49,8 @@ TARGET_LOAD_MS = 30.0
 TARGET_GROWTH = 1.5
 FIRST_MARK = 100
 ROLLBACK_ON_END = 40
+#: Places rollback and undo are measured at (a quick run, under 1,000 actions: three).
+PLACES = 10
 
 
 def copy_db(source: Path, target: Path) -> None:
@@ -145,7 +148,7 @@ def is_active(path: Path, game_id: str, seq: int) -> bool:
 
 
 def costs(path: Path, game_id: str, folder: Path, at: int | None = None,
-          load_only: bool = False) -> dict[str, float]:
+          load_only: bool = False, places: int = PLACES) -> dict[str, float]:
     """CPU seconds to load the game in a fresh service, to roll back a few of its last
     actions and to undo a standing order just given (each on its own copy of the
     database). ``at``: rollback and undo are measured once the GM has rolled the game back
@@ -220,10 +223,10 @@ def costs(path: Path, game_id: str, folder: Path, at: int | None = None,
     # in a process also pays the rules' start-up (about 75 ms). One of each, untimed, first.
     rollback_once(2)
     undo_once(0)
-    # The mean over ten places: a replay from the newest snapshot before the target costs
+    # The mean over the places: a replay from the newest snapshot before the target costs
     # up to the 20 ms budget, depending on where the target falls between two snapshots.
-    out["rollback"] = statistics.mean(rollback_once(back) for back in range(2, 12))
-    out["undo"] = statistics.mean(undo_once(first) for first in range(10))
+    out["rollback"] = statistics.mean(rollback_once(back) for back in range(2, 2 + places))
+    out["undo"] = statistics.mean(undo_once(first) for first in range(places))
     return out
 
 
@@ -245,14 +248,15 @@ def run(actions: int = 5000, out: Out = print, db: str | None = None) -> dict[st
             f"{1000 * percentile(submit, 0.95):.2f} ms; {rollbacks} GM rollbacks of "
             f"{ROLLBACK_ON_END} actions when a game ended")
         at = head_seq(copies[FIRST_MARK], game_id)
+        places = PLACES if actions >= 1000 else 3
         small = {**sizes(copies[FIRST_MARK], game_id),
-                 **costs(copies[FIRST_MARK], game_id, folder)}
+                 **costs(copies[FIRST_MARK], game_id, folder, places=places)}
         big = {**sizes(copies[actions], game_id),
                **costs(copies[actions], game_id, folder, load_only=True)}
         # rollback and undo at the very position of the first mark, with the whole log
         rewind = at if is_active(copies[actions], game_id, at) else None
         big.update({key: value for key, value in costs(
-            copies[actions], game_id, folder, rewind).items() if key != "load"})
+            copies[actions], game_id, folder, rewind, places=places).items() if key != "load"})
     out(f"  {'':34}{FIRST_MARK:>12}{actions:>12}  (stored actions)")
     def row(label: str, key: str, scale: float, unit: str) -> None:
         out(f"  {label:<34}{small[key] * scale:>12.1f}{big[key] * scale:>12.1f}  {unit}")
@@ -262,7 +266,7 @@ def run(actions: int = 5000, out: Out = print, db: str | None = None) -> dict[st
     row("                  idempotency", "idempotency", 1, "B")
     row("                  the file", "file", 1, "B")
     row("load / resume (fresh service)", "load", 1000, "ms CPU")
-    row("rollback of the last 2-11 actions", "rollback", 1000, "ms CPU (*)")
+    row(f"rollback of the last 2-{places + 1} actions", "rollback", 1000, "ms CPU (*)")
     row("undo of an order just given", "undo", 1000, "ms CPU (*)")
     out(f"  (*) at the position of action {at}: with {at} actions stored, and with "
         f"{actions} after the GM rolled the game back to it" if rewind is not None else

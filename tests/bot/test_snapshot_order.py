@@ -41,7 +41,7 @@ def test_a_game_started_by_an_older_store_still_verifies(tmp_path: Path) -> None
         rules.setup("historical").units)
     service.store.execute("UPDATE snapshots SET state = ? WHERE game_id = ? AND seq = 0",
                           [rules.load_state(first.state).to_bytes(), table.game_id])
-    for _ in range(60):
+    for _ in range(30):
         step = table.next_order()
         assert step is not None
         assert service.submit(table.game_id, *step, table.key()).ok
