@@ -178,9 +178,12 @@ def forged_records(folder: Path, tally: Tally, rnd: random.Random, games: int) -
         for index in rolled[:6]:
             forged = copy.deepcopy(lines)
             roll = forged[index]["rolls"][0]
-            roll["forced"] = list(range(len(roll["values"])))  # "the GM forced these"
-            tally.count("records: dice marked forced without an override",
-                        verify(forged, seed).ok, f"{name}: action {forged[index]['seq']}")
+            every = list(range(len(roll["values"])))
+            # "The GM forced these" — unless the GM did (its override's dice): no forgery.
+            if sorted(roll.get("forced") or []) != every:
+                roll["forced"] = every
+                tally.count("records: dice marked forced without an override",
+                            verify(forged, seed).ok, f"{name}: action {forged[index]['seq']}")
             tampered = copy.deepcopy(lines)
             roll = tampered[index]["rolls"][0]
             free = [p for p in range(len(roll["values"])) if p not in (roll.get("forced") or [])]

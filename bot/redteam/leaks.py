@@ -122,15 +122,32 @@ def _taken_back(m: Moment) -> dict[str, list[str]]:
     return found
 
 
-def _public_places(m: Moment) -> set[str]:
-    """Every ``unit@hex`` the public has ever seen (a unit placed in sight, then taken back
-    and hidden there is no secret the scan should find)."""
+def _public_places(m: Moment, state: Any) -> tuple[set[str], set[str]]:
+    """Every ``unit@hex`` the public has ever seen, and every minefield it has been shown:
+    a unit placed in sight, then taken back and hidden there, or one the rules revealed
+    (in the hex it was revealed in, though it moved on in the same action) and a rollback
+    hid again, is no secret the scan should find; no more is a minefield found and then
+    rolled back. A reveal counts only if the state agrees at the moment it is first seen
+    (the unit is revealed, the minefield known): a public event naming a hidden unit's hex
+    is a leak, found then."""
     seen: set[str] = m.notes.setdefault("public_places", set())
+    mines: set[str] = m.notes.setdefault("public_mines", set())
     view = m.service.view(m.game_id, m.actors[PUBLIC], PUBLIC)
     for unit in getattr(view, "units", []):
         if getattr(unit, "hex", None) and not getattr(unit, "concealed", False):
             seen.add(f"{unit.id}@{unit.hex}")
-    return seen
+    shown = {u.id for u in state.units if not u.hidden and not u.concealed}
+    for action in m.service.store.actions(m.game_id, after=m.notes.get("told_seq", 0)):
+        m.notes["told_seq"] = int(action["seq"])
+        for event in loads(action["events"], []):
+            data = event.get("data") or {}
+            if event.get("audience") != PUBLIC or not data.get("hex"):
+                continue
+            if event.get("kind") == "revealed" and data.get("unit") in shown:
+                seen.add(f"{data['unit']}@{data['hex']}")
+            elif event.get("kind") == "mine-revealed" and data["hex"] in state.known_mines:
+                mines.add(str(data["hex"]))
+    return seen, mines
 
 
 def secret_tokens(m: Moment) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
@@ -150,7 +167,7 @@ def secret_tokens(m: Moment) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
     own: dict[str, list[tuple[str, str]]] = {side: [] for side in rules.sides}
     standing = {side: dict(state.standing.get(side, {})) for side in rules.sides}
     if rules.name == "tanks":
-        public = _public_places(m)
+        public, shown_mines = _public_places(m, state)
         for unit in state.units:
             if unit.status == "on" and (unit.hidden or unit.concealed) and unit.hex:
                 place = f"{unit.id}@{unit.hex}"
@@ -160,7 +177,7 @@ def secret_tokens(m: Moment) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
                                            place))
         for side, hexes in state.mines.items():
             for h in hexes:
-                if h not in state.known_mines:
+                if h not in state.known_mines and h not in shown_mines:
                     own[side] += [(f"{side}'s mine in {h}", f"mine {h}"),
                                   (f"{side}'s mine in {h}", f"mines {h}"),
                                   (f"{side}'s mine in {h}", f"{h} is mined")]
