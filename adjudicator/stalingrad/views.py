@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from adjudicator.kernel.memo import Memo
 from adjudicator.kernel.views import View
 from adjudicator.stalingrad.board import Board, area_key_order, date_label
 from adjudicator.stalingrad.last_action import LastAction, for_viewer
@@ -79,28 +80,68 @@ class StalingradView(View):
     sealed: list[str] = Field(default_factory=list)  # secrets chosen, not yet revealed (22)
 
 
+#: Per board: its Areas in key order, and the unit and Area views made so far, by content.
+_PARTS = Memo[tuple[list[tuple[str, str, int]], dict[tuple[object, ...], UnitView],
+                    dict[tuple[object, ...], AreaView]]](size=16)
+#: The unit and Area views kept per board (all dropped when full: a new game's set-up
+#: fills them again).
+_PARTS_LIMIT = 20000
+
+
+def _parts(board: Board) -> tuple[list[tuple[str, str, int]],
+                                  dict[tuple[object, ...], UnitView],
+                                  dict[tuple[object, ...], AreaView]]:
+    return _PARTS.get((board,), "view-parts", lambda: (
+        [(k, a.label, a.tem) for k, a in sorted(board.areas.items(),
+                                                key=lambda kv: area_key_order(kv[0]))],
+        {}, {}))
+
+
 def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> StalingradView:
+    """The View of ``state`` (every viewer sees the same map; only ``last_action`` differs).
+
+    Views are read-only to their users, so equal unit and Area views are one object, made
+    once (unvalidated: their fields come from the validated state and pack) and kept per
+    board: a View is a few hundred dictionary look-ups, not as many models built."""
+    order, unit_views, area_views = _parts(board)
+    if len(unit_views) > _PARTS_LIMIT:
+        unit_views.clear()
+    if len(area_views) > _PARTS_LIMIT:
+        area_views.clear()
+    date = state.date
     units = []
-    for uid, unit in state.units.items():
-        d = board.units[uid]
-        units.append(UnitView(
-            id=uid, side=d.side, kind=d.kind, loc=unit.loc, fresh=unit.fresh,
-            duration=(unit.recover - state.date) if unit.recover is not None else None,
-            attack=d.attack, defense=d.defense if unit.fresh else d.spent_defense, mf=d.mf,
-            label=d.name, isolated=unit.isolation > 0, isolation=unit.isolation,
-        ))
-    areas = [AreaView(key=k, label=a.label, control=state.control.get(k, "russian"),
-                      rubble=state.rubble.get(k, 0), tem=a.tem)
-             for k, a in sorted(board.areas.items(), key=lambda kv: area_key_order(kv[0]))]
+    make_unit = UnitView.model_construct
+    for uid, unit in sorted(state.units.items()):
+        recover, fresh, isolation = unit.recover, unit.fresh, unit.isolation
+        duration = (recover - date) if recover is not None else None
+        key = (uid, unit.loc, fresh, duration, isolation)
+        made = unit_views.get(key)
+        if made is None:
+            d = board.units[uid]
+            made = unit_views[key] = make_unit(
+                id=uid, side=d.side, kind=d.kind, loc=unit.loc, fresh=fresh, duration=duration,
+                attack=d.attack, defense=d.defense if fresh else d.spent_defense, mf=d.mf,
+                label=d.name, isolated=isolation > 0, isolation=isolation)
+        units.append(made)
+    control, rubble = state.control, state.rubble
+    areas = []
+    make_area = AreaView.model_construct
+    for k, label, tem in order:
+        akey = (k, control.get(k, "russian"), rubble.get(k, 0))
+        area = area_views.get(akey)
+        if area is None:
+            area = area_views[akey] = make_area(key=k, label=label, control=akey[1],
+                                                rubble=akey[2], tem=tem)
+        areas.append(area)
     imp = state.impulse
     battle = state.battle
     vp, vp_areas = german_vp(board, state)
-    return StalingradView(
+    return StalingradView.model_construct(
         game=game, viewer=viewer, scenario=state.scenario, phase=state.phase, date=state.date,
         date_label=date_label(state.date), day=state.day, box=state.box, turn=state.turn,
         advantage=state.advantage,
         advantage_usable=not state.advantage_used and state.advantage == state.advantage_start,
-        areas=areas, units=sorted(units, key=lambda u: u.id),
+        areas=areas, units=units,
         impulse_origin=imp.origin if imp else None,
         impulse_mf={u: a.mf for u, a in imp.acts.items()} if imp else {},
         attacked=list(imp.attacked_areas) if imp else [],

@@ -17,7 +17,9 @@ The last action is the View's ``last_action`` (the kernel's last-action record, 
 the viewer may see it: :mod:`adjudicator.stalingrad.last_action`).
 
 Modules: ``layout`` (scales, space geometry, label placement), ``static`` (the layers drawn
-once per pack), ``counters`` (faces, sprites, stacks), ``highlight`` (the last action),
+once per pack), ``counters`` (faces, sprites, stacks), ``plan`` (what a View puts on the
+map, worked out once and painted fast: the full map from the kept board layer, a zoom only
+in its window), ``highlight`` (the last action),
 ``picture`` (the full picture and the crop), ``panel`` (the panel's dynamic half).
 """
 

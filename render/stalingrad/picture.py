@@ -4,7 +4,6 @@ of the Zones the last action went through."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
@@ -19,7 +18,6 @@ from render.stalingrad.counters import (
     stack_groups,
     stack_lines,
     stack_sprite,
-    stacks,
     units_of_pack,
 )
 from render.stalingrad.highlight import (
@@ -31,6 +29,7 @@ from render.stalingrad.highlight import (
 )
 from render.stalingrad.layout import CROP_SCALE, CROP_SIZE, DEFAULT_SCALE, MIN_TEXT, Point, Static
 from render.stalingrad.panel import draw_panel
+from render.stalingrad.plan import board_layer, paint, plan
 from render.stalingrad.static import build_static
 
 
@@ -43,9 +42,11 @@ def draw(view: StalingradView, pack: StalingradPack | None = None, *,
         return draw_crop(view, pack)
     st = build_static(pack, scale)
     highlight = view.last_action
-    canvas = st.bases["russian"].copy()
-    grouped = _draw_dynamic(canvas, st, view, pack, highlight, (0, 0))
-    draw_panel(canvas, st, view, pack, highlight, [(loc, m) for loc, m, _ in grouped])
+    the_plan = plan(st, view, pack)
+    canvas = board_layer(st, the_plan).copy()
+    paint(canvas, the_plan.counters)
+    draw_highlight(canvas, ImageDraw.Draw(canvas), st, highlight, (0, 0))
+    draw_panel(canvas, st, view, pack, highlight, [(loc, m) for loc, m, _ in the_plan.grouped])
     return canvas
 
 
@@ -76,7 +77,9 @@ class CropLayout:
         return self.box[0], self.box[1] - self.top
 
 
-def draw_crop(view: StalingradView, pack: StalingradPack) -> Image.Image:
+def draw_crop(view: StalingradView, pack: StalingradPack, *, cull: bool = True) -> Image.Image:
+    """The zoomed picture; ``cull``: draw only what reaches into its window (the same
+    pixels as drawing everything, which ``cull=False`` does, for tests)."""
     lay = _crop_layout(view, pack)
     st, box = lay.st, lay.box
     window = st.bases["russian"].crop(box)  # beyond the picture: index 0, the paper
@@ -85,7 +88,11 @@ def draw_crop(view: StalingradView, pack: StalingradPack) -> Image.Image:
     for band in lay.blank:  # room for the Zones' boxes beside the frame
         d.rectangle(band, fill=st.palette["paper"])
     zones = {inset.letter: inset.rect for inset in lay.insets}
-    _draw_dynamic(window, st, view, pack, lay.highlight, (box[0], box[1]), zones)
+    the_plan = plan(st, view, pack)
+    seen = (box[0], box[1], box[0] + window.width, box[1] + window.height) if cull else None
+    paint(window, the_plan.board, (box[0], box[1]), seen)
+    paint(window, the_plan.counters, (box[0], box[1]), seen)
+    draw_highlight(window, ImageDraw.Draw(window), st, lay.highlight, (box[0], box[1]), zones)
     for inset in lay.insets:  # over the arrows, which run to their borders
         inset.draw(window, st, (box[0], box[1]))
     canvas = st.palette.new(CROP_SIZE, "paper")
@@ -151,19 +158,9 @@ def _crop_key(st: Static, view: StalingradView, pack: StalingradPack,
               box: tuple[int, int, int, int], fs: int, width: int) -> list[str]:
     """The key to the stacks whose counter lies in the crop's window (at most four
     lines)."""
-    pack_units = units_of_pack(pack)
-    faces = {u.id: face_of(u, pack_units) for u in view.units}
-    by_loc: dict[str, list[UnitView]] = {}
-    for u in view.units:
-        by_loc.setdefault(u.loc, []).append(u)
-    grouped = []
-    for loc, units in by_loc.items():
-        if loc not in st.spaces:
-            continue
-        for members, (x, y) in stacks(st, loc, units, faces):
-            if len(members) > 1 and box[0] <= x <= box[2] and box[1] <= y <= box[3]:
-                grouped.append((loc, members))
-    lines = [part for line in stack_lines(grouped, pack_units)
+    grouped = [(loc, members) for loc, members, (x, y) in plan(st, view, pack).grouped
+               if box[0] <= x <= box[2] and box[1] <= y <= box[3]]
+    lines = [part for line in stack_lines(grouped, units_of_pack(pack))
              for part in indented(wrap(line, fs, width))]
     if len(lines) > 4:
         lines = [*lines[:3], f"... and {len(lines) - 3} more lines in the full map"]
@@ -328,55 +325,3 @@ def _zone_insets(st: Static, view: StalingradView, pack: StalingradPack, hl: Las
         else:
             blank.append((0, edge - y0 + 1, cw, ch))
     return box, out, blank
-
-
-def _draw_dynamic(canvas: Image.Image, st: Static, view: StalingradView,
-                  pack: StalingradPack, hl: LastAction | None, offset: tuple[int, int],
-                  zones: Mapping[str, tuple[float, float, float, float]] | None = None
-                  ) -> list[tuple[str, list[UnitView], Point]]:
-    """Control tints, tags, counters and the last action; returns the stacks drawn as one
-    counter (space, units, centre), for the key to them."""
-    pal = st.palette
-    dx, dy = offset
-    d = ImageDraw.Draw(canvas)
-    # Control: the German-tinted board through each German-controlled Area's mask
-    for area in view.areas:
-        geo = st.spaces.get(area.key)
-        if geo is None or geo.patch is None or area.control != "german":
-            continue
-        canvas.paste(geo.patch, (geo.bbox[0] - dx, geo.bbox[1] - dy), geo.mask)
-    by_loc: dict[str, list[UnitView]] = {}
-    for u in view.units:
-        by_loc.setdefault(u.loc, []).append(u)
-    pack_units = units_of_pack(pack)
-    faces = {u.id: face_of(u, pack_units) for u in view.units}
-    scale_ratio = st.scale / DEFAULT_SCALE
-    fs_tag = max(7, round(0.2 * st.scale))
-    for area in view.areas:
-        geo = st.spaces.get(area.key)
-        if geo is None:
-            continue
-        here = by_loc.get(area.key, [])
-        sides = {u.side for u in here}
-        tx, ty = geo.tag_at
-        if area.rubble:
-            tag = st.sprites.tag(f"R{area.rubble}", fs_tag, fg="white", bg="rubble")
-            canvas.paste(tag, (round(tx - dx), round(ty - dy)))
-            tx += tag.width + 2
-        if len(sides) > 1:
-            d.polygon([(x - dx, y - dy) for x, y in geo.polygon], outline=pal["contested"],
-                      width=max(2, round(3 * scale_ratio)))
-            tag = st.sprites.tag("X", fs_tag, fg="white", bg="contested")
-            canvas.paste(tag, (round(tx - dx), round(ty - dy)))
-    grouped: list[tuple[str, list[UnitView], Point]] = []
-    for loc, units in by_loc.items():
-        if loc not in st.spaces:
-            continue
-        c = st.spaces[loc].counter
-        for members, (x, y) in stacks(st, loc, units, faces):
-            canvas.paste(stack_sprite(st.sprites, members, faces, c),
-                         (round(x - c / 2 - dx), round(y - c / 2 - dy)))
-            if len(members) > 1:
-                grouped.append((loc, members, (x, y)))
-    draw_highlight(canvas, d, st, hl, offset, zones)
-    return grouped

@@ -1,0 +1,202 @@
+"""What a View puts on a Turning Point: Stalingrad map, worked out once and painted fast.
+
+A :class:`Plan` lists, in drawing order and in full-picture pixels of one :class:`Static`,
+the board's marks (German Control tints, Rubble and Contested tags and outlines) and the
+counters of every stack. Painting it is a run of pastes straight into the image's core; a
+window (the zoomed picture) paints only what reaches into it, which draws the same pixels
+as painting everything, since whatever lies outside a window leaves it untouched.
+
+What makes it cheap:
+
+* each space's stacks are worked out once per set of unit views (the View's unit views are
+  shared between Views of a game, :func:`adjudicator.stalingrad.views.build_view`);
+* the board with its marks (:func:`board_layer`) changes a few times in a game: the last
+  few are kept per Static, so the full map starts from a copy of the right one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from adjudicator.kernel.memo import Memo
+from adjudicator.stalingrad.data_models import StalingradPack
+from adjudicator.stalingrad.views import StalingradView, UnitView
+from render.stalingrad.counters import face_of, stack_sprite, stacks, units_of_pack
+from render.stalingrad.layout import DEFAULT_SCALE, Point, Static
+
+#: A paste: (x0, y0, x1, y1 — bounds for culling, full-picture pixels), the top-left corner
+#: as drawn before rounding, the sprite and its mask (or None).
+Paste = tuple[float, float, float, float, float, float, Image.Image, Image.Image | None]
+#: An outline: bounds, the polygon (full-picture pixels), palette index, width.
+Outline = tuple[float, float, float, float, list[Point], int, int]
+#: A stack drawn as one counter: (space, its units, its centre).
+Grouped = tuple[str, list[UnitView], Point]
+
+#: Board layers kept per Static (each a copy of the whole picture).
+BOARD_LAYERS = 4
+#: Spaces' stacks kept per Static (all dropped when full).
+STACKS_KEPT = 8192
+
+
+@dataclass
+class Plan:
+    """The dynamic content of one View on one Static, in drawing order."""
+
+    board_key: tuple[object, ...]
+    board: list[Paste | Outline]
+    counters: list[Paste]
+    grouped: list[Grouped]
+
+
+@dataclass
+class _Kept:
+    """What is kept per Static: stacks per space and units, the last board layers."""
+
+    stacks: dict[tuple[object, ...], tuple[tuple[UnitView, ...], list[Paste],
+                                           list[Grouped]]] = field(default_factory=dict)
+    layers: OrderedDict[tuple[object, ...], Image.Image] = field(default_factory=OrderedDict)
+    last: tuple[StalingradView, Plan] | None = None  # the View planned last, and its plan
+
+
+_KEPT = Memo[_Kept](size=16)
+
+
+def _kept(st: Static) -> _Kept:
+    return _KEPT.get((st,), "plan", _Kept)
+
+
+def plan(st: Static, view: StalingradView, pack: StalingradPack) -> Plan:
+    """The plan of ``view`` on ``st`` (see the module docstring); Views are read-only, so
+    the plan of the View planned last is kept (a zoom plans its window's key first)."""
+    kept = _kept(st)
+    if kept.last is not None and kept.last[0] is view:
+        return kept.last[1]
+    made = _plan(st, kept, view, pack)
+    kept.last = (view, made)
+    return made
+
+
+def _plan(st: Static, kept: _Kept, view: StalingradView, pack: StalingradPack) -> Plan:
+    pal = st.palette
+    by_loc: dict[str, list[UnitView]] = {}
+    for u in view.units:
+        by_loc.setdefault(u.loc, []).append(u)
+    # Control: the German-tinted board through each German-controlled Area's mask
+    board: list[Paste | Outline] = []
+    german: list[str] = []
+    for area in view.areas:
+        geo = st.spaces.get(area.key)
+        if geo is None or geo.patch is None or area.control != "german":
+            continue
+        x0, y0 = geo.bbox[0], geo.bbox[1]
+        board.append((x0, y0, x0 + geo.patch.width, y0 + geo.patch.height, x0, y0,
+                      geo.patch, geo.mask))
+        german.append(area.key)
+    fs_tag = max(7, round(0.2 * st.scale))
+    width = max(2, round(3 * (st.scale / DEFAULT_SCALE)))
+    marks: list[tuple[str, int, bool]] = []
+    for area in view.areas:
+        geo = st.spaces.get(area.key)
+        if geo is None:
+            continue
+        here = by_loc.get(area.key, ())
+        contested = len({u.side for u in here}) > 1
+        if not area.rubble and not contested:
+            continue
+        marks.append((area.key, area.rubble, contested))
+        tx, ty = geo.tag_at
+        if area.rubble:
+            tag = st.sprites.tag(f"R{area.rubble}", fs_tag, fg="white", bg="rubble")
+            board.append(_paste_at(tag, tx, ty))
+            tx += tag.width + 2
+        if contested:
+            xs = [p[0] for p in geo.polygon]
+            ys = [p[1] for p in geo.polygon]
+            board.append((min(xs) - width - 2, min(ys) - width - 2, max(xs) + width + 2,
+                          max(ys) + width + 2, geo.polygon, pal["contested"], width))
+            tag = st.sprites.tag("X", fs_tag, fg="white", bg="contested")
+            board.append(_paste_at(tag, tx, ty))
+    counters: list[Paste] = []
+    grouped: list[Grouped] = []
+    pack_units: Any = None
+    for loc, units in by_loc.items():
+        if loc not in st.spaces:
+            continue
+        key = (loc, *map(id, units))
+        found = kept.stacks.get(key)
+        if found is None or not all(a is b for a, b in zip(found[0], units, strict=True)):
+            if pack_units is None:
+                pack_units = units_of_pack(pack)
+            found = _stacks_of(st, loc, units, pack_units)
+            if len(kept.stacks) >= STACKS_KEPT:
+                kept.stacks.clear()
+            kept.stacks[key] = found
+        counters += found[1]
+        grouped += found[2]
+    return Plan((tuple(german), tuple(marks)), board, counters, grouped)
+
+
+def _paste_at(sprite: Image.Image, x: float, y: float) -> Paste:
+    """A paste of ``sprite`` whose corner is drawn at ``round(x - dx), round(y - dy)``."""
+    return (math.floor(x) - 1, math.floor(y) - 1, math.ceil(x) + sprite.width + 1,
+            math.ceil(y) + sprite.height + 1, x, y, sprite, None)
+
+
+def _stacks_of(st: Static, loc: str, units: list[UnitView], pack_units: Any
+               ) -> tuple[tuple[UnitView, ...], list[Paste], list[Grouped]]:
+    faces = {u.id: face_of(u, pack_units) for u in units}
+    c = st.spaces[loc].counter
+    pastes: list[Paste] = []
+    grouped: list[Grouped] = []
+    for members, (x, y) in stacks(st, loc, units, faces):
+        pastes.append(_paste_at(stack_sprite(st.sprites, members, faces, c),
+                                x - c / 2, y - c / 2))
+        if len(members) > 1:
+            grouped.append((loc, members, (x, y)))
+    return tuple(units), pastes, grouped
+
+
+def paint(canvas: Image.Image, ops: Sequence[Paste | Outline], offset: tuple[int, int] = (0, 0),
+          window: tuple[float, float, float, float] | None = None) -> None:
+    """Draw ``ops`` on ``canvas``, whose (0, 0) is the full picture's ``offset``; with a
+    ``window`` (full-picture pixels) only the ops reaching into it."""
+    dx, dy = offset
+    core = canvas.im
+    draw: ImageDraw.ImageDraw | None = None
+    for op in ops:
+        if window is not None and not (op[0] < window[2] and op[2] > window[0]
+                                       and op[1] < window[3] and op[3] > window[1]):
+            continue
+        if len(op) == 8:
+            sprite = op[6]
+            x, y = round(op[4] - dx), round(op[5] - dy)
+            box = (x, y, x + sprite.width, y + sprite.height)
+            if op[7] is None:
+                core.paste(sprite.im, box)
+            else:
+                core.paste(sprite.im, box, op[7].im)
+        else:
+            if draw is None:
+                draw = ImageDraw.Draw(canvas)
+            draw.polygon([(x - dx, y - dy) for x, y in op[4]], outline=op[5], width=op[6])
+
+
+def board_layer(st: Static, the_plan: Plan) -> Image.Image:
+    """The whole board with the plan's marks (Control, Rubble, Contested), from the last
+    few kept (do not draw on it: copy it)."""
+    kept = _kept(st)
+    layer = kept.layers.get(the_plan.board_key)
+    if layer is None:
+        layer = st.bases["russian"].copy()
+        paint(layer, the_plan.board)
+        kept.layers[the_plan.board_key] = layer
+        while len(kept.layers) > BOARD_LAYERS:
+            kept.layers.popitem(last=False)
+    kept.layers.move_to_end(the_plan.board_key)
+    return layer
