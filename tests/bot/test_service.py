@@ -196,7 +196,7 @@ def test_snapshots_are_spaced_by_the_cost_of_replaying(db_url: str,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """Each order's rules take 4 ms (a fake clock): with a 10 ms replay budget a snapshot is
     stored every third order."""
-    import bot.service as service_module
+    import bot.service.submit as service_module
 
     spent = [0.0]
     monkeypatch.setattr(service_module.time, "thread_time", lambda: spent[0])

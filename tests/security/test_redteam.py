@@ -13,7 +13,6 @@ from adjudicator.kernel.events import GM, Event
 from adjudicator.kernel.game import Game
 from adjudicator.tanks.game import TanksGame
 from bot import deadlines, messages
-from bot import service as service_module
 from bot.mail import gateway
 from bot.mail.desk import Desk
 from bot.mail.outbound import Outgoing
@@ -23,6 +22,8 @@ from bot.redteam.faults import corruptions
 from bot.redteam.leaks import Table, Tally, differential, play_and_scan, scan
 from bot.redteam.outputs import Moment, Output, output_producer
 from bot.service import GameService
+from bot.service import reads as service_reads
+from bot.service import rollback as service_rollback
 
 
 def failures(tally: Tally) -> int:
@@ -180,7 +181,7 @@ def test_an_undo_notice_quoting_a_secret_order_is_found(
     for moves in ([("german", "hide"), ("german", "undo")],
                   [("german", "standing defensive-fire hold"), ("german", "undo")]):
         assert found(scripted(tmp_path / "clean", "tanks", "pakfront", moves)) == {}
-        monkeypatch.setattr(service_module, "order_text_for",
+        monkeypatch.setattr(service_rollback, "order_text_for",
                             lambda game, row, audience: str(row["text"]))
         tally = scripted(tmp_path / "leaky", "tanks", "pakfront", moves)
         monkeypatch.undo()
@@ -216,7 +217,7 @@ def test_an_email_address_in_info_or_export_is_found(
     assert scripted(tmp_path / "info", "tanks", "pakfront", moves).failed["leak scan: info"]
     monkeypatch.undo()
     # the full record of a finished game, the players' addresses left in
-    monkeypatch.setattr(service_module, "redact_contacts", lambda lines, labels, actor: lines)
+    monkeypatch.setattr(service_reads, "redact_contacts", lambda lines, labels, actor: lines)
     tally = scripted(tmp_path / "export", "tanks", "pakfront", moves)
     assert tally.failed["leak scan: export"], tally.examples
 

@@ -1,0 +1,152 @@
+"""The service's public records and errors: who asks (:class:`Actor`), what a game and its
+seats look like (:class:`GameInfo`, :class:`SeatInfo`), a game record for one requester
+(:class:`Export`), and the outcome of anything that may add to the action log
+(:class:`SubmitResult`, :class:`RollbackPreview`, :class:`RollForwardReport`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bot.messages import Message
+
+
+class ServiceError(Exception):
+    """A request the service refuses; the message is meant for the user."""
+
+
+class NotFound(ServiceError):
+    pass
+
+
+class PermissionDenied(ServiceError):
+    pass
+
+
+class InvalidOperation(ServiceError):
+    pass
+
+
+class Actor(BaseModel):
+    """Who is asking: a Discord user id and/or an email address."""
+
+    model_config = ConfigDict(frozen=True)
+
+    discord_id: str | None = None
+    email: str | None = None
+
+    @classmethod
+    def discord(cls, user_id: str | int) -> Actor:
+        return cls(discord_id=str(user_id))
+
+    @classmethod
+    def mail(cls, address: str) -> Actor:
+        return cls(email=address.strip().lower())
+
+    @property
+    def label(self) -> str:
+        if self.discord_id:
+            return f"discord:{self.discord_id}"
+        if self.email:
+            return f"email:{self.email.lower()}"
+        return "anonymous"
+
+    def holds(self, seat: Mapping[str, Any]) -> bool:
+        if self.discord_id and seat.get("discord_id") == self.discord_id:
+            return True
+        return bool(self.email and seat.get("email")
+                    and str(seat["email"]).lower() == self.email.lower())
+
+
+class SeatInfo(BaseModel):
+    side: str | None
+    role: Literal["player", "gm"]
+    discord_id: str | None = None
+    email: str | None = None
+    #: Whether the seat has a secret (see :meth:`GameService.set_seat_secret`).
+    secret: bool = False
+
+
+class GameInfo(BaseModel):
+    id: str
+    game: str
+    scenario: str | None
+    status: str
+    to_act: str | None
+    result: str | None
+    commitment: str
+    pack_hash: str | None
+    seats: list[SeatInfo]
+    head_seq: int
+    branch: int
+    deadline_at: float | None
+    bindings: dict[str, Any]
+    #: While the game is paused: when, by whom and why (the clock is stopped meanwhile).
+    paused_at: float | None = None
+    paused_by: str | None = None
+    pause_reason: str | None = None
+    #: The players' dice entropy as committed: one digest per contribution (the texts are
+    #: hidden until the game starts, and in its full record from then on).
+    entropy: list[str] = Field(default_factory=list)
+
+    @property
+    def paused(self) -> bool:
+        return self.status == "paused"
+
+
+#: The ``record`` tag of a record redacted for one audience (a player's export in play).
+VIEW_FORMAT = "umpire/1-view"
+
+
+class Export(BaseModel):
+    """A game record for one requester: the full record, or one audience's redacted view."""
+
+    game_id: str
+    full: bool
+    audience: str
+    lines: list[dict[str, Any]]
+
+    def jsonl(self) -> bytes:
+        return "".join(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n"
+                       for line in self.lines).encode()
+
+
+class SubmitResult(BaseModel):
+    """The outcome of anything that may add to the action log."""
+
+    status: Literal["applied", "partial", "refused"]
+    game_id: str
+    side: str | None = None
+    seqs: list[int] = Field(default_factory=list)
+    applied: list[str] = Field(default_factory=list)
+    error: str | None = None
+    error_rule: str | None = None
+    legal: list[str] = Field(default_factory=list)
+    stopped_at: int | None = None
+    to_act: str | None = None
+    pending_side: str | None = None
+    messages: dict[str, Message] = Field(default_factory=dict)
+    duplicate: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "refused"
+
+
+class RollbackPreview(BaseModel):
+    to_seq: int
+    reverted: list[str]
+    changes: list[str]
+    rolls_discarded: int
+
+
+class RollForwardReport(BaseModel):
+    rollback_seq: int
+    reapplied: list[str]
+    skipped: list[str]
+    stopped_at: int | None = None
+    error: str | None = None
+    results: list[SubmitResult] = Field(default_factory=list)
