@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from adjudicator.kernel.game import Game
+    from bot.service import GameService
 
 
 class _OneLineErrors(TyperGroup):
@@ -453,12 +454,12 @@ def export_game(
     db: DbOption = None,
 ) -> None:
     """Write a game's record as JSON lines (header, then one line per action)."""
-    from bot.records import RecordError, export_lines, write_record
-    from bot.store import Store, default_db
+    from bot.records import RecordError, write_record
+    from bot.service import ServiceError
 
-    store = Store(default_db(db))
+    operator = _service(db).operator
     try:
-        lines = export_lines(store, game_id)
+        lines = operator.record(game_id)
     except RecordError as error:
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(code=1) from error
@@ -466,12 +467,14 @@ def export_game(
     write_record(lines, target)
     console.print(f"{target}: {len(lines) - 1} actions", highlight=False)
     if seed_out is not None:
-        row = store.game(game_id)
-        seed = row.get("server_seed") if row else None
+        try:
+            seed = operator.dice_seed(game_id)
+        except ServiceError:
+            seed = None
         if not seed:
             console.print(f"[red]game {game_id} holds no dice seed here[/red]")
             raise typer.Exit(code=1)
-        seed_out.write_text(bytes(seed).hex() + "\n", encoding="utf-8")
+        seed_out.write_text(seed.hex() + "\n", encoding="utf-8")
         console.print(f"{seed_out}: the dice seed (secret) — go on elsewhere with 'umpire "
                       f"import {target} --seed-file {seed_out}'", highlight=False)
 
@@ -520,23 +523,22 @@ def import_game(
 ) -> None:
     """Recreate a game from a record (verified first); with its seed a game in progress goes
     on here ('umpire play GAME --resume ID')."""
-    from bot.records import RecordError, import_file, iter_record
-    from bot.store import Store, default_db
+    from bot.records import RecordError, iter_record
 
     if seed_file is not None:
         seed = seed_file.read_text(encoding="utf-8").strip()
-    store = Store(default_db(db))
+    operator = _service(db).operator
     try:
         with console.status("verifying and importing the record ..."):
-            game_id = import_file(store, record, seed, pack)
+            info = operator.import_record(record, seed, pack)
         header = next(iter_record(record))
     except (RecordError, OSError) as error:
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(code=1) from error
-    row = store.game(game_id) or {}
-    console.print(f"imported as game {game_id} ({row.get('status', '?')})", highlight=False)
-    if row.get("status") in ("active", "paused"):
-        console.print(f"go on playing it: umpire play {row.get('game')} --resume {game_id}"
+    game_id = info.id
+    console.print(f"imported as game {game_id} ({info.status})", highlight=False)
+    if info.status in ("active", "paused"):
+        console.print(f"go on playing it: umpire play {info.game} --resume {game_id}"
                       + (f" --db {db}" if db else ""), highlight=False)
     elif not seed and header.get("status") in ("active", "paused"):
         console.print("archived (readable, exportable): give the game's dice seed "
@@ -551,7 +553,7 @@ def games(db: DbOption = None) -> None:
 
     from rich.table import Table
 
-    from bot.store import Store, default_db
+    from bot.store import default_db
     from bot.store.base import resolve
 
     path = default_db(db)
@@ -560,22 +562,18 @@ def games(db: DbOption = None) -> None:
         console.print(f"no games yet ({path} does not exist): umpire play GAME starts one",
                       highlight=False)
         return
-    store = Store(path)
-    rows = store.games()
+    rows = _service(path).operator.games()
     table = Table(title=f"{len(rows)} game(s) in {path}")
     for column in ("id", "game", "scenario", "status", "to act", "actions", "created",
                    "seats"):
         table.add_column(column, justify="right" if column == "actions" else "left",
                          no_wrap=column in ("id", "game"))
-    for row in rows:
-        seats = [s for s in store.seats(row["id"]) if s.get("role") == "player"]
-        who = ", ".join(sorted({str(s.get("side")) for s in seats}))
-        status = str(row["status"]) + (f": {row['result']}" if row.get("result") else "")
-        created = datetime.fromtimestamp(float(row.get("created") or 0)).strftime(
-            "%Y-%m-%d %H:%M")
-        table.add_row(str(row["id"]), str(row["game"]), str(row.get("scenario") or "-"),
-                      status, str(row.get("to_act") or "-"), str(row.get("head_seq") or 0),
-                      created, who or "-")
+    for info in rows:
+        who = ", ".join(sorted({str(s.side) for s in info.seats if s.role == "player"}))
+        status = info.status + (f": {info.result}" if info.result else "")
+        created = datetime.fromtimestamp(float(info.created or 0)).strftime("%Y-%m-%d %H:%M")
+        table.add_row(info.id, info.game, info.scenario or "-", status, info.to_act or "-",
+                      str(info.head_seq or 0), created, who or "-")
     console.print(table)
 
 
@@ -656,18 +654,26 @@ def db_copy(
         raise typer.Exit(code=1)
 
 
-def _stored_game(game_id: str, db: str | None) -> tuple[Any, Any, list[dict[str, Any]]]:
-    """(rules, service, active action rows) of a stored game."""
-    from bot.service import GameService, ServiceError
+def _service(db: str | None) -> GameService:
+    """The game service over the database ``db`` (default: $UMPIRE_DB, else the user data
+    folder's); these commands are its operator's (``service.operator``)."""
+    from bot.service import GameService
     from bot.store import Store, default_db
 
-    service = GameService(Store(default_db(db)))
+    return GameService(Store(default_db(db)))
+
+
+def _stored_game(game_id: str, db: str | None) -> tuple[Game[Any], GameService]:
+    """(rules, service) of a stored game."""
+    from bot.service import ServiceError
+
+    service = _service(db)
     try:
         rules = service.rules(game_id)
     except ServiceError as error:
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(code=1) from error
-    return rules, service, service.store.actions(game_id, active_only=True)
+    return rules, service
 
 
 @app.command("render")
@@ -695,17 +701,16 @@ def render_map(
             console.print(f"[red]unknown scenario {scenario!r} of {new}; choose from "
                           f"{', '.join(rules.scenarios())}[/red]", soft_wrap=True)
             raise typer.Exit(code=2)
-        state = rules.setup(scenario)
         name = new
     elif game_id is not None:
-        rules, service, _rows = _stored_game(game_id, db)
-        state = service.load_state(game_id)
+        rules, service = _stored_game(game_id, db)
         name = game_id
     else:
         console.print("[red]give a game id, or --new GAME[/red]")
         raise typer.Exit(code=2)
     try:
-        view = rules.view(state, viewer)
+        view = (rules.view(rules.setup(scenario), viewer) if game_id is None
+                else service.operator.view(game_id, viewer))
         data = render.render(view, render.load_pack(rules.name, rules.pack), crop=crop)
     except (ValueError, render.NoPicture) as error:
         console.print(f"[red]{error}[/red]")
@@ -729,14 +734,13 @@ def export_gif(
     """Write an animated replay: one frame per impulse or phase, with the date and caption."""
     import render
     from bot.history import ReplayError
-    from bot.replays import replay_frames
     from render.replay import animate, frames_by_step
 
-    rules, service, _rows = _stored_game(game_id, db)
+    rules, service = _stored_game(game_id, db)
     try:
         # A caption quotes an order only to a viewer who may read it (log rules).
-        with console.status(f"replaying {len(_rows)} actions ..."):
-            items = replay_frames(rules, service.store, game_id, viewer)
+        with console.status(f"replaying game {game_id} ..."):
+            items = service.operator.replay_frames(game_id, viewer)
         with console.status(f"drawing {len(items)} frames ..."):
             data = animate(frames_by_step(items), render.load_pack(rules.name, rules.pack),
                            fmt="png" if apng else "gif")

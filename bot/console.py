@@ -28,14 +28,15 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from rich.console import Console
 from rich.markup import escape
 
+from adjudicator.kernel.decisions import SetupGuide
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.orders import words as order_words
-from adjudicator.kernel.state import GameState
+from adjudicator.kernel.views import View
 from bot import listing
-from bot.records import export_lines, verify
-from bot.service import Actor, GameService, SubmitResult
+from bot.records import verify
+from bot.service import Actor, GameService, Prompt, ServiceError, SubmitResult
 
 #: The person at the console: seated for every side and as GM of their local games.
 LOCAL = Actor(email="console@localhost")
@@ -61,9 +62,6 @@ HELP = ("Type an order (several separated by ';'), 'standing KIND POLICY' (anywh
         "kept private), or a command:\n"
         + "\n".join(f"  {usage:<44} {what}" for usage, what in COMMANDS.values()))
 
-#: A word that may be a unit id with a formation prefix ("g14pz:i/103").
-_UNIT_ID = re.compile(r"(?<![\w:])[a-z][a-z0-9]*:[a-z0-9/]+(?![\w:/])")
-
 #: How each side's name is coloured.
 SIDE_STYLE = {"german": "bold blue", "russian": "bold dark_orange3", "soviet": "bold red3",
               "red": "bold red", "blue": "bold blue"}
@@ -82,7 +80,8 @@ def paint(text: str, sides: Sequence[str]) -> str:
 
 
 class LocalGame:
-    """One stored game played at the console through the game service."""
+    """One stored game played at the console through the game service's public calls (the
+    console reads views, prompts and legal orders as the local player, never the state)."""
 
     def __init__(self, service: GameService, game_id: str) -> None:
         self.service = service
@@ -101,9 +100,12 @@ class LocalGame:
         service.start(info.id, LOCAL)
         return cls(service, info.id)
 
-    @property
-    def state(self) -> GameState:
-        return self.service.load_state(self.game_id)
+    def prompt(self, side: str | None = None) -> Prompt:
+        """The moment as ``side`` meets it (default: the side to act)."""
+        return self.service.prompt(self.game_id, LOCAL, side)
+
+    def view(self, viewer: str) -> View:
+        return self.service.view(self.game_id, LOCAL, viewer)
 
     @property
     def head(self) -> int:
@@ -136,7 +138,7 @@ class LocalGame:
     def verify_dice(self) -> tuple[str, bool]:
         """The revealed seed and whether every roll so far verifies against it."""
         seed = self.service.reveal_seed(self.game_id, LOCAL)
-        report = verify(export_lines(self.service.store, self.game_id), seed)
+        report = verify(self.service.export(self.game_id, LOCAL).lines, seed)
         return seed, report.ok
 
 
@@ -186,17 +188,16 @@ class Session:
     def short(self, text: str) -> str:
         """``text`` with unit ids written by their short names (``g14pz:i/103`` ->
         ``i/103``), as a player types them."""
-        state = self.local.state
-        return _UNIT_ID.sub(lambda m: self.game.short_unit(state, m.group(0)), text)
+        return self.service.short_texts(self.local.game_id, [text])[0]
 
     def say(self, text: str, style: str | None = None) -> None:
         markup = paint(text, self.game.sides)
         self.console.print(f"[{style}]{markup}[/]" if style else markup, highlight=False)
 
     def lines(self, lines: Sequence[str], indent: str = "  ") -> None:
-        for line in lines:
-            self.console.print(indent + paint(self.short(line), self.game.sides),
-                               highlight=False)
+        shown = self.service.short_texts(self.local.game_id, lines) if lines else []
+        for line in shown:
+            self.console.print(indent + paint(line, self.game.sides), highlight=False)
 
     def refuse(self, text: str) -> None:
         self.console.print(f"[red]{escape(text)}[/red]", highlight=False)
@@ -221,7 +222,8 @@ class Session:
         """The legal orders of ``side`` now, read once per action."""
         key = (self.local.head, side)
         if self._entries is None or self._entries[0] != key:
-            self._entries = (key, listing.entries(self.game, self.local.state, side))
+            self._entries = (key, self.service.legal_entries(self.local.game_id, LOCAL,
+                                                             side))
         return self._entries[1]
 
     def verbs(self) -> list[str]:
@@ -233,7 +235,7 @@ class Session:
         parts = line.split()
         partial = "" if not parts or line.endswith(" ") else parts[-1]
         done = parts if partial == "" else parts[:-1]
-        side = side or self.game.acting_side(self.local.state)
+        side = side or self.service.info(self.local.game_id).to_act
         found = self.entries(side) if side is not None else []
         if not done:
             options = [*COMMANDS, *self.verbs(), "standing"]
@@ -272,16 +274,16 @@ class Session:
                            highlight=False)
         self.console.print(f"Dice commitment: {local.commitment}  (type 'help' for commands, "
                            "'legal' for what you may do)", highlight=False)
-        self.console.print(self.short(game.board_text(game.view(local.state, PUBLIC))),
+        self.console.print(self.short(game.board_text(local.view(PUBLIC))),
                            markup=False, highlight=False)
         while True:
-            state = local.state
-            side = game.acting_side(state)
+            now = local.prompt()
+            side = now.to_act
             if side is None:
-                self.console.print(f"[bold]Game over:[/bold] {escape(str(state.result))}",
+                self.console.print(f"[bold]Game over:[/bold] {escape(str(now.result))}",
                                    highlight=False)
                 break
-            pending = state.pending
+            pending = now.pending
             if pending is not None and pending.side == side:
                 self.console.print(f"[yellow]{paint(side, game.sides)} decides "
                                    f"({escape(pending.rule)}):[/yellow] {escape(pending.prompt)}",
@@ -292,7 +294,7 @@ class Session:
                 if len(pending.options) > 12:
                     self.console.print(f"   ... {len(pending.options) - 12} more: 'legal' "
                                        "lists them all", highlight=False)
-            if game.private_input(state) == side:
+            if now.private_input:
                 if not self.private_round(side, setup=True):
                     break
                 continue
@@ -312,7 +314,7 @@ class Session:
 
     def finish(self, game_name: str) -> None:
         local = self.local
-        if local.state.result is not None:
+        if self.service.info(local.game_id).result is not None:
             seed, ok = local.verify_dice()
             self.console.print(f"Dice seed (check the commitment): {seed}", highlight=False)
             self.console.print("Dice verified: " + ("yes" if ok else "NO"), highlight=False)
@@ -381,11 +383,10 @@ class Session:
         """After a refusal that lists nothing legal: what is expected now."""
         if result.legal or result.error_rule in ("notation", "legal"):
             return
-        state = self.local.state
-        if self.game.acting_side(state) != side:
+        if self.service.info(self.local.game_id).to_act != side:
             return
-        verbs = list(dict.fromkeys(o.split()[0] for o in self.game.legal_orders(state, side)
-                                   if o.split()))
+        legal = self.service.legal_orders(self.local.game_id, LOCAL, side)
+        verbs = list(dict.fromkeys(o.split()[0] for o in legal if o.split()))
         if verbs:
             self.say(f"  now {side} may: {', '.join(verbs)} — 'legal' lists them", "dim")
 
@@ -427,8 +428,8 @@ class Session:
     def cmd_board(self, side: str, args: list[str]) -> None:
         viewer = self._viewer(side, args, "board")
         if viewer is not None:
-            self.console.print(self.short(self.game.board_text(
-                self.game.view(self.local.state, viewer))), markup=False, highlight=False)
+            self.console.print(self.short(self.game.board_text(self.local.view(viewer))),
+                               markup=False, highlight=False)
 
     def cmd_map(self, side: str, args: list[str]) -> None:
         viewer = self._viewer(side, args, "map")
@@ -441,7 +442,7 @@ class Session:
         try:
             import render
 
-            view = self.game.view(self.local.state, viewer)
+            view = self.local.view(viewer)
             data = render.render(view, render.load_pack(self.game.name, self.game.pack))
             path.write_bytes(data)
         except (ValueError, OSError) as error:
@@ -459,11 +460,9 @@ class Session:
             return
         everything = "all" in low
         args = [a for a in args if a.lower() != "all"]
-        state = self.local.state
         try:
-            wanted = listing.read_filter(args, self.verbs(),
-                                         self.game.name_resolvers(state, side))
-        except RuleError as error:
+            wanted = self.service.legal_filter(self.local.game_id, LOCAL, side, args)
+        except ServiceError as error:
             self.refuse(str(error))
             return
         found = self.entries(side)
@@ -491,7 +490,7 @@ class Session:
         self.private_round(side, setup=False)
 
     def cmd_policies(self, side: str, args: list[str]) -> None:
-        mine = self.local.state.standing.get(side, {})
+        mine = self.local.prompt(side).standing
         for policy in self.game.standing_policies():
             marks = []
             if mine.get(policy.kind) == policy.policy:
@@ -517,7 +516,7 @@ class Session:
 
     def guide(self, side: str) -> None:
         """What is left to place in a secret set-up, and where."""
-        found = self.game.setup_guide(self.local.state, side)
+        found = self._setup_guide(side)
         if found is None:
             return
         self.say("Left to place:", "bold")
@@ -525,6 +524,12 @@ class Session:
         if found.where:
             self.say("Where:", "bold")
             self.lines(found.where)
+
+    def _setup_guide(self, side: str) -> SetupGuide | None:
+        """The guide of ``side``'s secret set-up, while it enters one."""
+        if self.service.private_input(self.local.game_id) != side:
+            return None
+        return self.service.setup_guide(self.local.game_id, LOCAL)
 
     def private_round(self, side: str, setup: bool) -> bool:
         """Read private lines (not echoed) until an empty one and submit them, with the
@@ -575,7 +580,7 @@ class Session:
     def done(self, side: str) -> bool:
         """``done`` in a secret set-up: refused while units wait, confirmed when it gives
         something up (mines not written down); True when the set-up is over."""
-        found = self.game.setup_guide(self.local.state, side)
+        found = self._setup_guide(side)
         if found is not None and found.blocked:
             self.refuse(f"not yet: {found.blocked}")
             return False

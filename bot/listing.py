@@ -104,6 +104,16 @@ def _shortened(text: str, units: set[str], shorten: Callable[[str], str]) -> str
     return re.sub(r"[^\s,+]+", word, text)
 
 
+#: A word that may be a unit id with a formation prefix ("g14pz:i/103").
+UNIT_ID = re.compile(r"(?<![\w:])[a-z][a-z0-9]*:[a-z0-9/]+(?![\w:/])")
+
+
+def short_text(game: Game[Any], state: Any, text: str) -> str:
+    """``text`` with unit ids written by their short names (``g14pz:i/103`` -> ``i/103``),
+    as a player types them."""
+    return UNIT_ID.sub(lambda m: game.short_unit(state, m.group(0)), text)
+
+
 @dataclass
 class Filter:
     """What a ``legal`` line asks for: filters (kind, key, as typed), a grouping."""

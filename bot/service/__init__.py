@@ -23,10 +23,12 @@ The service is composed of one class per concern, each in a module named for wha
 * :mod:`bot.service.commit` — load, plan, commit (retries, idempotency, snapshots);
 * :mod:`bot.service.seats` — games, seats, seat secrets, entropy, start, status;
 * :mod:`bot.service.reads` — views, legal orders, log, record, updates;
+* :mod:`bot.service.prompts` — what a prompted side reads (the console);
 * :mod:`bot.service.submit` — orders in;
 * :mod:`bot.service.gm` — overrides, pause and resume;
 * :mod:`bot.service.rollback` — rollback, roll-forward, undo;
-* :mod:`bot.service.tick` — deadlines' reminders and expiry.
+* :mod:`bot.service.tick` — deadlines' reminders and expiry;
+* :mod:`bot.service.operator` — the database operator's desk (``service.operator``).
 """
 
 from __future__ import annotations
@@ -42,12 +44,15 @@ from bot.service.models import (
     InvalidOperation,
     NotFound,
     PermissionDenied,
+    Prompt,
     RollbackPreview,
     RollForwardReport,
     SeatInfo,
     ServiceError,
     SubmitResult,
 )
+from bot.service.operator import OperatorDesk
+from bot.service.prompts import Prompts
 from bot.service.reads import Reads
 from bot.service.rollback import Rollbacks, state_diff, undo_refusal
 from bot.service.seats import Seats
@@ -56,11 +61,18 @@ from bot.service.tick import DEADLINE_LEASE, SYSTEM_ACTOR, DeadlineTicks
 __all__ = [
     "DEADLINE_LEASE", "MAX_ATTEMPTS", "SYSTEM_ACTOR", "TICK_LEASE_S", "VIEW_FORMAT", "Actor",
     "Export", "GameInfo", "GameService", "InvalidOperation", "Loaded", "NotFound",
-    "PermissionDenied", "Plan", "RollForwardReport", "RollbackPreview", "SeatInfo",
-    "ServiceError", "SubmitResult", "default_dice", "state_diff", "undo_refusal",
+    "OperatorDesk", "PermissionDenied", "Plan", "Prompt", "RollForwardReport",
+    "RollbackPreview", "SeatInfo", "ServiceError", "SubmitResult", "default_dice", "state_diff",
+    "undo_refusal",
 ]
 
 
-class GameService(Seats, Reads, GmTools, Rollbacks, DeadlineTicks):
+class GameService(Seats, Reads, Prompts, GmTools, Rollbacks, DeadlineTicks):
     """Seats, permissions, per-game serialisation, orders in, outcomes out (see the module
     notes); built from the classes above, over one store."""
+
+    @property
+    def operator(self) -> OperatorDesk:
+        """The database operator's calls (:mod:`bot.service.operator`): for the ``umpire``
+        command, never for a frontend serving players."""
+        return OperatorDesk(self)

@@ -21,7 +21,14 @@ from adjudicator.kernel.state import GameState
 from adjudicator.registry import load_game
 from bot.caches import DEFAULT_STATE_BUDGET, GameLock, GameLocks, StateCache
 from bot.history import SNAPSHOT_REPLAY_MS, DiceFactory, ReplayError, initial_state, replay_chain
-from bot.service.models import Actor, NotFound, PermissionDenied, ServiceError, SubmitResult
+from bot.service.models import (
+    Actor,
+    InvalidOperation,
+    NotFound,
+    PermissionDenied,
+    ServiceError,
+    SubmitResult,
+)
 from bot.store import Store, holder_name
 
 logger = logging.getLogger("bot.service")
@@ -204,7 +211,11 @@ class ServiceBase:
         return self._rules_for(self._row(game_id))
 
     def load_state(self, game_id: str) -> GameState:
-        """The current state, rebuilt from the nearest snapshot plus the active tail."""
+        """The current state, rebuilt from the nearest snapshot plus the active tail (the
+        cache dropped first). Internal: the full state holds every side's secrets, so it is
+        for the database tools (``umpire db copy``), the red team and tests, never for a
+        frontend — they read views, prompts and legal orders (see
+        ``tests/bot/test_frontends_public_face.py``)."""
         self._cache.pop(game_id)
         return self._load(game_id).state
 
@@ -276,6 +287,31 @@ class ServiceBase:
         if status != "active":
             return self._refused(ctx.id, f"the game is {status}, not in play", rule="status")
         return None
+
+    @staticmethod
+    def _asked_side(ctx: Loaded, actor: Actor, side: str | None) -> str | None:
+        """The side a read is about: ``side`` if the actor may read as it (a player: a side
+        they hold; a GM: any), else :class:`PermissionDenied`. Without ``side``: the side to
+        act if the actor holds it (a GM: the side to act), else the actor's own side (None
+        for a GM when no side is to act)."""
+        mine = [s for s in ctx.seats if actor.holds(s)]
+        held = [str(s["side"]) for s in mine if s["role"] == "player"]
+        is_gm = any(s["role"] == "gm" for s in mine)
+        if side is None:
+            acting = ctx.game.acting_side(ctx.state)
+            if acting is not None and (acting in held or is_gm):
+                return str(acting)
+            if held:
+                return held[0]
+            if not is_gm:
+                raise PermissionDenied(f"you are not seated in game {ctx.id}")
+            return None
+        if side not in ctx.game.sides:
+            raise InvalidOperation(f"unknown side {side!r}; sides are "
+                                   + ", ".join(ctx.game.sides))
+        if side not in held and not is_gm:
+            raise PermissionDenied(f"you hold no seat for {side}")
+        return side
 
     def _side_for(self, ctx: Loaded, actor: Actor, side: str | None) -> str | SubmitResult:
         stopped = self._not_in_play(ctx)

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from adjudicator.kernel.decisions import PendingDecision
 from bot.messages import Message
 
 
@@ -84,6 +85,8 @@ class GameInfo(BaseModel):
     branch: int
     deadline_at: float | None
     bindings: dict[str, Any]
+    #: When the game was created (seconds since the epoch).
+    created: float | None = None
     #: While the game is paused: when, by whom and why (the clock is stopped meanwhile).
     paused_at: float | None = None
     paused_by: str | None = None
@@ -112,6 +115,25 @@ class Export(BaseModel):
     def jsonl(self) -> bytes:
         return "".join(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n"
                        for line in self.lines).encode()
+
+
+class Prompt(BaseModel):
+    """The moment as one seated side meets it, for a frontend that prompts it."""
+
+    game_id: str
+    #: The game's last action (what was read): a frontend keys what it keeps on it.
+    head: int
+    status: str
+    #: The side prompted (None: a GM's read when no side is to act).
+    side: str | None
+    to_act: str | None
+    result: str | None
+    #: The decision ``side`` owes now, if any.
+    pending: PendingDecision | None = None
+    #: Whether ``side`` now enters secrets (a hidden set-up, mines): take its lines privately.
+    private_input: bool = False
+    #: ``side``'s standing orders: decision kind -> policy.
+    standing: dict[str, str] = Field(default_factory=dict)
 
 
 class SubmitResult(BaseModel):

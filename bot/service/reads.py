@@ -29,7 +29,6 @@ from bot.service.models import (
     VIEW_FORMAT,
     Actor,
     Export,
-    InvalidOperation,
     PermissionDenied,
     SubmitResult,
 )
@@ -90,22 +89,7 @@ class Reads(ServiceBase):
         in play (set-up, paused, finished and archived games give an empty list).
         """
         ctx = self._load(game_id)
-        mine = [s for s in ctx.seats if actor.holds(s)]
-        held = [str(s["side"]) for s in mine if s["role"] == "player"]
-        is_gm = any(s["role"] == "gm" for s in mine)
-        if side is None:
-            acting = ctx.game.acting_side(ctx.state)
-            if acting is not None and (acting in held or is_gm):
-                side = acting
-            elif held:
-                side = held[0]
-            elif not is_gm:
-                raise PermissionDenied(f"you are not seated in game {game_id}")
-        elif side not in ctx.game.sides:
-            raise InvalidOperation(f"unknown side {side!r}; sides are "
-                                   + ", ".join(ctx.game.sides))
-        elif side not in held and not is_gm:
-            raise PermissionDenied(f"you hold no seat for {side}")
+        side = self._asked_side(ctx, actor, side)
         if side is None or ctx.row["status"] != "active":
             return []
         return list(ctx.game.legal_orders(ctx.state, side))

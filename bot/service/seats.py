@@ -270,7 +270,8 @@ class Seats(ServiceBase):
             pack_hash=row["pack_hash"],
             seats=[self._seat_info(s, shown(s)) for s in seats],
             head_seq=row["head_seq"], branch=row["branch"], deadline_at=row["deadline_at"],
-            bindings=json.loads(row["bindings"] or "{}"), paused_at=row.get("paused_at"),
+            bindings=json.loads(row["bindings"] or "{}"), created=row.get("created"),
+            paused_at=row.get("paused_at"),
             paused_by=redact_label(row.get("paused_by"), labels),
             pause_reason=row.get("pause_reason"),
             entropy=[entropy_digest(e["text"]) for e in self.store.entropy(str(row["id"]))])

@@ -60,7 +60,7 @@ def test_secret_orders_are_typed_privately(tmp_path: Path) -> None:
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert "1 private order(s) accepted" in output and "red has placed a trap" in output
     assert "Bridge" not in output.split("private orders")[1]
-    assert local.state.trap == "4"  # type: ignore[attr-defined]
+    assert service.load_state(local.game_id).trap == "4"  # type: ignore[attr-defined]
 
 
 def test_play_reports_illegal_orders_with_their_rule(tmp_path: Path) -> None:
@@ -114,6 +114,7 @@ def test_hidden_setup_is_read_at_the_private_prompt_20_0(tmp_path: Path) -> None
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert "german is placing secrets" in output
     assert "0105" not in output
-    board = local.rules.view(local.state, "german").model_dump_json()
+    state = service.load_state(local.game_id)
+    board = local.rules.view(state, "german").model_dump_json()
     assert "0105" in board
-    assert "0105" not in local.rules.view(local.state, "soviet").model_dump_json()
+    assert "0105" not in local.rules.view(state, "soviet").model_dump_json()

@@ -92,7 +92,7 @@ def test_undo_takes_back_the_last_order(tmp_path: Path) -> None:
     text = out.getvalue()
     assert "german takes back: move g14pz:i/103 to 14" in text \
         or "takes back: move i/103 to 14" in text
-    state = console.local.state
+    state = console.service.load_state(console.local.game_id)
     assert state.units["g14pz:i/103"].loc != "14"  # type: ignore[attr-defined]
 
 

@@ -126,4 +126,4 @@ def test_the_console_survives_any_command(tmp_path: Path) -> None:
     run_console(service, local, lambda _prompt: next(inputs), console)
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert "Traceback" not in output
-    assert local.state.trap == "1"  # type: ignore[attr-defined]
+    assert service.load_state(local.game_id).trap == "1"  # type: ignore[attr-defined]
