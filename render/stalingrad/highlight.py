@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from PIL import Image, ImageDraw
 
 from adjudicator.stalingrad.views import EAST, LastAction
-from render.common import arrow
+from render.common import arrow, outline_polygon
 from render.stalingrad.layout import Point, Static
 
 
@@ -141,10 +141,10 @@ def draw_highlight(canvas: Image.Image, d: ImageDraw.ImageDraw, st: Static,
 
     if hl and hl.origin and hl.origin in st.spaces and st.spaces[hl.origin].polygon:
         geo = st.spaces[hl.origin]
-        d.polygon(shift(geo.polygon), outline=pal["highlight"], width=w + 1)
+        outline_polygon(canvas, d, shift(geo.polygon), pal["highlight"], w + 1)
     for area, _ in attack_results(hl):
         if area in st.spaces and area != EAST:
-            d.polygon(shift(st.spaces[area].polygon), outline=pal["attack"], width=w + 2)
+            outline_polygon(canvas, d, shift(st.spaces[area].polygon), pal["attack"], w + 2)
     drawn: set[tuple[str, ...]] = set()
     for path in move_paths(hl):
         key = tuple(path)

@@ -27,6 +27,7 @@ from PIL import Image, ImageDraw
 from adjudicator.kernel.memo import Memo
 from adjudicator.stalingrad.data_models import StalingradPack
 from adjudicator.stalingrad.views import StalingradView, UnitView
+from render.common import outline_polygon
 from render.stalingrad.counters import face_of, stack_sprite, stacks, units_of_pack
 from render.stalingrad.layout import DEFAULT_SCALE, Point, Static
 
@@ -184,7 +185,7 @@ def paint(canvas: Image.Image, ops: Sequence[Paste | Outline], offset: tuple[int
         else:
             if draw is None:
                 draw = ImageDraw.Draw(canvas)
-            draw.polygon([(x - dx, y - dy) for x, y in op[4]], outline=op[5], width=op[6])
+            outline_polygon(canvas, draw, [(x - dx, y - dy) for x, y in op[4]], op[5], op[6])
 
 
 def board_layer(st: Static, the_plan: Plan) -> Image.Image:

@@ -12,7 +12,9 @@ from adjudicator.stalingrad.data import load_pack
 from adjudicator.stalingrad.data_models import StalingradPack
 from adjudicator.stalingrad.game import StalingradGame
 from adjudicator.stalingrad.views import StalingradView, UnitView
+from render import common
 from render import stalingrad as tps
+from render.common import outline_polygon
 from render.stalingrad.counters import face_of, stack_sprite, stacks, units_of_pack
 from render.stalingrad.highlight import draw_highlight
 from render.stalingrad.panel import draw_panel
@@ -131,3 +133,23 @@ def test_a_view_of_shared_parts_is_the_validated_view(game: StalingradGame) -> N
         again = StalingradView.model_validate(data)
         assert again == view and again.model_dump() == data
         assert game.view(step.state.model_copy(deep=True), "public") == view
+
+
+@pytest.mark.parametrize("width", [2, 3, 7])
+def test_an_outline_through_a_kept_mask_is_pillows_outline(width: int) -> None:
+    """:func:`outline_polygon` draws what ``ImageDraw.polygon(outline=, width=)`` draws,
+    Area by Area (wholly inside, across the edge and off the picture), and leaves its kept
+    mask blank for the next one."""
+    st = tps.build_static(load_pack())
+    for number, geo in enumerate(st.spaces.values()):
+        if not geo.polygon:
+            continue
+        dx, dy = ((0, 0), (geo.bbox[0] + 20, 7), (-40, -900))[number % 3]
+        poly = [(x - dx, y - dy) for x, y in geo.polygon]
+        pillow = st.bases["russian"].copy()
+        ImageDraw.Draw(pillow).polygon(poly, outline=st.palette["attack"], width=width)
+        kept = st.bases["russian"].copy()
+        outline_polygon(kept, ImageDraw.Draw(kept), poly, st.palette["attack"], width)
+        assert same(kept, pillow), geo.key
+    masks = common._scratch.masks
+    assert masks and all(mask.getbbox() is None for mask in masks.values())
