@@ -28,7 +28,7 @@ import threading
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
@@ -107,6 +107,8 @@ SECRETS: dict[str, RGB] = {
 }
 SECRET_SLOTS = len(SECRETS)
 FIRST_SECRET = 256 - SECRET_SLOTS
+#: Every secret index mapped to 0 (``Image.point``), every other kept.
+_NO_SECRETS = [*range(FIRST_SECRET), *([0] * SECRET_SLOTS)]
 
 
 class PlainFont(ImageFont.FreeTypeFont):
@@ -240,13 +242,22 @@ class Palette:
         return range(FIRST_SECRET, 256)
 
     def _image(self, secrets: bool) -> Image.Image:
-        colours = list(self.colours)
-        if not secrets:
-            # make the secret entries unreachable: duplicates of entry 0, remapped below
-            colours[FIRST_SECRET:] = [colours[0]] * SECRET_SLOTS
-        pal = Image.new("P", (1, 1))
-        pal.putpalette([v for c in colours for v in c])
+        """The palette to quantise against (kept: read only)."""
+        made: dict[bool, Image.Image] = self.__dict__.setdefault("_images", {})
+        pal = made.get(secrets)
+        if pal is None:
+            colours = list(self.colours)
+            if not secrets:
+                # make the secret entries unreachable: duplicates of entry 0, remapped below
+                colours[FIRST_SECRET:] = [colours[0]] * SECRET_SLOTS
+            pal = made[secrets] = Image.new("P", (1, 1))
+            pal.putpalette(bytes(v for c in colours for v in c))
         return pal
+
+    @cached_property
+    def flat_bytes(self) -> bytes:
+        """:meth:`flat` as bytes (what ``putpalette`` takes without converting)."""
+        return bytes(self.flat())
 
     def quantize(self, image: Image.Image, *, secrets: bool = False) -> Image.Image:
         """``image`` (RGB) as a P image on this palette, without dithering.
@@ -255,16 +266,13 @@ class Palette:
         out = image.convert("RGB").quantize(palette=self._image(secrets),
                                            dither=Image.Dither.NONE)
         if not secrets:
-            lut = list(range(256))
-            for i in range(FIRST_SECRET, 256):
-                lut[i] = 0
-            out = out.point(lut)
-        out.putpalette(self.flat())
+            out = out.point(_NO_SECRETS)
+        out.putpalette(self.flat_bytes)
         return out
 
     def new(self, size: tuple[int, int], colour: str = "paper") -> Image.Image:
         im = Image.new("P", size, self[colour])
-        im.putpalette(self.flat())
+        im.putpalette(self.flat_bytes)
         return im
 
 
@@ -315,11 +323,11 @@ class SpriteCache:
         text = plain(text)
 
         def build() -> Image.Image:
-            w, h = text_size(text, size)
             f = font(size)
+            left, top, right, bottom = f.getbbox(text)  # text_size's measure, made once
+            w, h = int(right - left), int(bottom - top)
             im = Image.new("RGB", (w + 2 * pad + 2, h + 2 * pad + 2), rgb(bg))
             d = ImageDraw.Draw(im)
-            left, top, _, _ = f.getbbox(text)
             d.text((pad + 1 - left, pad + 1 - top), text, font=f, fill=rgb(fg))
             if border is not None:
                 d.rectangle((0, 0, im.width - 1, im.height - 1), outline=rgb(border))

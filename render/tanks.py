@@ -395,7 +395,7 @@ def _draw_crop(view: TanksView, pack: TanksPack, st: Static, hl: LastAction | No
     y0 = int(max(0, min(cy - h / 2, st.size[1] - h)))
     box = (x0, y0, int(x0 + w), int(y0 + h))
     canvas = st.base.crop(box)
-    canvas.putpalette(st.palette.flat())
+    canvas.putpalette(st.palette.flat_bytes)
     _draw_map(canvas, st, view, pack, hl, (x0, y0))
     caption = (f"{view.scenario} - turn {view.turn}/{view.last_turn}, {view.phasing}, "
                f"{PHASE_NAMES.get(view.phase, view.phase)}")

@@ -83,7 +83,7 @@ def draw_crop(view: StalingradView, pack: StalingradPack, *, cull: bool = True) 
     lay = _crop_layout(view, pack)
     st, box = lay.st, lay.box
     window = st.bases["russian"].crop(box)  # beyond the picture: index 0, the paper
-    window.putpalette(st.palette.flat())
+    window.putpalette(st.palette.flat_bytes)
     d = ImageDraw.Draw(window)
     for band in lay.blank:  # room for the Zones' boxes beside the frame
         d.rectangle(band, fill=st.palette["paper"])

@@ -41,6 +41,8 @@ Grouped = tuple[str, list[UnitView], Point]
 
 #: Board layers kept per Static (each a copy of the whole picture).
 BOARD_LAYERS = 4
+#: Boards' marks kept per Static (all dropped when full).
+BOARDS_KEPT = 256
 #: Spaces' stacks kept per Static (all dropped when full).
 STACKS_KEPT = 8192
 
@@ -61,6 +63,7 @@ class _Kept:
 
     stacks: dict[tuple[object, ...], tuple[tuple[UnitView, ...], list[Paste],
                                            list[Grouped]]] = field(default_factory=dict)
+    boards: dict[tuple[object, ...], list[Paste | Outline]] = field(default_factory=dict)
     layers: OrderedDict[tuple[object, ...], Image.Image] = field(default_factory=OrderedDict)
     last: tuple[StalingradView, Plan] | None = None  # the View planned last, and its plan
 
@@ -84,45 +87,21 @@ def plan(st: Static, view: StalingradView, pack: StalingradPack) -> Plan:
 
 
 def _plan(st: Static, kept: _Kept, view: StalingradView, pack: StalingradPack) -> Plan:
-    pal = st.palette
     by_loc: dict[str, list[UnitView]] = {}
     for u in view.units:
         by_loc.setdefault(u.loc, []).append(u)
-    # Control: the German-tinted board through each German-controlled Area's mask
-    board: list[Paste | Outline] = []
-    german: list[str] = []
-    for area in view.areas:
-        geo = st.spaces.get(area.key)
-        if geo is None or geo.patch is None or area.control != "german":
-            continue
-        x0, y0 = geo.bbox[0], geo.bbox[1]
-        board.append((x0, y0, x0 + geo.patch.width, y0 + geo.patch.height, x0, y0,
-                      geo.patch, geo.mask))
-        german.append(area.key)
-    fs_tag = max(7, round(0.2 * st.scale))
-    width = max(2, round(3 * (st.scale / DEFAULT_SCALE)))
-    marks: list[tuple[str, int, bool]] = []
-    for area in view.areas:
-        geo = st.spaces.get(area.key)
-        if geo is None:
-            continue
-        here = by_loc.get(area.key, ())
-        contested = len({u.side for u in here}) > 1
-        if not area.rubble and not contested:
-            continue
-        marks.append((area.key, area.rubble, contested))
-        tx, ty = geo.tag_at
-        if area.rubble:
-            tag = st.sprites.tag(f"R{area.rubble}", fs_tag, fg="white", bg="rubble")
-            board.append(_paste_at(tag, tx, ty))
-            tx += tag.width + 2
-        if contested:
-            xs = [p[0] for p in geo.polygon]
-            ys = [p[1] for p in geo.polygon]
-            board.append((min(xs) - width - 2, min(ys) - width - 2, max(xs) + width + 2,
-                          max(ys) + width + 2, geo.polygon, pal["contested"], width))
-            tag = st.sprites.tag("X", fs_tag, fg="white", bg="contested")
-            board.append(_paste_at(tag, tx, ty))
+    contested = {loc for loc, units in by_loc.items()
+                 if len(units) > 1 and any(u.side != units[0].side for u in units)}
+    german = tuple(area.key for area in view.areas if area.control == "german")
+    marks = tuple((area.key, area.rubble, area.key in contested) for area in view.areas
+                  if area.rubble or area.key in contested)
+    board_key = (german, marks)
+    board = kept.boards.get(board_key)
+    if board is None:
+        board = _board_ops(st, german, marks)
+        if len(kept.boards) >= BOARDS_KEPT:
+            kept.boards.clear()
+        kept.boards[board_key] = board
     counters: list[Paste] = []
     grouped: list[Grouped] = []
     pack_units: Any = None
@@ -140,7 +119,41 @@ def _plan(st: Static, kept: _Kept, view: StalingradView, pack: StalingradPack) -
             kept.stacks[key] = found
         counters += found[1]
         grouped += found[2]
-    return Plan((tuple(german), tuple(marks)), board, counters, grouped)
+    return Plan(board_key, board, counters, grouped)
+
+
+def _board_ops(st: Static, german: tuple[str, ...], marks: tuple[tuple[str, int, bool], ...]
+               ) -> list[Paste | Outline]:
+    """The marks on the board, in drawing order: the German-tinted board through each
+    German-controlled Area's mask, then each marked Area's Rubble tag, Contested outline
+    and tag (Areas in the View's order)."""
+    board: list[Paste | Outline] = []
+    for key in german:
+        geo = st.spaces.get(key)
+        if geo is None or geo.patch is None:
+            continue
+        x0, y0 = geo.bbox[0], geo.bbox[1]
+        board.append((x0, y0, x0 + geo.patch.width, y0 + geo.patch.height, x0, y0,
+                      geo.patch, geo.mask))
+    fs_tag = max(7, round(0.2 * st.scale))
+    width = max(2, round(3 * (st.scale / DEFAULT_SCALE)))
+    for key, rubble, contested in marks:
+        geo = st.spaces.get(key)
+        if geo is None:
+            continue
+        tx, ty = geo.tag_at
+        if rubble:
+            tag = st.sprites.tag(f"R{rubble}", fs_tag, fg="white", bg="rubble")
+            board.append(_paste_at(tag, tx, ty))
+            tx += tag.width + 2
+        if contested:
+            xs = [p[0] for p in geo.polygon]
+            ys = [p[1] for p in geo.polygon]
+            board.append((min(xs) - width - 2, min(ys) - width - 2, max(xs) + width + 2,
+                          max(ys) + width + 2, geo.polygon, st.palette["contested"], width))
+            tag = st.sprites.tag("X", fs_tag, fg="white", bg="contested")
+            board.append(_paste_at(tag, tx, ty))
+    return board
 
 
 def _paste_at(sprite: Image.Image, x: float, y: float) -> Paste:
