@@ -11,7 +11,7 @@ state or from events.
 >>> class Shot(Entry):
 ...     target: str
 >>> class Record(ActionRecord):
-...     shots: list[Shot] = []
+...     shots: list[Shot] = entry_list()
 >>> record = Record(shots=[Shot(target="1203"), Shot(target="0907", audience="german")])
 >>> [shot.target for shot in record.for_viewer("soviet").shots]
 ['1203']
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from adjudicator.kernel.events import PUBLIC, may_see
 
@@ -33,6 +33,12 @@ class Entry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     audience: str = PUBLIC
+
+
+def entry_list() -> Any:
+    """A record's field holding a list of entries, empty until the action adds some (each
+    record its own list)."""
+    return Field(default_factory=list)
 
 
 class ActionRecord(BaseModel):

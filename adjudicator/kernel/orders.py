@@ -11,7 +11,8 @@ order that answers decisions of that kind at once, ``standing KIND off`` clears 
 
 from __future__ import annotations
 
-from typing import Literal
+import inspect
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -19,23 +20,35 @@ from adjudicator.kernel.errors import NotationError
 
 
 class Order(BaseModel):
-    """Base of every order model: immutable, no unknown fields."""
+    """Base of every order model: immutable, no unknown fields.
+
+    An order model names its verb in its class line, ``class Pass(Order, verb="pass")``;
+    the verb becomes its first field, ``verb: Literal["pass"] = "pass"``: the notation's
+    name of the order (``OrderSpec``), in every dump of it, refused if another is given.
+    A base that is no order of its own (a game's common fields) names none.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    def __init_subclass__(cls, verb: str | None = None, **kwargs: Any) -> None:
+        if verb is not None:
+            own = inspect.get_annotations(cls)
+            if "verb" in own:
+                raise TypeError(f"{cls.__name__}: the verb is named once, in the class line")
+            cls.__annotations__ = {"verb": Literal[verb], **own}
+            cls.verb = verb  # type: ignore[attr-defined]
+        super().__init_subclass__(**kwargs)
 
-class SetStanding(Order):
+
+class SetStanding(Order, verb="standing"):
     """``standing casualties disrupt-first`` / ``standing casualties off``."""
 
-    verb: Literal["standing"] = "standing"
     kind: str
     policy: str | None = None
 
 
-class Resign(Order):
+class Resign(Order, verb="resign"):
     """``resign``: the side gives the game up (at any time while it is not over)."""
-
-    verb: Literal["resign"] = "resign"
 
 
 #: Input limits. Nothing a player legally writes comes near them; they bound what one

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from pydantic import Field
 
 from adjudicator.kernel.events import Event
-from adjudicator.kernel.last_action import ActionRecord, Entry
+from adjudicator.kernel.last_action import ActionRecord, Entry, entry_list
 from adjudicator.stalingrad.places import EAST
 
 
@@ -89,12 +89,12 @@ class LastAction(ActionRecord):
     box: int
     origin: str | None = None  # the impulse's Area of origin (8.11)
     passed: bool = False
-    orders: list[OrderRecord] = Field(default_factory=list)
-    moves: list[MoveRecord] = Field(default_factory=list)
-    attacks: list[AttackRecord] = Field(default_factory=list)
-    retreats: list[RetreatRecord] = Field(default_factory=list)
-    crossings: list[CrossingRecord] = Field(default_factory=list)
-    eliminated: list[EliminatedRecord] = Field(default_factory=list)
+    orders: list[OrderRecord] = entry_list()
+    moves: list[MoveRecord] = entry_list()
+    attacks: list[AttackRecord] = entry_list()
+    retreats: list[RetreatRecord] = entry_list()
+    crossings: list[CrossingRecord] = entry_list()
+    eliminated: list[EliminatedRecord] = entry_list()
 
 
 def attack_text(total: str, result: str | None, cp: int | None, *, rubble: bool = False,

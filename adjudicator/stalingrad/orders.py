@@ -31,22 +31,17 @@ def _units(value: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted({v.lower() for v in value}))
 
 
-class Pass(Order):
+class Pass(Order, verb="pass"):
     """8.14: the side declines its impulse."""
 
-    verb: Literal["pass"] = "pass"
 
-
-class End(Order):
+class End(Order, verb="end"):
     """8.1: the impulse is over (its units Spent, 8.13; the German impulse DR if owed)."""
 
-    verb: Literal["end"] = "end"
 
-
-class Move(Order):
+class Move(Order, verb="move"):
     """8.2: units of one Area move, Area by Area, to ``to`` (``via`` the Areas given)."""
 
-    verb: Literal["move"] = "move"
     units: tuple[str, ...]
     to: str
     via: tuple[str, ...] = ()
@@ -55,20 +50,18 @@ class Move(Order):
     _sort = field_validator("units")(_units)
 
 
-class Regroup(Order):
+class Regroup(Order, verb="regroup"):
     """8.27: Spent units move one MF at night into a Free Area."""
 
-    verb: Literal["regroup"] = "regroup"
     units: tuple[str, ...]
     to: str
 
     _sort = field_validator("units")(_units)
 
 
-class Attack(Order):
+class Attack(Order, verb="attack"):
     """8.3: units attack a Group (Fresh, Spent or the Rubble, 14.6) in or next to their Area."""
 
-    verb: Literal["attack"] = "attack"
     area: str
     group: Group | None = None
     units: tuple[str, ...]
@@ -76,58 +69,52 @@ class Attack(Order):
     _sort = field_validator("units")(_units)
 
 
-class Infiltrate(Order):
+class Infiltrate(Order, verb="infiltrate"):
     """8.28: Fresh Russian Infantry enter an Area of Spent Germans at night without attacking."""
 
-    verb: Literal["infiltrate"] = "infiltrate"
     area: str
     units: tuple[str, ...]
 
     _sort = field_validator("units")(_units)
 
 
-class Fortify(Order):
+class Fortify(Order, verb="fortify"):
     """14.3: an Engineer or three Infantry build (or raise) Rubble as a fortification."""
 
-    verb: Literal["fortify"] = "fortify"
     area: str
     units: tuple[str, ...]
 
     _sort = field_validator("units")(_units)
 
 
-class Cross(Order):
+class Cross(Order, verb="cross"):
     """18.5: Russian reinforcements cross the Volga to a Landing Area."""
 
-    verb: Literal["cross"] = "cross"
     units: tuple[str, ...]
     to: str
 
     _sort = field_validator("units")(_units)
 
 
-class Recross(Order):
+class Recross(Order, verb="recross"):
     """18.7: Russian units ferry back to the east bank at night."""
 
-    verb: Literal["recross"] = "recross"
     units: tuple[str, ...]
     origin: str
 
     _sort = field_validator("units")(_units)
 
 
-class Advantage(Order):
+class Advantage(Order, verb="advantage"):
     """9: the holder declines, rerolls (9.2, 9.4) or prolongs the period (9.3)."""
 
-    verb: Literal["advantage"] = "advantage"
     action: Literal["reroll", "prolong", "decline"]
 
 
-class Casualties(Order):
+class Casualties(Order, verb="casualties"):
     """8.354: the defender pays Casualty Points by Disrupting, retreating, eliminating
     (voluntary retreats: 8.3554)."""
 
-    verb: Literal["casualties"] = "casualties"
     disrupt: tuple[str, ...] = ()
     retreat: tuple[str, ...] = ()
     eliminate: tuple[str, ...] = ()
@@ -137,115 +124,98 @@ class Casualties(Order):
     _sort = field_validator("disrupt", "retreat", "eliminate", "voluntary")(_units)
 
 
-class Tie(Order):
+class Tie(Order, verb="tie"):
     """8.354: the attacker picks which of the tied highest Defense Factors takes the first CP."""
 
-    verb: Literal["tie"] = "tie"
     unit: str
 
     _lower = field_validator("unit")(lambda v: v.lower())
 
 
-class RetreatTo(Order):
+class RetreatTo(Order, verb="retreat"):
     """8.3551: where a retreat goes when the priorities leave a choice."""
 
-    verb: Literal["retreat"] = "retreat"
     area: str
 
 
-class Overflow(Order):
+class Overflow(Order, verb="overflow"):
     """The units that continue a retreat out of an Area the Group would overfill (8.3553)."""
 
-    verb: Literal["overflow"] = "overflow"
     units: tuple[str, ...]
 
     _sort = field_validator("units")(_units)
 
 
-class Reinforce(Order):
+class Reinforce(Order, verb="reinforcements"):
     """18.2: where the day's reinforcements enter."""
 
-    verb: Literal["reinforcements"] = "reinforcements"
     zone: str | None = None  # None: delay (6.2)
     units: tuple[str, ...] = ()  # () = every reinforcement still to place (6.2, 18.2)
 
     _sort = field_validator("units")(_units)
 
 
-class Setup(Order):
+class Setup(Order, verb="setup"):
     """5.4: units set up in an Area of their setup symbol."""
 
-    verb: Literal["setup"] = "setup"
     units: tuple[str, ...]
     area: str
 
     _sort = field_validator("units")(_units)
 
 
-class SetupDone(Order):
+class SetupDone(Order, verb="setup-done"):
     """5.4: the side's set-up is complete."""
 
-    verb: Literal["setup-done"] = "setup-done"
 
-
-class SetupAuto(Order):
+class SetupAuto(Order, verb="setup-auto"):
     """5.4: the rest of the side set up on the historical Areas (21.2)."""
 
-    verb: Literal["setup-auto"] = "setup-auto"
 
-
-class RollRubble(Order):
+class RollRubble(Order, verb="rubble"):
     """5.7: the German rolls for the initial Rubble."""
 
-    verb: Literal["rubble"] = "rubble"
 
-
-class Replace(Order):
+class Replace(Order, verb="replace"):
     """13.3: eliminated Russian Armor units placed in Area 70 for replacement factors."""
 
-    verb: Literal["replace"] = "replace"
     units: tuple[str, ...]
     area: str
 
     _sort = field_validator("units")(_units)
 
 
-class Recreate(Order):
+class Recreate(Order, verb="recreate"):
     """21.3: eliminated Russian units recreated for the 64th Army (compensation)."""
 
-    verb: Literal["recreate"] = "recreate"
     units: tuple[str, ...]
 
     _sort = field_validator("units")(_units)
 
 
-class Bid(Order):
+class Bid(Order, verb="bid"):
     """22.11: Victory Points conceded for command of the Germans, secret until both bid."""
 
-    verb: Literal["bid"] = "bid"
     value: int
 
 
-class CardPick(Order):
+class CardPick(Order, verb="card"):
     """22.22: the card a side secretly plays in an attack (Feints)."""
 
-    verb: Literal["card"] = "card"
     value: int
 
 
-class Refit(Order):
+class Refit(Order, verb="refit"):
     """15.34: a Russian impulse spent refitting a Disrupted FAG."""
 
-    verb: Literal["refit"] = "refit"
     unit: str
 
     _lower = field_validator("unit")(lambda v: v.lower())
 
 
-class ArtilleryAnswer(Order):
+class ArtilleryAnswer(Order, verb="artillery"):
     """15.3: the Russian adds a FAG to his defense against a German attack, or not."""
 
-    verb: Literal["artillery"] = "artillery"
     unit: str | None = None  # None: no artillery
 
     _lower = field_validator("unit")(lambda v: v.lower() if v else v)
@@ -254,10 +224,9 @@ class ArtilleryAnswer(Order):
 Strike = tuple[str, str, str]  # (Area, Group or "", unit)
 
 
-class Bombard(Order):
+class Bombard(Order, verb="bombard"):
     """20.4: the Opening Bombardment's predesignated Artillery/Air attacks."""
 
-    verb: Literal["bombard"] = "bombard"
     strikes: tuple[Strike, ...]
 
 

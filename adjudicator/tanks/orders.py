@@ -31,11 +31,10 @@ class TanksOrder(Order):
     """Base of Stalin's Tanks orders."""
 
 
-class Move(TanksOrder):
+class Move(TanksOrder, verb="move"):
     """A move along ``steps`` (hexes, facing changes, exit, overrun), or to the hex ``to``
     (with the facing ``face``) by the cheapest legal path the rules find."""
 
-    verb: Literal["move"] = "move"
     unit: str
     steps: tuple[str, ...] = ()
     to: str | None = None
@@ -50,45 +49,40 @@ class Move(TanksOrder):
         return self
 
 
-class Fire(TanksOrder):
+class Fire(TanksOrder, verb="fire"):
     """10.0, 13.0, 14.0: units fire at a target (AT, AP or HE; several Infantry combined, 15.2)."""
 
-    verb: Literal["fire"] = "fire"
     units: tuple[str, ...]
     target: str
     mode: Literal["at", "ap", "he"] | None = None
 
 
-class Assault(TanksOrder):
+class Assault(TanksOrder, verb="assault"):
     """16.0: a close assault (24.0: a Soviet suicide assault)."""
 
-    verb: Literal["assault"] = "assault"
     unit: str
     target: str
     suicide: bool = False
 
 
-class Load(TanksOrder):
+class Load(TanksOrder, verb="load"):
     """17.1: a unit boards a halftrack (which may then move on)."""
 
-    verb: Literal["load"] = "load"
     unit: str
     passenger: str
     steps: tuple[str, ...] = ()
 
 
-class Unload(TanksOrder):
+class Unload(TanksOrder, verb="unload"):
     """17.3: a halftrack sets its passenger down (and may then move on)."""
 
-    verb: Literal["unload"] = "unload"
     unit: str
     steps: tuple[str, ...] = ()
 
 
-class Barrage(TanksOrder):
+class Barrage(TanksOrder, verb="barrage"):
     """18.1: off-board artillery is called on a hex a friendly unit sees."""
 
-    verb: Literal["barrage"] = "barrage"
     hex: str
 
 
@@ -100,29 +94,22 @@ class Placement(TanksOrder):
     facing: str | None = None
 
 
-class Place(Placement):
+class Place(Placement, verb="place"):
     """4.0: a unit set up in sight of both sides."""
 
-    verb: Literal["place"] = "place"
 
-
-class Hide(Placement):
+class Hide(Placement, verb="hide"):
     """20.0: a unit set up in secret (hidden initial placement)."""
 
-    verb: Literal["hide"] = "hide"
 
-
-class Mine(TanksOrder):
+class Mine(TanksOrder, verb="mine"):
     """19.1: a minefield placed in secret."""
 
-    verb: Literal["mine"] = "mine"
     hex: str
 
 
-class Done(TanksOrder):
+class Done(TanksOrder, verb="done"):
     """5.0: the side's phase (or set-up, or Defensive Fire) is over."""
-
-    verb: Literal["done"] = "done"
 
 
 def parse_hex(text: str) -> str:
