@@ -83,9 +83,9 @@ class StalingradView(View):
 #: Per board: its Areas in key order, and the unit and Area views made so far, by content.
 _PARTS = Memo[tuple[list[tuple[str, str, int]], dict[tuple[object, ...], UnitView],
                     dict[tuple[object, ...], AreaView]]](size=16)
-#: The unit and Area views kept per board (all dropped when full: a new game's set-up
-#: fills them again).
-_PARTS_LIMIT = 20000
+#: The unit and Area views kept per board: a dozen games' positions (all dropped when full;
+#: the next View makes its own again).
+_PARTS_LIMIT = 5000
 
 
 def _parts(board: Board) -> tuple[list[tuple[str, str, int]],
