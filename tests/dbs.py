@@ -2,7 +2,8 @@
 
 ``db_url`` is a fresh, empty database per test, once for SQLite (a file in the test's
 folder) and once for PostgreSQL (a new database on a throwaway server, copied from a
-template migrated once per session): a test that takes it runs against both backends.
+template migrated once per session, dropped when the test is done): a test that takes it
+runs against both backends.
 The server is the one ``.ci/run`` started (``$UMPIRE_TEST_POSTGRES``) or, without one, one
 started here for the session; PostgreSQL tests skip, saying why, only when no server can be
 started — and fail instead under ``.ci/run`` (``$UMPIRE_POSTGRES=required``).
@@ -73,13 +74,22 @@ class PgDatabases:
         self.made.append(name)
         return with_database(self.url, name)
 
-    def drop_all(self) -> None:
+    def drop(self, *urls: str) -> None:
+        """Drop databases made here (as soon as their test is done: a database left until
+        the end of the session is ~8 MB the server writes out and deletes at the end)."""
         import psycopg
 
+        names = [urlsplit(url).path.lstrip("/") for url in urls]
+        names = [name for name in names if name in self.made]
+        if not names:
+            return
         with psycopg.connect(self.url, autocommit=True) as conn:
-            for name in self.made:
+            for name in names:
                 conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        self.made.clear()
+                self.made.remove(name)
+
+    def drop_all(self) -> None:
+        self.drop(*(with_database(self.url, name) for name in self.made))
 
 
 def _required() -> bool:
@@ -147,6 +157,8 @@ class NewDb:
 
             for url in self.urls:
                 close_stores(url)
+            databases: PgDatabases = self.request.getfixturevalue("pg_databases")
+            databases.drop(*self.urls)
 
 
 @pytest.fixture(params=BACKENDS)
@@ -181,3 +193,4 @@ def pg_url(pg_databases: PgDatabases) -> Iterator[str]:
         from bot.store.postgres import close_stores
 
         close_stores(url)
+        pg_databases.drop(url)

@@ -250,7 +250,7 @@ def test_every_listed_order_is_accepted(scenario: str, seed: int, most: int | No
                             from error
                 kinds.add(text.split()[0])
                 checked += 1
-        for text in choose(GAME, state, side, rng):
+        for text in choose(GAME, state, side, rng, orders):
             try:
                 state = GAME.apply_text(state, side, text, dice).state
                 break

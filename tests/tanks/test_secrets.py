@@ -104,13 +104,29 @@ def play_scanned(game: TanksGame, scenario: str, seed: int, steps: int = 1500) -
     return state
 
 
-@pytest.mark.parametrize("scenario", ["pakfront", "kursk-salient", "close-to-the-end"])
+#: The longer scanned games: their first orders in the default run, to the end in the soak.
+LONGER = ("kursk-salient", "close-to-the-end")
+FIRST_ORDERS = 80
+
+
+@pytest.mark.parametrize("scenario", [
+    "pakfront", *(pytest.param(s, marks=pytest.mark.soak) for s in LONGER)])
 def test_no_secret_reaches_public_or_opponent_before_reveal_20_0_19_1(scenario: str) -> None:
+    """A random game scanned after every order, to its end, where every side's secrets are
+    published and check out (the longer games to the end in the soak stage)."""
     state = play_scanned(TanksGame(), scenario, seed=11)
     assert state.result is not None
     for secret in state.secrets.values():  # published at the end, and they check out
         assert secret.revealed
         assert verify_commitment(secret.commitment, secret.salt, secret.entries)
+
+
+@pytest.mark.parametrize("scenario", LONGER)
+def test_no_secret_reaches_public_or_opponent_in_the_first_orders_20_0_19_1(
+        scenario: str) -> None:
+    """The first orders of the longer scanned games above (to the end in the soak stage)."""
+    state = play_scanned(TanksGame(), scenario, seed=11, steps=FIRST_ORDERS)
+    assert state.result is None and any(secrets_of(state))  # secrets still held
 
 
 @pytest.mark.parametrize("leaky", [LeakyViewGame, LeakyEventGame])
@@ -180,7 +196,7 @@ def run_worlds(game: TanksGame, scenario: str, setups: tuple[list[str], list[str
         legal = game.legal_orders(a, side) if side == watcher else ["done"]
         if side == watcher:
             assert legal == game.legal_orders(b, side), "legal orders depend on a secret"
-        order = next(o for o in choose(game, a, side, rng) if o in legal) \
+        order = next(o for o in choose(game, a, side, rng, legal) if o in legal) \
             if side == watcher else "done"
         results = []
         for state, dice in worlds:
@@ -212,12 +228,14 @@ def test_hidden_units_do_not_change_what_the_opponent_sees_20_0() -> None:
     assert matched > 20  # a real stretch of play was compared before the first reveal
 
 
-def test_mines_do_not_change_what_the_opponent_sees_19_1() -> None:
+@pytest.mark.parametrize("steps", [60, pytest.param(400, marks=pytest.mark.soak)])
+def test_mines_do_not_change_what_the_opponent_sees_19_1(steps: int) -> None:
+    """Compared for 60 orders (until the first reveal, ~160 orders, in the soak stage)."""
     game = TanksGame()
     state = game.setup("kursk-salient")
     a = mines_setup(state, game, ["1214", "1614", "2014", "2414", "2814", "3014"])
     b = mines_setup(state, game, ["1314", "1714", "2114", "2514", "2914", "3114"])
-    matched = run_worlds(game, "kursk-salient", (a, b), "soviet", seed=3)
+    matched = run_worlds(game, "kursk-salient", (a, b), "soviet", seed=3, steps=steps)
     assert matched > 20
 
 
