@@ -17,6 +17,7 @@ What makes it cheap:
 from __future__ import annotations
 
 import math
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -69,6 +70,8 @@ class _Kept:
 
 
 _KEPT = Memo[_Kept](size=16)
+#: The kept board layers are shared by the threads drawing pictures.
+_layers_lock = threading.Lock()
 
 
 def _kept(st: Static) -> _Kept:
@@ -79,8 +82,9 @@ def plan(st: Static, view: StalingradView, pack: StalingradPack) -> Plan:
     """The plan of ``view`` on ``st`` (see the module docstring); Views are read-only, so
     the plan of the View planned last is kept (a zoom plans its window's key first)."""
     kept = _kept(st)
-    if kept.last is not None and kept.last[0] is view:
-        return kept.last[1]
+    last = kept.last  # read once: another thread may plan another View meanwhile
+    if last is not None and last[0] is view:
+        return last[1]
     made = _plan(st, kept, view, pack)
     kept.last = (view, made)
     return made
@@ -205,12 +209,16 @@ def board_layer(st: Static, the_plan: Plan) -> Image.Image:
     """The whole board with the plan's marks (Control, Rubble, Contested), from the last
     few kept (do not draw on it: copy it)."""
     kept = _kept(st)
-    layer = kept.layers.get(the_plan.board_key)
-    if layer is None:
-        layer = st.bases["russian"].copy()
-        paint(layer, the_plan.board)
-        kept.layers[the_plan.board_key] = layer
+    key = the_plan.board_key
+    with _layers_lock:
+        layer = kept.layers.get(key)
+        if layer is not None:
+            kept.layers.move_to_end(key)
+            return layer
+    layer = st.bases["russian"].copy()
+    paint(layer, the_plan.board)
+    with _layers_lock:
+        kept.layers[key] = layer
         while len(kept.layers) > BOARD_LAYERS:
             kept.layers.popitem(last=False)
-    kept.layers.move_to_end(the_plan.board_key)
     return layer

@@ -5,6 +5,8 @@ View a validating build makes."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 from PIL import Image, ImageChops, ImageDraw
 
@@ -153,3 +155,16 @@ def test_an_outline_through_a_kept_mask_is_pillows_outline(width: int) -> None:
         assert same(kept, pillow), geo.key
     masks = common._scratch.masks
     assert masks and all(mask.getbbox() is None for mask in masks.values())
+
+
+def test_pictures_drawn_by_several_threads_at_once_are_the_same(
+        views: list[StalingradView]) -> None:
+    """The kept plans, board layers and masks are shared by threads drawing pictures."""
+    pack = load_pack()
+    chosen = views[::3][:8]
+    alone = [(tps.draw(v, pack), tps.draw(v, pack, crop=True)) for v in chosen]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda v: (tps.draw(v, pack), tps.draw(v, pack, crop=True)),
+                                 chosen * 2))
+    for (full, zoom), (full_t, zoom_t) in zip(alone * 2, together, strict=True):
+        assert same(full, full_t) and same(zoom, zoom_t)
