@@ -17,7 +17,10 @@ from adjudicator.registry import load_game
 # name names): import them here so conformance cases and CLI runs can look them up.
 from tests.bot import duel_variants, test_service_support  # noqa: F401
 from tests.dbs import backend, db_url, new_db, pg_databases, pg_server, pg_url  # noqa: F401
+from tests.hypothesis_profiles import load_default_run_profile
 from tests.kernel import duel  # noqa: F401
+
+load_default_run_profile()
 
 CONFORMANCE = Path(__file__).parent / "conformance"
 DUEL_CASES = Path(__file__).parent / "kernel" / "cases"

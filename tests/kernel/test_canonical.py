@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adjudicator.kernel.state import canonical_json
+from tests.hypothesis_profiles import examples
 from tests.kernel.test_copy_and_views import GAMES, states
 
 
@@ -26,7 +27,7 @@ values = st.recursive(
 )
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(values)
 def test_json_data_without_floats_encodes_as_the_standard_library_does(data: Any) -> None:
     assert canonical_json(data) == reference(data)

@@ -11,6 +11,7 @@ from adjudicator.kernel.errors import NotationError, RuleError
 from adjudicator.kernel.events import visible_to
 from adjudicator.kernel.game import Applied, Refused, apply_lines
 from adjudicator.kernel.orders import SetStanding
+from tests.hypothesis_profiles import examples
 from tests.kernel.duel import (
     CELLS,
     Attack,
@@ -252,7 +253,7 @@ def test_a_game_must_declare_its_order_spec() -> None:
 
 # ---- random legal play ------------------------------------------------------------------
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.binary(min_size=4, max_size=8), st.randoms(use_true_random=False))
 def test_random_legal_games_keep_invariants(seed: bytes, rnd: object) -> None:
     import random

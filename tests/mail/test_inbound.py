@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from bot.mail.commands import own_text, parse_script, subject_game
 from bot.mail.inbound import read_mail
+from tests.hypothesis_profiles import examples
 from tests.mail.support import UMPIRE, raw_mail
 
 LIMIT = 100_000
@@ -73,7 +74,7 @@ def test_malformed_mime_and_headers() -> None:
     assert garbage.silent is not None  # no sender: never answered
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.binary(max_size=2000))
 def test_any_bytes_are_read_without_an_exception(data: bytes) -> None:
     mail = read_mail(b"From: ann@player.test\r\n" + data, UMPIRE, LIMIT)

@@ -67,6 +67,9 @@ def test_idle_wakes_the_gateway_when_mail_comes(dovecot: Dovecot, mailbox: str,
         assert "create GAME" in reply.text
     finally:
         stop.set()
+        # a mail wakes the idling gateway, which then sees it is to stop (else it idles on
+        # and the join waits its whole timeout)
+        dovecot.append(raw_mail("ann@player.test", "help"), user=mailbox)
         runner.join(timeout=5)
 
 

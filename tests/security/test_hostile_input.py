@@ -19,6 +19,7 @@ from bot.console import LocalGame, run_console
 from bot.service import GameService
 from bot.store import Store
 from tests.bot.test_service_support import BLUE, GM_ACTOR, RED, make_service, new_game
+from tests.hypothesis_profiles import examples
 
 TANKS = load_game("tanks")
 STALINGRAD = load_game("stalingrad")
@@ -57,7 +58,7 @@ HOSTILE_TEXT = st.one_of(
 
 
 @pytest.mark.parametrize("game", [TANKS, STALINGRAD], ids=["tanks", "stalingrad"])
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=HOSTILE_TEXT)
 def test_parsers_refuse_and_never_raise_anything_else(game: object, text: str) -> None:
     started = time.thread_time()  # processor time: a busy machine does not count

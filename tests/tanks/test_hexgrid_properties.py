@@ -15,6 +15,7 @@ from adjudicator.tanks.hexgrid import (
     line_of_sight,
     neighbours,
 )
+from tests.hypothesis_profiles import examples
 
 COLS, ROWS = 14, 12
 hexes = st.builds(Hex, st.integers(1, COLS), st.integers(1, ROWS))
@@ -89,13 +90,13 @@ def oracle_los(a: Hex, b: Hex, blocking: frozenset[Hex]) -> bool:
     return True
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(hexes, hexes, blocking_sets)
 def test_los_matches_exact_polygon_oracle_9_2_9_3(a: Hex, b: Hex, block: frozenset[Hex]) -> None:
     assert line_of_sight(a, b, block) == oracle_los(a, b, block)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(hexes, hexes)
 def test_crossed_hexes_match_polygon_oracle_9_2(a: Hex, b: Hex) -> None:
     p0, p1 = centre(a), centre(b)
@@ -109,19 +110,19 @@ def test_crossed_hexes_match_polygon_oracle_9_2(a: Hex, b: Hex) -> None:
         assert distance(x, y) == 1
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(hexes, hexes, blocking_sets)
 def test_los_is_symmetric_9_1(a: Hex, b: Hex, block: frozenset[Hex]) -> None:
     assert line_of_sight(a, b, block) == line_of_sight(b, a, block)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(hexes, hexes, blocking_sets)
 def test_blocking_end_hexes_never_matter_9_2(a: Hex, b: Hex, block: frozenset[Hex]) -> None:
     assert line_of_sight(a, b, block) == line_of_sight(a, b, block | {a, b})
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(hexes, hexes, hexes)
 def test_range_is_a_metric_10_4(a: Hex, b: Hex, c: Hex) -> None:
     assert distance(a, b) == distance(b, a)
@@ -129,7 +130,7 @@ def test_range_is_a_metric_10_4(a: Hex, b: Hex, c: Hex) -> None:
     assert distance(a, c) <= distance(a, b) + distance(b, c)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(hexes, hexes)
 def test_range_steps_down_by_one_towards_the_target_10_4(a: Hex, b: Hex) -> None:
     d = distance(a, b)
