@@ -25,4 +25,6 @@ def load_default_run_profile() -> None:
 def examples(full: int) -> int:
     """``full`` in the soak stage; in the default run the same share of it as the loaded
     profile's count is of ``FULL``."""
-    return max(1, full * settings.default.max_examples // FULL)
+    loaded = settings.default
+    assert loaded is not None
+    return max(1, full * loaded.max_examples // FULL)
