@@ -18,14 +18,17 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.registry import load_game
 
 
+@pytest.mark.parametrize("orders", [12, pytest.param(25, marks=pytest.mark.soak)])
 @pytest.mark.parametrize("name", ["stalingrad", "tanks"])
-def test_legal_orders_views_and_standing_answers_leave_the_state_alone(name: str) -> None:
+def test_legal_orders_views_and_standing_answers_leave_the_state_alone(name: str,
+                                                                       orders: int) -> None:
+    """Every scenario's first orders (12; 25 in the soak stage), every query asked of each."""
     game = load_game(name)
     rnd = random.Random(7)
     for scenario in game.scenarios():
         state = game.setup(scenario)
         index = 0
-        for _ in range(25):
+        for _ in range(orders):
             side = game.acting_side(state)
             if side is None:
                 break
