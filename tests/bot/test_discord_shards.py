@@ -94,7 +94,9 @@ async def test_two_processes_each_serve_their_shards_guilds(db_url: str) -> None
             thread = games[1]
             assert "red" in text(await slash(fake, bob, thread, "game join", side="red"))
             assert "blue" in text(await slash(fake, carol, thread, "game join", side="blue"))
-            assert "commitment" in text(await slash(fake, alice, thread, "game start"))
+            started = await slash(fake, alice, thread, "game start")
+            # A private "Done." first, then the public announcement as a follow-up.
+            await until(lambda: "commitment" in text(started))
             before = len(fake.channel_messages(thread))
             record = await slash(fake, bob, fake.dm_channel(bob), "order", text="trap 1")
             assert "stored" in text(record).lower() or "trap" in text(record), text(record)

@@ -117,15 +117,27 @@ def finished_record(service: GameService) -> tuple[list[dict[str, Any]], str]:
         service.store.game(game_id)["server_seed"]).hex()  # type: ignore[index]
 
 
+def same_total(values: list[int], sides: int) -> list[int] | None:
+    """Other dice with the same total: reversed, or a double split (3+3 as 2+4); none for
+    one die, 1+1 or 6+6."""
+    if values != values[::-1]:
+        return values[::-1]
+    if len(values) > 1 and 1 < values[0] < sides:
+        return [values[0] - 1, values[1] + 1, *values[2:]]
+    return None
+
+
 def test_verify_refuses_dice_marked_forced_without_an_override(service: GameService) -> None:
     lines, seed = finished_record(service)
     assert verify(lines, seed).ok
     forged = copy.deepcopy(lines)
-    # An unforced roll that is no double: its dice reversed keep the total (same state,
-    # same hashes), so only the forced mark can make them pass.
-    target, roll = next((item, roll) for item in forged[1:] for roll in item["rolls"]
-                        if not roll.get("forced") and roll["values"] != roll["values"][::-1])
-    roll["values"] = list(reversed(roll["values"]))
+    # An unforced roll given other dice of the same total (same state, same hashes), so
+    # only the forced mark can make them pass.
+    target, roll, other = next(
+        (item, roll, other) for item in forged[1:] for roll in item["rolls"]
+        if not roll.get("forced")
+        and (other := same_total(roll["values"], int(roll.get("sides", 6)))))
+    roll["values"] = other
     roll["forced"] = list(range(len(roll["values"])))
     for event in target["events"]:
         if event["kind"] == "roll" and event["data"]["index"] == roll["index"]:
