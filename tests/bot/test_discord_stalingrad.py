@@ -23,7 +23,7 @@ from adjudicator.stalingrad.setup import setup_units
 from bot.discord.app import load_renderer
 from bot.discord.core import UmpireBot
 from bot.service import Actor
-from tests.fakediscord import FakeDiscord, Harness, Message, User, run_umpire
+from tests.fakediscord import Harness, Message, User, gm_and_two_players
 
 GERMAN_ATTACK = ("attack 32 fresh with g14pz:pzjg4 g29mot:i/15 g29mot:ii/15 g29mot:iii/15 "
                  "g29mot:pz129")
@@ -44,16 +44,12 @@ def setup_lines(side: str) -> list[str]:
 @pytest.fixture
 async def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                 ) -> AsyncIterator[tuple[Harness, User, User, User]]:
-    fake = FakeDiscord()
-    gm, gerd, sasha = fake.add_user("gm", admin=True), fake.add_user("gerd"), \
-        fake.add_user("sasha")
     renderer = load_renderer()
     assert renderer is not None, "the render package provides render(view)"
-    async with run_umpire(fake, tmp_path / "umpire.db", monkeypatch,
-                          seed_source=lambda n: b"\x05" * n, renderer=renderer,
-                          game_ids=["stal1"]) as harness:
-        harness.timeout = 30.0
-        yield harness, gm, gerd, sasha
+    async with gm_and_two_players(tmp_path / "umpire.db", monkeypatch, "stal1", 5,
+                                  renderer) as seated:
+        seated[0].timeout = 30.0
+        yield seated
 
 
 def applied(reply: object) -> None:
@@ -64,11 +60,8 @@ async def test_basic_game_opening_through_discord(
         table: tuple[Harness, User, User, User]) -> None:
     h, gm, gerd, sasha = table
     fake = h.fake
-    await h.slash(gm, fake.general, "game new", game="stalingrad", scenario="basic")
-    (thread,) = fake.threads()
-    await h.slash(gerd, thread, "game join", side="german")
-    await h.slash(sasha, thread, "game join", side="russian")
-    started = await h.slash(gm, thread, "game start")
+    thread, started = await h.open_game(gm, "stalingrad", "basic",
+                                        {"german": gerd, "russian": sasha})
     assert "To act: **russian**" in started
 
     assert isinstance(h.client, UmpireBot)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakediscord import FakeDiscord, Harness, User, run_umpire
+from tests.fakediscord import Harness, User, gm_and_two_players
 
 HIDDEN = {"pak75-1": "0101", "pak75-2": "0102", "flak88-1": "0103"}
 PLACED = ["flak88-2", "pak88-1", "pak88-2", *(f"infde-{n}" for n in range(1, 10))]
@@ -21,23 +21,15 @@ ENTRIES = ["t34a-1", "t34a-2", "t34b-1", "t34b-2", "t34b-3", "t34b-4", "t34c-1",
 @pytest.fixture
 async def tanks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                 ) -> AsyncIterator[tuple[Harness, User, User, User]]:
-    fake = FakeDiscord()
-    gm, gerd, sasha = fake.add_user("gm", admin=True), fake.add_user("gerd"), \
-        fake.add_user("sasha")
-    async with run_umpire(fake, tmp_path / "umpire.db", monkeypatch,
-                          seed_source=lambda n: b"\x07" * n, game_ids=["tanks1"]) as harness:
-        yield harness, gm, gerd, sasha
+    async with gm_and_two_players(tmp_path / "umpire.db", monkeypatch, "tanks1", 7) as seated:
+        yield seated
 
 
 async def test_pakfront_hidden_setup_and_reveals(
         tanks: tuple[Harness, User, User, User]) -> None:
     h, gm, gerd, sasha = tanks
     fake = h.fake
-    await h.slash(gm, fake.general, "game new", game="tanks", scenario="pakfront")
-    (thread,) = fake.threads()
-    await h.slash(gerd, thread, "game join", side="german")
-    await h.slash(sasha, thread, "game join", side="soviet")
-    await h.slash(gm, thread, "game start")
+    thread, _ = await h.open_game(gm, "tanks", "pakfront", {"german": gerd, "soviet": sasha})
     gerd_dm = fake.dm_channel(gerd)
     assert any("/tanks hide" in m.content for m in fake.dms_to(gerd))
 
@@ -96,11 +88,8 @@ async def test_mines_are_given_in_a_dm_and_never_shown(
         tanks: tuple[Harness, User, User, User]) -> None:
     h, gm, gerd, sasha = tanks
     fake = h.fake
-    await h.slash(gm, fake.general, "game new", game="tanks", scenario="kursk-salient")
-    (thread,) = fake.threads()
-    await h.slash(gerd, thread, "game join", side="german")
-    await h.slash(sasha, thread, "game join", side="soviet")
-    await h.slash(gm, thread, "game start")
+    thread, _ = await h.open_game(gm, "tanks", "kursk-salient",
+                                  {"german": gerd, "soviet": sasha})
     assert any("/tanks mine" in m.content for m in fake.dms_to(sasha))
     refused = await h.slash(sasha, thread, "tanks mine", hex="1213")
     assert refused.ephemeral and "1213" not in refused.text

@@ -138,6 +138,17 @@ class Harness:
         data = self.fake.command_data(path, options, channel, user)
         return await self._run(2, user, channel, data)
 
+    async def open_game(self, gm: User, game: str, scenario: str,
+                        seats: dict[str, User]) -> tuple[Channel, Reply]:
+        """``/game new`` in #general, each player's ``/game join`` of its side in the game's
+        thread, then ``/game start``: the thread and the start's reply."""
+        before = {c.id for c in self.fake.threads()}
+        await self.slash(gm, self.fake.general, "game new", game=game, scenario=scenario)
+        (thread,) = [c for c in self.fake.threads() if c.id not in before]
+        for side, player in seats.items():
+            await self.slash(player, thread, "game join", side=side)
+        return thread, await self.slash(gm, thread, "game start")
+
     async def autocomplete(self, user: User, channel: Channel, path: str, focused: str,
                            **options: Any) -> list[str]:
         """The values of the choices the bot offers while ``user`` types ``focused``."""
@@ -244,3 +255,18 @@ async def run_umpire(fake: FakeDiscord, db: Path, monkeypatch: pytest.MonkeyPatc
     finally:
         store.close()
         await fake.stop()
+
+
+@contextlib.asynccontextmanager
+async def gm_and_two_players(db: Path, monkeypatch: pytest.MonkeyPatch, game_id: str,
+                             seed_byte: int, renderer: Renderer | None = None
+                             ) -> AsyncIterator[tuple[Harness, User, User, User]]:
+    """A fake server with a GM (an admin) and two players, gerd and sasha, and Umpire on a
+    new store at ``db`` whose first game is ``game_id``, its dice seeds ``seed_byte``
+    repeated."""
+    fake = FakeDiscord()
+    gm, gerd, sasha = (fake.add_user("gm", admin=True), fake.add_user("gerd"),
+                       fake.add_user("sasha"))
+    async with run_umpire(fake, db, monkeypatch, seed_source=lambda n: bytes([seed_byte]) * n,
+                          renderer=renderer, game_ids=[game_id]) as harness:
+        yield harness, gm, gerd, sasha

@@ -19,12 +19,9 @@ from adjudicator.stalingrad.data import (
     pack_hash,
     summary,
 )
-from tests.packs import copy_pack, edit_text
+from tests.packs import edit_text, pack_copy_fixture
 
-
-@pytest.fixture
-def copy(tmp_path: Path) -> Path:
-    return copy_pack(DEFAULT_PACK, tmp_path)
+copy = pack_copy_fixture(DEFAULT_PACK)
 
 
 edit = edit_text

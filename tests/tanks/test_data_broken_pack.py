@@ -6,19 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.tanks.data import (
-    DEFAULT_PACK,
-    PackError,
-    check_pack,
-    load_pack,
-    pack_hash,
-)
-from tests.packs import copy_pack, edit_text
+from adjudicator.tanks.data import DEFAULT_PACK, PackError, check_pack, load_pack, pack_hash
+from tests.packs import edit_text, pack_copy_fixture
 
-
-@pytest.fixture
-def copy(tmp_path: Path) -> Path:
-    return copy_pack(DEFAULT_PACK, tmp_path)
+copy = pack_copy_fixture(DEFAULT_PACK)
 
 
 def edit(pack: Path, name: str, old: str, new: str, count: int = 1) -> None:
