@@ -37,6 +37,7 @@ from adjudicator.stalingrad.sides import GERMAN, RUSSIAN
 from adjudicator.stalingrad.state import Act, Battle
 
 KIND_NAMES = {"artillery": "Artillery", "air": "Luftwaffe", "fag": "Russian Artillery"}
+OPENING = "opening"  # the impulse's fire kind once the Opening Bombardment is given (20.4)
 
 
 def support_kind(ctx: Ctx, uid: str) -> str:
@@ -133,6 +134,10 @@ def impulse_error(ctx: Ctx, uid: str, area: str) -> RuleError | None:
                          "and attacks: other units have acted this impulse")
     if imp.fire_kind is None:
         return None
+    if imp.fire_kind == OPENING:
+        return RuleError("20.4", "the Opening Bombardment's attacks must be predesignated "
+                         "although they are resolved one at a time: no further Artillery or "
+                         "air attack joins this impulse")
     if imp.fire_kind != kind:
         return RuleError("15.2", f"this impulse is a {KIND_NAMES[imp.fire_kind]} attack")
     if uid in imp.fired:
@@ -257,7 +262,7 @@ def do_bombard(ctx: Ctx, side: str, order: Bombard, dice: Dice) -> None:
     if not strikes:
         raise RuleError("20.4", "name at least one attack")
     imp = ctx.impulse
-    imp.fire_kind = "opening"  # Observers of any Area (no single origin, 20.4)
+    imp.fire_kind = OPENING  # Observers of any Area (no single origin, 20.4)
     ctx.emit("opening-bombardment", f"Opening Bombardment: {len(strikes)} attack(s): "
              + "; ".join(f"{u} on the {g} Group in {ctx.name(a)}" for a, g, u in strikes),
              "20.4", strikes=[list(s) for s in strikes])
@@ -313,7 +318,7 @@ def bombard_options(ctx: Ctx) -> list[str]:
 def fire_options(ctx: Ctx, side: str) -> list[str]:
     """Artillery/Air attacks the legal query offers now."""
     imp = ctx.state.impulse
-    if imp is not None and (imp.fire_kind == "opening" or any(
+    if imp is not None and (imp.fire_kind == OPENING or any(
             ctx.d(u).kind not in SUPPORT for u in imp.acts) or imp.ferried or imp.recrossed):
         return []
     out: list[str] = []
