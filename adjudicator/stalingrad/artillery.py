@@ -261,7 +261,10 @@ def return_observers(ctx: Ctx, supplied: dict[str, bool]) -> None:
     """15.22: at Dawn a removed Observer is placed with a supplied unit of its Parent
     Organization in a friendly-controlled Area — the Area holding most such units, the
     lowest-numbered on ties — else in the first supplied, friendly-controlled Area (a German
-    supply source first)."""
+    supply source first). A Contested Area stays friendly-controlled (7.4: Contesting "does
+    not alter his opponent's Control"), so a Parent unit there counts; the fallback skips
+    only an Area the Observer would leave again at once, enemy-occupied without a German
+    Combat unit (8.3556)."""
     removed = sorted(u for u in ctx.units_at(REMOVED) if ctx.side_of(u) == GERMAN)
     if not removed:
         return
@@ -274,12 +277,12 @@ def return_observers(ctx: Ctx, supplied: dict[str, bool]) -> None:
             d = ctx.d(other_uid)
             where = ctx.loc(other_uid)
             if ok and d.side == GERMAN and d.combat and parent and d.parent == parent \
-                    and where in mine and not ctx.enemy(where, GERMAN):
+                    and where in mine:
                 counts[where] = counts.get(where, 0) + 1
         if counts:
             dest = min(counts, key=lambda k: (-counts[k], area_key_order(k)))
         else:
-            free = [k for k in mine if not ctx.enemy(k, GERMAN)]
+            free = [k for k in mine if not ctx.enemy(k, GERMAN) or ctx.combat(k, GERMAN)]
             sources = [k for k in free if board.areas[k].supply == GERMAN]
             pool = sources or [k for k in free if any(
                 ok and ctx.loc(u) == k for u, ok in supplied.items())]
