@@ -151,6 +151,10 @@ def do_attack(ctx: Ctx, side: str, order: Attack, dice: Dice) -> None:
         raise RuleError("8.12", "finish the attack in progress first")
     fags = sorted(u for u in listed if ctx.d(u).kind == "fag")
     uids = [u for u in listed if u not in fags]
+    if order.group == "rubble" and fags:
+        raise RuleError("14.6", "the attacking forces on Rubble are limited exclusively to "
+                        f"Engineers: {', '.join(fags)} may not join (attack {area} rubble "
+                        "with the Engineers alone)")
     error = fag_support_error(ctx, side, fags, area)
     if error is not None:
         raise error
