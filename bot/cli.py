@@ -215,9 +215,13 @@ def _data_module(game: str) -> Any:
         raise typer.Exit(code=2) from error
 
 
-def _checked_pack(path: Path) -> str:
-    """Validate a pack folder, printing every problem; its game's name, or exit 1."""
+def _checked_pack(path: Path, *, strict: bool = False) -> str:
+    """Validate a pack folder, printing every error and warning; its game's name, or exit 1
+    on an error (on a warning too when ``strict``: a value that departs from the rulebook,
+    which a GM's corrected pack may do)."""
     import tomllib
+
+    from adjudicator.kernel.packs import warnings_of
 
     manifest = path / "pack.toml"
     try:
@@ -226,9 +230,17 @@ def _checked_pack(path: Path) -> str:
         console.print(f"{manifest}: cannot read the pack manifest's 'game' ({error})",
                       markup=False)
         raise typer.Exit(code=1) from error
-    problems: list[str] = _data_module(game).check_pack(path)
-    for problem in problems:
+    found: list[str] = _data_module(game).check_pack(path)
+    warnings = warnings_of(found)
+    problems = [*found, *(warnings if strict else [])]
+    for problem in found:
         console.print(problem, markup=False, highlight=False)
+    for warning in warnings:
+        console.print(f"warning: {warning}", markup=False, highlight=False)
+    if warnings:
+        console.print(f"[yellow]{len(warnings)} warning(s): value(s) that depart from the "
+                      "rulebook; the pack still loads[/yellow]"
+                      + (" (--strict: counted as problems)" if strict else ""))
     if problems:
         console.print(f"[red]{len(problems)} problem(s)[/red]")
         raise typer.Exit(code=1)
@@ -236,11 +248,17 @@ def _checked_pack(path: Path) -> str:
 
 
 @data_app.command("check")
-def data_check(path: Annotated[Path, typer.Argument(metavar="DIR",
-                                                    help="a data pack folder")]) -> None:
-    """Validate a (replacement) data pack and print every problem with its file and field."""
+def data_check(
+    path: Annotated[Path, typer.Argument(metavar="DIR", help="a data pack folder")],
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="a value that departs from the rulebook is an error, not a warning")]
+    = False,
+) -> None:
+    """Validate a (replacement) data pack and print every problem with its file and field.
+    A value that departs from the rulebook is a warning (a GM may correct the pack), an
+    error only with --strict."""
     with console.status(f"checking {path} ..."):
-        game = _checked_pack(path)
+        game = _checked_pack(path, strict=strict)
     console.print(f"[green]{path}: a valid {game} pack[/green]")
 
 

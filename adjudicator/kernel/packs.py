@@ -13,6 +13,13 @@ A data pack is a folder of TOML files. Every game reads its pack through this mo
 * **The hash** covers the TOML files' names and bytes, so a pack copied elsewhere keeps its
   hash, and a GM's replacement pack is told apart from the shipped one wherever the hash is
   shown or stored with a game.
+* **Errors and warnings.** A structural problem (a missing file, a wrong type, a reference to
+  nothing, a table the rules cannot read) is an error: the pack is refused. A value that
+  departs from what the rulebook prints is a :class:`PackWarning`: the contract is that a GM
+  with the physical game may correct the pack, so it loads, and ``umpire data check`` shows
+  the warning (an error only with ``--strict``, which the shipped packs' own tests use).
+  :class:`Problems`, the list a pack's messages are gathered in, keeps the errors and files
+  each warning added to it under ``warnings``.
 
 >>> provenance("rulebook 8.23")
 'rulebook'
@@ -88,6 +95,63 @@ class Sourced(Record):
                 if name not in ("source", "field_sources")]
 
 
+# ---- errors and warnings -----------------------------------------------------------------------
+
+
+class PackWarning(str):
+    """A message about a value that departs from a rulebook fact a GM's corrected pack may
+    change on purpose (``"areas.toml: Area 69: vp is 2, 19.1 gives 1"``): reported, never a
+    reason to refuse the pack."""
+
+    __slots__ = ()
+
+
+def warn(messages: Iterable[str]) -> list[str]:
+    """``messages`` as :class:`PackWarning` lines (what a rulebook-fact check returns)."""
+    return [PackWarning(message) for message in messages]
+
+
+class Problems(list[str]):
+    """A pack's error lines. A :class:`PackWarning` added to it (``+=``, ``append``,
+    ``extend``) is filed under :attr:`warnings` instead, so ``if problems:`` refuses a pack for
+    its errors alone, and every loader that gathers its checks' messages here gets the rule
+    without knowing it.
+
+    >>> found = Problems()
+    >>> found += ["units.toml: missing", PackWarning("areas.toml: Area 69: vp is 2")]
+    >>> list(found), found.warnings
+    (['units.toml: missing'], ['areas.toml: Area 69: vp is 2'])
+    """
+
+    def __init__(self, messages: Iterable[str] = ()) -> None:
+        super().__init__()
+        self.warnings: list[str] = []
+        self.extend(messages)
+
+    def append(self, message: str) -> None:
+        if isinstance(message, PackWarning):
+            self.warnings.append(message)
+        else:
+            super().append(message)
+
+    def extend(self, messages: Iterable[str]) -> None:
+        for message in messages:
+            self.append(message)
+
+    def __iadd__(self, messages: Iterable[str]) -> Problems:  # type: ignore[override,misc]
+        self.extend(messages)
+        return self
+
+    def every(self, *, strict: bool) -> list[str]:
+        """The lines that refuse the pack: the errors, and with ``strict`` the warnings too."""
+        return [*self, *self.warnings] if strict else list(self)
+
+
+def warnings_of(messages: Sequence[str]) -> list[str]:
+    """The warnings a check's result carries (none for a plain list of errors)."""
+    return list(messages.warnings) if isinstance(messages, Problems) else []
+
+
 # ---- files and the hash ------------------------------------------------------------------------
 
 
@@ -138,7 +202,8 @@ class PackFiles:
 
     path: Path
     data: dict[str, bytes] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
+    #: errors, with the warnings filed aside (:class:`Problems`)
+    problems: Problems = field(default_factory=Problems)
     #: where the pack's format is described, for "unknown field" messages
     docs: str = ""
 

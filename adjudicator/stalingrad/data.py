@@ -12,8 +12,10 @@ A pack is a directory of TOML files (``data/stalingrad`` by default)::
     scenarios.toml  Basic Game, Kuibyshev Sawmill, Simulation Game
 
 ``load_pack()`` returns the cached default pack; ``load_pack(path)`` loads a GM's
-replacement and raises :class:`PackError` listing every problem; ``check_pack(path)``
-returns those problems as "file: record: message" lines without raising.
+replacement and raises :class:`PackError` listing every error; ``check_pack(path)``
+returns those errors as "file: record: message" lines without raising, with the warnings
+(values that depart from the rulebook, which a GM's corrected pack may do) under
+``.warnings`` (:class:`adjudicator.kernel.packs.Problems`).
 """
 
 from __future__ import annotations
@@ -123,8 +125,9 @@ def pack_hash(pack_or_path: StalingradPack | Path | str) -> str:
     return packs.hash_pack_dir(Path(pack_or_path))
 
 
-def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, list[str]]:
-    """Parse, validate and assemble; return the pack (None on any problem) and problems."""
+def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, packs.Problems]:
+    """Parse, validate and assemble; return the pack (None on any error) and the errors,
+    with the warnings filed aside."""
     read = packs.read_pack(path, docs=DOCS)
     problems = read.problems
     if not path.is_dir():
@@ -237,19 +240,22 @@ def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, list[s
         scenarios=scenarios,
         hash=read.hash,
     )
-    return pack, []
+    return pack, problems
 
 
-def check_pack(path: Path | str) -> list[str]:
-    """Every problem of the pack at ``path`` as "file: record: message"; [] when valid.
+def check_pack(path: Path | str) -> packs.Problems:
+    """Every error of the pack at ``path`` as "file: record: message" ([] when it loads),
+    and under ``.warnings`` every value that departs from what the rulebook states (74 Areas,
+    28 VP, the Ferry Landings, the examples' TEMs, ...): a GM's corrected pack may do so, so
+    a warning never refuses the pack (``umpire data check --strict`` counts them).
 
     Never raises for bad content: missing files, TOML syntax, wrong types, dangling or
-    one-way references, polygons that disagree with adjacency and breaches of what the
-    rulebook states (74 Areas, 28 VP, the Ferry Landings, ...) all become messages."""
+    one-way references and polygons that disagree with adjacency all become messages."""
     try:
         _pack, problems = _build(Path(path), thorough=True)
     except Exception as exc:  # pragma: no cover - a bug here must still not hide the pack
-        return [f"{path}: unexpected error while checking: {type(exc).__name__}: {exc}"]
+        return packs.Problems(
+            [f"{path}: unexpected error while checking: {type(exc).__name__}: {exc}"])
     return problems
 
 
@@ -267,9 +273,9 @@ def load_pack(path: Path | str | None = None) -> StalingradPack:
     """The pack at ``path`` (default: the repository's ``data/stalingrad``), cached per folder
     and loaded anew when one of its files changes on disk.
 
-    Raises :class:`PackError` listing every problem when the pack does not validate. A GM's
-    replacement should be checked with :func:`check_pack` first, which also runs the slower
-    geometric checks."""
+    Raises :class:`PackError` listing every error when the pack does not validate (its
+    warnings do not refuse it). A GM's replacement should be checked with :func:`check_pack`
+    first, which also runs the slower geometric checks and lists the warnings."""
     return _PACKS.get(Path(path) if path is not None else DEFAULT_PACK)
 
 

@@ -7,8 +7,12 @@ Three groups:
 * geometry: two Areas share a polygon edge exactly when ``borders`` says so (3.2), River
   Bank Areas are exactly those touching the Volga, no Area touches the east bank;
 * rulebook facts: what the rulebook states about the map, counters and schedules (Glossary,
-  5.6, 5.7, 8.2, 12.1, 13.2, 15.21, 15.212, 17.23, 19.1, the Players Notes examples). A
-  replacement pack from the physical game satisfies them; a typing slip does not.
+  5.4, 5.6, 5.7, 8.2, 12.1, 13.2, 15.21, 15.212, 17.23, 19.1, the Players Notes examples).
+  These are **warnings** (:class:`adjudicator.kernel.packs.PackWarning`): the rulebook's
+  transcription may be what is wrong, and a GM with the physical game may correct the pack,
+  so a departure is shown by ``umpire data check`` (an error only with ``--strict``) and
+  never refuses the pack. The first two groups are errors: the rules cannot read a pack that
+  breaks them.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import date, timedelta
 
+from adjudicator.kernel.packs import PackWarning, warn
 from adjudicator.stalingrad.data_models import (
     QUADRANT_KEYS,
     Area,
@@ -321,10 +326,10 @@ def check_units(
             if (s.colour, s.shape) not in symbols:
                 msgs.append(f"{rec}: setup symbol {s} matches no Area ID (5.4)")
         if s_wrong := [s for s in u.setup if (u.side == "german") != (s.shape == "square")]:
-            msgs.append(
+            msgs.append(PackWarning(
                 f"{rec}: setup {s_wrong[0]}: German units set up on squares, Russians on "
                 "circles/triangles (5.4)"
-            )
+            ))
         if u.historical is not None:
             if not u.historical.isdigit() or int(u.historical) not in areas:
                 msgs.append(f"{rec}: historical Area {u.historical} does not exist")
@@ -484,7 +489,7 @@ def check_rulebook_facts(
     calendar: Calendar | None,
     tables: Tables | None,
 ) -> list[str]:
-    """What the rulebook itself says, checked against the pack."""
+    """What the rulebook itself says, checked against the pack: warnings, every one."""
     msgs: list[str] = []
     if sorted(areas) != list(range(1, 75)):
         missing = sorted(set(range(1, 75)) - set(areas))
@@ -644,7 +649,7 @@ def check_rulebook_facts(
             if got != want_cp:
                 msgs.append(f"{TABLES}: mistaken_attack: equal DR {dr} gives {got} CP, 17.3 "
                             f"says {want_cp}")
-    return msgs
+    return warn(msgs)
 
 
 def _try(fn: object, arg: object) -> object:

@@ -1,7 +1,12 @@
 """The Stalin's Tanks pack's checks beyond each record's own: what the files must agree on.
 
 Every problem is one line, ``"file: record: message"``, like the kernel's validation lines
-(:mod:`adjudicator.kernel.packs`).
+(:mod:`adjudicator.kernel.packs`). Most are errors: the rules cannot read a pack that breaks
+them. The shape the rulebook's printed tables have — a better-armoured row never easier to
+destroy (10.5), better Anti-Personnel odds never needing a lower roll (13.4) — is a
+:class:`~adjudicator.kernel.packs.PackWarning`: a GM correcting a cell from the physical game
+may depart from it, so ``umpire data check`` shows it (an error only with ``--strict``) and
+the pack still loads.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from itertools import pairwise
 
+from adjudicator.kernel.packs import PackWarning
 from adjudicator.tanks.data_models import (
     ARMOR_CLASSES,
     HitCell,
@@ -173,14 +179,16 @@ def _check_tables(tf: TablesFile) -> list[str]:
     for upper, lower in pairwise(rows):
         for i, col in enumerate(he.columns):
             if _cell_rank(lower.values[i]) < _cell_rank(upper.values[i]):
-                p.append(f"tables.toml: hit_effects row {lower.class_}: column {col} is harder "
-                         f"to destroy than the better-armoured row {upper.class_}")
+                p.append(PackWarning(
+                    f"tables.toml: hit_effects row {lower.class_}: column {col} is harder to "
+                    f"destroy than the better-armoured row {upper.class_} (10.5)"))
     ratios = [c.ratio[0] / c.ratio[1] for c in tf.anti_personnel.column]
     needs = [c.need for c in tf.anti_personnel.column]
     if ratios != sorted(ratios) or len(set(ratios)) != len(ratios):
         p.append("tables.toml: anti_personnel: odds columns must rise from left to right")
     if needs != sorted(needs):
-        p.append("tables.toml: anti_personnel: better odds never need a lower roll")
+        p.append(PackWarning("tables.toml: anti_personnel: better odds never need a lower "
+                             "roll (13.4)"))
     counts = Counter(e.terrain for e in tf.terrain_effect)
     for t in Terrain:
         if counts[t] != 1:
