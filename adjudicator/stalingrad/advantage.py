@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from adjudicator.kernel.decisions import Option, PendingDecision
 from adjudicator.kernel.dice import Dice, Roll
-from adjudicator.stalingrad.board import day_of
 from adjudicator.stalingrad.context import Ctx
-from adjudicator.stalingrad.sides import other
+from adjudicator.stalingrad.sides import GERMAN, other
 
 # ---- the Impulse Track and the German impulse DR (6.31, 6.32, 20.2) -------------------------
 
@@ -35,6 +34,28 @@ def fixed_impulses(ctx: Ctx) -> int:
                ctx.board.tables.constants.sept13_german_day_impulses)
 
 
+def russian_fixed_impulses(ctx: Ctx) -> int:
+    """20.2: September 13's Russian daylight impulses — fewer than the German's by as many as
+    the pack's ``sept13_german_day_impulses`` and ``sept13_russian_day_impulses`` differ (12
+    and 11: Sunset follows the German's last daylight impulse; equal counts: it follows the
+    Russian's matching one)."""
+    constants = ctx.board.tables.constants
+    fewer = constants.sept13_german_day_impulses - constants.sept13_russian_day_impulses
+    return fixed_impulses(ctx) - max(0, fewer)
+
+
+def sept13_sunset_after(ctx: Ctx, side: str) -> bool:
+    """20.2: whether Sunset follows the daylight impulse ``side`` is closing on September 13
+    (the German's count already includes the impulse being closed)."""
+    state = ctx.state
+    done = state.german_impulses_today
+    if state.date != 0 or not state.day or done < fixed_impulses(ctx):
+        return False
+    if side == GERMAN:
+        return russian_fixed_impulses(ctx) < done
+    return done <= russian_fixed_impulses(ctx)
+
+
 def fixed_day(ctx: Ctx) -> bool:
     """20.2: September 13's first German daylight impulses need no impulse DR."""
     state = ctx.state
@@ -46,7 +67,7 @@ def start_box(ctx: Ctx, day: bool) -> int:
     the calendar's ``daylight`` steps (21.4's only with Diminishing Daylight)."""
     board, state = ctx.board, ctx.state
     dim = bool(state.options.get("diminishing_daylight"))
-    boxes = board.calendar.daylight_boxes(day_of(state.date), dim)
+    boxes = board.calendar.daylight_boxes(board.day_of(state.date), dim)
     return opt(state.options, "day_box" if day else "night_box", boxes[0 if day else 1])
 
 

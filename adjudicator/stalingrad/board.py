@@ -25,32 +25,34 @@ KINDS: tuple[str, ...] = ("armor", "infantry", "at", "aa", "artillery", "fag", "
 #: Units that are not Combat units (Glossary): German Observers, Russian FAGs, the Stuka.
 NON_COMBAT = frozenset({"artillery", "fag", "air"})
 
-#: Sept 13, 1942 is date index 0 (5.1).
-FIRST_DATE = _dt.date(1942, 9, 13)
-
-
 def area_key_order(key: str) -> tuple[int, int, str]:
     """Areas by number, then Zones by letter."""
     return (0, int(key), "") if key.isdigit() else (1, 0, key)
 
 
-def day_of(index: int) -> _dt.date:
-    """``0`` -> 1942-09-13."""
-    return FIRST_DATE + _dt.timedelta(days=index)
+# Dates are indexes from the Turn Record Track's first date (the pack's ``calendar.first``,
+# September 13, 1942, 5.1): date 0 is that day.
 
 
-def date_label(index: int) -> str:
-    """``0`` -> ``"Sep 13"``."""
-    day = day_of(index)
+def day_of(first: _dt.date, index: int) -> _dt.date:
+    """Date ``index`` of a track that starts on ``first``: ``0`` -> ``first``."""
+    return first + _dt.timedelta(days=index)
+
+
+def date_label(first: _dt.date, index: int) -> str:
+    """``0`` -> ``"Sep 13"`` on a track that starts on September 13."""
+    day = day_of(first, index)
     return f"{day.strftime('%b')} {day.day}"
 
 
-def date_index(month: int, day: int) -> int:
-    return (_dt.date(1942, month, day) - FIRST_DATE).days
+def date_index(first: _dt.date, month: int, day: int) -> int:
+    """The index of ``month``/``day`` in the year of the track's first date."""
+    return (_dt.date(first.year, month, day) - first).days
 
 
-def parse_date_code(code: str) -> int:
-    """A counter's arrival code (``"S15"``, ``"O4"``, ``"N1"``) or ``"Sep 15"`` -> date index."""
+def parse_date_code(first: _dt.date, code: str) -> int:
+    """A counter's arrival code (``"S15"``, ``"O4"``, ``"N1"``) or ``"Sep 15"`` -> date index
+    on a track that starts on ``first``."""
     text = code.strip().lower().replace(".", "")
     months = {"s": 9, "sep": 9, "sept": 9, "o": 10, "oct": 10, "n": 11, "nov": 11, "d": 12,
               "dec": 12}
@@ -58,7 +60,7 @@ def parse_date_code(code: str) -> int:
     digits = text[len(head):].strip()
     if head.strip() not in months or not digits.isdigit():
         raise ValueError(f"not a date code: {code!r}")
-    return date_index(months[head.strip()], int(digits))
+    return date_index(first, months[head.strip()], int(digits))
 
 
 class AreaInfo(BaseModel):
@@ -170,7 +172,19 @@ class Board:
 
     def by_date(self, steps: Iterable[Any], index: int) -> int:
         """The value of a calendar step list (strengths by date) on date ``index``."""
-        return self.calendar._step(steps, day_of(index))
+        return self.calendar._step(steps, self.day_of(index))
+
+    def day_of(self, index: int) -> _dt.date:
+        """Date ``index`` of the Turn Record Track (0: its first date, 5.1)."""
+        return day_of(self.calendar.first, index)
+
+    def date_label(self, index: int) -> str:
+        """``"Sep 13"`` for date 0 of the shipped track."""
+        return date_label(self.calendar.first, index)
+
+    def parse_date_code(self, code: str) -> int:
+        """``"S15"``, ``"O4"``, ``"Sep 15"`` -> the date's index on the track."""
+        return parse_date_code(self.calendar.first, code)
 
     def restricted(self, keys: frozenset[str]) -> Board:
         """The same board limited to ``keys`` (a scenario on part of the map): other
@@ -224,8 +238,9 @@ def _links(pairs: Iterable[Iterable[Any]]) -> dict[str, set[str]]:
     return adjacency
 
 
-def unit_def_from_spec(spec: Mapping[str, Any]) -> UnitDef:
-    """A unit definition from a case table (extra, dynamic keys are ignored)."""
+def unit_def_from_spec(spec: Mapping[str, Any], first: _dt.date) -> UnitDef:
+    """A unit definition from a case table (extra, dynamic keys are ignored); date codes
+    count from ``first``, the track's first date."""
     known = set(UnitDef.model_fields)
     data = {k: v for k, v in spec.items() if k in known}
     data["id"] = str(data["id"]).lower()
@@ -235,7 +250,7 @@ def unit_def_from_spec(spec: Mapping[str, Any]) -> UnitDef:
         data["spent_defense"] = data.get("defense", 0)
     for key in ("arrival", "withdrawal"):
         if isinstance(data.get(key), str):
-            data[key] = parse_date_code(data[key])
+            data[key] = parse_date_code(first, data[key])
     if isinstance(data.get("setup"), str):
         data["setup"] = (data["setup"],)
     for key in ("parent", "regiment", "historical"):
@@ -257,7 +272,7 @@ def board_from_spec(map_spec: Mapping[str, Any], units: Iterable[Mapping[str, An
     for key in adjacency:
         if key not in areas:
             areas[key] = AreaInfo(key=key, zone=key.isalpha() and len(key) == 1)
-    defs = [unit_def_from_spec(u) for u in units]
+    defs = [unit_def_from_spec(u, calendar.first) for u in units]
     return Board(areas=areas, adjacency={k: frozenset(adjacency.get(k, ())) for k in areas},
                  units={u.id: u for u in defs}, tables=tables, calendar=calendar,
                  source="case")
@@ -294,6 +309,7 @@ def board_from_pack(pack: Any) -> Board:
         )
     adjacency = {key: frozenset(pack.neighbours(key)) for key in areas}
     units: dict[str, UnitDef] = {}
+    first = pack.calendar.first
     for unit in pack.units.values():
         kind = "fag" if unit.type == "fag" else PACK_KINDS.get(unit.category)
         if kind is None:
@@ -312,8 +328,8 @@ def board_from_pack(pack: Any) -> Board:
             parent=unit.parent, regiment=regiment, battalion=unit.size in ("I", "II"),
             setup=tuple(f"{s.colour}-{s.shape}" for s in unit.setup),
             historical=unit.historical,
-            arrival=(unit.arrive - FIRST_DATE).days if unit.arrive else None,
-            withdrawal=(unit.withdraw - FIRST_DATE).days if unit.withdraw else None,
+            arrival=(unit.arrive - first).days if unit.arrive else None,
+            withdrawal=(unit.withdraw - first).days if unit.withdraw else None,
             night_attack=unit.night_attack, quadrant=unit.quadrant,
         )
     playable: dict[str, frozenset[str]] = {}

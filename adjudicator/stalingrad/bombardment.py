@@ -26,7 +26,6 @@ from adjudicator.stalingrad.artillery import (
     observer_targets,
     strength,
 )
-from adjudicator.stalingrad.board import day_of
 from adjudicator.stalingrad.combat import group_units, roll_battle
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.movement import start_units
@@ -49,7 +48,7 @@ def luftwaffe_day(ctx: Ctx) -> bool:
     if not ctx.state.day:
         return False
     if ctx.state.options.get("luftwaffe_days") == "odd":
-        return day_of(ctx.state.date).day % 2 == 1
+        return ctx.board.day_of(ctx.state.date).day % 2 == 1
     return True
 
 
@@ -190,9 +189,10 @@ def declare(ctx: Ctx, side: str, uid: str, area: str, group: str, dice: Dice) ->
     if act is None:
         act = imp.acts[uid] = Act(start=ctx.loc(uid))
     act.attacked = act.done = True
-    penalties = ctx.board.tables.disruption
-    act.penalty = {"artillery": penalties.german_artillery,
-                   "air": penalties.aircraft}.get(kind, 0)
+    tables = ctx.board.tables
+    # 15.1: one German Artillery attack every so many days: the Observer's Duration (10.7)
+    act.penalty = {"artillery": tables.constants.german_artillery_interval_days,
+                   "air": tables.disruption.aircraft}.get(kind, 0)
     act.stop = ("15.2", "has fired this impulse")
     imp.fired.append(uid)
     imp.attacked.append((area, group))

@@ -72,7 +72,8 @@ def attack_cost(ctx: Ctx, area: str, group: str) -> int:
     """8.34 / 14.6: 1 MF vs a Spent Group or Rubble 1, 2 MF vs a Fresh Group or Rubble 2."""
     costs = ctx.board.tables.movement_costs
     if group == "rubble":
-        return costs.attack_rubble[min(max(ctx.state.rubble.get(area, 0), 1), 2) - 1]
+        level = ctx.state.rubble.get(area, 0)
+        return costs.attack_rubble[min(max(level, 1), len(costs.attack_rubble)) - 1]
     return costs.attack_fresh_group if group == "fresh" else costs.attack_spent_group
 
 
@@ -483,12 +484,15 @@ def rout_on(ctx: Ctx, uid: str, src: str, here: str) -> None:
 
 
 def resolve_rubble(ctx: Ctx, battle: Battle, diff: int) -> None:
-    """14.6: one layer per three (or fraction) points; more than the Rubble can lose is an
-    Overrun."""
+    """14.6: one layer per three (or fraction) points; an Overrun by 4 or more against Rubble
+    1, 7 or more against Rubble 2 (the pack's ``rubble_removal_per_cp`` and
+    ``rubble_overrun_margin``)."""
     level = ctx.state.rubble.get(battle.area, 0)
-    per = ctx.board.tables.constants.rubble_removal_per_cp
+    constants = ctx.board.tables.constants
+    per = constants.rubble_removal_per_cp
+    margins = constants.rubble_overrun_margin
     layers = math.ceil(diff / per) if diff > 0 else 0
-    overrun = diff > per * level
+    overrun = level > 0 and diff >= margins[min(level, len(margins)) - 1]
     removed = min(layers, level)
     if removed:
         ctx.state.rubble[battle.area] = level - removed

@@ -37,8 +37,6 @@ from adjudicator.stalingrad.board import (
     Board,
     board_from_pack,
     board_from_spec,
-    date_label,
-    parse_date_code,
 )
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.last_action import LastAction, OrderRecord, fold, seen_by
@@ -433,7 +431,8 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
                                 "now", self.legal_orders(state, side)[:12])
             case Setup() | SetupAuto() | SetupDone():
                 raise RuleError("5.4", "the setup is over: the game is in play "
-                                f"({date_label(state.date)}, {'day' if state.day else 'night'})",
+                                f"({ctx.board.date_label(state.date)}, "
+                                f"{'day' if state.day else 'night'})",
                                 self.legal_orders(state, side)[:12])
             case RollRubble():
                 raise RuleError("5.7", "the initial Rubble has already been rolled",
@@ -580,15 +579,15 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
 # ---- conformance adapters --------------------------------------------------------------------
 
 
-def _date(value: Any) -> int:
+def _date(board: Board, value: Any) -> int:
     if isinstance(value, int):
         return value
     text = str(value).strip()
     try:
-        return parse_date_code(text)
+        return board.parse_date_code(text)
     except ValueError:
         month, day = text.split()
-        return parse_date_code(month[0] + day)
+        return board.parse_date_code(month[0] + day)
 
 
 def case_state(game: StalingradGame, position: Mapping[str, Any]) -> StalingradState:
@@ -608,7 +607,7 @@ def case_state(game: StalingradGame, position: Mapping[str, Any]) -> StalingradS
     state = StalingradState(local=local, options=options,
                             phase=position.get("phase", "play"))
     board = game.board_for(state) if local is not None else game.pack_board
-    state.date = _date(position.get("date", 0))
+    state.date = _date(board, position.get("date", 0))
     state.day = bool(position.get("day", True))
     state.box = int(position.get("box", 1))
     state.turn = str(position.get("to_act", GERMAN))
@@ -701,8 +700,8 @@ def case_check(board: Board, state: StalingradState, expect: Mapping[str, Any]) 
         "advantage": state.advantage, "advantage_used": state.advantage_used}
     for key, value in simple.items():
         if key in expect:
-            wanted = _date(expect[key]) if key == "date" else expect[key]
+            wanted = _date(board, expect[key]) if key == "date" else expect[key]
             if value != wanted:
-                shown = date_label(state.date) if key == "date" else value
+                shown = board.date_label(state.date) if key == "date" else value
                 failures.append(f"{key}: {shown}, expected {expect[key]}")
     return failures

@@ -388,8 +388,11 @@ def answer_overflow(ctx: Ctx, units: tuple[str, ...], dice: Dice) -> None:
 
 
 def retreat_options(ctx: Ctx, side: str, src: str, visited: set[str]) -> tuple[list[str], str]:
-    """Areas open to a retreat from ``src``, best priority only (8.3551)."""
+    """Areas open to a retreat from ``src``, best priority only (8.3551, in the order of the
+    pack's ``retreat_priority``; among Free Areas, those next to the fewest enemy-controlled
+    Areas)."""
     enemy = other(side)
+    priority = ctx.board.tables.retreat_priority
     ranked: list[tuple[tuple[int, int], str]] = []
     for key in sorted(ctx.board.adjacent(src)):
         if key in visited or key == src:
@@ -397,21 +400,24 @@ def retreat_options(ctx: Ctx, side: str, src: str, visited: set[str]) -> tuple[l
         has_enemy = ctx.enemy(key, side)
         has_friend = bool(ctx.combat(key, side))
         mine = ctx.controller(key) == side
+        around = 0
         if mine and not has_enemy:
+            kind = "free_least_enemy_adjacent"
             around = sum(1 for n in ctx.board.adjacent(key) if ctx.controller(n) == enemy)
-            ranked.append(((0, around), key))
         elif mine and has_enemy and has_friend:
-            ranked.append(((1, 0), key))
+            kind = "friendly_contested"
         elif not mine and has_enemy and has_friend:
-            ranked.append(((2, 0), key))
+            kind = "enemy_contested"
         elif not mine and not has_enemy:
-            ranked.append(((3, 0), key))
+            kind = "vacant_enemy_controlled"
+        else:
+            continue
+        ranked.append(((priority.order.index(kind), around), key))
     if not ranked:
         return [], "no Area is open to retreat"
     best = min(rank for rank, _ in ranked)
-    names = {0: "A: Free Area", 1: "B: friendly-controlled Contested Area",
-             2: "C: enemy-controlled Contested Area", 3: "D: Vacant enemy-controlled Area"}
-    return [key for rank, key in ranked if rank == best], f"priority {names[best[0]]}"
+    return ([key for rank, key in ranked if rank == best],
+            f"priority {chr(ord('A') + best[0])}: {priority.text[best[0]]}")
 
 
 def do_retreat(ctx: Ctx, side: str, movers: list[str], src: str, dest: str, dice: Dice,

@@ -209,7 +209,8 @@ def rubble_drm(ctx: Ctx, side: str, dest: str) -> int:
 
 def rubble_need(ctx: Ctx, level: int) -> int:
     """14.4: the Rubble Entrance DR needed for Rubble ``level`` (7 for 1, 9 for 2)."""
-    return ctx.board.tables.rubble_entrance.need[min(level, 2) - 1]
+    need = ctx.board.tables.rubble_entrance.need
+    return need[min(level, len(need)) - 1]
 
 
 def rubble_entry(ctx: Ctx, uid: str, dest: str, dice: Dice, why: str = "") -> bool:

@@ -47,13 +47,17 @@ class Modifier:
 
 
 def _regimental_integrity(s: Spec) -> int:
+    """Glossary: +1 for each three attacking Infantry battalions of one Regiment/Brigade,
+    not for one of fewer than three battalions (both numbers from the pack)."""
+    constants = s.ctx.board.tables.constants
     counts: dict[str, int] = {}
     for uid in s.attackers:
         d = s.ctx.d(uid)
         if d.kind == "infantry" and d.battalion and d.regiment \
-                and s.ctx.board.regiment_size.get(d.regiment, 0) >= 3:
+                and s.ctx.board.regiment_size.get(d.regiment, 0) \
+                >= constants.regimental_integrity_min_battalions:
             counts[d.regiment] = counts.get(d.regiment, 0) + 1
-    return sum(n // 3 for n in counts.values())
+    return sum(n // constants.regimental_integrity_units for n in counts.values())
 
 
 def _parents(s: Spec) -> int:

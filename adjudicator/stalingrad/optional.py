@@ -32,8 +32,6 @@ from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, SIDES, other
 from adjudicator.stalingrad.state import Battle, Sealed
 
-CARD_NAMES = {11: "Jack (11)", 12: "Queen (12)"}
-
 
 def private(ctx: Ctx, side: str, kind: str, text: str, rule: str, **data: object) -> None:
     ctx.events.append(Event(kind=kind, text=text, audience=side, rule=rule, data=dict(data)))
@@ -77,7 +75,8 @@ def resolve_bids(ctx: Ctx, dice: Dice) -> None:
              german_commitment=german.commitment, russian_commitment=russian.commitment)
     if g == r:
         roll = dice.roll("tied bids dr", count=1)
-        winner = GERMAN if roll.total <= 3 else RUSSIAN
+        keep = ctx.board.tables.bids.tie_german_max_dr
+        winner = GERMAN if roll.total <= keep else RUSSIAN
         ctx.emit("bids-tied", f"the bids are tied: dr {roll.total}, the {winner} seat's "
                  "player commands the Germans (22.13)", "22.13", dr=roll.total)
     else:
@@ -111,15 +110,18 @@ def deck_of(ctx: Ctx, side: str) -> list[int]:
     return deck
 
 
-def card_name(value: int) -> str:
-    return CARD_NAMES.get(value, str(value))
+def card_name(ctx: Ctx, value: int) -> str:
+    """A card by its value, a court card by its name too ("Jack (11)", 22.21; the pack's
+    ``cards.names``)."""
+    name = ctx.board.tables.cards.names.get(str(value))
+    return f"{name} ({value})" if name else str(value)
 
 
 def draw_card(ctx: Ctx, side: str, dice: Dice, what: str) -> int:
     deck = deck_of(ctx, side)
     roll = dice.roll(f"{side.capitalize()} card ({what})", count=1, sides=len(deck))
     value = deck.pop(roll.total - 1)
-    ctx.emit("card", f"{side} turns over a {card_name(value)} ({len(deck)} left)", "22.21",
+    ctx.emit("card", f"{side} turns over a {card_name(ctx, value)} ({len(deck)} left)", "22.21",
              side=side, value=value, left=len(deck))
     return value
 
@@ -135,8 +137,12 @@ def draw_battle(ctx: Ctx, battle: Battle, dice: Dice) -> bool:
     return True
 
 
-def nearest_seven(values: list[int]) -> int:
-    return min(values, key=lambda v: (abs(v - 7), -v))
+def middle_card(ctx: Ctx, values: list[int]) -> int:
+    """The standing order ``card middle``: the card nearest the deck's average (7, 22.21),
+    the higher on a tie."""
+    deck = ctx.board.tables.cards.deck
+    average = sum(v * n for v, n in deck) / sum(n for _, n in deck)
+    return min(values, key=lambda v: (abs(v - average), -v))
 
 
 def ask_card(ctx: Ctx, battle: Battle, side: str) -> None:
@@ -147,9 +153,9 @@ def ask_card(ctx: Ctx, battle: Battle, side: str) -> None:
         kind="card", side=side, rule="22.22",
         prompt=f"choose your card for the attack on {battle.area} — secretly: the other side "
                f"sees it only when both are chosen ({len(deck)} left)",
-        options=tuple(Option(order=f"decide card {v}", label=f"{card_name(v)} "
+        options=tuple(Option(order=f"decide card {v}", label=f"{card_name(ctx, v)} "
                              f"(you hold {deck.count(v)})") for v in values),
-        default=f"decide card {nearest_seven(values)}",
+        default=f"decide card {middle_card(ctx, values)}",
         data={"area": battle.area, "values": values},
     )
 
@@ -161,13 +167,13 @@ def answer_card(ctx: Ctx, side: str, value: int, dice: Dice) -> bool:
     assert battle is not None
     deck = deck_of(ctx, side)
     if value not in deck:
-        raise RuleError("22.22", f"you hold no {card_name(value)}",
+        raise RuleError("22.22", f"you hold no {card_name(ctx, value)}",
                         [f"decide card {v}" for v in sorted(set(deck))])
     ctx.state.pending = None
     salt = draw_salt(dice, f"{side} card salt", side)
     sealed = Sealed(value=str(value), salt=salt, commitment=seal(salt, str(value)))
     ctx.state.secrets[f"card:{side}"] = sealed
-    private(ctx, side, "card-chosen", f"you play a {card_name(value)}", "22.22", value=value)
+    private(ctx, side, "card-chosen", f"you play a {card_name(ctx, value)}", "22.22", value=value)
     ctx.emit("card-sealed", f"{side} has chosen a card (commitment {sealed.commitment})",
              "22.22", side=side, commitment=sealed.commitment)
     if side == battle.side:
@@ -178,8 +184,8 @@ def answer_card(ctx: Ctx, side: str, value: int, dice: Dice) -> bool:
     for who, chosen in ((battle.side, attack), (other(battle.side), defense)):
         ctx.state.decks[who].remove(int(chosen.value))
     battle.attack_dr, battle.defense_dr = int(attack.value), int(defense.value)
-    ctx.emit("cards-revealed", f"the cards: {battle.side} {card_name(battle.attack_dr)}, "
-             f"{other(battle.side)} {card_name(battle.defense_dr)} (salts {attack.salt}, "
+    ctx.emit("cards-revealed", f"the cards: {battle.side} {card_name(ctx, battle.attack_dr)}, "
+             f"{other(battle.side)} {card_name(ctx, battle.defense_dr)} (salts {attack.salt}, "
              f"{defense.salt})", "22.22", attack=battle.attack_dr, defense=battle.defense_dr,
              attack_salt=attack.salt, defense_salt=defense.salt,
              attack_commitment=attack.commitment, defense_commitment=defense.commitment)

@@ -16,22 +16,21 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.advantage import (
     advance_box,
     fixed_day,
-    fixed_impulses,
     offer_advantage,
     roll_impulse_dr,
     sept13_daylight,
+    sept13_sunset_after,
     start_box,
     use_advantage,
 )
 from adjudicator.stalingrad.artillery import clear_fag_markers
-from adjudicator.stalingrad.board import date_label, day_of
 from adjudicator.stalingrad.combat import resolve_battle, roll_battle
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.control import update_control
 from adjudicator.stalingrad.crossing import reinforcement_phase
 from adjudicator.stalingrad.orders import Notation
 from adjudicator.stalingrad.places import DEAD, EAST, GONE, OFF_MAP, OUT, POOL, REMOVED
-from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, other
+from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, SIDES, other
 from adjudicator.stalingrad.supply import dawn_supply
 from adjudicator.stalingrad.victory import end_of_week
 from adjudicator.stalingrad.withdrawals import withdrawal_phase
@@ -149,7 +148,8 @@ def do_pass(ctx: Ctx, side: str, dice: Dice) -> None:
 def finish(ctx: Ctx, side: str, dice: Dice) -> None:
     state = ctx.state
     imp = ctx.impulse
-    if side == GERMAN and imp.impulse_dr is None and not fixed_day(ctx) and state.passes < 2:
+    if side == GERMAN and imp.impulse_dr is None and not fixed_day(ctx) \
+            and state.passes < len(SIDES):
         roll_impulse_dr(ctx, dice, "no attack" if imp.acts else "Pass")
         if offer_advantage(ctx, "impulse"):
             return
@@ -186,7 +186,7 @@ def close_impulse(ctx: Ctx, dice: Dice) -> None:
     if side == GERMAN:
         if fixed:
             state.german_impulses_today += 1
-            if state.german_impulses_today >= fixed_impulses(ctx):
+            if sept13_sunset_after(ctx, GERMAN):
                 flip = True
             else:
                 advance_box(ctx)
@@ -196,8 +196,10 @@ def close_impulse(ctx: Ctx, dice: Dice) -> None:
             pass  # 9.3: the marker stays in the box the Advantage returned it to
         else:
             advance_box(ctx)
-    if state.passes >= 2 and not fixed:
-        flip = True  # 8.14; never before September 13's fixed impulses are done (20.2)
+    elif sept13_sunset_after(ctx, RUSSIAN):
+        flip = True  # 20.2: a pack whose Russian has as many daylight impulses as the German
+    if state.passes >= len(SIDES) and not fixed:
+        flip = True  # 8.14 "both players"; never before September 13's fixed impulses (20.2)
     state.impulse = None
     state.switch = False
     if flip:
@@ -216,7 +218,7 @@ def flip_period(ctx: Ctx, dice: Dice) -> None:
         state.box = start_box(ctx, False)
         state.sunset_control = {z: ctx.controller(z) for z in BREAKTHROUGH_ZONES
                                 if z in ctx.board.areas}
-        ctx.emit("sunset", f"Sunset on {date_label(state.date)}: night impulses begin",
+        ctx.emit("sunset", f"Sunset on {ctx.board.date_label(state.date)}: night impulses begin",
                  "6.31", date=state.date)
         return
     dawn(ctx, dice)
@@ -228,14 +230,14 @@ def dawn(ctx: Ctx, dice: Dice) -> None:
     state = ctx.state
     state.day = True
     ends = ctx.board.calendar.week_ends()
-    finished = day_of(state.date)
+    finished = ctx.board.day_of(state.date)
     week = ends.index(finished) + 1 if finished in ends else None
     state.date += 1
     state.box = start_box(ctx, True)
     state.german_impulses_today = 0
     state.advantage_start = state.advantage
     state.advantage_used = False
-    ctx.emit("dawn", f"Dawn: {date_label(state.date)}", "6.32", date=state.date)
+    ctx.emit("dawn", f"Dawn: {ctx.board.date_label(state.date)}", "6.32", date=state.date)
     clear_fag_markers(ctx)  # 15.34
     withdrawal_phase(ctx)  # 21.3: before the Dawn of their date
     dawn_supply(ctx, dice)  # 12.2, 12.22, 15.22

@@ -61,9 +61,10 @@ def allowed_options(spec: Any) -> dict[str, str]:
             if rule in allowed}
 
 
-def check_options(spec: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+def check_options(spec: Any, options: Mapping[str, Any], weeks: int) -> dict[str, Any]:
     """The players' optional rules, checked against what the scenario allows (its
-    ``options`` in scenarios.toml); a ValueError names what is wrong and what is allowed."""
+    ``options`` in scenarios.toml; the Tie-Breaker's week one of the track's ``weeks``); a
+    ValueError names what is wrong and what is allowed."""
     legal = sorted(allowed_options(spec))
     out: dict[str, Any] = {}
     for key, value in options.items():
@@ -73,8 +74,10 @@ def check_options(spec: Any, options: Mapping[str, Any]) -> dict[str, Any]:
                                           f"{OPTIONAL_RULES[k][1]})" for k in legal)
                                 or "none"))
         if key == "tie_breaker":
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 9:
-                raise ValueError("option 'tie_breaker' is the last week to play, 1-9 (19.3)")
+            if isinstance(value, bool) or not isinstance(value, int) \
+                    or not 1 <= value <= weeks:
+                raise ValueError(f"option 'tie_breaker' is the last week to play, 1-{weeks} "
+                                 "(19.3)")
         elif not isinstance(value, bool):
             raise ValueError(f"option {key!r} is true or false")
         out[key] = value
@@ -144,7 +147,7 @@ def initial_state(full: Board, scenario: str, options: Mapping[str, Any]) -> Sta
     (5.4-5.6), at their historical Areas (21.2), or as the scenario places them (the
     Sawmill's 2); reinforcements the scenario does not use are ``out``."""
     spec = full.scenarios[scenario]
-    chosen = check_options(spec, options)
+    chosen = check_options(spec, options, len(full.calendar.weeks))
     settings = scenario_settings(full, spec)
     settings.update(chosen)
     keys = full.playable.get(scenario)
@@ -327,14 +330,16 @@ def do_setup_done(ctx: Ctx, side: str) -> None:
 
 
 def do_rubble(ctx: Ctx, dice: Dice) -> None:
-    """5.7: a dr per white-Rubble-symbol Area; Rubble 1 where dr + TEM >= 7."""
+    """5.7: a dr per white-Rubble-symbol Area; Rubble 1 where dr + TEM reaches the pack's
+    ``initial_rubble_threshold`` (7)."""
     listed = ctx.state.options.get("rubble_areas")
     keys = [str(k) for k in listed] if isinstance(listed, list) else \
         [k for k, a in ctx.board.areas.items() if a.rubble_symbol]
+    need = ctx.board.tables.constants.initial_rubble_threshold
     for key in sorted(keys, key=area_key_order):
         tem = ctx.board.area(key).tem
         roll = dice.roll(f"initial Rubble dr ({key})", count=1)
-        made = roll.total + tem >= 7
+        made = roll.total + tem >= need
         # 9.4: Rubble in the city's Areas hinders the German attacker.
         offer_reroll(ctx, dice, roll, loser=GERMAN if made else RUSSIAN)
         if made:

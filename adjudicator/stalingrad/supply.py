@@ -165,7 +165,8 @@ def dawn_supply(ctx: Ctx, dice: Dice) -> None:
                  f"({', '.join(newly)})", "12.2", units=newly, level=1)
     if deeper:
         ctx.emit("isolation", f"{len(deeper)} unit(s) still out of supply: Isolation -2 "
-                 f"({', '.join(deeper)})", "12.2", units=deeper, level=2)
+                 f"({', '.join(deeper)})", "12.2", units=deeper,
+                 level=max(ctx.state.units[u].isolation for u in deeper))
     ctx.changed()
     return_observers(ctx, supplied)  # 15.22
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adjudicator.stalingrad.board import Board, area_key_order, date_label
+from adjudicator.stalingrad.board import Board, area_key_order
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.places import DEAD
 from adjudicator.stalingrad.sides import GERMAN, RUSSIAN
@@ -57,12 +57,27 @@ def tie_breaker(board: Board, state: StalingradState) -> int:
 
 def last_week(ctx: Ctx) -> int:
     """The last week to be played: the Tie-Breaker option's week (19.3), else the week of
-    the scenario's last date."""
+    the scenario's last date (without one, the Turn Record Track's last date)."""
     chosen = ctx.state.options.get("tie_breaker")
     if isinstance(chosen, int) and not isinstance(chosen, bool):
         return chosen
+    calendar = ctx.board.calendar
     last = ctx.state.options.get("last_date")
-    return (int(last) if isinstance(last, int) else 62) // 7 + 1
+    day = ctx.board.day_of(last) if isinstance(last, int) else calendar.last
+    return calendar.week_of(day).number
+
+
+def victory_vp(ctx: Ctx) -> int:
+    """The Sawmill's 3: the Victory Points the German needs — the game's setting, else its
+    pack scenario's ``victory_vp``."""
+    need = ctx.state.options.get("victory_vp")
+    if isinstance(need, int):
+        return need
+    spec = ctx.board.scenarios.get(ctx.state.scenario)
+    if spec is None or spec.victory_vp is None:
+        raise ValueError("a vp_at_week_end victory needs victory_vp (the scenario's, "
+                         "scenarios.toml)")
+    return int(spec.victory_vp)
 
 
 def end_of_week(ctx: Ctx, week: int) -> None:
@@ -72,7 +87,7 @@ def end_of_week(ctx: Ctx, week: int) -> None:
     board = ctx.board
     vp, areas = german_vp(board, state)
     where = ", ".join(areas) or "none"
-    when = f"end of week {week} ({date_label(state.date - 1)})"
+    when = f"end of week {week} ({board.date_label(state.date - 1)})"
     paid = bid(state)
     score = vp - paid
     counted = f"German {vp} VP (Areas {where})" + (f" - bid {paid} = {score}" if paid else "")
@@ -80,8 +95,7 @@ def end_of_week(ctx: Ctx, week: int) -> None:
     data: dict[str, Any] = {"week": week, "vp": vp, "score": score, "areas": areas}
     winner: str | None
     if mode == "vp_at_week_end":
-        need = state.options.get("victory_vp")
-        need = int(need) if isinstance(need, int) else 4
+        need = victory_vp(ctx)
         winner = GERMAN if score >= need else RUSSIAN
         state.result = (f"german wins: {counted} >= {need}" if winner == GERMAN else
                         f"russian wins: {counted}, fewer than {need}")

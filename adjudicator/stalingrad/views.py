@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from adjudicator.kernel.memo import Memo
 from adjudicator.kernel.views import View
-from adjudicator.stalingrad.board import Board, area_key_order, date_label
+from adjudicator.stalingrad.board import Board, area_key_order
 from adjudicator.stalingrad.last_action import LastAction, for_viewer
 from adjudicator.stalingrad.places import DEAD, EAST, OFFBOARD, POOL
 from adjudicator.stalingrad.sides import SIDES
@@ -138,7 +138,7 @@ def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> 
     vp, vp_areas = german_vp(board, state)
     return StalingradView.model_construct(
         game=game, viewer=viewer, scenario=state.scenario, phase=state.phase, date=state.date,
-        date_label=date_label(state.date), day=state.day, box=state.box, turn=state.turn,
+        date_label=board.date_label(state.date), day=state.day, box=state.box, turn=state.turn,
         advantage=state.advantage,
         advantage_usable=not state.advantage_used and state.advantage == state.advantage_start,
         areas=areas, units=units,

@@ -60,8 +60,10 @@ def after_bombardment(ctx: Ctx, area: str, attack_dr: int, before: int, after: i
     rolls 9 or more there when Rubble 2 was already in place."""
     if area != works(ctx):
         return
-    if before < 2 <= after:
+    constants = ctx.board.tables.constants
+    top = constants.max_rubble  # Rubble 2, the highest level (14.2)
+    if before < top <= after:
         stop(ctx, f"a German bombardment leaves Rubble 2 in {ctx.name(area)}")
-    elif before >= 2 and attack_dr >= ctx.board.tables.constants.armor_replacement_rubble_dr:
+    elif before >= top and attack_dr >= constants.armor_replacement_rubble_dr:
         stop(ctx, f"a German attack DR of {attack_dr} on the Rubble 2 of {ctx.name(area)}")
 

@@ -8,7 +8,6 @@ import pytest
 from adjudicator.kernel.dice import CommittedDice, FixedDice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.artillery import observer_targets, strength
-from adjudicator.stalingrad.board import parse_date_code
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.game import StalingradGame
 from adjudicator.stalingrad.state import StalingradState
@@ -49,7 +48,7 @@ def test_hill_102_reaches_42_53_68_not_43_52_15_212() -> None:
 @pytest.mark.parametrize(("date", "fag", "stuka"), [
     ("S26", 1, 8), ("S27", 2, 5), ("O13", 2, 5), ("O14", 2, 9), ("O31", 2, 9), ("N1", 3, 9)])
 def test_strengths_by_date_15_3_17_23(date: str, fag: str, stuka: int) -> None:
-    state = played().model_copy(update={"date": parse_date_code(date)})
+    state = played().model_copy(update={"date": GAME.pack_board.parse_date_code(date)})
     ctx = Ctx(GAME.board_for(state), state)
     assert strength(ctx, "r:fag-s") == fag
     assert strength(ctx, "g:stuka") == stuka

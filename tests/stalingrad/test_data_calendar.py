@@ -153,7 +153,8 @@ def test_disruption_penalties_10(pack: StalingradPack) -> None:
     assert (d.regroup, d.movement, d.overrun, d.voluntary_retreat, d.fortification) == (
         0, 1, 1, 1, 1)
     assert (d.attack_won, d.attack_tied, d.attack_lost, d.defender_casualty) == (2, 3, 4, 4)
-    assert (d.ranged_reduction, d.ranged_minimum, d.german_artillery, d.aircraft) == (1, 1, 4, 1)
+    assert (d.ranged_reduction, d.ranged_minimum, d.aircraft) == (1, 1, 1)
+    assert pack.tables.constants.german_artillery_interval_days == 4  # 15.1, 10.7
     assert d.maximum == 4  # 10.8
 
 

@@ -36,6 +36,7 @@ from adjudicator.stalingrad.data_models.pack import AnySpace, Manifest, Stalingr
 from adjudicator.stalingrad.data_models.scenarios import OptionRef, Placement, Scenario, SideSetup
 from adjudicator.stalingrad.data_models.tables import (
     Artillery,
+    Bids,
     Cards,
     CasualtyPoints,
     Constants,
@@ -72,6 +73,7 @@ __all__ = [
     "AnySpace",
     "Area",
     "Artillery",
+    "Bids",
     "Board",
     "Calendar",
     "Cards",

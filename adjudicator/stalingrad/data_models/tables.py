@@ -3,9 +3,9 @@ Movement costs, Disruption, Rubble Entrance, retreat priorities and the rules' c
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from adjudicator.kernel.packs import Record
 from adjudicator.stalingrad.data_models.common import Sourced
@@ -113,8 +113,7 @@ class DisruptionTable(Sourced):
     defender_casualty: int
     ranged_reduction: int
     ranged_minimum: int
-    german_artillery: int
-    aircraft: int
+    aircraft: int  # German Artillery: constants.german_artillery_interval_days (15.1, 10.7)
     maximum: int
 
 
@@ -127,11 +126,24 @@ class RubbleEntranceTable(Sourced):
     drm_no_enemy: int
 
 
-class RetreatPriority(Sourced):
-    """8.3551: retreat destination classes, best first."""
+RetreatClass = Literal["free_least_enemy_adjacent", "friendly_contested", "enemy_contested",
+                       "vacant_enemy_controlled"]
 
-    order: tuple[str, ...]
+
+class RetreatPriority(Sourced):
+    """8.3551: retreat destination classes, best first (each once), with their texts."""
+
+    order: tuple[RetreatClass, ...]
     text: tuple[str, ...]
+
+    @model_validator(mode="after")
+    def _each_class_once(self) -> RetreatPriority:
+        classes = get_args(RetreatClass)
+        if sorted(self.order) != sorted(classes):
+            raise ValueError(f"order must list each retreat class once: {', '.join(classes)}")
+        if len(self.text) != len(self.order):
+            raise ValueError("text must give one line per class of order")
+        return self
 
 
 class Constants(Sourced):
@@ -149,9 +161,11 @@ class Constants(Sourced):
     rout_margin: int  # 8.37
     attrition_max_dr: int  # 12.22
     refit_max_dr: int  # 15.34
-    german_artillery_interval_days: int  # 15.1
+    german_artillery_interval_days: int  # 15.1, 10.7: also the Duration an Observer takes
     sept13_german_day_impulses: int  # 20.2
     sept13_russian_day_impulses: int  # 20.2
+    regimental_integrity_units: int  # Glossary: +1 per this many battalions of a Regiment
+    regimental_integrity_min_battalions: int  # Glossary: Regiments with fewer get no bonus
     armor_replacement_per_day: int  # 13.2
     armor_replacement_area: int  # 13.2
     armor_replacement_rubble_dr: int  # 13.2
@@ -185,10 +199,18 @@ class Withdrawal(Sourced):
     compensation_factor: int = Field(ge=1)
 
 
+class Bids(Sourced):
+    """22.13: tied side-determination bids go by a die roll."""
+
+    tie_german_max_dr: int = Field(ge=0)  # a dr up to this keeps the German seat's player
+
+
 class Cards(Sourced):
     """22.21: each side's deck, as (card value, how many) pairs."""
 
     deck: tuple[tuple[int, int], ...] = Field(min_length=1)
+    #: the court cards' names by value ("11" = "Jack"): every other card shows its number
+    names: dict[str, str] = Field(default_factory=dict)
 
 
 class Tables(Record):
@@ -207,4 +229,5 @@ class Tables(Record):
     duration_markers: DurationMarkers
     artillery: Artillery
     withdrawal: Withdrawal
+    bids: Bids
     cards: Cards
