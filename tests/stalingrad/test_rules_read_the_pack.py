@@ -7,8 +7,9 @@ the same position with the shipped pack and with the edited one.
 
 from __future__ import annotations
 
+import dataclasses
 import re
-import shutil
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +17,14 @@ import pytest
 
 from adjudicator.kernel.dice import FixedDice
 from adjudicator.kernel.errors import RuleError
+from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.data import DEFAULT_PACK
 from adjudicator.stalingrad.game import StalingradGame
+from adjudicator.stalingrad.losses import retreat_options
+from adjudicator.stalingrad.setup import check_options
+from adjudicator.stalingrad.state import StalingradState
+from adjudicator.stalingrad.victory import last_week
+from tests.packs import copy_pack
 
 SHIPPED = StalingradGame()
 pytestmark = pytest.mark.skipif(not SHIPPED.has_pack(), reason="needs the shipped data pack")
@@ -31,8 +38,7 @@ MAP = {"areas": [{"key": "1", "tem": 1}, {"key": "2", "tem": 2},
 
 def edited(tmp_path: Path, file: str, old: str, new: str) -> StalingradGame:
     """A game bound to a copy of the shipped pack with ``old`` replaced by ``new``."""
-    dest = tmp_path / "pack"
-    shutil.copytree(DEFAULT_PACK, dest, ignore=shutil.ignore_patterns("tools"))
+    dest = copy_pack(DEFAULT_PACK, tmp_path)
     path = dest / file
     text = path.read_text()
     assert re.search(old, text, re.M), f"{old!r} not in {file}"
@@ -158,3 +164,160 @@ def test_the_date_modifier_comes_from_the_calendar_8_352f(tmp_path: Path) -> Non
     game = edited(tmp_path, "calendar.toml", r'start = 1942-09-27\nvalue = 1\n',
                   'start = 1942-09-27\nvalue = 3\n')
     assert dv(game) == dv(SHIPPED) + 2
+
+
+# ---- the constants (tables.toml [constants], [bids], [cards]) and the calendar's dates ------
+
+
+def opened(game: StalingradGame, options: dict[str, Any] | None = None,
+           rubble: int = 1) -> StalingradState:
+    """The historical setup with both sides' Advantage standing at "never", the initial
+    Rubble rolled with ``rubble`` on every die."""
+    state = game.setup("historical", options or {})
+    for side in ("german", "russian"):
+        state = game.apply_text(state, side, "standing advantage never", FixedDice()).state
+        state = game.apply_text(state, side, "standing artillery never", FixedDice()).state
+    return game.apply_text(state, "german", "rubble", FixedDice([rubble] * 8)).state
+
+
+def test_the_initial_rubble_threshold_comes_from_the_pack_5_7(tmp_path: Path) -> None:
+    shipped = len(opened(SHIPPED, rubble=3).rubble)
+    game = edited(tmp_path, "tables.toml", r"^initial_rubble_threshold = 7$",
+                  "initial_rubble_threshold = 5")
+    assert len(opened(game, rubble=3).rubble) > shipped
+
+
+def rubble_result(game: StalingradGame) -> str:
+    state = position(game, [unit("g-pnr", "german", "3", engineer=True, attack=4)],
+                     rubble={"3": 1})
+    # OV 4 vs Rubble 1 + enemy-controlled 1 = 2; 4 + 4 + 4 = 12 vs 2 + 3 + 3 = 8: four points.
+    outcome = game.apply_text(state, "german", "attack 3 rubble with g-pnr",
+                              FixedDice([4, 4, 3, 3]))
+    return str(next(e.data["result"] for e in outcome.events if e.kind == "attack-result"))
+
+
+def test_the_rubble_overrun_margins_come_from_the_pack_14_6(tmp_path: Path) -> None:
+    assert rubble_result(SHIPPED) == "overrun"  # 4 or more against Rubble 1
+    game = edited(tmp_path, "tables.toml", r"^rubble_overrun_margin = \[4, 7\]$",
+                  "rubble_overrun_margin = [5, 7]")
+    assert rubble_result(game) == "cp"
+
+
+def observer_duration(game: StalingradGame) -> int:
+    state = position(game, [unit("g-obs", "german", "2", kind="artillery", attack=6,
+                                 night_attack=4, defense=0, spent_defense=0),
+                            unit("r1", "russian", "3")])
+    state = game.apply_text(state, "german", "attack 3 with g-obs", FixedDice([1, 1, 6, 6])).state
+    outcome = game.apply_text(state, "german", "end", FixedDice())
+    return int(next(e.data["duration"] for e in outcome.events
+                    if e.kind == "spent" and e.data["unit"] == "g-obs"))
+
+
+def test_the_german_artillery_interval_comes_from_the_pack_15_1(tmp_path: Path) -> None:
+    assert observer_duration(SHIPPED) == 4
+    game = edited(tmp_path, "tables.toml", r"^german_artillery_interval_days = 4$",
+                  "german_artillery_interval_days = 3")
+    assert observer_duration(game) == 3
+
+
+def after_the_twelfth_german_impulse(game: StalingradGame) -> StalingradState:
+    state = position(game, [unit("g1", "german", "1"), unit("r1", "russian", "4")],
+                     date="S13", box=12, german_impulses_today=11)
+    return game.apply_text(state, "german", "pass", FixedDice()).state
+
+
+def test_september_13s_russian_daylight_impulses_come_from_the_pack_20_2(
+        tmp_path: Path) -> None:
+    shipped = after_the_twelfth_german_impulse(SHIPPED)
+    assert not shipped.day and shipped.turn == "russian"  # 12 and 11: Sunset at once
+    game = edited(tmp_path, "tables.toml", r"^sept13_russian_day_impulses = 11$",
+                  "sept13_russian_day_impulses = 12")
+    state = after_the_twelfth_german_impulse(game)
+    assert state.day and state.turn == "russian"  # the Russian's twelfth daylight impulse
+    state = game.apply_text(state, "russian", "pass", FixedDice()).state
+    assert not state.day and state.turn == "russian"
+
+
+def integrity_ov(game: StalingradGame) -> int:
+    battalions = [unit(f"g{i}", "german", "3", regiment="194", parent="71", attack=2)
+                  for i in range(4)]
+    state = position(game, [*battalions, unit("r1", "russian", "3")])
+    outcome = game.apply_text(state, "german", "attack 3 with g0 g1 g2 g3",
+                              FixedDice([3, 3, 3, 3]))
+    return int(next(e.data["ov"] for e in outcome.events if e.kind == "attack"))
+
+
+def test_regimental_integrity_comes_from_the_pack_8_351b(tmp_path: Path) -> None:
+    shipped = integrity_ov(SHIPPED)  # 2 + 3 extra units + 1 Integrity + 1 daylight
+    assert shipped == 7
+    per_two = edited(tmp_path / "a", "tables.toml", r"^regimental_integrity_units = 3$",
+                     "regimental_integrity_units = 2")
+    assert integrity_ov(per_two) == shipped + 1
+    bigger = edited(tmp_path / "b", "tables.toml",
+                    r"^regimental_integrity_min_battalions = 3$",
+                    "regimental_integrity_min_battalions = 5")
+    assert integrity_ov(bigger) == shipped - 1
+
+
+def tied_bids_swap(game: StalingradGame, dr: int) -> bool:
+    state = game.setup("sawmill", {"bids": True})
+    state = game.apply_text(state, "german", "bid 2", FixedDice([1] * 16)).state
+    outcome = game.apply_text(state, "russian", "bid 2", FixedDice([1] * 16 + [dr]))
+    return any(e.kind == "seats-swapped" for e in outcome.events)
+
+
+def test_the_tied_bid_die_comes_from_the_pack_22_13(tmp_path: Path) -> None:
+    assert not tied_bids_swap(SHIPPED, 3) and tied_bids_swap(SHIPPED, 4)
+    game = edited(tmp_path, "tables.toml", r"^tie_german_max_dr = 3$", "tie_german_max_dr = 4")
+    assert not tied_bids_swap(game, 4) and tied_bids_swap(game, 5)
+
+
+def test_court_card_names_and_the_middle_card_come_from_the_pack_22_21(
+        tmp_path: Path) -> None:
+    game = edited(tmp_path, "tables.toml", r'^names = \{ "11" = "Jack", "12" = "Queen" \}$',
+                  'names = { "2" = "Deuce", "12" = "Queen" }')
+    state = opened(game, {"feints": True})
+    attack = next(o for o in game.legal_orders(state, "german") if o.startswith("attack")
+                  and "arko" not in o and "stuka" not in o)
+    pending = game.apply_text(state, "german", attack, FixedDice()).state.pending
+    assert pending is not None and pending.kind == "card"
+    labels = {o.order: o.label for o in pending.options}
+    assert labels["decide card 2"].startswith("Deuce (2)")
+    assert labels["decide card 11"].startswith("11 ")
+    assert pending.default == "decide card 7"  # the deck's average
+    skewed = edited(tmp_path / "b", "tables.toml", r"^deck = \[\[2, 1\]",
+                    "deck = [[2, 31]")  # thirty more 2's: an average of 312 / 66, about 4.7
+    state = opened(skewed, {"feints": True})
+    pending = skewed.apply_text(state, "german", attack, FixedDice()).state.pending
+    assert pending is not None and pending.default == "decide card 5"
+
+
+def test_the_retreat_priority_order_comes_from_the_pack_8_3551(tmp_path: Path) -> None:
+    def best(game: StalingradGame) -> tuple[list[str], str]:
+        # From 2 the German may go to Free Area 1 or to friendly-controlled Area 5, which a
+        # Russian Contests.
+        state = position(game, [unit("g1", "german", "2"), unit("g2", "german", "5"),
+                                unit("r1", "russian", "5"), unit("r2", "russian", "3")])
+        return retreat_options(Ctx(game.board_for(state), state), "german", "2", set())
+
+    assert best(SHIPPED) == (["1"], "priority A: Free Area adjacent to least number of "
+                                    "enemy-controlled Areas")
+    game = edited(tmp_path, "tables.toml",
+                  r'^order = \["free_least_enemy_adjacent", "friendly_contested",',
+                  'order = ["friendly_contested", "free_least_enemy_adjacent",')
+    keys, why = best(game)
+    assert keys == ["5"] and why.startswith("priority A: ")
+
+
+def test_dates_and_weeks_come_from_the_calendar_5_1_6_4_19_3() -> None:
+    board = SHIPPED.pack_board
+    assert board.date_label(0) == "Sep 13" and board.parse_date_code("O1") == 18
+    moved = dataclasses.replace(board, calendar=board.calendar.model_copy(
+        update={"first": date(1942, 9, 12)}))
+    assert moved.date_label(0) == "Sep 12" and moved.parse_date_code("O1") == 19
+    state = StalingradState()  # no scenario setting: the track's last week
+    assert last_week(Ctx(board, state)) == len(board.calendar.weeks)
+    spec = board.scenarios["basic"]
+    assert check_options(spec, {"tie_breaker": 9}, 9) == {"tie_breaker": 9}
+    with pytest.raises(ValueError, match="1-8"):
+        check_options(spec, {"tie_breaker": 9}, 8)
