@@ -96,3 +96,12 @@ def test_data_check_warns_and_strict_refuses(corrected: object, tmp_path: Path) 
     strict = runner.invoke(app, ["data", "check", "--strict", str(pack)])
     assert strict.exit_code == 1, strict.output
     assert f"{count} problem(s)" in strict.output and "a valid" not in strict.output
+
+
+def test_a_game_starts_with_a_corrected_pack_and_says_what_differs(tmp_path: Path) -> None:
+    pack = corrected_stalingrad(tmp_path)
+    result = runner.invoke(app, ["play", "stalingrad", "--pack", str(pack), "--db",
+                                 str(tmp_path / "u.db")], input="quit\n")
+    assert result.exit_code == 0, result.output
+    assert "warning: areas.toml: Area 69: vp is 2, 19.1 gives 1" in result.output.replace(
+        "\n", " ")
