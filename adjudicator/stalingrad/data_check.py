@@ -89,6 +89,22 @@ HILL_102_WITHIN = (42, 53, 68)
 HILL_102_BEYOND = (43, 52)
 #: Kuibyshev Sawmill scenario 1-2: Areas in the South Quadrant.
 SOUTH_AREAS = (5, 33, 61, 62)
+#: The single numbers the rules text states (tables.toml [constants]), with the rule.
+STATED_CONSTANTS: tuple[tuple[str, object, str], ...] = (
+    ("stacking_limit", 10, "7.1"),
+    ("initial_rubble_threshold", 7, "5.7"),
+    ("rubble_creation_threshold", 13, "14.2"),
+    ("fortification_threshold", 7, "14.3"),
+    ("fortification_infantry", 3, "14.3"),
+    ("max_rubble", 2, "14.2"),
+    ("rubble_overrun_margin", (4, 7), "14.6"),
+    ("rubble_removal_per_cp", 3, "14.6"),
+    ("german_artillery_interval_days", 4, "15.1"),
+    ("sept13_german_day_impulses", 12, "20.2"),
+    ("sept13_russian_day_impulses", 11, "20.2"),
+    ("regimental_integrity_units", 3, "Glossary"),
+    ("regimental_integrity_min_battalions", 3, "Glossary"),
+)
 
 
 def _edges(poly: Sequence[Point]) -> Iterable[tuple[Point, Point]]:
@@ -636,6 +652,11 @@ def check_rulebook_facts(
             msgs.append(f"{CAL}: weeks: 6.4 ends weeks on Sept 19, 26, Oct 3, 10, 17, 24, 31, "
                         "Nov 7 and 14")
     if tables is not None:
+        for constant, stated, rule in STATED_CONSTANTS:
+            value = getattr(tables.constants, constant)
+            if value != stated:
+                msgs.append(f"{TABLES}: constants: {constant} is {value!r}, {rule} says "
+                            f"{stated!r}")
         crossing = [(dr, _try(lambda d: tables.crossing.result(d).duration, dr))
                     for dr in range(2, 30)]
         for dr, dur in crossing:

@@ -105,3 +105,13 @@ def test_a_game_starts_with_a_corrected_pack_and_says_what_differs(tmp_path: Pat
     assert result.exit_code == 0, result.output
     assert "warning: areas.toml: Area 69: vp is 2, 19.1 gives 1" in result.output.replace(
         "\n", " ")
+
+
+def test_a_changed_rule_constant_is_a_warning_5_7(tmp_path: Path) -> None:
+    pack = copy_pack(stalingrad_data.DEFAULT_PACK, tmp_path)
+    edit_text(pack / "tables.toml", "initial_rubble_threshold = 7\n",
+              "initial_rubble_threshold = 5\n")
+    problems = stalingrad_data.check_pack(pack)
+    assert problems == [] and problems.warnings == [
+        "tables.toml: constants: initial_rubble_threshold is 5, 5.7 says 7"]
+    assert stalingrad_data.load_pack(pack).tables.constants.initial_rubble_threshold == 5
