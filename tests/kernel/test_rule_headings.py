@@ -110,6 +110,10 @@ def case_names(game: str, order: list[str]) -> tuple[dict[str, list[str]], list[
     return by_heading, problems
 
 
+def order_key(number: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in number.split("."))
+
+
 @pytest.mark.parametrize("game", sorted(RULEBOOKS))
 def test_every_adjudicable_heading_has_a_case(game: str) -> None:
     """Each numbered heading is named by a case's ``source``, listed as not adjudicable
@@ -137,10 +141,6 @@ def test_every_adjudicable_heading_has_a_case(game: str) -> None:
                  if h.number not in cases and h.number not in not_adjudicable
                  and h.number not in owed]
     assert not problems, "\n".join(problems)
-
-
-def order_key(number: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in number.split("."))
 
 
 def test_headings_read_titles_sections_and_duplicates() -> None:
