@@ -124,15 +124,34 @@ def check_generic(
     return failures
 
 
+def crash_text(problem: BaseException) -> str:
+    """An exception as a failure line: its type and message (``KeyError: 'opening'``)."""
+    return f"{type(problem).__name__}: {problem}"
+
+
 def run_case(case: Case, load: GameLoader, path: str = "<case>") -> CaseResult:
-    """Run one case; every deviation becomes a failure message (never an exception)."""
+    """Run one case; every deviation becomes a failure message (never an exception).
+
+    An exception other than a refusal (a defect in the rules or in the case's own check)
+    ends the case as failed, naming the step and the exception; the caller runs the rest.
+    """
+    try:
+        return _run_case(case, load, path)
+    except Exception as problem:  # a defect is reported, never raised
+        return CaseResult(path=path, title=case.title, source=case.source,
+                          failures=[f"crashed: {crash_text(problem)}"])
+
+
+def _run_case(case: Case, load: GameLoader, path: str) -> CaseResult:
     failures: list[str] = []
     try:
         game = load(case.plugin or case.game)
         state = game.case_position({**case.position, "options": case.options})
-    except (RuleError, ValueError, KeyError, LookupError, ValidationError) as problem:
+    except Exception as problem:  # a bad position is the case's failure
+        refused = isinstance(problem, (RuleError, ValueError, LookupError, ValidationError))
+        text = str(problem) if refused else f"crashed: {crash_text(problem)}"
         return CaseResult(path=path, title=case.title, source=case.source,
-                          failures=[f"position: {problem}"])
+                          failures=[f"position: {text}"])
     by_step: dict[int, list[dict[str, Any]]] = {}
     for expect in case.expect:
         after = int(expect.get("after", len(case.steps)))
@@ -157,6 +176,11 @@ def run_case(case: Case, load: GameLoader, path: str = "<case>") -> CaseResult:
                 events = []
                 if state.state_hash() != before:
                     failures.append(f"step {number}: the refused order changed the state")
+            except Exception as problem:  # a defect ends this case only
+                failures.append(f"step {number} ({step.side}: {step.order}): crashed: "
+                                f"{crash_text(problem)}")
+                return CaseResult(path=path, title=case.title, source=case.source,
+                                  failures=failures)
             if step.error_rule is not None and (error is None or error.rule != step.error_rule):
                 got = f"{error.rule}: {error}" if error else "no error"
                 failures.append(f"step {number} ({step.order}): expected rule "
@@ -167,10 +191,13 @@ def run_case(case: Case, load: GameLoader, path: str = "<case>") -> CaseResult:
                 failures.append(f"step {number} ({step.order}): dice left unused: {dice.unused}")
         for expect in by_step.get(number, []):
             prefix = f"after step {number}: " if number else "before any step: "
-            errors = check_generic(game, state, events, error, expect)
-            specific = {k: v for k, v in expect.items() if k not in GENERIC_KEYS}
-            if specific:
-                errors += game.case_check(state, specific)
+            try:
+                errors = check_generic(game, state, events, error, expect)
+                specific = {k: v for k, v in expect.items() if k not in GENERIC_KEYS}
+                if specific:
+                    errors += game.case_check(state, specific)
+            except Exception as problem:  # a defect in a check is a failure
+                errors = [f"checking {dict(expect)} crashed: {crash_text(problem)}"]
             failures += [prefix + message for message in errors]
     return CaseResult(path=path, title=case.title, source=case.source, failures=failures)
 
@@ -194,5 +221,5 @@ def run_paths(paths: Sequence[Path], load: GameLoader) -> list[CaseResult]:
             results.append(CaseResult(path=str(path), title=path.stem, source="",
                                       failures=[f"cannot read case: {problem}"]))
             continue
-        results.append(run_case(case, load, str(path)))
+        results.append(run_case(case, load, str(path)))  # never raises: a crash is a failure
     return results
