@@ -22,8 +22,8 @@ from adjudicator.kernel.game import Game
 
 #: Expectation keys the kernel understands for every game.
 GENERIC_KEYS = frozenset(
-    {"after", "error_rule", "pending", "pending_side", "to_act", "result", "event", "no_event",
-     "note"}
+    {"after", "error_rule", "pending", "pending_side", "to_act", "result", "no_winner", "event",
+     "no_event", "note"}
 )
 
 
@@ -44,6 +44,7 @@ class Case(BaseModel):
     plugin: str | None = None
     source: str
     title: str
+    scenario: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
     position: dict[str, Any] = Field(default_factory=dict)
     steps: list[Step] = Field(default_factory=list)
@@ -114,6 +115,9 @@ def check_generic(
         failures.append(f"to act: expected {expect['to_act']}, got {game.acting_side(state)}")
     if "result" in expect and state.result != expect["result"]:
         failures.append(f"result: expected {expect['result']!r}, got {state.result!r}")
+    if "no_winner" in expect and (state.result is None) != bool(expect["no_winner"]):
+        failures.append(f"no winner yet: expected {expect['no_winner']}, got "
+                        f"{state.result is None} (result {state.result!r})")
     for wanted in _as_list(expect.get("event", [])):
         if not any(_event_matches(event, wanted) for event in events):
             shown = "; ".join(f"{e.kind}: {e.text} {e.data}" for e in events) or "no events"
@@ -122,6 +126,35 @@ def check_generic(
         if any(_event_matches(event, unwanted) for event in events):
             failures.append(f"an event matched {dict(unwanted)}, which must not happen")
     return failures
+
+
+def case_state(game: Game[Any], case: Case) -> Any:
+    """The case's position; with a ``scenario``, that scenario's rules apply to it.
+
+    The scenario's name goes to the game's ``case_position`` (``position.scenario``). A
+    game whose state records its scenario and settings but whose ``case_position`` does not
+    read the name gets them from ``game.setup(scenario)``: the state's ``scenario`` is set
+    and the scenario's settings are its options, the case's own options over them.
+    """
+    if case.scenario is None:
+        return game.case_position({**case.position, "options": case.options})
+    known = game.scenarios()
+    if case.scenario not in known:
+        raise ValueError(f"unknown scenario {case.scenario!r}; this game's scenarios: "
+                         f"{', '.join(known)}")
+    wanted = case.position.get("scenario", case.scenario)
+    if wanted != case.scenario:
+        raise ValueError(f"the case chooses scenario {case.scenario!r} and its position "
+                         f"{wanted!r}: name it once")
+    state = game.case_position({**case.position, "scenario": case.scenario,
+                                "options": case.options})
+    fields = type(state).model_fields
+    if "scenario" in fields and state.scenario != case.scenario:
+        base = game.setup(case.scenario)
+        state.scenario = case.scenario
+        if "options" in fields:
+            state.options = {**base.options, **case.options}
+    return state
 
 
 def crash_text(problem: BaseException) -> str:
@@ -146,7 +179,7 @@ def _run_case(case: Case, load: GameLoader, path: str) -> CaseResult:
     failures: list[str] = []
     try:
         game = load(case.plugin or case.game)
-        state = game.case_position({**case.position, "options": case.options})
+        state = case_state(game, case)
     except Exception as problem:  # a bad position is the case's failure
         refused = isinstance(problem, (RuleError, ValueError, LookupError, ValidationError))
         text = str(problem) if refused else f"crashed: {crash_text(problem)}"

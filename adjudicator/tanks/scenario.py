@@ -24,6 +24,9 @@ OPTIONS = {
     "suicide": "24.0 Soviet suicide assault",
 }
 DEFAULT_FACING = {"german": "S", "soviet": "N"}
+#: The flags ``build`` sets that are a scenario's rules rather than its forces' set-up:
+#: road-bound entry and same-edge entry (25.1), terrain treated as clear (25.7).
+SCENARIO_RULE_FLAGS = ("road_bound", "same_edge", "clear_terrain")
 
 
 def unit_base(type_id: str) -> str:

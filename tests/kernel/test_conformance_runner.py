@@ -130,3 +130,121 @@ def test_the_run_goes_on_after_a_crashing_case_and_the_exit_code_says_failure(
     assert "KeyError: 'opening'" in result.output and "step 1 (red: pass)" in result.output
     assert "2 passed, 1 failed" in result.output
     assert "b-fine.toml" in result.output and "c-fine.toml" in result.output
+
+
+def run_text(tmp_path: Path, text: str) -> list[str]:
+    path = tmp_path / "case.toml"
+    path.write_text(text, encoding="utf-8")
+    [result] = run_paths([path], load_game)
+    return result.failures
+
+
+SAWMILL_STUKA = """
+game = "stalingrad"
+source = "Kuibyshev Sawmill 5"
+title = "the scenario's own rule applies to the case"
+{scenario}
+[position]
+date = "S14"
+box = 2
+to_act = "german"
+advantage_used = true
+control = {{ "1" = "german", "2" = "russian", "C" = "german" }}
+map.areas = [{{ key = "1", tem = 1, quadrant = "south" }}, \
+{{ key = "2", tem = 2, quadrant = "south" }}, \
+{{ key = "C", zone = true, tem = 1, quadrants = ["south"], supply = "german" }}]
+map.links = [["1", "2"], ["C", "1"]]
+units = [{{ id = "g-stuka", side = "german", kind = "air", area = "box" }}, \
+{{ id = "r1", side = "russian", kind = "infantry", attack = 2, defense = 3, \
+spent_defense = 2, mf = 4, area = "2" }}]
+
+[[steps]]
+side = "german"
+order = "attack 2 with g-stuka"
+error_rule = "Sawmill 5"
+"""
+
+
+def test_a_case_chooses_a_scenario_and_its_special_rules_apply(tmp_path: Path) -> None:
+    """The Sawmill's rule 5 (Stukas on odd days only) applies with ``scenario = "sawmill"``
+    and without any internal option key; without the scenario the Stuka attacks."""
+    assert run_text(tmp_path, SAWMILL_STUKA.format(scenario='scenario = "sawmill"')) == []
+    failures = run_text(tmp_path, SAWMILL_STUKA.format(scenario=""))
+    assert failures and "expected rule Sawmill 5" in failures[0]
+
+
+def test_an_unknown_scenario_is_a_failure_naming_the_scenarios(tmp_path: Path) -> None:
+    [failure] = run_text(tmp_path, SAWMILL_STUKA.format(scenario='scenario = "mill"'))
+    assert "unknown scenario 'mill'" in failure and "sawmill" in failure
+
+
+def test_a_tanks_scenario_keeps_its_entry_rules_25_1(tmp_path: Path) -> None:
+    """25.1 First Encounter: the German enters road-bound; the case chooses the scenario
+    and states no flag."""
+    text = """
+game = "tanks"
+scenario = "first-encounter"
+source = "25.1"
+title = "road-bound entry"
+[position]
+blank_map = true
+roads = ["0101", "0102"]
+units = [{ id = "p", side = "german", type = "panther", enter_edges = ["N"] }]
+[[steps]]
+side = "german"
+order = "move p 0501"
+error_rule = "25.1"
+"""
+    assert run_text(tmp_path, text) == []
+    assert run_text(tmp_path, text.replace('scenario = "first-encounter"\n', ""))
+
+
+def test_no_winner_yet(tmp_path: Path) -> None:
+    assert run(tmp_path, PASSING + "[[expect]]\nno_winner = true\n") == []
+    [failure] = run(tmp_path, PASSING + "[[expect]]\nno_winner = false\n")
+    assert "no winner yet: expected False, got True" in failure
+
+
+SEES = """
+game = "tanks"
+source = "20.0, 25.7"
+title = "what each side sees"
+[position]
+blank_map = true
+phasing = "soviet"
+units = [
+    { id = "gun", side = "german", type = "pak-88", hex = "1014", hidden = true },
+    { id = "tank", side = "german", type = "panther", hex = "0510", concealed = true },
+    { id = "ivh", side = "german", type = "ivh", hex = "0310", facing = "S" },
+    { id = "t34", side = "soviet", type = "t34a", hex = "1009", facing = "S" },
+]
+[[expect]]
+after = 0
+sees = [{ side = "soviet", visible = ["ivh", "t34"], concealed = ["tank"], absent = ["gun"] },
+        { side = "german", visible = ["gun", "tank", "ivh", "t34"] }]
+"""
+
+
+def test_a_case_states_what_a_side_sees_20_0_25_7(tmp_path: Path) -> None:
+    assert run_text(tmp_path, SEES) == []
+    wrong = SEES.replace('concealed = ["tank"], absent = ["gun"]',
+                         'concealed = ["gun"], absent = ["tank"]')
+    failures = run_text(tmp_path, wrong)
+    assert any("soviet sees gun: expected concealed, got absent" in f for f in failures)
+    assert any("soviet sees tank: expected absent, got concealed" in f for f in failures)
+    leak = SEES.replace('visible = ["ivh", "t34"]', 'visible = ["ivh", "t34", "gun"]')
+    assert any("expected visible, got absent" in f for f in run_text(tmp_path, leak))
+
+
+def test_docs_list_every_key_the_runner_and_the_games_accept() -> None:
+    """docs/conformance.md names every case, step and expectation key (as `key`) that the
+    runner or a game's case adapter reads."""
+    from adjudicator.kernel.conformance import GENERIC_KEYS, Case, Step
+    from adjudicator.stalingrad.game import CHECK_KEYS
+    from adjudicator.tanks.game import CASE_OTHER_KEYS, CASE_POSITION_KEYS, CASE_UNIT_KEYS
+
+    docs = (Path(__file__).parents[2] / "docs" / "conformance.md").read_text(encoding="utf-8")
+    keys = {*Case.model_fields, *Step.model_fields, *GENERIC_KEYS, *CHECK_KEYS,
+            *CASE_POSITION_KEYS, *CASE_UNIT_KEYS, *CASE_OTHER_KEYS}
+    missing = sorted(k for k in keys if f"`{k}`" not in docs and f"`{k} =" not in docs)
+    assert missing == []
