@@ -248,3 +248,35 @@ def test_docs_list_every_key_the_runner_and_the_games_accept() -> None:
             *CASE_POSITION_KEYS, *CASE_UNIT_KEYS, *CASE_OTHER_KEYS}
     missing = sorted(k for k in keys if f"`{k}`" not in docs and f"`{k} =" not in docs)
     assert missing == []
+
+
+R_S = """
+game = "stalingrad"
+source = "8.2"
+title = "a case's own unit r-s is r-s, not the shipped r:stzmil"
+[position]
+to_act = "russian"
+advantage_used = true
+control = { "1" = "russian", "2" = "russian" }
+map = { areas = [{ key = "1", tem = 1 }, { key = "2", tem = 1 }], links = [["1", "2"]] }
+units = [{ id = "r-s", side = "russian", kind = "infantry", attack = 1, defense = 2, \
+spent_defense = 1, mf = 4, area = "1" }]
+[[steps]]
+side = "russian"
+order = "move r-s to 2"
+[[expect]]
+unit = "r-s"
+area = "2"
+"""
+
+
+def test_an_exact_unit_id_of_a_case_wins_over_a_prefix_of_a_shipped_counter(
+    tmp_path: Path,
+) -> None:
+    """`r-s` read with its punctuation is no prefix of the pack's `r:stzmil`."""
+    from adjudicator.kernel.names import unit_index
+
+    assert run_text(tmp_path, R_S) == []
+    names = unit_index([("r:stzmil", ("STZMil infantry",)), ("r-s", ())])
+    assert names.resolve("R-S") == "r-s" and names.resolve("r:st") == "r:stzmil"
+    assert unit_index([("r:stzmil", ("STZMil infantry",))]).index.candidates("r-s") == []
