@@ -46,9 +46,14 @@ class UnitType:
         return self.armor_class is not None
 
     @property
+    def tank_or_sp_gun(self) -> bool:
+        """A tank or an SP gun: what 8.1 (facing) and 10.7 (hill armour) speak of."""
+        return self.kind in ("tank", "sp_gun")
+
+    @property
     def has_facing(self) -> bool:
         """8.1: tanks and SP guns face a hexside; other units have no facing."""
-        return self.kind in ("tank", "sp_gun")
+        return self.tank_or_sp_gun
 
 
 @dataclass(frozen=True)
