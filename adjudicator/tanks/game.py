@@ -57,7 +57,8 @@ from adjudicator.tanks.views import TanksView, board_text, build_view
 DEFENSIVE = "defensive-fire"
 #: The position keys of a case (docs/conformance.md); ``options`` is the case's [options].
 CASE_POSITION_KEYS = frozenset({
-    "scenario", "options", "turn", "last_turn", "phasing", "to_act", "phase", "advanced",
+    "scenario", "options", "turn", "last_turn", "phasing", "to_act", "first", "phase",
+    "advanced",
     "terrain", "roads", "map_size", "types", "units", "mines", "known_mines", "barrages",
     "marker", "flags", "blank_map", "standing", "setup", "hidden", "mine_count", "secrets"})
 #: The expectation keys of a case (docs/conformance.md): a unit's, then the others.
@@ -470,7 +471,9 @@ class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SI
         state.turn = int(position.get("turn", 1))
         state.last_turn = int(position.get("last_turn", state.last_turn))
         phasing = str(position.get("phasing", position.get("to_act", "german")))
-        state.order = [phasing, other(phasing)]
+        first = str(position.get("first", phasing))  # who moves first each turn (5.0)
+        state.order = [first, other(first)]
+        state.player = state.order.index(phasing)
         state.phase = str(position.get("phase", "move1"))
         state.advanced = bool(position.get("advanced", True))
         state.terrain = {str(k): str(v) for k, v in position.get("terrain", {}).items()}
