@@ -280,3 +280,31 @@ def test_an_exact_unit_id_of_a_case_wins_over_a_prefix_of_a_shipped_counter(
     names = unit_index([("r:stzmil", ("STZMil infantry",)), ("r-s", ())])
     assert names.resolve("R-S") == "r-s" and names.resolve("r:st") == "r:stzmil"
     assert unit_index([("r:stzmil", ("STZMil infantry",))]).index.candidates("r-s") == []
+
+
+EXIT = """
+game = "tanks"
+source = "6.6, 8.2"
+title = "the edge a unit exited by"
+[position]
+blank_map = true
+phasing = "german"
+units = [{ id = "pz", side = "german", type = "ivh", hex = "3101", facing = "SE" }]
+[[steps]]
+side = "german"
+order = "move pz exit"
+[[expect]]
+unit = "pz"
+exited_edge = "E"
+"""
+
+
+def test_a_case_states_the_edge_a_unit_exited_by_6_6(tmp_path: Path) -> None:
+    assert run_text(tmp_path, EXIT) == []
+    [failure] = run_text(tmp_path, EXIT.replace('exited_edge = "E"', 'exited_edge = "N"'))
+    assert "pz: exited_edge is 'E', expected 'N'" in failure
+
+
+def test_a_misspelt_tanks_position_key_fails_the_case(tmp_path: Path) -> None:
+    [failure] = run_text(tmp_path, EXIT.replace("blank_map", "blank_mapp"))
+    assert "unknown position keys ['blank_mapp']" in failure
