@@ -22,8 +22,8 @@ from adjudicator.kernel.game import Game
 
 #: Expectation keys the kernel understands for every game.
 GENERIC_KEYS = frozenset(
-    {"after", "error_rule", "pending", "pending_side", "to_act", "result", "event", "no_event",
-     "note"}
+    {"after", "error_rule", "pending", "pending_side", "to_act", "result", "no_winner", "event",
+     "no_event", "note"}
 )
 
 
@@ -44,6 +44,7 @@ class Case(BaseModel):
     plugin: str | None = None
     source: str
     title: str
+    scenario: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
     position: dict[str, Any] = Field(default_factory=dict)
     steps: list[Step] = Field(default_factory=list)
@@ -114,6 +115,9 @@ def check_generic(
         failures.append(f"to act: expected {expect['to_act']}, got {game.acting_side(state)}")
     if "result" in expect and state.result != expect["result"]:
         failures.append(f"result: expected {expect['result']!r}, got {state.result!r}")
+    if "no_winner" in expect and (state.result is None) != bool(expect["no_winner"]):
+        failures.append(f"no winner yet: expected {expect['no_winner']}, got "
+                        f"{state.result is None} (result {state.result!r})")
     for wanted in _as_list(expect.get("event", [])):
         if not any(_event_matches(event, wanted) for event in events):
             shown = "; ".join(f"{e.kind}: {e.text} {e.data}" for e in events) or "no events"
@@ -124,15 +128,63 @@ def check_generic(
     return failures
 
 
+def case_state(game: Game[Any], case: Case) -> Any:
+    """The case's position; with a ``scenario``, that scenario's rules apply to it.
+
+    The scenario's name goes to the game's ``case_position`` (``position.scenario``). A
+    game whose state records its scenario and settings but whose ``case_position`` does not
+    read the name gets them from ``game.setup(scenario)``: the state's ``scenario`` is set
+    and the scenario's settings are its options, the case's own options over them.
+    """
+    if case.scenario is None:
+        return game.case_position({**case.position, "options": case.options})
+    known = game.scenarios()
+    if case.scenario not in known:
+        raise ValueError(f"unknown scenario {case.scenario!r}; this game's scenarios: "
+                         f"{', '.join(known)}")
+    wanted = case.position.get("scenario", case.scenario)
+    if wanted != case.scenario:
+        raise ValueError(f"the case chooses scenario {case.scenario!r} and its position "
+                         f"{wanted!r}: name it once")
+    state = game.case_position({**case.position, "scenario": case.scenario,
+                                "options": case.options})
+    fields = type(state).model_fields
+    if "scenario" in fields and state.scenario != case.scenario:
+        base = game.setup(case.scenario)
+        state.scenario = case.scenario
+        if "options" in fields:
+            state.options = {**base.options, **case.options}
+    return state
+
+
+def crash_text(problem: BaseException) -> str:
+    """An exception as a failure line: its type and message (``KeyError: 'opening'``)."""
+    return f"{type(problem).__name__}: {problem}"
+
+
 def run_case(case: Case, load: GameLoader, path: str = "<case>") -> CaseResult:
-    """Run one case; every deviation becomes a failure message (never an exception)."""
+    """Run one case; every deviation becomes a failure message (never an exception).
+
+    An exception other than a refusal (a defect in the rules or in the case's own check)
+    ends the case as failed, naming the step and the exception; the caller runs the rest.
+    """
+    try:
+        return _run_case(case, load, path)
+    except Exception as problem:  # a defect is reported, never raised
+        return CaseResult(path=path, title=case.title, source=case.source,
+                          failures=[f"crashed: {crash_text(problem)}"])
+
+
+def _run_case(case: Case, load: GameLoader, path: str) -> CaseResult:
     failures: list[str] = []
     try:
         game = load(case.plugin or case.game)
-        state = game.case_position({**case.position, "options": case.options})
-    except (RuleError, ValueError, KeyError, LookupError, ValidationError) as problem:
+        state = case_state(game, case)
+    except Exception as problem:  # a bad position is the case's failure
+        refused = isinstance(problem, (RuleError, ValueError, LookupError, ValidationError))
+        text = str(problem) if refused else f"crashed: {crash_text(problem)}"
         return CaseResult(path=path, title=case.title, source=case.source,
-                          failures=[f"position: {problem}"])
+                          failures=[f"position: {text}"])
     by_step: dict[int, list[dict[str, Any]]] = {}
     for expect in case.expect:
         after = int(expect.get("after", len(case.steps)))
@@ -157,6 +209,11 @@ def run_case(case: Case, load: GameLoader, path: str = "<case>") -> CaseResult:
                 events = []
                 if state.state_hash() != before:
                     failures.append(f"step {number}: the refused order changed the state")
+            except Exception as problem:  # a defect ends this case only
+                failures.append(f"step {number} ({step.side}: {step.order}): crashed: "
+                                f"{crash_text(problem)}")
+                return CaseResult(path=path, title=case.title, source=case.source,
+                                  failures=failures)
             if step.error_rule is not None and (error is None or error.rule != step.error_rule):
                 got = f"{error.rule}: {error}" if error else "no error"
                 failures.append(f"step {number} ({step.order}): expected rule "
@@ -167,10 +224,13 @@ def run_case(case: Case, load: GameLoader, path: str = "<case>") -> CaseResult:
                 failures.append(f"step {number} ({step.order}): dice left unused: {dice.unused}")
         for expect in by_step.get(number, []):
             prefix = f"after step {number}: " if number else "before any step: "
-            errors = check_generic(game, state, events, error, expect)
-            specific = {k: v for k, v in expect.items() if k not in GENERIC_KEYS}
-            if specific:
-                errors += game.case_check(state, specific)
+            try:
+                errors = check_generic(game, state, events, error, expect)
+                specific = {k: v for k, v in expect.items() if k not in GENERIC_KEYS}
+                if specific:
+                    errors += game.case_check(state, specific)
+            except Exception as problem:  # a defect in a check is a failure
+                errors = [f"checking {dict(expect)} crashed: {crash_text(problem)}"]
             failures += [prefix + message for message in errors]
     return CaseResult(path=path, title=case.title, source=case.source, failures=failures)
 
@@ -194,5 +254,5 @@ def run_paths(paths: Sequence[Path], load: GameLoader) -> list[CaseResult]:
             results.append(CaseResult(path=str(path), title=path.stem, source="",
                                       failures=[f"cannot read case: {problem}"]))
             continue
-        results.append(run_case(case, load, str(path)))
+        results.append(run_case(case, load, str(path)))  # never raises: a crash is a failure
     return results

@@ -31,6 +31,11 @@ def normalise(text: str) -> str:
     return _SPACE.sub(" ", _PUNCT.sub(" ", text.casefold())).strip()
 
 
+def literal(text: str) -> str:
+    """Case-folded and trimmed, punctuation kept: how a key's prefix is compared."""
+    return _SPACE.sub(" ", text.casefold()).strip()
+
+
 @dataclass(frozen=True)
 class Named:
     key: str
@@ -45,16 +50,19 @@ class Named:
 @dataclass
 class NameIndex:
     """Keys (exact, case-insensitive) win; then full names and aliases (a name several
-    entries share is ambiguous); then unique prefixes of a name or of one of its words."""
+    entries share is ambiguous); then unique prefixes of a name or of one of its words,
+    or of a key as typed (its punctuation must match: ``r-s`` is not ``r:stzmil``)."""
 
     what: str
     entries: list[Named]
     _exact: dict[str, Named] = field(init=False, default_factory=dict)
     _names: dict[str, list[Named]] = field(init=False, default_factory=dict)
+    _literal: dict[str, Named] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         for entry in self.entries:
             self._exact[normalise(entry.key)] = entry
+            self._literal[literal(entry.key)] = entry
         for entry in self.entries:
             for name in (entry.name, *entry.aliases):
                 if name:
@@ -84,8 +92,11 @@ class NameIndex:
             if name.startswith(wanted) or any(w.startswith(wanted) for w in name.split()[1:]):
                 for entry in holders:
                     found.setdefault(entry.key, entry)
-        for key, entry in self._exact.items():
-            if key.startswith(wanted):
+        # A key's prefix is read as typed, punctuation and all: ``r-s`` (a case's own unit)
+        # is no prefix of ``r:stzmil``, though both read "r s" once punctuation is dropped.
+        typed = literal(text)
+        for key, entry in self._literal.items():
+            if key.startswith(typed):
                 found.setdefault(entry.key, entry)
         return list(found.values())
 

@@ -126,7 +126,8 @@ def known_target(ctx: Ctx, side: str, target_id: str) -> Unit:
 
 
 def armor_class(ctx: Ctx, target: Unit, firer_hex: str) -> str:
-    """8.5 flank/rear, 10.7 hill, 22.0 (optional) edge of the full frontal face."""
+    """8.5 flank/rear, 10.7 hill (tanks and SP guns only), 22.0 (optional) edge of the full
+    frontal face."""
     kind_type = ctx.type_of(target)
     assert kind_type.armor_class is not None and target.hex is not None
     letter = kind_type.armor_class
@@ -139,7 +140,8 @@ def armor_class(ctx: Ctx, target: Unit, firer_hex: str) -> str:
         elif ctx.state.options.get("fff") and front_zone(
                 here, facing, Hex.parse(firer_hex)) == "edge":
             levels += int(ctx.tables.const("fff_shift"))
-    levels += ctx.tables.terrain[ctx.terrain(target.hex)].armor_class_shift
+    if kind_type.tank_or_sp_gun:  # 10.7: "a tank or SP gun" on a hill, not a halftrack
+        levels += ctx.tables.terrain[ctx.terrain(target.hex)].armor_class_shift
     return shift_class(letter, levels)
 
 

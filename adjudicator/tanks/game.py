@@ -22,6 +22,7 @@ from adjudicator.kernel.game import Game
 from adjudicator.kernel.orders import Order
 from adjudicator.kernel.views import View
 from adjudicator.tanks import artillery, fire, legal, movement, paths, scenario
+from adjudicator.tanks.case_views import check_sees
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.hidden import publish_all
 from adjudicator.tanks.last_action import fold
@@ -39,7 +40,7 @@ from adjudicator.tanks.orders import (
     Unload,
     parse_hex,
 )
-from adjudicator.tanks.scenario import OPTIONS
+from adjudicator.tanks.scenario import OPTIONS, SCENARIO_RULE_FLAGS
 from adjudicator.tanks.sides import SIDES, other
 from adjudicator.tanks.spec import RulesData, rules_data
 from adjudicator.tanks.state import (
@@ -54,6 +55,18 @@ from adjudicator.tanks.state import (
 from adjudicator.tanks.views import TanksView, board_text, build_view
 
 DEFENSIVE = "defensive-fire"
+#: The position keys of a case (docs/conformance.md); ``options`` is the case's [options].
+CASE_POSITION_KEYS = frozenset({
+    "scenario", "options", "turn", "last_turn", "phasing", "to_act", "first", "phase",
+    "advanced",
+    "terrain", "roads", "map_size", "types", "units", "mines", "known_mines", "barrages",
+    "marker", "flags", "blank_map", "standing", "setup", "hidden", "mine_count", "secrets"})
+#: The expectation keys of a case (docs/conformance.md): a unit's, then the others.
+CASE_UNIT_KEYS = frozenset({"unit", "hex", "facing", "status", "alive", "hidden", "disrupted",
+                            "spent", "carrier", "moved", "open", "exited_edge", "force"})
+CASE_OTHER_KEYS = frozenset({"phase", "turn", "phasing", "mines_known", "public_lacks",
+                             "opponent_lacks", "public_has", "commitment", "legal_has",
+                             "legal_lacks", "sees"})
 
 
 class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SIDES,
@@ -442,17 +455,25 @@ class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SI
     # ---- conformance ----------------------------------------------------------------------
 
     def case_position(self, position: Mapping[str, Any]) -> TanksState:
+        unknown = set(position) - CASE_POSITION_KEYS
+        if unknown:
+            raise ValueError(f"unknown position keys {sorted(unknown)}; known: "
+                             f"{', '.join(sorted(CASE_POSITION_KEYS))}")
         base = str(position.get("scenario", "first-encounter"))
         state = scenario.build(self.data, base, position.get("options") or {})
         state.units = []
+        # A named scenario's rules apply (its entry rules, 25.1, and terrain, 25.7; its
+        # set-up zones and victory follow its name); its forces are not placed.
         state.flags = {k: v for k, v in state.flags.items()
-                       if k in ("clear_terrain",) and position.get("scenario")}
+                       if k in SCENARIO_RULE_FLAGS and position.get("scenario")}
         state.barrages = {}
         state.setup_sides = []
         state.turn = int(position.get("turn", 1))
         state.last_turn = int(position.get("last_turn", state.last_turn))
         phasing = str(position.get("phasing", position.get("to_act", "german")))
-        state.order = [phasing, other(phasing)]
+        first = str(position.get("first", phasing))  # who moves first each turn (5.0)
+        state.order = [first, other(first)]
+        state.player = state.order.index(phasing)
         state.phase = str(position.get("phase", "move1"))
         state.advanced = bool(position.get("advanced", True))
         state.terrain = {str(k): str(v) for k, v in position.get("terrain", {}).items()}
@@ -500,11 +521,7 @@ class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SI
 
     def case_check(self, state: TanksState, expect: Mapping[str, Any]) -> list[str]:
         failures: list[str] = []
-        unit_keys = {"unit", "hex", "facing", "status", "alive", "hidden", "disrupted",
-                     "spent", "carrier", "moved", "open"}
-        other_keys = {"phase", "turn", "phasing", "mines_known", "public_lacks",
-                      "opponent_lacks", "public_has", "commitment", "legal_has", "legal_lacks"}
-        unknown = set(expect) - unit_keys - other_keys
+        unknown = set(expect) - CASE_UNIT_KEYS - CASE_OTHER_KEYS
         if unknown:
             failures.append(f"unknown expectation keys {sorted(unknown)}")
         if "unit" in expect:
@@ -516,6 +533,7 @@ class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SI
                 "alive": unit.status != "destroyed", "hidden": unit.hidden,
                 "disrupted": unit.no_fire or unit.no_move, "spent": unit.spent,
                 "carrier": unit.carrier or "", "moved": unit.moved, "open": unit.move_open,
+                "exited_edge": unit.exited_edge or "", "force": unit.force,
             }
             for key, actual in checks.items():
                 if key in expect and actual != expect[key]:
@@ -539,6 +557,14 @@ class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SI
             for text in _as_list(texts):
                 if text in seen:
                     failures.append(f"{side_name}'s view shows {text!r}")
+        for wanted in _tables(expect.get("sees")):
+            side_name = str(wanted.get("side", ""))
+            if side_name not in (*SIDES, "public", "gm"):
+                failures.append(f"sees: side {side_name!r} is none of {[*SIDES, 'public']}")
+                continue
+            view = self.view(state, side_name)
+            assert isinstance(view, TanksView)
+            failures += check_sees(state, view, wanted)
         if "commitment" in expect:
             has = {s for s, v in state.secrets.items() if v.commitment}
             if sorted(has) != sorted(_as_list(expect["commitment"])):
@@ -570,6 +596,12 @@ def best_shot(options: list[tuple[str, float, str]]) -> str:
 def _firers(order: str) -> int:
     parts = order.split()
     return parts[1].count("+") + 1 if parts[0] == "fire" else 1
+
+
+def _tables(value: Any) -> list[Mapping[str, Any]]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
 
 
 def _as_list(value: Any) -> list[str]:

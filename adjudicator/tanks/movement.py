@@ -11,13 +11,15 @@ so an illegal order cannot be used to probe for hidden units or mines.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from adjudicator.kernel.errors import RuleError
 from adjudicator.tanks.context import Ctx
+from adjudicator.tanks.exits import EDGE_BY_WORD, exit_edge, exit_ways
 from adjudicator.tanks.hexgrid import Direction, Hex, direction_to, neighbour
 from adjudicator.tanks.sides import other
-from adjudicator.tanks.spec import PROHIBITED, UnitType
-from adjudicator.tanks.state import Unit
+from adjudicator.tanks.spec import EDGE_WORDS, PROHIBITED, UnitType
+from adjudicator.tanks.state import TanksState, Unit
 
 EDGE_INWARD = {"N": Direction.S, "S": Direction.N, "W": Direction.SE, "E": Direction.NW}
 
@@ -114,24 +116,19 @@ def plan(ctx: Ctx, side: str, unit: Unit, tokens: tuple[str, ...],
             steps.append(Step("face", hex=cur, facing=new.name, cost=face_cost,
                               road_cost=face_cost, road=True))
             continue
-        if token == "exit":
+        if token == "exit" or token.startswith("exit "):
             if cur is None:
                 raise RuleError("6.6", "a unit must be on the map to exit it")
-            h = Hex.parse(cur)
-            ways = [d for d in Direction if not ctx.map.on_map(neighbour(h, d))]
-            if not ways:
+            ways = exit_ways(ctx.map, Hex.parse(cur), facing)
+            if ways is None:
+                assert facing is not None
+                raise RuleError("8.2", f"{unit.id} faces {facing.name}: it may leave the "
+                                "map only ahead, half-left/right or backing up")
+            if not ways.pairs:
                 raise RuleError("6.6", f"{cur} is not a map edge hex")
-            backing = False
-            if facing is not None:
-                forward = [d for d in ways if d in facing.front_hexsides()]
-                if forward:
-                    ways = forward
-                elif facing.opposite in ways:
-                    ways, backing = [facing.opposite], True
-                else:
-                    raise RuleError("8.2", f"{unit.id} faces {facing.name}: it may leave the "
-                                    "map only ahead, half-left/right or backing up")
-            edge = ctx.map.edge_of_offmap(neighbour(h, ways[0]))
+            named = EDGE_BY_WORD[token.split()[1]] if " " in token else None
+            edge = exit_edge(ways, named, unit.id, cur)
+            backing = ways.backing
             cost = back_mult if backing else 1
             steps.append(Step("exit", hex=None, cost=cost, road_cost=cost, edge=edge,
                               backing=backing))
@@ -292,9 +289,18 @@ def _check_entry(ctx: Ctx, unit: Unit, hex_name: str) -> None:
                         f"edge; {hex_name} is not on it")
     if not edges:
         raise RuleError("6.5", f"{hex_name} is not a map edge hex")
-    locked = state.flags.get(f"entry_edge_{unit.side}")
-    if locked and locked not in edges:
-        raise RuleError("25.1", f"all {unit.side} units enter on the {locked} edge this turn")
+    locked = entry_edges_open(state, unit.side)
+    if locked is not None and not edges & locked:
+        raise RuleError("25.1", f"all {unit.side} units enter on the "
+                        f"{' or '.join(EDGE_WORDS[e] for e in sorted(locked))} edge this turn")
+
+
+def entry_edges_open(state: TanksState, side: str) -> frozenset[str] | None:
+    """25.1 (all on the same edge): the edges ``side`` may still enter by, None while no
+    unit has entered. A first unit entering on a corner hex leaves both its edges open
+    until one enters on a hex of only one of them."""
+    locked = state.flags.get(f"entry_edge_{side}")
+    return frozenset(locked) if locked else None  # a list of edges (an older game: "E")
 
 
 def _entry_facing(ctx: Ctx, hex_name: str, options: list[Direction],
@@ -405,7 +411,7 @@ def execute(ctx: Ctx, move: Plan, loading: Unit | None = None) -> bool:
             if passenger is not None:
                 passenger.status, passenger.hex = "exited", None
                 passenger.exited_edge = step.edge
-            path.append(f"exit ({step.edge} edge)")
+            path.append(f"exit by the {EDGE_WORDS.get(step.edge or '', step.edge)} edge")
             taken.append(step)
         elif step.kind == "overrun":
             assert step.target is not None and step.hex is not None
@@ -479,8 +485,9 @@ def execute(ctx: Ctx, move: Plan, loading: Unit | None = None) -> bool:
             hexes.append(unit.hex)
     if halted:
         text += " — halted; it may continue with the Movement Factor it has left"
+    exited: dict[str, Any] = {"edge": unit.exited_edge} if unit.status == "exited" else {}
     ctx.emit("move", text, "6.0", unit=unit.id, path=path, hex=unit.hex, facing=unit.facing,
-             halted=halted, start=entered_from, hexes=hexes)
+             halted=halted, start=entered_from, hexes=hexes, **exited)
     if loading is not None and completed and unit.status == "on" and unit.hex == loading.hex:
         loading.carrier = unit.id
         unit.loaded_now = True
@@ -536,11 +543,14 @@ def _on_entry(ctx: Ctx, unit: Unit) -> None:
     if state.flags.get("road_bound") == other(unit.side):
         state.flags["road_released"] = True  # 25.1
     if state.flags.get("same_edge") == unit.side and unit.hex is not None:
-        edges = sorted(ctx.map.edges(Hex.parse(unit.hex)) & {"S", "W", "E"})
+        edges = ctx.map.edges(Hex.parse(unit.hex)) & set(unit.enter_edges or EDGE_WORDS)
+        locked = entry_edges_open(state, unit.side)
         key = f"entry_edge_{unit.side}"
-        if edges and not state.flags.get(key):
-            state.flags[key] = edges[0]
+        if edges and locked is None:
+            state.flags[key] = sorted(edges)
             state.flags[f"entry_turn_{unit.side}"] = state.turn
+        elif edges and locked is not None and len(locked & edges) < len(locked):
+            state.flags[key] = sorted(locked & edges)  # 25.1: the corner's doubt is settled
 
 
 def _execute_overrun(ctx: Ctx, unit: Unit, step: Step) -> bool:

@@ -4,7 +4,8 @@ Every order is declared once, in :data:`SPEC` at the end of this module: its for
 rules, help and examples. ``parse`` is forgiving — verb prefixes, any case, commas, hexes
 written ``24.13`` / ``24-13``, facings N, NE, SE, S, SW, NW or 1-6 clockwise from N — and
 ``format`` canonical. A move's steps are hexes (``2413``), facing changes (``face SE``,
-8.3), ``exit`` (leave the map, 6.6) and ``overrun HEX`` (23.0, last). Orders whose content
+8.3), ``exit`` (leave the map, 6.6; ``exit north`` names the edge where the hexside leaves a
+doubt) and ``overrun HEX`` (23.0, last). Orders whose content
 is a secret (``hide``, ``mine``) are marked ``secret`` in the spec: frontends take them
 privately and never echo them to anyone but their side.
 """
@@ -20,7 +21,9 @@ from pydantic import model_validator
 from adjudicator.kernel.errors import NotationError
 from adjudicator.kernel.orders import Order
 from adjudicator.kernel.spec import Kind, Names, OrderSpec, Verb, plain
+from adjudicator.tanks.exits import EDGE_BY_WORD
 from adjudicator.tanks.hexgrid import Direction
+from adjudicator.tanks.spec import EDGE_WORDS
 
 _HEX = re.compile(r"^([0-9]{1,2})[.\-/:]?([0-9]{2})$")  # ASCII digits only
 #: Steps in one move: more than any unit's Movement Factor allows (7.2, 8.3).
@@ -146,8 +149,13 @@ def _steps(tokens: list[str]) -> tuple[str, ...]:
             steps.append(f"face {parse_facing(tokens[index + 1])}")
             index += 2
         elif token in ("exit", "off"):
-            steps.append("exit")
-            index += 1
+            edge = tokens[index + 1].lower() if index + 1 < len(tokens) else ""
+            if edge in EDGE_BY_WORD:  # 6.6: the edge named where the hexside leaves a doubt
+                steps.append(f"exit {EDGE_WORDS[EDGE_BY_WORD[edge]]}")
+                index += 2
+            else:
+                steps.append("exit")
+                index += 1
         elif token == "overrun":
             if index + 1 >= len(tokens):
                 raise NotationError("'overrun' needs the hex overrun")
@@ -180,7 +188,8 @@ UNITS = Kind("units", "UNIT[+UNIT]", "a unit, or infantry firing together: a+b",
              read=_read(lambda text: _split_units(text.lower())), write="+".join)
 HEX = Kind("hex", "HEX", "a hex: column then row, e.g. 2413", read=_read(parse_hex))
 FACING = Kind("facing", "D", "a facing: N, NE, SE, S, SW, NW", read=_read(parse_facing))
-STEPS = Kind("steps", "STEP...", "hexes in order; 'face D' turns, 'exit' leaves the map, "
+STEPS = Kind("steps", "STEP...", "hexes in order; 'face D' turns, 'exit' leaves the map "
+             "('exit north': by that edge, where the hexside leaves a doubt), "
              "'overrun HEX' ends it", many=True,
              read=lambda words, names: _steps(plain(words)), write=" ".join)
 
@@ -190,7 +199,7 @@ SPEC = OrderSpec("tanks", [
          "hex; turn with 'face D'", ("6.0", "7.0", "8.2", "8.3", "8.4", "6.6", "23.0"),
          ("move iiij-1 to 1606", "move panther-1 to 2415 face SE",
           "move iiij-1 1601 1602 face SE 1703", "move t34a-1 to 0101 face N",
-          "move t34a-1 0101 exit"),
+          "move t34a-1 0101 exit", "move ht-1 3101 exit north"),
          describe={"to": "the hex to end in (the rules find the cheapest path)",
                    "face": "the facing to end with"}),
     Verb(Fire, ("fire UNITS [at] UNIT:target [{at|ap|he}:mode]",),

@@ -18,6 +18,7 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.memo import Memo
 from adjudicator.tanks import movement
 from adjudicator.tanks.context import Ctx
+from adjudicator.tanks.exits import exit_token, exit_ways
 from adjudicator.tanks.hexgrid import Direction, Hex, neighbour
 from adjudicator.tanks.spec import PROHIBITED, MapSpec, UnitType
 from adjudicator.tanks.state import Unit
@@ -181,7 +182,7 @@ class Mover:
             names = []
             for edge in unit.enter_edges or ["N", "S", "E", "W"]:
                 names += [str(h) for h in ctx.map.edge_hexes(edge)]
-        locked = ctx.state.flags.get(f"entry_edge_{unit.side}")
+        locked = movement.entry_edges_open(ctx.state, unit.side)
         out: dict[int, tuple[int, int]] = {}
         for name in names:
             h = self.grid.index.get(name)
@@ -190,7 +191,7 @@ class Mover:
             edges = ctx.map.edges(Hex.parse(name))
             if not edges or (unit.enter_edges and not edges & set(unit.enter_edges)):
                 continue
-            if locked and locked not in edges:
+            if locked is not None and not edges & locked:
                 continue
             multiplier = ctx.state.entries.get(name, 0) + 1
             out[h] = (self.cost[h] * multiplier, multiplier)
@@ -443,18 +444,19 @@ class Mover:
                 cost = key // MINE_WEIGHT
                 options = self._facings_at(found, node) if self.facing else [(-1, [])]
                 for facing, extra in options:
-                    way = _exit_way(ways, facing, self.back)
-                    if way is None:
+                    exits = exit_ways(self.ctx.map, Hex.parse(names[h]),
+                                      DIRECTIONS[facing] if facing >= 0 else None)
+                    if exits is None:
                         continue
-                    direction, step_cost = way
-                    total = cost + step_cost  # an ANY node's key holds its facing change
+                    # an ANY node's key holds its facing change
+                    total = cost + (self.back if exits.backing else 1)
                     if total > self.budget:
                         continue
-                    edge = self.ctx.map.edge_of_offmap(
-                        neighbour(Hex.parse(names[h]), DIRECTIONS[direction]))
                     rank = total * MINE_WEIGHT + key % MINE_WEIGHT
-                    if edge not in best or rank < best[edge][0]:
-                        best[edge] = (rank, [*found.tokens(node), *extra, "exit"])
+                    for edge in sorted(exits.edges):
+                        if edge not in best or rank < best[edge][0]:
+                            best[edge] = (rank, [*found.tokens(node), *extra,
+                                                 exit_token(exits, edge)])
         return [format_move(self.unit.id, tokens) for _, (_, tokens) in sorted(best.items())]
 
     def _overruns(self, searches: Sequence[Search]) -> list[str]:
@@ -492,19 +494,6 @@ class Mover:
         victims = [u for u in ctx.visible_occupants(name, self.side) if u.side != self.side]
         return bool(victims) and not any(ctx.type_of(v).armored for v in victims) and (
             ctx.tables.terrain[ctx.terrain(name)].overrun_need is not None)
-
-
-def _exit_way(ways: tuple[int, ...], facing: int, back: int) -> tuple[int, int] | None:
-    """(direction, cost) of leaving the map from a hex with these off-map sides (6.6, 8.2)."""
-    if facing < 0:
-        return ways[0], 1
-    front = ((facing + 5) % 6, facing, (facing + 1) % 6)
-    forward = [d for d in ways if d in front]
-    if forward:
-        return forward[0], 1
-    if (facing + 3) % 6 in ways:
-        return (facing + 3) % 6, back
-    return None
 
 
 def _cost_label(key: int, tokens: Sequence[str]) -> str:

@@ -24,6 +24,9 @@ OPTIONS = {
     "suicide": "24.0 Soviet suicide assault",
 }
 DEFAULT_FACING = {"german": "S", "soviet": "N"}
+#: The flags ``build`` sets that are a scenario's rules rather than its forces' set-up:
+#: road-bound entry and same-edge entry (25.1), terrain treated as clear (25.7).
+SCENARIO_RULE_FLAGS = ("road_bound", "same_edge", "clear_terrain")
 
 
 def unit_base(type_id: str) -> str:
@@ -339,11 +342,21 @@ def _count(ctx: Ctx, tally: Tally, exclude: list[str], loaded: bool) -> int:
             continue
         if tally.event == "exit":
             edge_ok = tally.edge is None or unit.exited_edge == tally.edge.value
-            if unit.status == "exited" and edge_ok and (not loaded or unit.exited_loaded):
+            if unit.status == "exited" and edge_ok and (not loaded or _left_loaded(ctx, unit)):
                 total += 1
         elif unit.status == "destroyed":
             total += 1
     return total
+
+
+def _left_loaded(ctx: Ctx, unit: Unit) -> bool:
+    """A halftrack that exited with infantry aboard (25.7), or a unit that exited aboard a
+    halftrack (25.5: "each infantry unit that exits ... loaded on a halftrack")."""
+    if unit.exited_loaded:
+        return True
+    carrier = ctx.state.unit(unit.carrier) if unit.carrier else None
+    return (carrier is not None and carrier.status == "exited"
+            and carrier.exited_edge == unit.exited_edge)
 
 
 def score(ctx: Ctx) -> dict[str, int]:

@@ -20,6 +20,8 @@ from adjudicator.tanks.hexgrid import Direction, Hex, neighbours
 KINDS = ("tank", "sp_gun", "at_gun", "infantry", "halftrack")
 CLASSES = "ABCDEFGHIJ"
 PROHIBITED = -1
+#: The map edges by letter and the word an order names them by (``exit north``, 6.6).
+EDGE_WORDS = {"N": "north", "E": "east", "S": "south", "W": "west"}
 
 
 class SpecError(ValueError):
@@ -46,9 +48,14 @@ class UnitType:
         return self.armor_class is not None
 
     @property
+    def tank_or_sp_gun(self) -> bool:
+        """A tank or an SP gun: what 8.1 (facing) and 10.7 (hill armour) speak of."""
+        return self.kind in ("tank", "sp_gun")
+
+    @property
     def has_facing(self) -> bool:
         """8.1: tanks and SP guns face a hexside; other units have no facing."""
-        return self.kind in ("tank", "sp_gun")
+        return self.tank_or_sp_gun
 
 
 @dataclass(frozen=True)
@@ -139,6 +146,17 @@ class MapSpec:
         if h.col < 1:
             return "W"
         return "E"
+
+    def edges_beyond(self, h: Hex) -> frozenset[str]:
+        """Every map edge an off-map hex lies beyond: two past a corner (``0000`` is beyond
+        the north and the west edge), so a unit leaving through the hexside between them
+        names the edge (6.6)."""
+        found = {"N"} if h.row < 1 else {"S"} if h.row > self.rows else set()
+        if h.col < 1:
+            found.add("W")
+        elif h.col > self.columns:
+            found.add("E")
+        return frozenset(found)
 
     def edges(self, h: Hex) -> frozenset[str]:
         """The map edges ``h`` lies on (empty for inner hexes)."""

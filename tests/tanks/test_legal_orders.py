@@ -19,6 +19,7 @@ from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.game import TanksGame
 from adjudicator.tanks.hexgrid import Direction, Hex, neighbours
 from adjudicator.tanks.orders import Assault, Fire, Move, parse_order
+from adjudicator.tanks.spec import EDGE_WORDS
 from adjudicator.tanks.state import TanksState
 from tests.tanks.test_rules_play import choose
 
@@ -82,8 +83,9 @@ def oracle(state: TanksState, unit_id: str, max_tokens: int = 10) -> dict[str, s
             if key in seen:
                 continue
             seen.add(key)
-            for tail in ("exit", *(f"overrun {n}" for n in neighbours(Hex.parse(end))
-                                   if ctx.map.on_map(n))):
+            for tail in ("exit", *(f"exit {word}" for word in EDGE_WORDS.values()),
+                         *(f"overrun {n}" for n in neighbours(Hex.parse(end))
+                           if ctx.map.on_map(n))):
                 extended = accepted([*seq, tail])
                 if extended is not None:
                     kind = tail.split()[0]
@@ -108,7 +110,7 @@ def listed(state: TanksState, unit_id: str) -> dict[str, set[str]]:
             out["hex"].add(order.to)
             continue
         last = order.steps[-1]
-        if last == "exit":
+        if last.split()[0] == "exit":
             plan = movement.plan(ctx, side, state.unit(unit_id), order.steps)  # type: ignore[arg-type]
             out["exit"].add(str(plan.steps[-1].edge))
         elif last.startswith("overrun"):
@@ -173,6 +175,23 @@ def test_entering_units_and_the_second_movement_phase_are_complete_6_4_6_5() -> 
     assert listed(state, "t34") == oracle(state, "t34", max_tokens=7)
     state.phase = "move2"
     assert listed(state, "kv") == oracle(state, "kv")
+
+
+def test_exits_in_a_corner_are_listed_by_edge_named_where_in_doubt_6_6_8_2() -> None:
+    """6.6 with 8.2: each edge a unit may leave by is listed once; a plain ``exit`` where
+    the hexside decides the edge, ``exit north`` / ``exit east`` where it does not."""
+    state = GAME.case_position({
+        "blank_map": True, "phasing": "german", "phase": "move1",
+        "units": [{"id": "ht", "side": "german", "type": "ht", "hex": "3101"},
+                  {"id": "pz", "side": "german", "type": "ivh", "hex": "0101",
+                   "facing": "N"}],
+    })
+    orders = GAME.legal_orders(state, "german")
+    assert "move ht exit north" in orders and "move ht exit east" in orders
+    assert "move ht exit" not in orders  # the edge is in doubt: it must be named
+    assert "move pz exit" in orders  # straight ahead through its N hexside: north
+    assert listed(state, "ht") == oracle(state, "ht")
+    assert listed(state, "pz") == oracle(state, "pz")
 
 
 def test_a_halted_move_continues_with_what_is_left_19_2() -> None:
