@@ -125,7 +125,7 @@ def test_the_run_goes_on_after_a_crashing_case_and_the_exit_code_says_failure(
         CRASHING + '[[steps]]\nside = "red"\norder = "pass"\n', encoding="utf-8")
     (tmp_path / "b-fine.toml").write_text(HEAD + PASSING, encoding="utf-8")
     (tmp_path / "c-fine.toml").write_text(HEAD + PASSING, encoding="utf-8")
-    result = CliRunner().invoke(app, ["conformance", str(tmp_path)])
+    result = CliRunner().invoke(app, ["conformance", str(tmp_path)], env={"COLUMNS": "400"})
     assert result.exit_code == 1, result.output
     assert "KeyError: 'opening'" in result.output and "step 1 (red: pass)" in result.output
     assert "2 passed, 1 failed" in result.output

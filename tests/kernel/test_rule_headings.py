@@ -7,11 +7,12 @@ Tanks 20.0-24.0 are rules of their own; 6.0 only titles 6.1-6.6). A case *names*
 when its ``source`` line contains the number (``"Players Notes, Example 4; 8.352 (AA
 halving), 8.354"``, ``"6.4 example"``, ``"8.351E"``) or a range that spans it
 (``"8.3553-8.3555"``, ``"11.1–11.3"``: every heading between the two in the rulebook's order).
-Only the cases the suite runs count: ``tests/conformance/<game>/*.toml``, not ``pending/``.
+Only the cases the suite runs count: ``tests/conformance/<game>/*.toml``, not
+``tests/conformance-pending/``.
 
 Headings that cannot be adjudicated are listed once, each with why, in
-``tests/conformance/headings-not-adjudicable.toml``; headings still owed a case in
-``tests/conformance/headings-owed.toml``. Both lists may only name headings that exist and
+``tests/kernel/rule_headings/not-adjudicable.toml``; headings still owed a case in
+``tests/kernel/rule_headings/owed.toml``. Both lists may only name headings that exist and
 have no case, so the owed list only shrinks.
 """
 
@@ -27,8 +28,9 @@ import pytest
 REPOSITORY = Path(__file__).resolve().parents[2]
 RULES = REPOSITORY.parent / "shared" / "rules"
 CONFORMANCE = REPOSITORY / "tests" / "conformance"
-NOT_ADJUDICABLE = CONFORMANCE / "headings-not-adjudicable.toml"
-OWED = CONFORMANCE / "headings-owed.toml"
+HEADING_LISTS = REPOSITORY / "tests" / "kernel" / "rule_headings"
+NOT_ADJUDICABLE = HEADING_LISTS / "not-adjudicable.toml"
+OWED = HEADING_LISTS / "owed.toml"
 
 #: Each game's case folder and rulebook.
 RULEBOOKS = {"stalingrad": "turning-point-stalingrad.txt", "tanks": "stalins-tanks.txt"}
