@@ -8,18 +8,20 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from adjudicator.kernel.dice import commitment
 from adjudicator.kernel.events import PUBLIC, Event
 from adjudicator.kernel.game import Game
+from adjudicator.kernel.orders import MAX_CHARS
 from adjudicator.kernel.state import GameState
 from bot import deadlines
 from bot.messages import Message, audiences, build_messages, events_from_json, message_for
 from bot.service.base import Loaded, ServiceBase, _Before, _Cached, _line, logger
 from bot.service.models import ServiceError, SubmitResult
+from bot.service.text import MAX_ID, BadText, check_text, shown
 from bot.store import (
     Busy,
     DuplicateKey,
@@ -64,13 +66,27 @@ class Plan:
 
 class Committing(ServiceBase):
     def _execute(self, game_id: str, make_plan: Callable[[Loaded], Plan | SubmitResult],
-                 key: str | None, actor: str, request: Sequence[Any] = ()) -> SubmitResult:
+                 key: str | None, actor: str, request: Sequence[Any] = (),
+                 texts: Mapping[str, Any] | None = None) -> SubmitResult:
         """Load, plan and append one action (see the module notes).
 
         ``key`` (an idempotency key) is scoped to ``actor``: the same actor sending the same
         request again with it gets the first result back; a different request with a used
         key is refused; another actor's key of the same text is another key.
+
+        ``texts``: what the user typed, by name ("the reason": ...), checked at the door
+        (:func:`bot.service.text.check_text`) with the game id, the actor, the key and the
+        whole ``request``: text that cannot be taken is refused before anything is read.
         """
+        try:  # at the door: text no digest, store or frontend can carry is refused
+            check_text(game_id, "the game id", limit=MAX_ID)
+            check_text(actor, "your name or address", limit=MAX_ID)
+            check_text(key, "the idempotency key", limit=MAX_ID)
+            for what, value in (texts or {}).items():
+                check_text(value, what, limit=MAX_CHARS)
+            check_text(request, "the request", limit=MAX_CHARS)
+        except BadText as error:
+            return self._refused(shown(game_id), str(error), rule=error.rule)
         fingerprint = _fingerprint(request)
         deadline = time.monotonic() + self.busy_budget
         pause = 0.02

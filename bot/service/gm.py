@@ -62,7 +62,8 @@ class GmTools(Submitting):
 
         request = op.model_dump(mode="json") if isinstance(op, BaseModel) else dict(op)
         return self._execute(game_id, plan, idempotency_key, gm.label,
-                             ("override", request, reason))
+                             ("override", request, reason),
+                             {"the reason": reason, "the GM operation": request})
 
     # ---- pause, resume --------------------------------------------------------------------
 
@@ -93,7 +94,7 @@ class GmTools(Submitting):
                                       "paused_by": gm.label, "pause_reason": reason})
 
         return self._execute(game_id, plan, idempotency_key, gm.label,
-                             ("pause", reason))
+                             ("pause", reason), {"the reason": reason})
 
     def resume(self, game_id: str, gm: Actor, reason: str,
                idempotency_key: str | None = None) -> SubmitResult:
@@ -124,7 +125,7 @@ class GmTools(Submitting):
                                      {"reason": reason, "extended": stopped}, fields)
 
         return self._execute(game_id, plan, idempotency_key, gm.label,
-                             ("resume", reason))
+                             ("resume", reason), {"the reason": reason})
 
     def _status_plan(self, ctx: Loaded, actor: str, kind: str, notice: Event,
                      payload: dict[str, Any], fields: dict[str, Any]) -> Plan:

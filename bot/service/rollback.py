@@ -61,7 +61,8 @@ class Rollbacks(Submitting):
             return self._rollback_plan(ctx, gm.label, to_seq, target, reverted, notice,
                                        {"to_seq": to_seq, "reason": reason, "undo": False})
 
-        return self._execute(game_id, plan, None, gm.label)
+        return self._execute(game_id, plan, None, gm.label, ("rollback", to_seq, reason),
+                             {"the reason": reason})
 
     def _rollback_target(self, ctx: Loaded, to_seq: int
                          ) -> tuple[GameState, list[dict[str, Any]]]:

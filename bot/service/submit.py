@@ -21,6 +21,7 @@ from bot.messages import events_to_json
 from bot.service.base import Loaded, logger
 from bot.service.commit import Committing, Plan
 from bot.service.models import Actor, SubmitResult
+from bot.service.text import shown
 from bot.store import NewAction
 
 
@@ -34,7 +35,7 @@ class Submitting(Committing):
         try:
             check_size(text)
         except RuleError as error:
-            return self._refused(game_id, str(error), rule=error.rule)
+            return self._refused(shown(game_id), str(error), rule=error.rule)
 
         def plan(ctx: Loaded) -> Plan | SubmitResult:
             acting = self._side_for(ctx, actor, side)
@@ -46,7 +47,7 @@ class Submitting(Committing):
             return self._lines_plan(ctx, actor.label, acting, lines)
 
         return self._execute(game_id, plan, idempotency_key, actor.label,
-                             ("submit", side, text))
+                             ("submit", side, text), {"the order text": text, "the side": side})
 
     async def submit_async(self, game_id: str, actor: Actor, text: str,
                            idempotency_key: str | None = None,

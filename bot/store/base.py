@@ -154,11 +154,18 @@ def _value(value: Any) -> Any:
 
 def params_of(params: Sequence[Any]) -> list[Any]:
     """Parameters as both backends take them: no text with a NUL character (PostgreSQL's
-    text cannot hold one; SQLite refuses it too, so both behave alike), booleans as 0/1."""
+    text cannot hold one; SQLite refuses it too, so both behave alike) nor a lone surrogate
+    (not UTF-8: either driver would raise UnicodeEncodeError), booleans as 0/1."""
     out: list[Any] = []
     for value in params:
-        if isinstance(value, str) and "\x00" in value:
-            raise Refused("a text with a NUL character cannot be stored")
+        if isinstance(value, str):
+            if "\x00" in value:
+                raise Refused("a text with a NUL character cannot be stored")
+            if not value.isascii():
+                try:
+                    value.encode()
+                except UnicodeEncodeError as error:
+                    raise Refused("a text with a lone surrogate cannot be stored") from error
         out.append(int(value) if isinstance(value, bool) else value)
     return out
 
