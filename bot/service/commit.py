@@ -24,6 +24,7 @@ from bot.service.models import ServiceError, SubmitResult
 from bot.service.text import MAX_ID, BadText, check_text, shown
 from bot.store import (
     Busy,
+    Damaged,
     DuplicateKey,
     NewAction,
     Refused,
@@ -112,7 +113,12 @@ class Committing(ServiceBase):
             return self._refused(game_id, str(error), rule="service")
         except Refused as refusal:  # e.g. a NUL character: nothing was stored
             return self._refused(game_id, str(refusal), rule="input")
-        except StoreError as error:  # a damaged file: a clear line, never a traceback
+        except Damaged as error:  # a damaged file: the game said to be damaged, no traceback
+            logger.error("game %s is damaged: %s", game_id, error)
+            return self._refused(game_id, f"game {game_id} cannot be read: its stored data "
+                                 f"is damaged ({_line(error)}); nothing was done, and the "
+                                 "operator is told", rule="store")
+        except StoreError as error:  # any other storage failure: a clear line
             logger.error("game %s: %s", game_id, error)
             return self._refused(game_id, f"the game's store cannot be read: {_line(error)}",
                                  rule="store")
