@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from adjudicator.kernel.dice import commitment, derive_values, effective_seed
+from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
 from adjudicator.kernel.game import Game, OriginalNeeded
 from adjudicator.kernel.state import GameState
@@ -88,6 +89,23 @@ def dice_stream(item: Mapping[str, Any]) -> tuple[int, int] | None:
     if again:
         return int(again["branch"]), int(again["from"])
     return int(item["branch"]), int(rolls[0]["index"])
+
+
+def order_of(game: Game[Any], item: Mapping[str, Any]) -> str | None:
+    """The order an action (a stored row or a record line) gave for its side, canonical:
+    an order's or a decision's text, a GM's answer to a decision (``answer-decision``)
+    read from its payload; None for anything else."""
+    if item["kind"] in ORDER_KINDS:
+        return str(item["text"]) if item.get("text") else None
+    if item["kind"] != "gm-override":
+        return None
+    op = (loads(item.get("payload"), {}) or {}).get("op") or {}
+    if op.get("op") != "answer-decision":
+        return None
+    try:
+        return game.format(game.parse(str(op.get("order"))))
+    except (RuleError, ValueError):
+        return None
 
 
 def entropy_digest(text: str) -> str:
@@ -422,8 +440,9 @@ class SameDice:
     (payload ``reroll``, a public ``reroll`` notice), which is listed (``rerolls``). Dice
     of an earlier seed (a game reopened after its end) are not held to this."""
 
-    def __init__(self, epochs: Sequence[tuple[int, str, str | None]], initial_hash: str
-                 ) -> None:
+    def __init__(self, game: Game[Any], epochs: Sequence[tuple[int, str, str | None]],
+                 initial_hash: str) -> None:
+        self.game = game
         self.firsts = sorted(first for first, _, _ in epochs)
         self.before = initial_hash
         #: (state before, side, text) -> [(stream, the rollback that reverted it)], oldest
@@ -435,10 +454,11 @@ class SameDice:
     def feed(self, item: Mapping[str, Any]) -> None:
         before, self.before = self.before, str(item["state_hash"])
         stream = dice_stream(item)
-        if item["kind"] not in ORDER_KINDS or stream is None or not item.get("text"):
+        text = order_of(self.game, item) if stream is not None else None
+        if stream is None or text is None:
             return
         seq = int(item["seq"])
-        key = (before, str(item["side"]), str(item["text"]))
+        key = (before, str(item["side"]), text)
         reroll = (loads(item.get("payload"), {}) or {}).get("reroll")
         earlier = next((e for e in reversed(self.seen.get(key, [])) if e[1] < seq), None)
         epoch = max((f for f in self.firsts if f <= int(item["branch"])), default=0)
@@ -451,7 +471,7 @@ class SameDice:
             self.rerolls += [f"action {seq}: {text}" for text in told]
         elif earlier is not None and earlier[0][0] >= epoch and stream != earlier[0]:
             self.problems.append(
-                f"action {seq}: {item['side']}'s {item['text']!r} was given again from the "
+                f"action {seq}: {item['side']}'s {text!r} was given again from the "
                 f"position of a rolled-back action and rolled new dice (stream "
                 f"{stream[0]}/{stream[1]}, not {earlier[0][0]}/{earlier[0][1]}): a re-roll "
                 "the GM did not log")
@@ -478,7 +498,7 @@ class Verifier:
                                                 != sorted(pledged)):
             self.problems.append("the dice entropy differs from the contributions committed to")
         self.epochs = dice_epochs(header, seed_hex)
-        self.dice = SameDice(self.epochs, header.get("initial_hash")
+        self.dice = SameDice(self.replay.game, self.epochs, header.get("initial_hash")
                              or self.replay.initial_hash)
         self.seeds: dict[int, bytes] = {}
         for first, pledge, hex_seed in self.epochs:

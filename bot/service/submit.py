@@ -18,7 +18,7 @@ from adjudicator.kernel.orders import SetStanding, check_size
 from adjudicator.kernel.state import GameState
 from bot.history import ForcingDice, rolls_to_json
 from bot.messages import events_to_json
-from bot.records import dice_stream
+from bot.records import dice_stream, order_of
 from bot.service.base import Loaded, logger
 from bot.service.commit import Committing, Plan
 from bot.service.models import Actor, SubmitResult
@@ -146,7 +146,7 @@ class Submitting(Committing):
         if int(ctx.row["branch"]) == 0:
             return None  # nothing was ever rolled back
         for row in self.store.rolled_before(ctx.id, side, text):
-            if row["before_hash"] != before_hash:
+            if row["before_hash"] != before_hash or order_of(ctx.game, row) != text:
                 continue
             stream = dice_stream(row)
             if stream is None or stream[0] < int(ctx.row["seed_from_branch"] or 0):

@@ -578,17 +578,19 @@ class Store:
         return self._one("SELECT * FROM actions WHERE game_id = ? AND seq = ?", [game_id, seq])
 
     def rolled_before(self, game_id: str, side: str, text: str) -> list[dict[str, Any]]:
-        """The reverted actions of ``side`` with the order ``text`` that rolled dice, newest
-        first: ``seq``, ``branch``, ``rolls``, ``payload`` and ``before_hash``, the hash of
-        the state they were applied to (the action before's, or the set-up's) — what a
-        re-application of the same order from the same state rolls again."""
+        """The reverted actions of ``side`` that rolled dice with the order ``text`` (or as
+        a GM's override for ``side``: an answer to its decision, told from the payload by
+        the caller), newest first: ``seq``, ``kind``, ``text``, ``branch``, ``rolls``,
+        ``payload`` and ``before_hash``, the hash of the state they were applied to (the
+        action before's, or the set-up's) — what the same order from the same state rolls
+        again."""
         return self.query(
-            "SELECT a.seq, a.branch, a.rolls, a.payload, COALESCE(p.state_hash, (SELECT "
-            "s.state_hash FROM snapshots s WHERE s.game_id = a.game_id AND s.seq = 0)) AS "
-            "before_hash FROM actions a LEFT JOIN actions p ON p.game_id = a.game_id AND "
-            "p.seq = a.seq - 1 WHERE a.game_id = ? AND a.reverted_by IS NOT NULL AND "
-            "a.side = ? AND a.text = ? AND a.rolls <> '[]' ORDER BY a.seq DESC",
-            [game_id, side, text])
+            "SELECT a.seq, a.kind, a.text, a.branch, a.rolls, a.payload, COALESCE(p.state_hash, "
+            "(SELECT s.state_hash FROM snapshots s WHERE s.game_id = a.game_id AND s.seq = "
+            "0)) AS before_hash FROM actions a LEFT JOIN actions p ON p.game_id = a.game_id "
+            "AND p.seq = a.seq - 1 WHERE a.game_id = ? AND a.reverted_by IS NOT NULL AND "
+            "a.side = ? AND (a.text = ? OR a.kind = 'gm-override') AND a.rolls <> '[]' "
+            "ORDER BY a.seq DESC", [game_id, side, text])
 
     def count_actions(self, game_id: str) -> int:
         row = self._one("SELECT count(*) AS n FROM actions WHERE game_id = ?", [game_id])

@@ -158,3 +158,20 @@ def test_blue_keeps_deciding_after_a_roll_forward(service: GameService) -> None:
     report = service.roll_forward(game_id, GM_ACTOR)
     assert len(report.reapplied) == 2 and report.stopped_at is None
     assert service.store.game(game_id)["state_hash"] == end  # type: ignore[index]
+
+
+def test_a_gms_answer_to_a_decision_is_the_same_order_as_the_players() -> None:
+    """27.6: the GM answering a decision (``answer-decision``) gives the order the side
+    would have: the same answer from the same position rolls the same dice either way."""
+    from bot.records import order_of
+    from tests.bot.test_service_support import EditableDuel
+
+    game = EditableDuel()
+    answer = {"kind": "gm-override", "text": None, "payload": json.dumps(
+        {"op": {"op": "answer-decision", "order": "decide   lose"}, "reason": "stuck"})}
+    assert order_of(game, answer) == order_of(game, {"kind": "decision",
+                                                     "text": "decide lose"}) == "decide lose"
+    forced = {"kind": "gm-override", "text": None,
+              "payload": {"op": {"op": "force-dice", "values": [6]}, "reason": "x"}}
+    assert order_of(game, forced) is None
+    assert order_of(game, {"kind": "rollback", "text": None}) is None
