@@ -53,6 +53,8 @@ def translate(error: sqlite3.Error | UnicodeDecodeError) -> StoreError:
         return Refused(text)
     if is_busy(error):
         return Busy(f"the database is busy: {text}")
+    if "unable to open" in text:  # a path, a permission, a full disk: not the file's fault
+        return StoreError(f"the database file cannot be opened ({text})")
     if isinstance(error, sqlite3.DatabaseError | UnicodeDecodeError):
         return Damaged(f"the database file is damaged ({text}); `umpire db check` names "
                        "what is wrong")
@@ -134,8 +136,9 @@ class SqliteStore(Store):
         :meth:`query`, :meth:`write` and :meth:`read`)."""
         db: Database | None = getattr(self._local, "db", None)
         if db is None:
-            conn = sqlite3.connect(str(self.path), timeout=self.busy_timeout,
-                                   check_same_thread=False, isolation_level=None)
+            with translated():  # (a file that cannot be opened)
+                conn = sqlite3.connect(str(self.path), timeout=self.busy_timeout,
+                                       check_same_thread=False, isolation_level=None)
             db = Database(conn)
             try:
                 with translated():

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from bot.cli import app
 from bot.redteam.faults import Healthy, damaged_copy, healthy_database, overwrite, probe
 from bot.service import GameService
-from bot.store import Busy, Damaged, Refused, Store
+from bot.store import Busy, Damaged, Refused, Store, StoreError
 from bot.store.sqlite import translate
 from tests.bot.test_service_support import BLUE, RED, make_service, new_game, play
 
@@ -225,6 +225,8 @@ def test_sqlite_errors_are_translated_at_the_edge() -> None:
     assert isinstance(translate(sqlite3.OperationalError(
         "Could not decode to UTF-8 column 'seq'")), Damaged)
     assert isinstance(translate(UnicodeDecodeError("utf-8", b"\xff", 0, 1, "bad")), Damaged)
+    unopened = translate(sqlite3.OperationalError("unable to open database file"))
+    assert type(unopened) is StoreError and "cannot be opened" in str(unopened)
 
 
 def test_postgresql_errors_are_translated_at_the_edge() -> None:
