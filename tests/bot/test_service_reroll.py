@@ -15,7 +15,15 @@ from typer.testing import CliRunner
 from bot.cli import app
 from bot.records import export_lines, verify, write_record
 from bot.service import GameService, InvalidOperation, PermissionDenied
-from tests.bot.test_service_support import BLUE, GM_ACTOR, RED, make_service, new_game, to_attack
+from tests.bot.test_service_support import (
+    BLUE,
+    DUEL,
+    GM_ACTOR,
+    RED,
+    make_service,
+    new_game,
+    to_attack,
+)
 
 
 @pytest.fixture
@@ -148,9 +156,16 @@ def test_a_reroll_nobody_was_told_of_does_not_verify(service: GameService,
 
 def test_blue_keeps_deciding_after_a_roll_forward(service: GameService) -> None:
     """27.6: a roll-forward of several actions (the attack and blue's decision) replays each
-    with its dice and ends where the game was."""
-    game_id = new_game(service)
-    first = attack(service, game_id)
+    with its dice and ends where the game was. (The game's id and seed are fixed: its
+    attack hits, and blue owes a decision.)"""
+    game_id = service.create_game(GM_ACTOR, DUEL, game_id="reroll-1").id
+    service.seat(game_id, GM_ACTOR, "red", RED)
+    service.seat(game_id, GM_ACTOR, "blue", BLUE)
+    service.start(game_id, GM_ACTOR)
+    to_attack(service, game_id)
+    attacked = service.submit(game_id, RED, "attack r2 4")
+    assert attacked.pending_side == "blue"
+    first = attacked.seqs[0]
     decided = service.submit(game_id, BLUE, "decide lose")
     assert decided.ok
     end = service.store.game(game_id)["state_hash"]  # type: ignore[index]
