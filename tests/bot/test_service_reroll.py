@@ -27,8 +27,9 @@ from tests.bot.test_service_support import (
 
 
 @pytest.fixture
-def service(tmp_path: Path) -> GameService:
-    return make_service(tmp_path / "reroll.db", seed_source=lambda n: b"\x07" * n)
+def service(db_url: str) -> GameService:
+    """A service on either backend (the look-up of rolled-back actions is SQL)."""
+    return make_service(db_url, seed_source=lambda n: b"\x07" * n)
 
 
 def attack(service: GameService, game_id: str) -> int:
