@@ -52,8 +52,9 @@ def _unencodable(text: str) -> bool:
 
 
 @pytest.fixture
-def game(tmp_path: Path) -> tuple[GameService, str]:
-    service = make_service(tmp_path / "text.db")
+def game(db_url: str) -> tuple[GameService, str]:
+    """A started Duel on either backend."""
+    service = make_service(db_url)
     return service, new_game(service)
 
 
