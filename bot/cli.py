@@ -520,6 +520,8 @@ def verify(
                      + (f" ({result.rolls_forced} dice forced by the GM)"
                         if result.rolls_forced else "")
                      if result.seed_checked else "dice not checked (no seed)"), highlight=False)
+    for reroll in result.rerolls:  # the GM's logged re-rolls, as everyone was told them
+        console.print(f"  re-roll: {reroll}", markup=False, highlight=False, soft_wrap=True)
     for problem in result.problems:
         console.print(f"  - {problem}", markup=False, highlight=False)
     console.print("verified" if result.ok else "[red]NOT verified[/red]")

@@ -55,8 +55,11 @@ def check_database(target: str | Path) -> CheckReport:
             report.problems.append(f"integrity check: {integrity}")
         for game_id in store.game_ids():
             report.games += 1
-            report.problems += [f"game {game_id}: {p}" for p in check_game(store, game_id,
-                                                                           report)]
+            try:
+                found = check_game(store, game_id, report)
+            except StoreError as error:  # this game's rows cannot be read: named, go on
+                found = [f"its stored data cannot be read: {_line(error)}"]
+            report.problems += [f"game {game_id}: {p}" for p in found]
     except (sqlite3.DatabaseError, StoreError) as error:
         report.problems.append(f"the file cannot be read: {_line(error)}")
     finally:

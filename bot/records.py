@@ -29,20 +29,28 @@ from typing import Any
 from pydantic import BaseModel
 
 from adjudicator.kernel.dice import commitment, derive_values, effective_seed
+from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
 from adjudicator.kernel.game import Game, OriginalNeeded
 from adjudicator.kernel.state import GameState
 from adjudicator.registry import UnknownGame, load_game
-from bot.history import SNAPSHOT_REPLAY_MS, ReplayError, initial_state, replay_outcome
+from bot.history import (
+    ORDER_KINDS,
+    SNAPSHOT_REPLAY_MS,
+    ReplayError,
+    initial_state,
+    replay_outcome,
+)
 from bot.messages import redact_label
-from bot.store import NewAction, Snapshot, Store, dumps
+from bot.store import NewAction, Snapshot, Store, dumps, loads
 
 FORMAT = "umpire/1"
 ACTION_FIELDS = ("seq", "kind", "branch", "actor", "side", "text", "payload", "rolls",
                  "events", "applied", "next_roll", "state_hash", "created", "reverted_by")
 #: Events the service writes itself (the rules do not make them on replay): a deadline's
-#: notice before the order it plays; a new dice commitment after a reopened game's action.
-SERVICE_NOTICES = ("deadline",)
+#: notice before the order it plays, a GM's re-roll before the order it rolls again; a new
+#: dice commitment after a reopened game's action.
+SERVICE_NOTICES = ("deadline", "reroll", "reroll-detail")
 RESEED = "dice-commitment"
 #: The only events of actions the rules do not make (rollback, pause, resume).
 STATUS_NOTICES = ("rollback", "undo", "pause", "resume", RESEED)
@@ -65,6 +73,39 @@ class VerifyResult(BaseModel):
     seed_checked: bool
     problems: list[str]
     final_hash: str | None = None
+    #: the GM's re-rolls, as everyone was told them ("action 22: GM re-rolled …")
+    rerolls: list[str] = []
+
+
+def dice_stream(item: Mapping[str, Any]) -> tuple[int, int] | None:
+    """(branch, first roll index) of the dice stream an action (a stored row or a record
+    line) rolled on: its own branch from its first roll, or, for an order given again
+    where a rolled-back action gave it, that action's stream (payload ``dice``); None when
+    it rolled nothing."""
+    rolls = loads(item.get("rolls"), [])
+    if not rolls:
+        return None
+    again = (loads(item.get("payload"), {}) or {}).get("dice")
+    if again:
+        return int(again["branch"]), int(again["from"])
+    return int(item["branch"]), int(rolls[0]["index"])
+
+
+def order_of(game: Game[Any], item: Mapping[str, Any]) -> str | None:
+    """The order an action (a stored row or a record line) gave for its side, canonical:
+    an order's or a decision's text, a GM's answer to a decision (``answer-decision``)
+    read from its payload; None for anything else."""
+    if item["kind"] in ORDER_KINDS:
+        return str(item["text"]) if item.get("text") else None
+    if item["kind"] != "gm-override":
+        return None
+    op = (loads(item.get("payload"), {}) or {}).get("op") or {}
+    if op.get("op") != "answer-decision":
+        return None
+    try:
+        return game.format(game.parse(str(op.get("order"))))
+    except (RuleError, ValueError):
+        return None
 
 
 def entropy_digest(text: str) -> str:
@@ -392,6 +433,52 @@ def dice_epochs(header: Mapping[str, Any], seed_hex: str | None = None
                     seed_hex or header.get("seed"))]
 
 
+class SameDice:
+    """No re-roll but the GM's logged one: an order given again by the same side from the
+    same state as an action rolled back before it must roll on that action's dice stream
+    (:func:`dice_stream`, the newest such action's), unless the action is a GM's re-roll
+    (payload ``reroll``, a public ``reroll`` notice), which is listed (``rerolls``). Dice
+    of an earlier seed (a game reopened after its end) are not held to this."""
+
+    def __init__(self, game: Game[Any], epochs: Sequence[tuple[int, str, str | None]],
+                 initial_hash: str) -> None:
+        self.game = game
+        self.firsts = sorted(first for first, _, _ in epochs)
+        self.before = initial_hash
+        #: (state before, side, text) -> [(stream, the rollback that reverted it)], oldest
+        #: first
+        self.seen: dict[tuple[str, str, str], list[tuple[tuple[int, int], int]]] = {}
+        self.rerolls: list[str] = []
+        self.problems: list[str] = []
+
+    def feed(self, item: Mapping[str, Any]) -> None:
+        before, self.before = self.before, str(item["state_hash"])
+        stream = dice_stream(item)
+        text = order_of(self.game, item) if stream is not None else None
+        if stream is None or text is None:
+            return
+        seq = int(item["seq"])
+        key = (before, str(item["side"]), text)
+        reroll = (loads(item.get("payload"), {}) or {}).get("reroll")
+        earlier = next((e for e in reversed(self.seen.get(key, [])) if e[1] < seq), None)
+        epoch = max((f for f in self.firsts if f <= int(item["branch"])), default=0)
+        if reroll:
+            told = [str(e.get("text")) for e in item.get("events") or []
+                    if e.get("kind") == "reroll"]
+            if earlier is None or not told:
+                self.problems.append(f"action {seq}: a re-roll of no rolled-back action "
+                                     "(or not told to everyone)")
+            self.rerolls += [f"action {seq}: {text}" for text in told]
+        elif earlier is not None and earlier[0][0] >= epoch and stream != earlier[0]:
+            self.problems.append(
+                f"action {seq}: {item['side']}'s {text!r} was given again from the "
+                f"position of a rolled-back action and rolled new dice (stream "
+                f"{stream[0]}/{stream[1]}, not {earlier[0][0]}/{earlier[0][1]}): a re-roll "
+                "the GM did not log")
+        if item.get("reverted_by") is not None:
+            self.seen.setdefault(key, []).append((stream, int(item["reverted_by"])))
+
+
 class Verifier:
     """A record checked in one streaming pass: the replay (:class:`Replay`), and with the
     revealed seed every die the GM did not force, the dice entropy against its commitments,
@@ -411,6 +498,8 @@ class Verifier:
                                                 != sorted(pledged)):
             self.problems.append("the dice entropy differs from the contributions committed to")
         self.epochs = dice_epochs(header, seed_hex)
+        self.dice = SameDice(self.replay.game, self.epochs, header.get("initial_hash")
+                             or self.replay.initial_hash)
         self.seeds: dict[int, bytes] = {}
         for first, pledge, hex_seed in self.epochs:
             if not hex_seed:
@@ -429,6 +518,7 @@ class Verifier:
     def feed(self, item: Mapping[str, Any]) -> None:
         self.actions += 1
         self.replay.feed(item)
+        self.dice.feed(item)
         for event in item.get("events") or []:
             if event.get("kind") == RESEED and not any(
                     (event.get("data") or {}).get("commitment") == pledge
@@ -447,10 +537,12 @@ class Verifier:
                 self.rolls.append(problem)
 
     def result(self) -> VerifyResult:
-        problems = [*self.replay.problems, *self.problems, *self.reseeds, *self.rolls]
+        problems = [*self.replay.problems, *self.problems, *self.reseeds, *self.rolls,
+                    *self.dice.problems]
         return VerifyResult(ok=not problems, actions=self.actions, rolls_checked=self.checked,
                             rolls_forced=self.forced, seed_checked=bool(self.seeds),
-                            problems=problems, final_hash=self.replay.last_hash)
+                            problems=problems, final_hash=self.replay.last_hash,
+                            rerolls=self.dice.rerolls)
 
 
 def _not_full(header: Mapping[str, Any] | None) -> VerifyResult:

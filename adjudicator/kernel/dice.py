@@ -7,7 +7,10 @@
   the game starts; each player may add a random string of their own, and the effective
   seed mixes them all, so neither the host nor one player decides the dice. After the
   game (or for a GM) the server seed is revealed and :func:`verify` re-derives every roll.
-  The branch number changes after every rollback, so rolls already seen are not replayed.
+  The branch number changes after every rollback, so rolls already seen are not dealt to
+  another order; the same order given again from the same position rolls again on the
+  stream (branch, first index) it rolled on, so a rollback is no re-roll (the service's
+  ``_seen_stream``; a re-roll is the GM's public, logged act).
 """
 
 from __future__ import annotations

@@ -18,8 +18,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from adjudicator.kernel.game import Game
 from bot.dbcheck import check_database
 from bot.redteam.leaks import Tally
 from bot.service import Actor, GameService
@@ -28,9 +31,14 @@ from bot.store import Store, StoreError
 GM = Actor.discord("600")
 
 
-def _new_game(db: Path, game: str) -> tuple[str, dict[str, Actor]]:
-    service = GameService(Store(db))
-    info = service.create_game(GM, game)
+def _new_game(db: Path, game: str, rnd: random.Random | None = None
+              ) -> tuple[str, dict[str, Actor]]:
+    """A started game; ``rnd``: its dice seed and id drawn from it (the same file for the
+    same ``rnd``), else random."""
+    service = (GameService(Store(db)) if rnd is None
+               else GameService(Store(db), seed_source=rnd.randbytes))
+    info = service.create_game(GM, game, game_id=None if rnd is None
+                               else rnd.randbytes(6).hex())
     rules = service.rules(info.id)
     players = {str(side): Actor.discord(str(601 + n)) for n, side in enumerate(rules.sides)}
     for side, actor in players.items():
@@ -97,10 +105,24 @@ def sigkills(folder: Path, tally: Tally, rnd: random.Random, kills: int,
     out(f"  killed a writer {kills} times")
 
 
-def corruptions(folder: Path, tally: Tally, rnd: random.Random) -> None:
-    healthy = folder / "healthy.db"
-    game_id, players = _new_game(healthy, "stalingrad")
-    service = GameService(Store(healthy), snapshot_every=3)
+@dataclass
+class Healthy:
+    """A healthy database holding one Stalingrad game twelve orders in (snapshots every
+    three), the copies' source: its path, the game, its players and its state's hash."""
+
+    path: Path
+    game_id: str
+    players: dict[str, Actor]
+    truth: str
+    rules: Game[Any]
+
+
+def healthy_database(folder: Path, rnd: random.Random) -> Healthy:
+    """The healthy database, the same for the same ``rnd`` (dice, id and orders drawn from
+    it), so a seed of the damage finds the same bytes in the same place every run."""
+    path = folder / "healthy.db"
+    game_id, players = _new_game(path, "stalingrad", rnd)
+    service = GameService(Store(path), snapshot_every=3)
     rules = service.rules(game_id)
     for _ in range(12):
         side = str(rules.acting_side(service.load_state(game_id)))
@@ -108,29 +130,66 @@ def corruptions(folder: Path, tally: Tally, rnd: random.Random) -> None:
         service.submit(game_id, players[side], rnd.choice(legal))
     truth = service.store.game(game_id)["state_hash"]  # type: ignore[index]
     service.store.close()
+    with sqlite3.connect(path) as conn:  # every page in the file itself, none in the WAL
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return Healthy(path, game_id, players, str(truth), rules)
 
-    def damaged(name: str, harm: Callable[[Path], None]) -> Path:
-        copy = folder / f"{name}.db"
-        shutil.copy(healthy, copy)
-        for suffix in ("-wal", "-shm"):
-            if Path(f"{healthy}{suffix}").exists():
-                shutil.copy(f"{healthy}{suffix}", f"{copy}{suffix}")
-        harm(copy)
-        return copy
+
+def damaged_copy(healthy: Healthy, copy: Path, harm: Callable[[Path], None]) -> Path:
+    shutil.copy(healthy.path, copy)
+    for suffix in ("-wal", "-shm"):
+        if Path(f"{healthy.path}{suffix}").exists():
+            shutil.copy(f"{healthy.path}{suffix}", f"{copy}{suffix}")
+    harm(copy)
+    return copy
+
+
+def overwrite(rnd: random.Random) -> Callable[[Path], None]:
+    """64 bytes overwritten at a place in the file's last three quarters, both drawn from
+    ``rnd`` (the same seed damages the same bytes the same way)."""
+
+    def run(path: Path) -> None:
+        data = bytearray(path.read_bytes())
+        start = rnd.randrange(len(data) // 4, len(data) - 64)
+        data[start:start + 64] = rnd.randbytes(64)
+        path.write_bytes(bytes(data))
+    return run
+
+
+def probe(healthy: Healthy, path: Path, recovers: bool) -> str:
+    """What is wrong with how a damaged copy is served ("" when nothing): its state loaded,
+    then a 'pass' submitted. A refusal or a one-line store error is right; a state rebuilt
+    wrong (where it must be rebuilt), an internal error or any other exception is not."""
+    try:
+        service = GameService(Store(path))
+        try:
+            state = service.load_state(healthy.game_id)
+            if recovers and state.state_hash() != healthy.truth:
+                return "rebuilt a wrong state"
+            side = str(healthy.rules.acting_side(state))
+            result = service.submit(healthy.game_id, healthy.players[side], "pass")
+            if result.status == "refused" and result.error_rule == "internal":
+                return f"an internal error: {result.error}"
+        finally:
+            service.store.close()
+    except (StoreError, ValueError) as error:
+        if recovers:
+            return f"not recovered: {error}"
+        if "\n" in str(error):
+            return f"a many-line error: {error}"
+    except Exception as error:  # the finding
+        return f"{type(error).__name__}: {error}"
+    return ""
+
+
+def corruptions(folder: Path, tally: Tally, rnd: random.Random) -> None:
+    healthy = healthy_database(folder, rnd)
 
     def sql(statement: str) -> Callable[[Path], None]:
         def run(path: Path) -> None:
             with sqlite3.connect(path) as conn:
                 conn.execute(statement)
         return run
-
-    def overwrite(path: Path) -> None:
-        with sqlite3.connect(path) as conn:
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        data = bytearray(path.read_bytes())
-        start = rnd.randrange(len(data) // 4, len(data) - 64)
-        data[start:start + 64] = os.urandom(64)
-        path.write_bytes(bytes(data))
 
     def emptied(path: Path) -> None:
         path.write_bytes(b"")
@@ -142,7 +201,7 @@ def corruptions(folder: Path, tally: Tally, rnd: random.Random) -> None:
     cases: list[tuple[str, Callable[[Path], None], bool, bool]] = [
         ("an empty file", emptied, False, True),
         ("a truncated file", truncated, False, True),
-        ("bytes overwritten", overwrite, False, False),  # (may land on a free page)
+        ("bytes overwritten", overwrite(rnd), False, False),  # (may land on a free page)
         ("the newest snapshot broken", sql(
             "UPDATE snapshots SET state = X'7b22' WHERE seq = (SELECT MAX(seq) FROM snapshots)"),
          True, True),
@@ -153,25 +212,9 @@ def corruptions(folder: Path, tally: Tally, rnd: random.Random) -> None:
         for attempt in range(3):
             # A fresh copy each time: an order the probe's 'pass' plays (TP:S may allow it)
             # moves the game on, and the next rebuild would be compared with the old state.
-            path = damaged(f"{name.replace(' ', '-')}-{attempt}", harm)
-            problem = ""
-            try:
-                probe = GameService(Store(path))
-                state = probe.load_state(game_id)
-                if recovers and state.state_hash() != truth:
-                    problem = "rebuilt a wrong state"
-                side = str(rules.acting_side(state))
-                result = probe.submit(game_id, players[side], "pass")
-                if result.status == "refused" and result.error_rule == "internal":
-                    problem = f"an internal error: {result.error}"
-                probe.store.close()
-            except (StoreError, ValueError) as error:
-                if recovers:
-                    problem = f"not recovered: {error}"
-                elif "\n" in str(error):
-                    problem = f"a many-line error: {error}"
-            except Exception as error:  # the finding
-                problem = f"{type(error).__name__}: {error}"
+            path = damaged_copy(healthy, folder / f"{name.replace(' ', '-')}-{attempt}.db",
+                                harm)
+            problem = probe(healthy, path, recovers)
             tally.count("faults: damaged databases", bool(problem), f"{name}: {problem}")
         report = check_database(path)
         if visible:

@@ -29,6 +29,7 @@ from bot.service.models import (
     ServiceError,
     SubmitResult,
 )
+from bot.service.text import MAX_ID, check_text
 from bot.store import Store, holder_name
 
 logger = logging.getLogger("bot.service")
@@ -220,6 +221,7 @@ class ServiceBase:
         return self._load(game_id).state
 
     def _row(self, game_id: str) -> dict[str, Any]:
+        check_text(game_id, "the game id", limit=MAX_ID)  # every call naming a game
         row = self.store.game(game_id)
         if row is None:
             raise NotFound(f"no game {game_id!r}")

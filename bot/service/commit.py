@@ -8,20 +8,23 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from adjudicator.kernel.dice import commitment
 from adjudicator.kernel.events import PUBLIC, Event
 from adjudicator.kernel.game import Game
+from adjudicator.kernel.orders import MAX_CHARS
 from adjudicator.kernel.state import GameState
 from bot import deadlines
 from bot.messages import Message, audiences, build_messages, events_from_json, message_for
 from bot.service.base import Loaded, ServiceBase, _Before, _Cached, _line, logger
 from bot.service.models import ServiceError, SubmitResult
+from bot.service.text import MAX_ID, BadText, check_text, shown
 from bot.store import (
     Busy,
+    Damaged,
     DuplicateKey,
     NewAction,
     Refused,
@@ -64,13 +67,27 @@ class Plan:
 
 class Committing(ServiceBase):
     def _execute(self, game_id: str, make_plan: Callable[[Loaded], Plan | SubmitResult],
-                 key: str | None, actor: str, request: Sequence[Any] = ()) -> SubmitResult:
+                 key: str | None, actor: str, request: Sequence[Any] = (),
+                 texts: Mapping[str, Any] | None = None) -> SubmitResult:
         """Load, plan and append one action (see the module notes).
 
         ``key`` (an idempotency key) is scoped to ``actor``: the same actor sending the same
         request again with it gets the first result back; a different request with a used
         key is refused; another actor's key of the same text is another key.
+
+        ``texts``: what the user typed, by name ("the reason": ...), checked at the door
+        (:func:`bot.service.text.check_text`) with the game id, the actor, the key and the
+        whole ``request``: text that cannot be taken is refused before anything is read.
         """
+        try:  # at the door: text no digest, store or frontend can carry is refused
+            check_text(game_id, "the game id", limit=MAX_ID)
+            check_text(actor, "your name or address", limit=MAX_ID)
+            check_text(key, "the idempotency key", limit=MAX_ID)
+            for what, value in (texts or {}).items():
+                check_text(value, what, limit=MAX_CHARS)
+            check_text(request, "the request", limit=MAX_CHARS)
+        except BadText as error:
+            return self._refused(shown(game_id), str(error), rule=error.rule)
         fingerprint = _fingerprint(request)
         deadline = time.monotonic() + self.busy_budget
         pause = 0.02
@@ -96,7 +113,12 @@ class Committing(ServiceBase):
             return self._refused(game_id, str(error), rule="service")
         except Refused as refusal:  # e.g. a NUL character: nothing was stored
             return self._refused(game_id, str(refusal), rule="input")
-        except StoreError as error:  # a damaged file: a clear line, never a traceback
+        except Damaged as error:  # a damaged file: the game said to be damaged, no traceback
+            logger.error("game %s is damaged: %s", game_id, error)
+            return self._refused(game_id, f"game {game_id} cannot be read: its stored data "
+                                 f"is damaged ({_line(error)}); nothing was done, and the "
+                                 "operator is told", rule="store")
+        except StoreError as error:  # any other storage failure: a clear line
             logger.error("game %s: %s", game_id, error)
             return self._refused(game_id, f"the game's store cannot be read: {_line(error)}",
                                  rule="store")

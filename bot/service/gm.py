@@ -14,7 +14,7 @@ from adjudicator.kernel.events import PUBLIC, Event
 from bot import deadlines
 from bot.history import rolls_to_json
 from bot.messages import events_to_json
-from bot.overrides import ForceDice, Override, apply_override, parse_override
+from bot.overrides import AnswerDecision, ForceDice, Override, apply_override, parse_override
 from bot.service.base import Loaded
 from bot.service.commit import Plan
 from bot.service.models import Actor, SubmitResult
@@ -40,19 +40,27 @@ class GmTools(Submitting):
                 return self._refused(game_id, str(error), rule=error.rule)
             forced = json.loads(ctx.row["forced_dice"])
             next_roll = int(ctx.row["next_roll"])
-            dice = self._dice(ctx, next_roll, forced)
             try:
+                answer = self._answer_text(ctx, typed)
+                stream = (None if answer is None else
+                          self._seen_stream(ctx, answer[0], answer[1],
+                                            str(ctx.row["state_hash"])))
+                dice = (self._dice(ctx, next_roll, forced) if stream is None
+                        else self._dice(ctx, stream[1], forced, branch=stream[0]))
                 done = apply_override(ctx.game, ctx.state, typed, reason, dice)
             except RuleError as error:
                 return self._refused(game_id, str(error), rule=error.rule, legal=error.legal)
             forced = forced[dice.used:]
             if isinstance(typed, ForceDice):
                 forced += [{"value": v, "reason": reason} for v in typed.values]
-            next_roll += len(done.rolls)
+            payload: dict[str, Any] = {"op": typed.model_dump(mode="json"), "reason": reason}
+            if stream is None:
+                next_roll += len(done.rolls)
+            elif done.rolls:  # the answer a rolled-back action gave: its dice again
+                payload["dice"] = {"branch": stream[0], "from": stream[1]}
             action = NewAction(
                 seq=ctx.head + 1, branch=int(ctx.row["branch"]), actor=gm.label,
-                kind="gm-override", side=done.side, text=None,
-                payload={"op": typed.model_dump(mode="json"), "reason": reason},
+                kind="gm-override", side=done.side, text=None, payload=payload,
                 rolls=rolls_to_json(done.rolls, dice.forced_positions),
                 events=events_to_json(done.events), applied=done.applied,
                 next_roll=next_roll, state_hash=done.state.state_hash(), created=self.clock())
@@ -62,7 +70,17 @@ class GmTools(Submitting):
 
         request = op.model_dump(mode="json") if isinstance(op, BaseModel) else dict(op)
         return self._execute(game_id, plan, idempotency_key, gm.label,
-                             ("override", request, reason))
+                             ("override", request, reason),
+                             {"the reason": reason, "the GM operation": request})
+
+    @staticmethod
+    def _answer_text(ctx: Loaded, op: Override) -> tuple[str, str] | None:
+        """(side, canonical order) of a GM's answer to the pending decision (None for other
+        overrides): an answer rolls the dice the same answer rolled from the same position
+        before a rollback, as a player's would."""
+        if not isinstance(op, AnswerDecision) or ctx.state.pending is None:
+            return None
+        return str(ctx.state.pending.side), ctx.game.format(ctx.game.parse(op.order))
 
     # ---- pause, resume --------------------------------------------------------------------
 
@@ -93,7 +111,7 @@ class GmTools(Submitting):
                                       "paused_by": gm.label, "pause_reason": reason})
 
         return self._execute(game_id, plan, idempotency_key, gm.label,
-                             ("pause", reason))
+                             ("pause", reason), {"the reason": reason})
 
     def resume(self, game_id: str, gm: Actor, reason: str,
                idempotency_key: str | None = None) -> SubmitResult:
@@ -124,7 +142,7 @@ class GmTools(Submitting):
                                      {"reason": reason, "extended": stopped}, fields)
 
         return self._execute(game_id, plan, idempotency_key, gm.label,
-                             ("resume", reason))
+                             ("resume", reason), {"the reason": reason})
 
     def _status_plan(self, ctx: Loaded, actor: str, kind: str, notice: Event,
                      payload: dict[str, Any], fields: dict[str, Any]) -> Plan:

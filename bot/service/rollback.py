@@ -24,7 +24,8 @@ from bot.service.models import (
     SubmitResult,
 )
 from bot.service.submit import Submitting
-from bot.store import NewAction
+from bot.service.text import check_text
+from bot.store import NewAction, loads
 
 
 class Rollbacks(Submitting):
@@ -61,7 +62,8 @@ class Rollbacks(Submitting):
             return self._rollback_plan(ctx, gm.label, to_seq, target, reverted, notice,
                                        {"to_seq": to_seq, "reason": reason, "undo": False})
 
-        return self._execute(game_id, plan, None, gm.label)
+        return self._execute(game_id, plan, None, gm.label, ("rollback", to_seq, reason),
+                             {"the reason": reason})
 
     def _rollback_target(self, ctx: Loaded, to_seq: int
                          ) -> tuple[GameState, list[dict[str, Any]]]:
@@ -104,11 +106,21 @@ class Rollbacks(Submitting):
                             "forced_dice": json.dumps(forced)},
                     revert_after=to_seq, force_snapshot=True)
 
-    def roll_forward(self, game_id: str, gm: Actor, rollback_seq: int | None = None
-                     ) -> RollForwardReport:
-        """Re-apply, one by one, the orders a rollback reverted, while they stay legal."""
+    def roll_forward(self, game_id: str, gm: Actor, rollback_seq: int | None = None, *,
+                     reroll: Mapping[int, str] | None = None) -> RollForwardReport:
+        """Re-apply, one by one, the orders a rollback reverted, while they stay legal, each
+        with the dice it rolled (a roll-forward re-rolls nothing: see
+        :meth:`~bot.service.submit.Submitting._seen_stream`).
+
+        ``reroll``: the reverted actions (by number) whose dice the GM rolls again, each
+        with the reason: a distinct, public, logged act ("GM re-rolled the attack DR on 20:
+        7 → 11 — reason: …") that ``umpire verify`` lists."""
         ctx = self._load(game_id)
         self._require_gm(ctx.seats, gm, "roll forward")
+        reroll = dict(reroll or {})
+        check_text(list(reroll.values()), "the reason")
+        if any(not reason.strip() for reason in reroll.values()):
+            raise InvalidOperation("a re-roll needs a reason (it is told to everyone)")
         if rollback_seq is None:
             rows = [r for r in self.store.actions(game_id, active_only=True)
                     if r["kind"] == "rollback" and not json.loads(r["payload"]).get("undo")]
@@ -120,13 +132,18 @@ class Rollbacks(Submitting):
             raise InvalidOperation(f"action {rollback_seq} is not a rollback")
         undone = [r for r in self.store.actions(game_id, after=0, upto=rollback_seq)
                   if r["reverted_by"] == rollback_seq]
+        for seq in reroll:
+            row = next((r for r in undone if int(r["seq"]) == seq), None)
+            if row is None or not loads(row["rolls"], []):
+                raise InvalidOperation(f"action {seq} is no action of rollback {rollback_seq} "
+                                       "that rolled dice: nothing to re-roll")
         report = RollForwardReport(rollback_seq=rollback_seq, reapplied=[], skipped=[])
         for row in undone:
             label = f"{row['seq']} {row['kind']} {row['side'] or ''} {row['text'] or ''}".strip()
             if row["kind"] not in ("order", "decision", "system") or not row["text"]:
                 report.skipped.append(label)
                 continue
-            result = self._reapply(game_id, row, gm)
+            result = self._reapply(game_id, row, gm, reroll.get(int(row["seq"])))
             report.results.append(result)
             if not result.ok:
                 report.stopped_at, report.error = int(row["seq"]), result.error
@@ -134,13 +151,30 @@ class Rollbacks(Submitting):
             report.reapplied.append(label)
         return report
 
-    def _reapply(self, game_id: str, row: Mapping[str, Any], gm: Actor) -> SubmitResult:
-        def plan(ctx: Loaded) -> Plan | SubmitResult:
-            return self._lines_plan(ctx, str(row["actor"]), str(row["side"]), [str(row["text"])],
-                                    kind=str(row["kind"]),
-                                    payload={"reapplied": int(row["seq"]), "by": gm.label})
+    def _reapply(self, game_id: str, row: Mapping[str, Any], gm: Actor,
+                 reroll: str | None = None) -> SubmitResult:
+        """Re-apply one reverted action with its dice; ``reroll``: with new dice, the GM's
+        reason for it (:func:`reroll_notice`)."""
 
-        return self._execute(game_id, plan, None, gm.label)
+        def plan(ctx: Loaded) -> Plan | SubmitResult:
+            payload: dict[str, Any] = {"reapplied": int(row["seq"]), "by": gm.label}
+            if reroll is not None:
+                payload["reroll"] = {"of": int(row["seq"]), "reason": reroll}
+            planned = self._lines_plan(ctx, str(row["actor"]), str(row["side"]),
+                                       [str(row["text"])], kind=str(row["kind"]),
+                                       payload=payload, fresh=reroll is not None)
+            if reroll is None or isinstance(planned, SubmitResult):
+                return planned
+            action = planned.actions[0]
+            notices = reroll_notice(int(row["seq"]), loads(row["rolls"], []), action.rolls,
+                                    reroll)
+            action.events[:0] = events_to_json(notices)
+            planned.events[:0] = notices
+            return planned
+
+        return self._execute(game_id, plan, None, gm.label,
+                             ("roll-forward", int(row["seq"]), reroll),
+                             {"the reason": reroll})
 
     def undo(self, game_id: str, actor: Actor) -> SubmitResult:
         """Take back one's own last order, if it revealed nothing (see ``undo_refusal``)."""
@@ -208,6 +242,39 @@ def undo_refusal(game: Game[Any], last: Mapping[str, Any], sides: set[str],
     if reasons:
         return "it revealed " + "; ".join(reasons)
     return None
+
+
+def reroll_notice(seq: int, was: Sequence[Mapping[str, Any]], now: Sequence[Mapping[str, Any]],
+                  reason: str) -> list[Event]:
+    """What everyone is told of a GM's re-roll of action ``seq`` (its rolls ``was``, the new
+    ones ``now``): each public roll's label and totals ("the attack DR on 20: 7 → 11"); a
+    roll only a side sees is named, its values told to that side (and the GM) alone."""
+    shown: list[str] = []
+    private: list[Event] = []
+    for index in range(max(len(was), len(now))):
+        old = was[index] if index < len(was) else None
+        new = now[index] if index < len(now) else None
+        roll = new or old
+        assert roll is not None
+        label, audience = str(roll["label"]), str(roll.get("audience", PUBLIC))
+        change = f"{_total(old)} → {_total(new)}"
+        if audience == PUBLIC:
+            shown.append(f"the {label} on {seq}: {change}")
+        else:
+            shown.append(f"a roll of {seq} that only {audience} sees")
+            private.append(Event(kind="reroll-detail", audience=audience,
+                                 text=f"GM re-rolled the {label} on {seq}: {change}"))
+    public = Event(kind="reroll", audience=PUBLIC,
+                   text=f"GM re-rolled {'; '.join(shown)} — reason: {reason}",
+                   data={"of": seq, "reason": reason})
+    return [public, *private]
+
+
+def _total(roll: Mapping[str, Any] | None) -> str:
+    if roll is None:
+        return "none"
+    values = [int(v) for v in roll["values"]]
+    return str(sum(values)) if len(values) > 1 else str(values[0])
 
 
 def state_diff(before: Any, after: Any, path: str = "", limit: int = 40) -> list[str]:

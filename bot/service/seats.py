@@ -27,6 +27,7 @@ from bot.service.models import (
     PermissionDenied,
     SeatInfo,
 )
+from bot.service.text import MAX_ID, check_text
 from bot.store import Snapshot
 
 
@@ -51,6 +52,12 @@ class Seats(ServiceBase):
 
         ``creator_secret``: the secret of the creator's seat (see :meth:`set_seat_secret`).
         """
+        check_text(creator, "your name or address", limit=MAX_ID)
+        check_text([game, scenario, creator_side, game_id, str(pack) if pack else None],
+                   "the game's name, scenario, side or id", limit=MAX_ID)
+        check_text(options, "the game's options")
+        check_text(bindings, "the game's bindings")
+        check_text(creator_secret, "the seat's secret")
         try:
             rules = self._load_rules(game, str(pack) if pack else None)
         except UnknownGame as error:
@@ -94,6 +101,8 @@ class Seats(ServiceBase):
              role: Literal["player", "gm"] = "player", secret: str | None = None) -> GameInfo:
         """Seat ``player`` for ``side`` (a GM seats anyone; a player may take a free side);
         ``secret``: the new seat's secret, if its frontend needs one."""
+        check_text([by, player, side], "the name, address or side", limit=MAX_ID)
+        check_text(secret, "the seat's secret")
         row = self._row(game_id)
         seats = self.store.seats(game_id)
         rules = self._rules_for(row)
@@ -121,6 +130,8 @@ class Seats(ServiceBase):
                         side: str | None = None, holder: Actor | None = None) -> list[SeatInfo]:
         """Set or reset the secret of the player seats of ``side``, or of ``holder``'s GM
         seats. The GM only; the store keeps the secret's hash, never the secret."""
+        check_text([by, holder, side], "the name, address or side", limit=MAX_ID)
+        check_text(secret, "the seat's secret")
         row = self._row(game_id)
         seats = self.store.seats(game_id)
         self._require_gm(seats, by, "set seat secrets")
@@ -147,12 +158,15 @@ class Seats(ServiceBase):
         """The actor's seats whose secret is ``secret`` (none without a secret)."""
         if not secret:
             return []
+        check_text(actor, "your name or address", limit=MAX_ID)
+        check_text(secret, "the seat's secret")
         return [self._seat_info(s) for s in self.store.seats(game_id)
                 if actor.holds(s) and seat_secrets.matches(secret, s["password_hash"])]
 
     def seats_with_secret(self, game_id: str, secret: str) -> list[SeatInfo]:
         """Every seat whose secret is ``secret``, whoever holds it (to warn the owner of a
         secret that someone else has used)."""
+        check_text(secret, "the seat's secret")
         return [self._seat_info(s) for s in self.store.seats(game_id)
                 if seat_secrets.matches(secret, s["password_hash"])]
 
@@ -164,6 +178,8 @@ class Seats(ServiceBase):
         ``role``). Seats are closed, never deleted: the record keeps who held which side,
         until when, who closed it and why. The last GM seat cannot be closed.
         """
+        check_text([gm, who], "the name, address or side", limit=MAX_ID)
+        check_text(reason, "the reason")
         row = self._row(game_id)
         seats = self.store.seats(game_id)
         self._require_gm(seats, gm, "unseat players")
@@ -194,6 +210,8 @@ class Seats(ServiceBase):
         a contribution after seeing another; the server seed was committed before any, and
         nobody sees it before the game is over (:meth:`reveal_seed`).
         """
+        check_text(actor, "your name or address", limit=MAX_ID)
+        check_text(text, "the entropy", limit=1000)
         row = self._row(game_id)
         if not any(actor.holds(s) for s in self.store.seats(game_id)):
             raise PermissionDenied("only seated players may add dice entropy")
@@ -201,8 +219,6 @@ class Seats(ServiceBase):
             raise InvalidOperation("entropy can be added only before the game starts")
         if not text.strip():
             raise InvalidOperation("empty entropy")
-        if len(text) > 1000:
-            raise InvalidOperation("entropy holds at most 1000 characters")
         self.store.add_entropy(game_id, actor.label, text)
         return entropy_digest(text)
 
@@ -284,6 +300,7 @@ class Seats(ServiceBase):
 
     def games_for(self, actor: Actor) -> list[GameInfo]:
         """The games ``actor`` is seated in (addresses as :meth:`info` shows them to it)."""
+        check_text(actor, "your name or address", limit=MAX_ID)
         rows = self.store.games_of(actor.discord_id, actor.email)
         out = []
         for row in rows:
@@ -323,12 +340,14 @@ class Seats(ServiceBase):
     def games_behind(self, key: str, cursor: str) -> list[GameInfo]:
         """Games a frontend bound with ``key`` that moved on since it last published
         (its cursor: ``meta[cursor + game id]``, the last action it published)."""
+        check_text([key, cursor], "the binding", limit=MAX_ID)
         return [self._info(row, self.store.seats(str(row["id"])))
                 for row in self.store.games_behind(key, cursor)]
 
     def find_by_binding(self, key: str, value: str | int) -> GameInfo | None:
         """The game a frontend bound to ``key`` = ``value`` (e.g. a Discord thread id);
         the newest if several were."""
+        check_text([key, str(value)], "the binding", limit=MAX_ID)
         rows = self.store.games_bound(key, str(value))
         if not rows:
             return None
@@ -337,5 +356,6 @@ class Seats(ServiceBase):
     def games_bound(self, key: str, value: str | int) -> list[GameInfo]:
         """Every game a frontend bound to ``key`` = ``value`` (e.g. a Discord server), newest
         first."""
+        check_text([key, str(value)], "the binding", limit=MAX_ID)
         return [self._info(row, self.store.seats(str(row["id"])))
                 for row in self.store.games_bound(key, str(value))]

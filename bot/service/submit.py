@@ -18,9 +18,11 @@ from adjudicator.kernel.orders import SetStanding, check_size
 from adjudicator.kernel.state import GameState
 from bot.history import ForcingDice, rolls_to_json
 from bot.messages import events_to_json
+from bot.records import dice_stream, order_of
 from bot.service.base import Loaded, logger
 from bot.service.commit import Committing, Plan
 from bot.service.models import Actor, SubmitResult
+from bot.service.text import shown
 from bot.store import NewAction
 
 
@@ -34,7 +36,7 @@ class Submitting(Committing):
         try:
             check_size(text)
         except RuleError as error:
-            return self._refused(game_id, str(error), rule=error.rule)
+            return self._refused(shown(game_id), str(error), rule=error.rule)
 
         def plan(ctx: Loaded) -> Plan | SubmitResult:
             acting = self._side_for(ctx, actor, side)
@@ -46,7 +48,7 @@ class Submitting(Committing):
             return self._lines_plan(ctx, actor.label, acting, lines)
 
         return self._execute(game_id, plan, idempotency_key, actor.label,
-                             ("submit", side, text))
+                             ("submit", side, text), {"the order text": text, "the side": side})
 
     async def submit_async(self, game_id: str, actor: Actor, text: str,
                            idempotency_key: str | None = None,
@@ -55,8 +57,14 @@ class Submitting(Committing):
 
     def _lines_plan(self, ctx: Loaded, actor: str, side: str, lines: Sequence[str],
                     kind: str | None = None, payload: Mapping[str, Any] | None = None,
-                    notice: Sequence[Event] = ()) -> Plan | SubmitResult:
+                    notice: Sequence[Event] = (), *, fresh: bool = False
+                    ) -> Plan | SubmitResult:
+        """The actions of ``lines``, each applied with the game's dice: an order given again
+        from the position where an action the GM rolled back gave it rolls the dice that
+        action rolled (:meth:`_seen_stream`; a rollback is no re-roll), new dice otherwise;
+        ``fresh``: new dice always (the GM's logged re-roll)."""
         state = ctx.state
+        before_hash = str(ctx.row["state_hash"])
         next_roll = int(ctx.row["next_roll"])
         forced = json.loads(ctx.row["forced_dice"])
         actions: list[NewAction] = []
@@ -67,9 +75,12 @@ class Submitting(Committing):
         for number, line in enumerate(lines, start=1):
             before = state.pending
             try:
-                dice = self._dice(ctx, next_roll, forced)
                 started = time.thread_time()
                 order = ctx.game.parse(line)
+                stream = None if fresh else self._seen_stream(ctx, side, ctx.game.format(order),
+                                                              before_hash)
+                dice = (self._dice(ctx, next_roll, forced) if stream is None
+                        else self._dice(ctx, stream[1], forced, branch=stream[0]))
                 private = ctx.game.is_private(state, side, order)
                 outcome = ctx.game.apply(state, side, order, dice)
                 plan.costs.append(time.thread_time() - started)
@@ -82,7 +93,11 @@ class Submitting(Committing):
                 plan.error, plan.error_rule, plan.legal = str(error), error.rule, error.legal
                 break
             forced = forced[dice.used:]
-            next_roll += len(outcome.rolls)
+            extra: dict[str, Any] = {}
+            if stream is None:
+                next_roll += len(outcome.rolls)
+            elif outcome.rolls:  # rolled again on the stream it had: this branch's unused
+                extra["dice"] = {"branch": stream[0], "from": stream[1]}
             answered = (before is not None and before.side == side
                         and not isinstance(order, SetStanding))
             data, state_hash = outcome.state.encoded()
@@ -92,14 +107,14 @@ class Submitting(Committing):
                 seq=ctx.head + number, branch=int(ctx.row["branch"]), actor=actor,
                 kind=kind or ("decision" if answered else "order"), side=side,
                 text=ctx.game.format(order), order_json=order.model_dump(mode="json"),
-                payload=({**(payload or {}), "private": True} if private
-                         else dict(payload) if payload else None),
+                payload=({**(payload or {}), **extra, "private": True} if private
+                         else {**(payload or {}), **extra} if payload or extra else None),
                 rolls=rolls_to_json(outcome.rolls, dice.forced_positions),
                 events=events_to_json(row_events), applied=outcome.applied,
                 next_roll=next_roll, state_hash=state_hash, created=now))
             states.append(outcome.state)
             events.extend(outcome.events)
-            state = outcome.state
+            state, before_hash = outcome.state, state_hash
             if state.pending is not None and number < len(lines):
                 plan.status, plan.stopped_at = "partial", number + 1
                 plan.error = (f"stopped before line {number + 1}: "
@@ -108,13 +123,36 @@ class Submitting(Committing):
         plan.fields = {"next_roll": next_roll, "forced_dice": json.dumps(forced)}
         return plan
 
-    def _dice(self, ctx: Loaded, start: int, forced: Sequence[Mapping[str, Any]]) -> ForcingDice:
+    def _dice(self, ctx: Loaded, start: int, forced: Sequence[Mapping[str, Any]],
+              branch: int | None = None) -> ForcingDice:
+        """The game's dice from roll ``start`` of ``branch`` (default: the current branch),
+        the GM's forced values first."""
         if ctx.row["server_seed"] is None:
             raise RuleError("dice", "this game holds no dice seed (an archived import)")
         entropy = [e["text"] for e in self.store.entropy(ctx.id)]
         seed = effective_seed(bytes(ctx.row["server_seed"]), entropy)
-        inner = self.dice_factory(seed, str(ctx.row["dice_id"]), int(ctx.row["branch"]), start)
+        inner = self.dice_factory(seed, str(ctx.row["dice_id"]),
+                                  int(ctx.row["branch"]) if branch is None else branch, start)
         return ForcingDice(inner, forced)
+
+    def _seen_stream(self, ctx: Loaded, side: str, text: str, before_hash: str
+                     ) -> tuple[int, int] | None:
+        """(branch, first roll) of the dice the newest rolled-back action rolled for the
+        same order (``text``, canonical) of ``side`` from the same state (``before_hash``),
+        if it rolled any with the game's current seed: given again, the order rolls them
+        again, so rolling back and forward (or giving the order again) re-rolls nothing.
+        None: new dice (never rolled back, another order, another position, or a seed
+        revealed since)."""
+        if int(ctx.row["branch"]) == 0:
+            return None  # nothing was ever rolled back
+        for row in self.store.rolled_before(ctx.id, side, text):
+            if row["before_hash"] != before_hash or order_of(ctx.game, row) != text:
+                continue
+            stream = dice_stream(row)
+            if stream is None or stream[0] < int(ctx.row["seed_from_branch"] or 0):
+                return None
+            return stream
+        return None
 
 
 def _internal(error: Exception, line: int) -> RuleError:

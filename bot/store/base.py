@@ -154,11 +154,18 @@ def _value(value: Any) -> Any:
 
 def params_of(params: Sequence[Any]) -> list[Any]:
     """Parameters as both backends take them: no text with a NUL character (PostgreSQL's
-    text cannot hold one; SQLite refuses it too, so both behave alike), booleans as 0/1."""
+    text cannot hold one; SQLite refuses it too, so both behave alike) nor a lone surrogate
+    (not UTF-8: either driver would raise UnicodeEncodeError), booleans as 0/1."""
     out: list[Any] = []
     for value in params:
-        if isinstance(value, str) and "\x00" in value:
-            raise Refused("a text with a NUL character cannot be stored")
+        if isinstance(value, str):
+            if "\x00" in value:
+                raise Refused("a text with a NUL character cannot be stored")
+            if not value.isascii():
+                try:
+                    value.encode()
+                except UnicodeEncodeError as error:
+                    raise Refused("a text with a lone surrogate cannot be stored") from error
         out.append(int(value) if isinstance(value, bool) else value)
     return out
 
@@ -569,6 +576,21 @@ class Store:
 
     def action(self, game_id: str, seq: int) -> dict[str, Any] | None:
         return self._one("SELECT * FROM actions WHERE game_id = ? AND seq = ?", [game_id, seq])
+
+    def rolled_before(self, game_id: str, side: str, text: str) -> list[dict[str, Any]]:
+        """The reverted actions of ``side`` that rolled dice with the order ``text`` (or as
+        a GM's override for ``side``: an answer to its decision, told from the payload by
+        the caller), newest first: ``seq``, ``kind``, ``text``, ``branch``, ``rolls``,
+        ``payload`` and ``before_hash``, the hash of the state they were applied to (the
+        action before's, or the set-up's) — what the same order from the same state rolls
+        again."""
+        return self.query(
+            "SELECT a.seq, a.kind, a.text, a.branch, a.rolls, a.payload, COALESCE(p.state_hash, "
+            "(SELECT s.state_hash FROM snapshots s WHERE s.game_id = a.game_id AND s.seq = "
+            "0)) AS before_hash FROM actions a LEFT JOIN actions p ON p.game_id = a.game_id "
+            "AND p.seq = a.seq - 1 WHERE a.game_id = ? AND a.reverted_by IS NOT NULL AND "
+            "a.side = ? AND (a.text = ? OR a.kind = 'gm-override') AND a.rolls <> '[]' "
+            "ORDER BY a.seq DESC", [game_id, side, text])
 
     def count_actions(self, game_id: str) -> int:
         row = self._one("SELECT count(*) AS n FROM actions WHERE game_id = ?", [game_id])

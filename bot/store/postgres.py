@@ -103,10 +103,17 @@ def split_url(url: str) -> tuple[str, dict[str, str]]:
 
 
 def _translate(error: psycopg.Error) -> StoreError:
+    """psycopg's error as the store's: a constraint or a trigger's refusal is
+    :class:`Refused`; a lock or a lost connection :class:`Busy`; data the server finds
+    corrupt (class XX: a damaged page or index) :class:`Damaged`; anything else a
+    :class:`StoreError`. Nothing of ``psycopg`` leaves the store."""
     message = (error.diag.message_primary if error.diag and error.diag.message_primary
                else str(error))
     if isinstance(error, pg_errors.RaiseException | psycopg.IntegrityError):
         return Refused(message)
+    if isinstance(error, psycopg.InternalError):  # XX000, XX001 data, XX002 index corrupted
+        return Damaged(f"the database reports damaged data ({message}); `umpire db check` "
+                       "names what is wrong")
     if isinstance(error, pg_errors.LockNotAvailable | pg_errors.QueryCanceled |
                   pg_errors.DeadlockDetected | pg_errors.SerializationFailure):
         return Busy(f"the database is busy: {message}")
@@ -204,6 +211,8 @@ class PostgresStore(Store):
         except PoolTimeout as error:
             raise Busy(f"no free database connection within {self.busy_timeout:.0f} s"
                        ) from error
+        except psycopg.Error as error:  # the store's edge: a rollback, an unlock, a reset
+            raise _translate(error) from error
 
     @contextmanager
     def _transaction(self, begin: str) -> Iterator[Tx]:

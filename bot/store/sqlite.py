@@ -18,14 +18,24 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, ClassVar
 
 from sqlite_utils import Database
 
 from bot.store import migrations
-from bot.store.base import BUSY_TIMEOUT_S, Busy, Damaged, Refused, Store, Tx, _now, params_of
+from bot.store.base import (
+    BUSY_TIMEOUT_S,
+    Busy,
+    Damaged,
+    Refused,
+    Store,
+    StoreError,
+    Tx,
+    _now,
+    params_of,
+)
 
 
 def is_busy(error: BaseException) -> bool:
@@ -33,18 +43,47 @@ def is_busy(error: BaseException) -> bool:
         word in str(error).lower() for word in ("locked", "busy"))
 
 
+def translate(error: sqlite3.Error | UnicodeDecodeError) -> StoreError:
+    """SQLite's error as the store's: a constraint is :class:`Refused`, a lock held too long
+    :class:`Busy`; a damaged file (a malformed page, text that is not UTF-8, a schema
+    entry gone) :class:`Damaged`; anything else a :class:`StoreError`. Nothing of
+    ``sqlite3`` leaves the store."""
+    text = " ".join(str(error).split())[:200]
+    if isinstance(error, sqlite3.IntegrityError):
+        return Refused(text)
+    if is_busy(error):
+        return Busy(f"the database is busy: {text}")
+    if "unable to open" in text:  # a path, a permission, a full disk: not the file's fault
+        return StoreError(f"the database file cannot be opened ({text})")
+    if isinstance(error, sqlite3.DatabaseError | UnicodeDecodeError):
+        return Damaged(f"the database file is damaged ({text}); `umpire db check` names "
+                       "what is wrong")
+    return StoreError(text)
+
+
+@contextmanager
+def translated() -> Iterator[None]:
+    """The store's edge: SQLite's errors raised in the block leave it translated
+    (:func:`translate`); UTF-8 errors too (SQLite decoding a damaged text column)."""
+    try:
+        yield
+    except (sqlite3.Error, UnicodeDecodeError) as error:
+        raise translate(error) from error
+
+
 class SqliteTx(Tx):
     def __init__(self, db: Database) -> None:
         self.db = db
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        return list(self.db.query(sql, params_of(params)))
+        values = params_of(params)
+        with translated():
+            return list(self.db.query(sql, values))
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        try:
-            cursor = self.db.execute(sql, params_of(params))
-        except sqlite3.IntegrityError as error:
-            raise Refused(str(error)) from error
+        values = params_of(params)
+        with translated():
+            cursor = self.db.execute(sql, values)
         return max(cursor.rowcount, 0)
 
 
@@ -76,13 +115,18 @@ class SqliteStore(Store):
                 self.migrate()
             else:
                 self.integrity_check()  # reads the file: not SQLite is said here
-        except sqlite3.DatabaseError as error:
+        except (sqlite3.DatabaseError, UnicodeDecodeError, StoreError) as error:
             self.close()
-            if is_busy(error):
+            if isinstance(error, Busy) or is_busy(error):
                 raise Busy(f"{self.path} is busy (another process holds it): try again"
                            ) from error
-            raise Damaged(f"{self.path} is not a readable Umpire database ({error})"
-                          ) from error
+            if isinstance(error, Damaged) and error.__cause__ is None:
+                raise  # said already (a newer schema)
+            raise Damaged(f"{self.path} is not a readable Umpire database "
+                          f"({error.__cause__ or error})") from error
+        except BaseException:
+            self.close()
+            raise
 
     # ---- connections ------------------------------------------------------------------
 
@@ -92,13 +136,19 @@ class SqliteStore(Store):
         :meth:`query`, :meth:`write` and :meth:`read`)."""
         db: Database | None = getattr(self._local, "db", None)
         if db is None:
-            conn = sqlite3.connect(str(self.path), timeout=self.busy_timeout,
-                                   check_same_thread=False, isolation_level=None)
+            with translated():  # (a file that cannot be opened)
+                conn = sqlite3.connect(str(self.path), timeout=self.busy_timeout,
+                                       check_same_thread=False, isolation_level=None)
             db = Database(conn)
-            db.enable_wal()
-            db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
-            db.execute("PRAGMA foreign_keys = ON")
-            db.execute(f"PRAGMA synchronous = {self.synchronous}")
+            try:
+                with translated():
+                    db.enable_wal()
+                    db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+                    db.execute("PRAGMA foreign_keys = ON")
+                    db.execute(f"PRAGMA synchronous = {self.synchronous}")
+            except StoreError:
+                db.close()
+                raise
             self._local.db = db
             with self._all_lock:
                 self._all.append(db)
@@ -118,20 +168,17 @@ class SqliteStore(Store):
         if db.conn.in_transaction:
             yield SqliteTx(db)
             return
-        try:
+        with translated():
             db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as error:
-            if is_busy(error):
-                raise Busy(f"the database is busy: {error}") from error
-            raise
         try:
             yield SqliteTx(db)
-            db.execute("COMMIT")
-        except BaseException as error:
-            if db.conn.in_transaction:
-                db.conn.rollback()
-            if is_busy(error):
-                raise Busy(f"the database is busy: {error}") from error
+            with translated():
+                db.execute("COMMIT")
+        except (sqlite3.Error, UnicodeDecodeError) as error:  # sqlite-utils calls (migrations)
+            _end(db)
+            raise translate(error) from error
+        except BaseException:
+            _end(db)
             raise
 
     @contextmanager
@@ -146,15 +193,15 @@ class SqliteStore(Store):
         if db.conn.in_transaction:
             yield SqliteTx(db)
             return
-        try:
+        with translated():
             db.execute("BEGIN")
+        try:
             yield SqliteTx(db)
-        except sqlite3.OperationalError as error:
-            if is_busy(error):
-                raise Busy(f"the database is busy: {error}") from error
+        except BaseException:
+            _end(db)
             raise
-        finally:
-            if db.conn.in_transaction:
+        if db.conn.in_transaction:
+            with translated():
                 db.execute("COMMIT")
 
     @contextmanager
@@ -200,8 +247,17 @@ class SqliteStore(Store):
         return int(row["v"]) if row and row["v"] is not None else 0
 
     def integrity_check(self) -> str:
-        row = next(self.db.query("PRAGMA integrity_check"))
+        with translated():
+            row = next(self.db.query("PRAGMA integrity_check"))
         return str(next(iter(row.values())))
+
+
+def _end(db: Database) -> None:
+    """Roll back the transaction an error interrupted; an error doing so (a damaged file)
+    is not the one to report."""
+    if db.conn.in_transaction:
+        with suppress(sqlite3.Error):
+            db.conn.rollback()
 
 
 def _json_quote(key: str) -> str:

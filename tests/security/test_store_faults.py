@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import random
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from bot.cli import app
+from bot.redteam.faults import Healthy, damaged_copy, healthy_database, overwrite, probe
 from bot.service import GameService
-from bot.store import Damaged, Store
+from bot.store import Busy, Damaged, Refused, Store, StoreError
+from bot.store.sqlite import translate
 from tests.bot.test_service_support import BLUE, RED, make_service, new_game, play
 
 runner = CliRunner()
@@ -131,3 +135,107 @@ def test_db_check_passes_a_healthy_file_and_finds_a_damaged_game(tmp_path: Path)
     assert broken.exit_code == 1 and "column options is not JSON" in broken.output
     refused = make_service(path).submit(game_id, RED, "pass")
     assert refused.status == "refused"  # a clear refusal, never an exception
+
+
+# ---- issue 27.13: every backend error translated at the store's edge ---------------------
+
+@pytest.fixture(scope="module")
+def healthy(tmp_path_factory: pytest.TempPathFactory) -> Healthy:
+    return healthy_database(tmp_path_factory.mktemp("healthy"), random.Random(7))
+
+
+#: Seeds of the damage that raised a raw error out of the service before 27.13, on the
+#: healthy file of ``random.Random(7)`` (``healthy_database`` is the same every run):
+#: ``sqlite3.DatabaseError: database disk image is malformed`` (86) and
+#: ``sqlite3.OperationalError: Could not decode to UTF-8 column`` (379).
+KNOWN_BAD = (86, 379)
+
+
+def _overwritten(healthy: Healthy, folder: Path, seeds: Sequence[int]) -> list[str]:
+    """The red team's damaged-database fault (64 bytes overwritten at a random place) for
+    each seed: what went wrong (an exception other than the store's, a many-line error)."""
+    failures = []
+    for seed in seeds:
+        path = damaged_copy(healthy, folder / f"overwritten-{seed}.db",
+                            overwrite(random.Random(seed)))
+        problem = probe(healthy, path, recovers=False)
+        if problem:
+            failures.append(f"seed {seed}: {problem}")
+        path.unlink()
+    return failures
+
+
+def test_bytes_overwritten_give_the_stores_error_on_every_seed(healthy: Healthy,
+                                                               tmp_path: Path) -> None:
+    """27.13: the red team's fault, deterministic, on 20 seeds: the two known to have raised
+    a raw ``sqlite3`` error out of the service, and 18 more."""
+    assert _overwritten(healthy, tmp_path, [*KNOWN_BAD, *range(18)]) == []
+
+
+@pytest.mark.soak
+def test_bytes_overwritten_give_the_stores_error_on_200_seeds(healthy: Healthy,
+                                                              tmp_path: Path) -> None:
+    """27.13, long: 200 seeds of the same fault."""
+    assert _overwritten(healthy, tmp_path, range(18, 218)) == []
+
+
+def _unreadable_row(path: Path, game_id: str) -> None:
+    """A damaged row: the game's row holds a commitment that is not UTF-8 (what a page
+    overwritten in the middle of a text leaves)."""
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE games SET commitment = CAST(X'ff00fe41' AS TEXT) WHERE id = ?",
+                     [game_id])
+
+
+def test_a_damaged_game_is_refused_as_damaged_and_the_others_keep_working(
+        tmp_path: Path) -> None:
+    """27.13: a game whose rows cannot be read is refused as damaged (never a raw
+    ``sqlite3`` error), ``umpire db check`` names it, and another game in the same file
+    plays on."""
+    path = tmp_path / "u.db"
+    service = make_service(path)
+    damaged, sound = new_game(service), new_game(service)
+    for game_id in (damaged, sound):
+        play(service, game_id, (RED, "trap 1"), (RED, "move r2 3"))
+    service.store.close()
+    _unreadable_row(path, damaged)
+    fresh = make_service(path)
+    refused = fresh.submit(damaged, BLUE, "pass")
+    assert refused.status == "refused" and refused.error_rule == "store"
+    assert f"game {damaged} cannot be read: its stored data is damaged" in str(refused.error)
+    assert "\n" not in str(refused.error)
+    with pytest.raises(Damaged, match="damaged"):
+        fresh.load_state(damaged)
+    assert fresh.submit(sound, BLUE, "pass").ok
+    assert fresh.load_state(sound).state_hash() == fresh.store.game(sound)["state_hash"]  # type: ignore[index]
+    fresh.store.close()
+    checked = runner.invoke(app, ["db", "check", "--db", str(path)])
+    assert checked.exit_code == 1 and f"game {damaged}: its stored data cannot be read" in (
+        checked.output), checked.output
+    assert f"game {sound}:" not in checked.output
+
+
+def test_sqlite_errors_are_translated_at_the_edge() -> None:
+    """27.13: the store's errors only — a constraint Refused, a lock Busy, a malformed file
+    or undecodable text Damaged."""
+    assert isinstance(translate(sqlite3.IntegrityError("UNIQUE constraint failed")), Refused)
+    assert isinstance(translate(sqlite3.OperationalError("database is locked")), Busy)
+    assert isinstance(translate(sqlite3.DatabaseError("database disk image is malformed")),
+                      Damaged)
+    assert isinstance(translate(sqlite3.OperationalError(
+        "Could not decode to UTF-8 column 'seq'")), Damaged)
+    assert isinstance(translate(UnicodeDecodeError("utf-8", b"\xff", 0, 1, "bad")), Damaged)
+    unopened = translate(sqlite3.OperationalError("unable to open database file"))
+    assert type(unopened) is StoreError and "cannot be opened" in str(unopened)
+
+
+def test_postgresql_errors_are_translated_at_the_edge() -> None:
+    """27.13: PostgreSQL's corruption errors (class XX) are Damaged too."""
+    from psycopg import errors as pg_errors
+
+    from bot.store.postgres import _translate
+
+    assert isinstance(_translate(pg_errors.DataCorrupted("invalid page in block 7")), Damaged)
+    assert isinstance(_translate(pg_errors.IndexCorrupted("index is corrupt")), Damaged)
+    assert isinstance(_translate(pg_errors.UniqueViolation("duplicate key")), Refused)
+    assert isinstance(_translate(pg_errors.LockNotAvailable("lock timeout")), Busy)
