@@ -67,11 +67,14 @@ class Line:
 
 @dataclass
 class Script:
-    """What a mail asks, in order; ``passwords`` hold for the whole mail."""
+    """What a mail asks, in order; its ``password`` holds for the whole mail."""
 
     subject_game: str | None
     lines: list[Line] = field(default_factory=list)
-    passwords: list[str] = field(default_factory=list)
+    #: The seat secret of the mail's first password line (one per mail is read).
+    password: str | None = None
+    #: Password lines after the first: refused unread (never checked against a seat).
+    extra_passwords: int = 0
     #: Lines beyond the limit, refused unread.
     dropped: int = 0
 
@@ -111,21 +114,29 @@ def _outlook_header(lines: list[str], index: int) -> bool:
 
 
 def parse_script(subject: str, text: str, max_commands: int) -> Script:
-    """The commands of a mail (see the module notes)."""
+    """The commands of a mail (see the module notes).
+
+    A mail's work is bounded: at most ``max_commands`` lines are read, password lines
+    included, and only the first password line is kept (each one read would cost a slow
+    hash check); later ones are counted in :attr:`Script.extra_passwords` and refused."""
     script = Script(subject_game=subject_game(subject))
+    read = 0
     for number, line in own_text(text):
         content = line.split("#", 1)[0].strip() if not line.lower().startswith(
             ("password", "pw ")) else line.strip()
         if not content:
             continue
+        if read >= max_commands:
+            script.dropped += 1
+            continue
+        read += 1
         first = content.split(None, 1)[0].lower()
         if first in ("password", "pw"):
             secret = content.split(None, 1)[1].strip() if " " in content else ""
-            if secret:
-                script.passwords.append(secret.split()[0])
-            continue
-        if len(script.lines) >= max_commands:
-            script.dropped += 1
+            if script.password is not None:
+                script.extra_passwords += 1
+            elif secret:
+                script.password = secret.split()[0]
             continue
         script.lines.append(Line(number, content))
     return script

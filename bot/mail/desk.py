@@ -97,6 +97,9 @@ class Desk:
             session.say("Umpire found no command in your mail. Write one per line; "
                         "'help' lists them.")
         self._run(session, script)
+        if script.extra_passwords:
+            session.say(f"{script.extra_passwords} more password line(s) were not read: a "
+                        "mail carries one 'password ...' line, your seat's")
         if script.dropped:
             session.say(f"{script.dropped} more line(s) were not read: at most "
                         f"{self.config.limits.max_commands} per mail")

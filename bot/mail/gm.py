@@ -13,7 +13,7 @@ from adjudicator.kernel.errors import RuleError
 from bot import seat_secrets
 from bot.mail.commands import Line
 from bot.mail.outbound import PRIVATE, Outgoing, tagged
-from bot.mail.session import FOOTER, Refusal, Session
+from bot.mail.session import FOOTER, Refusal, Session, number
 from bot.overrides import override_from_words
 from bot.service import Actor
 
@@ -88,9 +88,10 @@ def cmd_rollback(s: Session, line: Line) -> None:
     info = s.game()
     gm = s.require_gm(info)
     words, reason = because(line.rest)
-    if not words.isdigit() or not reason:
-        raise Refusal("rollback N because REASON (N: the action to return to, 0: the start)")
-    to_seq = int(words)
+    usage = "rollback N because REASON (N: the action to return to, 0: the start)"
+    if not words or not reason:
+        raise Refusal(usage)
+    to_seq = number(words, usage)
     preview = s.call(s.service.rollback_preview, info.id, gm, to_seq)
     code = s.desk.ledger.hold_rollback(info.id, s.sender, to_seq, reason, info.head_seq)
     s.say(f"  Preview — back to action {to_seq}; reverted ({len(preview.reverted)}):",

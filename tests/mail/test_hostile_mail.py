@@ -1,0 +1,100 @@
+"""Security round 3, the mail gateway (issue 27): a mail that stalls the gateway, numbers
+in other scripts, lone surrogates, endless deadlines, auto-replies, header and MIME bombs,
+and the secrecy gaps of mail copied to others."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot import seat_secrets
+from bot.mail.desk import Desk
+from tests.mail.support import desk, inbound
+from tests.mail.test_desk import BLUE, GM, RED, game_with_players, handle, one
+
+
+@pytest.fixture
+def office(tmp_path: Path) -> Desk:
+    return desk(tmp_path / "umpire.db")
+
+
+@pytest.fixture
+def hash_checks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Every scrypt check of a seat secret made meanwhile (the cache of known secrets is
+    emptied first, so each distinct secret costs one check)."""
+    checks: list[str] = []
+    real = seat_secrets._check
+
+    def counted(secret: str, stored: str) -> bool:
+        checks.append(secret)
+        return real(secret, stored)
+
+    monkeypatch.setattr(seat_secrets, "_check", counted)
+    seat_secrets._CHECKED.clear()
+    yield checks
+    seat_secrets._CHECKED.clear()
+
+
+# ---- 27.1: a mail of password lines ------------------------------------------------------
+
+
+def test_a_mail_of_password_lines_costs_one_hash_check_27_1(
+        office: Desk, hash_checks: list[str]) -> None:
+    """27.1: at most one password line per mail, checked against the sender's own seat
+    only; the other lines count against the mail's bound and are refused, not hashed."""
+    game_id, secrets = game_with_players(office)
+    lines = [f"password {seat_secrets.new_secret()}" for _ in range(90)]
+    body = "\n".join([f"password {secrets[RED]}", *lines, "trap 1"])
+    assert len(body) >= 2048
+    hash_checks.clear()
+    reply = one(handle(office, inbound(RED, body, subject=f"[umpire {game_id}]")))
+    assert len(hash_checks) <= 1, len(hash_checks)  # red's own seat, once
+    assert "applied: trap 1" in reply.body
+    assert "90 more password line(s) were not read" in reply.body
+
+
+def test_a_strangers_password_lines_are_not_checked_against_the_seats_27_1(
+        office: Desk, hash_checks: list[str]) -> None:
+    """27.1: a password from an address that holds no seat costs no hash check at all."""
+    game_id, secrets = game_with_players(office)
+    hash_checks.clear()
+    body = "\n".join([f"password {secrets[RED]}", "trap 1"])
+    reply = one(handle(office, inbound("mallory@player.test", body,
+                                      subject=f"[umpire {game_id}]")))
+    assert hash_checks == []
+    assert "holds no seat" in reply.body
+    assert office.service.info(game_id).head_seq == 0
+
+
+def test_password_lines_count_against_max_commands_27_1(tmp_path: Path) -> None:
+    """27.1: a mail's work is bounded: password lines count with the commands."""
+    from tests.mail.support import config
+
+    office = desk(tmp_path / "umpire.db")
+    office.config = config(limits={"max_commands": 3})
+    reply = one(handle(office, inbound(RED, "password aaaa-bbbb-cccc\nhelp\nlist\nstatus")))
+    assert "1 more line(s) were not read: at most 3 per mail" in reply.body
+
+
+# ---- 27.7: numbers in other scripts --------------------------------------------------------
+
+
+@pytest.mark.parametrize("who,line", [
+    (None, "log ¹"), (RED, "log ²⁰"), (RED, "log ٣"), (RED, "decide ²"),
+    (GM, "rollback ¹ because x"), (GM, "override force-dice ¹ because x"),
+    (RED, "log 99999999999999999999999999"),
+])
+def test_non_ascii_digits_are_refused_with_a_clear_message_27_7(
+        office: Desk, who: str | None, line: str) -> None:
+    """27.7: every number argument of a mail command goes through the order notation's
+    one number parser: digits 0-9 only, a clear refusal otherwise, nothing done."""
+    game_id, secrets = game_with_players(office)
+    sender = who or "stranger@player.test"
+    body = (f"password {secrets[who]}\n" if who else "") + line
+    reply = one(handle(office, inbound(sender, body, subject=f"[umpire {game_id}]")))
+    assert "not done" in reply.body or "not applied" in reply.body, reply.body
+    assert "is not a number: write it with the digits 0-9" in reply.body
+    assert office.service.info(game_id).head_seq == 0
+    assert BLUE not in reply.body
