@@ -10,27 +10,20 @@ from __future__ import annotations
 import re
 
 from adjudicator.kernel.errors import RuleError
-from bot import seat_secrets
+from bot import durations, seat_secrets
 from bot.mail.commands import Line
 from bot.mail.outbound import PRIVATE, Outgoing, tagged
 from bot.mail.session import FOOTER, Refusal, Session, number
 from bot.overrides import override_from_words
 from bot.service import Actor
 
-DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(d|days?|h|hours?|m|min|minutes?)?$", re.IGNORECASE)
-UNITS = {"d": 86400.0, "h": 3600.0, "m": 60.0}
-
 
 def parse_duration(text: str) -> float:
-    """``48h``, ``2d``, ``90m``, ``36`` (hours) -> seconds."""
-    found = DURATION.match(text.strip())
-    if not found:
-        raise Refusal(f"cannot read {text!r} as a duration: write e.g. 48h, 2d or 90m")
-    unit = (found.group(2) or "h")[0].lower()
-    seconds = float(found.group(1)) * UNITS[unit]
-    if seconds <= 0:
-        raise Refusal("a deadline is longer than nothing")
-    return seconds
+    """``48h``, ``2d``, ``90m``, ``36`` (hours) -> seconds (:func:`bot.durations.parse`)."""
+    try:
+        return durations.parse(text)
+    except durations.DurationError as error:
+        raise Refusal(str(error)) from error
 
 
 def because(text: str) -> tuple[str, str]:

@@ -98,3 +98,49 @@ def test_non_ascii_digits_are_refused_with_a_clear_message_27_7(
     assert "is not a number: write it with the digits 0-9" in reply.body
     assert office.service.info(game_id).head_seq == 0
     assert BLUE not in reply.body
+
+
+# ---- 27.8: endless deadlines ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line,said", [
+    ("deadline " + "9" * 400 + "d", "cannot read"), ("deadline 61d", "at most 60 days"),
+    ("deadline 1e400h", "cannot read"), ("deadline ²h", "cannot read"),
+    ("deadline 0h", "longer than nothing"),
+])
+def test_endless_or_absurd_deadlines_are_refused_27_8(office: Desk, line: str, said: str) -> None:
+    """27.8: a deadline period is at most 60 days (bot.durations.MAX_SECONDS)."""
+    game_id, secrets = game_with_players(office)
+    reply = one(handle(office, inbound(GM, f"password {secrets[GM]}\n{line}",
+                                      subject=f"[umpire {game_id}]")))
+    assert "not done — " in reply.body and said in reply.body, reply.body
+    assert office.service.info(game_id).deadline_at is None
+
+
+def test_the_service_refuses_an_endless_period_from_any_frontend_27_8(office: Desk) -> None:
+    """27.8: the bound holds in the service too (Discord passes hours as a number)."""
+    from bot.durations import DurationError
+    from bot.service import Actor
+
+    game_id, _ = game_with_players(office)
+    for seconds in (float("inf"), 61 * 86400.0, float("nan"), -1.0):
+        with pytest.raises(DurationError):
+            office.service.set_deadline(game_id, Actor.mail(GM), seconds)
+    assert office.service.info(game_id).deadline_at is None
+    office.service.set_deadline(game_id, Actor.mail(GM), 60 * 86400.0)  # the longest
+
+
+def test_an_endless_deadline_stored_before_the_bound_breaks_nothing_27_8(office: Desk) -> None:
+    """27.8: a period or deadline stored endless before the bound is read as the longest:
+    later mail about the game is answered and the deadline tick runs."""
+    game_id, secrets = game_with_players(office)
+    office.service.store.update_game(game_id, {
+        "deadline_seconds": float("inf"), "deadline_side": "red", "deadline_start": 0.0,
+        "deadline_at": float("inf"), "reminder_fractions": "[0.5]", "reminders_sent": "[]"})
+    reply = one(handle(office, inbound(RED, f"password {secrets[RED]}\nstatus\ntrap 1",
+                                      subject=f"[umpire {game_id}]")))
+    assert "applied: trap 1" in reply.body and "deadline in 1440 h 00 min" in reply.body
+    office.tick()
+    status = one(handle(office, inbound(BLUE, f"password {secrets[BLUE]}\nstatus",
+                                       subject=f"[umpire {game_id}]")))
+    assert "to act" in status.body.lower()
