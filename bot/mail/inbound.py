@@ -1,10 +1,11 @@
 """Reading one received mail: who sent it, what it answers, its own text — never raising.
 
-Anything a mail may be is handled here: malformed MIME and headers, HTML-only mail
-(turned into text, quoted parts left out), attachments (counted, never read), unknown or
-wrong charsets (decoded with replacement characters), huge mail (refused unread), and the
-mail that must never be answered — auto-replies, bounces, mailing lists and our own mail
-coming back (:attr:`Inbound.silent` says why; answering them could start a mail loop).
+Anything a mail may be is handled here: malformed MIME and headers, HTML-only mail (turned
+into text, quoted parts left out), attachments (counted, never read), unknown or wrong
+charsets (decoded with replacement characters), text that is no text (lone surrogates:
+replaced in headers, the mail refused when its body holds one), huge mail (refused unread),
+and the mail that must never be answered — auto-replies, bounces, mailing lists and our own
+mail coming back (:attr:`Inbound.silent` says why; answering them could start a mail loop).
 """
 
 from __future__ import annotations
@@ -27,6 +28,12 @@ MACHINE_SENDERS = ("mailer-daemon", "postmaster", "noreply", "no-reply", "donotr
 #: Precedence values of bulk and automatic mail (RFC 2076, RFC 3834 §2).
 SILENT_PRECEDENCE = ("bulk", "junk", "list", "auto_reply")
 MESSAGE_ID = re.compile(r"<[^<>\s]+>")
+#: Lone UTF-16 surrogates (U+D800-DFFF): no text (``charset=utf-7`` can carry them, e.g.
+#: ``+2AA-``); no reply quoting them could be encoded, and the service refuses them.
+SURROGATES = re.compile("[\ud800-\udfff]")
+NOT_TEXT = ("your mail holds characters that are not text (lone surrogates, U+D800-DFFF, "
+            "as a mail in charset=utf-7 can carry), so Umpire read none of it. Send it again "
+            "as plain text in UTF-8 (any mail program's default).")
 
 
 @dataclass
@@ -85,6 +92,8 @@ def read_mail(raw: bytes, own_address: str, max_bytes: int, *, size: int | None 
     except Exception:
         text, html, attachments = _fallback_body(legacy)
     inbound.text, inbound.html, inbound.attachments = _clean(text), html, attachments
+    if SURROGATES.search(text):
+        inbound.problem = NOT_TEXT
     if not inbound.text.strip() and inbound.problem is None:
         inbound.problem = ("your mail has no text Umpire can read; write your orders in the "
                            "body of the mail, one per line")
@@ -94,7 +103,12 @@ def read_mail(raw: bytes, own_address: str, max_bytes: int, *, size: int | None 
 # ---- headers ---------------------------------------------------------------------------------
 
 def _header(modern: Message, legacy: Message, name: str) -> str:
-    """A header as text; a header the strict parser chokes on is read leniently."""
+    """A header as text, lone surrogates replaced (:func:`_text`)."""
+    return _text(_raw_header(modern, legacy, name))
+
+
+def _raw_header(modern: Message, legacy: Message, name: str) -> str:
+    """A header as decoded; a header the strict parser chokes on is read leniently."""
     try:
         values = modern.get_all(name) or []
         return " ".join(str(v) for v in values)
@@ -224,6 +238,12 @@ def _fallback_body(legacy: Message) -> tuple[str, bool, int]:
     return "", False, attachments
 
 
+def _text(text: str) -> str:
+    """Text that can travel on: every lone surrogate replaced by U+FFFD. Every header and
+    body this module returns passes here once, so nothing after it meets one."""
+    return SURROGATES.sub("\ufffd", text)
+
+
 def _clean(text: str) -> str:
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    text = _text(text).replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
     return "\n".join(line.rstrip() for line in text.split("\n"))

@@ -144,3 +144,58 @@ def test_an_endless_deadline_stored_before_the_bound_breaks_nothing_27_8(office:
     status = one(handle(office, inbound(BLUE, f"password {secrets[BLUE]}\nstatus",
                                        subject=f"[umpire {game_id}]")))
     assert "to act" in status.body.lower()
+
+
+# ---- 27.2: lone surrogates (charset=utf-7) ----------------------------------------------
+
+UTF7 = (b"From: ann@player.test\r\nTo: umpire@umpire.test\r\n"
+        b"Subject: =?utf-7?q?orders_+2AA-?=\r\nMessage-ID: <utf7@player.test>\r\n"
+        b"MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-7\r\n\r\nhelp +2AA-\r\n")
+
+
+def test_a_utf7_mail_with_a_lone_surrogate_is_refused_clearly_and_once_27_2(
+        tmp_path: Path) -> None:
+    """27.2: the text is cleaned once where the mail is decoded; the sender is told why
+    nothing was read; the mail is handled once, never retried forever."""
+    from bot.mail.gateway import Gateway
+    from bot.mail.inbound import read_mail
+    from tests.mail.support import UMPIRE, config
+    from tests.mail.test_gateway import MemoryBox, MemorySender
+
+    mail = read_mail(UTF7, UMPIRE, 100_000)
+    assert mail.problem is not None and "not text" in mail.problem
+    assert not any("\ud800" <= c <= "\udfff" for c in mail.subject + mail.text)
+    office = desk(tmp_path / "umpire.db")
+    box, sender = MemoryBox(UTF7), MemorySender()
+    gateway = Gateway(office, config(), sender, box)
+    assert gateway.poll() == 1 and box.waiting() == []
+    ((to, reply),) = sender.sent
+    assert to == "ann@player.test" and "U+D800-DFFF" in reply.get_content()
+    reply.as_bytes()  # it can be sent
+    assert gateway.failures == {}
+
+
+def test_a_reply_that_cannot_be_encoded_counts_as_a_failure_and_is_answered_27_2(
+        tmp_path: Path) -> None:
+    """27.2: a reply that cannot be written is a failure the counter counts: the mail is
+    tried MAX_FAILURES times, then set aside, and its sender is told."""
+    from bot.mail.gateway import MAX_FAILURES, Gateway
+    from bot.mail.inbound import Inbound
+    from bot.mail.outbound import Outgoing
+    from tests.mail.support import config, raw_mail
+    from tests.mail.test_gateway import MemoryBox, MemorySender
+
+    class Garbling(Desk):
+        def handle(self, inbound: Inbound) -> list[Outgoing]:
+            return [Outgoing(to=str(inbound.sender), subject="x", body="\ud800",
+                             audience="private")]
+
+    base = desk(tmp_path / "umpire.db")
+    office = Garbling(base.service, config(), games=base.games, draw=base.draw)
+    box, sender = MemoryBox(raw_mail("ann@player.test", "help")), MemorySender()
+    gateway = Gateway(office, config(), sender, box)
+    for _ in range(MAX_FAILURES):
+        gateway.poll()
+    assert box.waiting() == [] and sum(gateway.failures.values()) == MAX_FAILURES
+    ((to, told),) = sender.sent
+    assert to == "ann@player.test" and "could not answer your mail" in told.get_content()
