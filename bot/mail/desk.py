@@ -97,6 +97,14 @@ class Desk:
             session.say("Umpire found no command in your mail. Write one per line; "
                         "'help' lists them.")
         self._run(session, script)
+        if session.others:
+            try:
+                gm_commands.reset_disclosed(session)
+            except Refusal as refusal:
+                log.warning("mail %s: a disclosed seat secret could not be reset: %s",
+                            inbound.key, refusal)
+                session.say("", "Your password was also sent to others, and Umpire could not "
+                            f"reset it ({refusal}): ask the GM for a new one ('secret SIDE').")
         if script.extra_passwords:
             session.say(f"{script.extra_passwords} more password line(s) were not read: a "
                         "mail carries one 'password ...' line, your seat's")
@@ -146,14 +154,11 @@ class Desk:
             side = session.require_side(info)
             texts = [play.decision_order(session, line) if line.name == "decide" else line.text
                      for line in lines]
-            rules = session.rules(info)
-            others = [a for a in session.inbound.recipients
-                      if a != self.config.address and a != session.sender]
-            secret = [line for line, text in zip(lines, texts, strict=True)
-                      if rules.is_secret_text(text)]
-            if secret and others:
+            others = session.others
+            secret = self._secret_line(session, info, lines, texts) if others else None
+            if secret is not None:
                 raise Refusal(
-                    f"line {secret[0].number} is a secret order, and this mail was also "
+                    f"line {secret.number} is a secret order, and this mail was also "
                     f"sent to {', '.join(others)}. Secret orders are taken only from a mail "
                     "to Umpire alone; nothing in this mail's orders was applied. Send them "
                     "again privately (they were shown to those you copied: consider others).")
@@ -163,6 +168,18 @@ class Desk:
             session.say(f"  not done — {refusal}")
             return
         session.result(result, lines)
+
+    def _secret_line(self, session: Session, info: GameInfo, lines: list[Line],
+                     texts: list[str]) -> Line | None:
+        """The first line whose text is its side's secret now: a secret order, or any
+        order while the side enters secrets (a face-down set-up, 25.7) — the game's one
+        answer, :meth:`GameService.is_private`, as Discord asks it."""
+        rules = session.rules(info)
+        for line, text in zip(lines, texts, strict=True):
+            if rules.is_secret_text(text) or self.service.is_private(info.id, session.actor,
+                                                                     text):
+                return line
+        return None
 
     # ---- the reply ------------------------------------------------------------------------------
 

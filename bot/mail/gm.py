@@ -7,6 +7,7 @@ resume and unseat everything after the command is the reason.
 
 from __future__ import annotations
 
+import logging
 import re
 
 from adjudicator.kernel.errors import RuleError
@@ -16,6 +17,8 @@ from bot.mail.outbound import PRIVATE, Outgoing, tagged
 from bot.mail.session import FOOTER, Refusal, Session, number
 from bot.overrides import override_from_words
 from bot.service import Actor
+
+log = logging.getLogger("umpire.mail")
 
 
 def parse_duration(text: str) -> float:
@@ -170,11 +173,44 @@ def cmd_seed(s: Session, line: Line) -> None:
     s.say(f"  dice seed of {info.id}: {seed} — check every die against the commitment")
 
 
+def reset_disclosed(s: Session) -> None:
+    """The mail gave a seat's password and was copied to others: each seat it unlocked
+    gets a new secret at once, mailed to its holder alone (the old one was shown to those
+    copied), and the reply says so. The reset is made in the GM's name, as the GM's
+    ``secret SIDE`` command would be."""
+    for game_id, seats in s.unlocked().items():
+        info = s.info(game_id)
+        gm_seat = next((seat for seat in info.seats if seat.role == "gm"), None)
+        if gm_seat is None:
+            continue
+        gm = Actor(discord_id=gm_seat.discord_id, email=gm_seat.email)
+        secret = seat_secrets.new_secret()
+        title = s.rules(info).title
+        changed = []
+        for side in dict.fromkeys(seat.side for seat in seats if seat.role == "player"):
+            changed += s.call(s.service.set_seat_secret, game_id, gm, secret, side=side)
+        if any(seat.role == "gm" for seat in seats):
+            changed += s.call(s.service.set_seat_secret, game_id, gm, secret, holder=s.actor)
+        why = (f"Your seat's password was in a mail from {s.sender} that was also sent to "
+               f"{', '.join(s.others)}, so they know it: your seat ({{side}}) in game "
+               f"{game_id} has a new secret, and the old one no longer works.")
+        for address in dict.fromkeys(seat.email for seat in changed if seat.email):
+            side = next(seat.side for seat in changed if seat.email == address)
+            s.extra.append(_secret_mail(game_id, address, side, secret, title, seated=False,
+                                        first=why.format(side=side or "GM")))
+        log.warning("game %s: a seat password was sent to %s; the seat's secret was reset",
+                    game_id, ", ".join(s.others))
+        s.say("", f"Your password was also sent to {', '.join(s.others)}: your seat's "
+              f"secret in game {game_id} was reset, and the new one mailed to you alone. "
+              "Never copy anyone on a mail with your password.")
+
+
 def _secret_mail(game_id: str, address: str, side: str | None, secret: str, title: str,
-                 *, seated: bool) -> Outgoing:
+                 *, seated: bool, first: str | None = None) -> Outgoing:
     what = f"the {side} seat" if side else "the GM seat"
-    first = (f"The GM seated you for {side} in game {game_id} ({title})." if seated
-             else f"The GM set a new secret for your seat ({side or 'GM'}) in game {game_id}.")
+    first = first or (
+        f"The GM seated you for {side} in game {game_id} ({title})." if seated
+        else f"The GM set a new secret for your seat ({side or 'GM'}) in game {game_id}.")
     body = (f"{first}\n\nYour seat secret: {secret}\n\nPut the line\n\n    password {secret}\n\n"
             f"in every mail for this game; a mail without it cannot act for {what}. Keep it "
             "to yourself.") + FOOTER

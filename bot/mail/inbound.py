@@ -40,7 +40,8 @@ NOT_TEXT = ("your mail holds characters that are not text (lone surrogates, U+D8
 class Inbound:
     """One received mail, as the gateway needs it."""
 
-    #: What identifies the mail for idempotency: its Message-ID, else a hash of its bytes.
+    #: What identifies the mail for idempotency: its sender and Message-ID (a stranger's
+    #: mail with the same Message-ID is another mail), else a hash of its bytes.
     key: str
     message_id: str | None
     sender: str | None
@@ -73,7 +74,7 @@ def read_mail(raw: bytes, own_address: str, max_bytes: int, *, size: int | None 
     message_id = _first_id(_header(modern, legacy, "Message-ID"))
     sender = _address(_header(modern, legacy, "From"))
     inbound = Inbound(
-        key=f"mid:{message_id}" if message_id else key_hash,
+        key=f"mid:{sender}:{message_id}" if message_id else key_hash,
         message_id=message_id, sender=sender,
         subject=_one_line(_header(modern, legacy, "Subject"))[:300],
         references=_ids(_header(modern, legacy, "References"))

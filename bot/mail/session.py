@@ -74,6 +74,17 @@ class Session:
     def service(self) -> Any:
         return self.desk.service
 
+    @property
+    def others(self) -> list[str]:
+        """Whom else the mail was sent to (To and Cc besides Umpire and the sender): they
+        read whatever it says, its password and its orders included."""
+        own = {self.desk.config.address.lower(), self.sender}
+        return list(dict.fromkeys(a for a in self.inbound.recipients if a not in own))
+
+    def unlocked(self) -> dict[str, list[SeatInfo]]:
+        """The seats the mail's password unlocked so far, by game."""
+        return {game_id: seats for game_id, seats in self._seats.items() if seats}
+
     def say(self, *lines: str) -> None:
         self.out.extend(lines)
 

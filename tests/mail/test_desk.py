@@ -118,9 +118,10 @@ def test_quotes_signatures_and_footers_are_ignored(office: Desk) -> None:
 
 def test_secret_orders_only_from_a_private_mail(office: Desk) -> None:
     game_id, secrets = game_with_players(office)
-    reply = one(handle(office, inbound(RED, f"password {secrets[RED]}\ntrap 1",
-                                      subject=f"[umpire {game_id}]", cc=BLUE)))
+    reply, reset = handle(office, inbound(RED, f"password {secrets[RED]}\ntrap 1",
+                                         subject=f"[umpire {game_id}]", cc=BLUE))
     assert "only from a mail to Umpire alone" in reply.body
+    assert reset.to == RED and "has a new secret" in reset.body  # the password was seen
     assert office.service.info(game_id).head_seq == 0
 
 

@@ -199,3 +199,74 @@ def test_a_reply_that_cannot_be_encoded_counts_as_a_failure_and_is_answered_27_2
     assert box.waiting() == [] and sum(gateway.failures.values()) == MAX_FAILURES
     ((to, told),) = sender.sent
     assert to == "ann@player.test" and "could not answer your mail" in told.get_content()
+
+
+# ---- 27.11: secrecy of mail copied to others ---------------------------------------------
+
+
+def test_face_down_placements_are_refused_from_a_copied_mail_25_7_27_11(tmp_path: Path) -> None:
+    """27.11, 25.7: in a face-down set-up (Gauntlet) every placement is the German side's
+    secret: a mail copied to anyone else is refused, like hide and mine orders."""
+    office = desk(tmp_path / "umpire.db", games={"tanks": "tanks"})
+    created = one(handle(office, inbound(GM, "create tanks gauntlet")))
+    game_id = str(created.game_id)
+    from tests.mail.support import secret_in
+
+    secrets = {GM: secret_in(created)}
+    for who, side in ((RED, "german"), (BLUE, "soviet")):
+        secrets[who] = secret_in(one(handle(office, inbound(who, f"join {game_id} {side}"))))
+    handle(office, inbound(GM, f"password {secrets[GM]}\nstart", subject=f"[umpire {game_id}]"))
+    from bot.service import Actor
+
+    place = next(o for o in office.service.legal_orders(game_id, Actor.mail(RED))
+                 if o.startswith("place"))
+    assert not office.service.rules(game_id).is_secret_text(place)  # private by the phase
+    copied, reset = handle(office, inbound(RED, f"password {secrets[RED]}\n{place}",
+                                          subject=f"[umpire {game_id}]", cc=BLUE))
+    assert "line 2 is a secret order" in copied.body
+    assert office.service.info(game_id).head_seq == 0
+    alone = handle(office, inbound(RED, f"password {secret_in(reset)}\n{place}",
+                                  subject=f"[umpire {game_id}]"))
+    assert f"applied: {place}" in alone[0].body
+
+
+def test_a_password_copied_to_others_resets_the_seat_and_warns_its_holder_27_11(
+        office: Desk) -> None:
+    """27.11: the mail is read (it is the seat's own), then the seat gets a new secret,
+    mailed to its holder alone; the old one no longer unlocks it."""
+    from bot.service import Actor
+    from tests.mail.support import secret_in
+
+    game_id, secrets = game_with_players(office)
+    out = handle(office, inbound(RED, f"password {secrets[RED]}\nstatus",
+                                subject=f"[umpire {game_id}]", cc="friend@player.test"))
+    reply, warning = out
+    assert reply.to == RED and "secret in game" in reply.body and "was reset" in reply.body
+    assert warning.to == RED and warning.audience == "private"
+    assert "friend@player.test" in warning.body
+    new = secret_in(warning)
+    assert new != secrets[RED] and new not in reply.body
+    assert not office.service.unlocked_seats(game_id, Actor.mail(RED), secrets[RED])
+    assert office.service.unlocked_seats(game_id, Actor.mail(RED), new)
+    # Only red's seat changed.
+    assert office.service.unlocked_seats(game_id, Actor.mail(BLUE), secrets[BLUE])
+    assert office.service.unlocked_seats(game_id, Actor.mail(GM), secrets[GM])
+
+
+def test_a_strangers_mail_with_the_same_message_id_drops_nothing_27_11(office: Desk) -> None:
+    """27.11: de-duplication is keyed by sender and Message-ID: a stranger who sends a
+    mail with a player's (guessed or seen) Message-ID first cannot make it dropped."""
+    from bot.mail.gateway import Gateway
+    from tests.mail.support import config, raw_mail
+    from tests.mail.test_gateway import MemoryBox, MemorySender
+
+    game_id, secrets = game_with_players(office)
+    same = "<guessed@player.test>"
+    box = MemoryBox(raw_mail("mallory@player.test", "help", message_id=same),
+                    raw_mail(RED, f"password {secrets[RED]}\ntrap 1",
+                             f"[umpire {game_id}]", message_id=same))
+    sender = MemorySender()
+    assert Gateway(office, config(), sender, box).poll() == 2
+    assert [to for to, _ in sender.sent][:2] == ["mallory@player.test", RED]
+    assert "applied: trap 1" in sender.sent[1][1].get_body().get_content()
+    assert office.service.info(game_id).head_seq == 1

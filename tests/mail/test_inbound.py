@@ -20,7 +20,7 @@ def test_plain_mail() -> None:
     mail = read_mail(raw_mail("Ann <ANN@Player.test>", "move 24pz to 56\n",
                               subject="Re: [umpire g1] orders", message_id="<m1@x>"),
                      UMPIRE, LIMIT)
-    assert mail.sender == "ann@player.test" and mail.key == "mid:<m1@x>"
+    assert mail.sender == "ann@player.test" and mail.key == "mid:ann@player.test:<m1@x>"
     assert mail.text.strip() == "move 24pz to 56" and mail.silent is None
     assert subject_game(mail.subject) == "g1"
 
