@@ -270,3 +270,83 @@ def test_a_strangers_mail_with_the_same_message_id_drops_nothing_27_11(office: D
     assert [to for to, _ in sender.sent][:2] == ["mallory@player.test", RED]
     assert "applied: trap 1" in sender.sent[1][1].get_body().get_content()
     assert office.service.info(game_id).head_seq == 1
+
+
+# ---- 27.10: header and MIME bombs ----------------------------------------------------------
+
+
+@pytest.fixture
+def parsed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The size of every input the email parser was given meanwhile."""
+    import email as email_package
+
+    sizes: list[int] = []
+    real = email_package.message_from_bytes
+
+    def measured(data: bytes, *args: object, **kwargs: object) -> object:
+        sizes.append(len(data))
+        return real(data, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(email_package, "message_from_bytes", measured)
+    return sizes
+
+
+def test_a_huge_to_header_is_refused_without_parsing_it_27_10(
+        office: Desk, parsed: list[int]) -> None:
+    """27.10: a 0.43 MB To: header never reaches the (superlinear) header parser; the
+    sender is answered."""
+    from bot.mail.inbound import MAX_HEADER_BYTES, read_mail
+
+    to = ",\r\n ".join(f"user{i}@example.org" for i in range(20_000))
+    raw = (f"From: {RED}\r\nTo: {to}\r\nSubject: orders\r\nMessage-ID: <to@player.test>\r\n"
+           "\r\nhelp\r\n").encode()
+    assert len(raw) > 430_000
+
+    mail = read_mail(raw, "umpire@umpire.test", 1_000_000)
+    assert parsed and max(parsed) <= MAX_HEADER_BYTES + 4
+    assert mail.sender == RED and mail.recipients == []
+    reply = one(handle(office, mail))
+    assert reply.to == RED and "Umpire reads headers of up to 64 KB" in reply.body
+
+
+def _nested(depth: int) -> bytes:
+    head = (f"From: {RED}\r\nTo: umpire@umpire.test\r\nSubject: x\r\n"
+            "Message-ID: <deep@player.test>\r\nMIME-Version: 1.0\r\n").encode()
+    body = b"help\r\n"
+    for level in range(depth):
+        body = (f"Content-Type: multipart/mixed; boundary=b{level}\r\n\r\n--b{level}\r\n"
+                .encode() + body + f"\r\n--b{level}--\r\n".encode())
+    return head + body
+
+
+def _parts(count: int) -> bytes:
+    head = (f"From: {RED}\r\nTo: umpire@umpire.test\r\nSubject: x\r\n"
+            "Message-ID: <many@player.test>\r\nMIME-Version: 1.0\r\n"
+            "Content-Type: multipart/mixed; boundary=b\r\n\r\n").encode()
+    part = b"--b\r\nContent-Type: text/plain\r\n\r\nhelp\r\n"
+    return head + part * count + b"--b--\r\n"
+
+
+@pytest.mark.parametrize("raw,said", [
+    (_nested(2_000), "2000 parts"), (_parts(20_000), "20001 parts"),
+    (_nested(20), "nests 20 multipart levels"),
+])
+def test_mime_bombs_are_refused_unparsed_and_answered_27_10(
+        office: Desk, parsed: list[int], raw: bytes, said: str) -> None:
+    """27.10: 20,000 parts or 2,000 levels of nesting: refused from a count of the raw
+    bytes (the body is never parsed) and the sender answered."""
+    from bot.mail.inbound import read_mail
+
+    mail = read_mail(raw, "umpire@umpire.test", 10_000_000)
+    assert max(parsed) < 1000  # the header alone was parsed
+    reply = one(handle(office, mail))
+    assert reply.to == RED and said in reply.body
+
+
+def test_a_few_parts_and_levels_are_read_as_usual_27_10(office: Desk) -> None:
+    """27.10: the bounds leave ordinary mail alone (text and HTML, an attachment)."""
+    from bot.mail.inbound import read_mail
+
+    for raw in (_nested(4), _parts(3)):
+        mail = read_mail(raw, "umpire@umpire.test", 1_000_000)
+        assert mail.problem is None and "help" in mail.text
