@@ -15,6 +15,7 @@ import contextlib
 import json
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 
 from adjudicator.kernel.events import GM, PUBLIC
@@ -69,18 +70,23 @@ class Desk:
         self.draw = draw
         self.clock = clock
         self._pictures: dict[tuple[str, str, int, int], bytes | None] = {}
+        #: Mails not answered, by why (automatic mail, floods, no valid command).
+        self.unanswered: Counter[str] = Counter()
 
     # ---- one received mail -------------------------------------------------------------------
 
     def handle(self, inbound: Inbound) -> list[Outgoing]:
-        """The mail to send for ``inbound`` (nothing for mail that must not be answered)."""
+        """The mail to send for ``inbound`` (nothing for mail that must not be answered:
+        automatic mail, a flood, a sender who keeps writing without a valid command)."""
         if inbound.silent is not None:
+            self.unanswered[inbound.silent.split(" (")[0].split(":")[0]] += 1
             log.info("not answering %s from %s: %s", inbound.key, inbound.sender,
                      inbound.silent)
             return []
         assert inbound.sender is not None
         verdict = self.ledger.count_mail(inbound.sender, self.config.limits.per_hour)
         if verdict == "drop":
+            self.unanswered["over the hourly limit"] += 1
             log.warning("dropping mail %s from %s: over the hourly limit", inbound.key,
                         inbound.sender)
             return []
@@ -89,8 +95,13 @@ class Desk:
                 f"You sent more than {self.config.limits.per_hour} mails within an hour. "
                 "Umpire reads no more mail from you until the hour is over; mail sent "
                 "meanwhile is not read. Put several commands in one mail instead."])]
+        if self.ledger.idle(inbound.sender) >= self.config.limits.idle_per_hour:
+            self.unanswered["no valid command"] += 1
+            log.debug("not answering %s from %s: no valid command again", inbound.key,
+                      inbound.sender)
+            return []
         if inbound.problem is not None:
-            return [self._reply(inbound, None, [inbound.problem])]
+            return [self._reply(inbound, None, [inbound.problem, *self._idle(inbound)])]
         script = parse_script(inbound.subject, inbound.text, self.config.limits.max_commands)
         session = Session(self, inbound, script, game_id=script.subject_game)
         if not script.lines:
@@ -111,7 +122,22 @@ class Desk:
         if script.dropped:
             session.say(f"{script.dropped} more line(s) were not read: at most "
                         f"{self.config.limits.max_commands} per mail")
+        if not session.understood:
+            session.say(*self._idle(inbound))
         return [self._finish(session), *session.extra]
+
+    def _idle(self, inbound: Inbound) -> list[str]:
+        """Count a mail without a valid command; at the hour's bound, the last answer's
+        words (later ones go unanswered until the hour is over, with this one log line)."""
+        assert inbound.sender is not None
+        limit = self.config.limits.idle_per_hour
+        if self.ledger.count_idle(inbound.sender) < limit:
+            return []
+        log.warning("%s sent %d mails without a valid command within an hour: not answered "
+                    "until the hour is over", inbound.sender, limit)
+        return ["", f"This is the {limit}th mail from you within an hour in which Umpire "
+                "found no command it could carry out. Umpire will not answer mail from you "
+                "until the hour is over."]
 
     def _run(self, session: Session, script: Script) -> None:
         batch: list[Line] = []
@@ -138,6 +164,7 @@ class Desk:
                 play.cmd_policies(session, line)
             else:
                 COMMANDS[line.name](session, line)
+            session.understood = True
         except Refusal as refusal:
             session.say(f"  not done — {refusal}")
         except ServiceError as error:

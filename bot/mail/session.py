@@ -58,6 +58,9 @@ class Session:
     extra: list[Outgoing] = field(default_factory=list)
     touched: dict[str, Touched] = field(default_factory=dict)
     _seats: dict[str, list[SeatInfo]] = field(default_factory=dict)
+    #: Whether the mail held a valid command: a command carried out, or an order line the
+    #: game read (applied, or refused by a rule rather than unreadable).
+    understood: bool = False
     _warned: set[str] = field(default_factory=set)
     _checked: set[str] = field(default_factory=set)
 
@@ -199,6 +202,8 @@ class Session:
         """What became of order lines submitted together (applied, partial, refused)."""
         info = self.info(result.game_id)
         done = len(result.seqs) if result.ok else 0
+        if done or result.duplicate or result.error_rule != "notation":
+            self.understood = True
         if result.duplicate:
             self.say("  (already handled: this mail was read before; nothing applied twice)")
         for line in lines[:done]:
