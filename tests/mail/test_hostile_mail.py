@@ -268,7 +268,8 @@ def test_a_strangers_mail_with_the_same_message_id_drops_nothing_27_11(office: D
     sender = MemorySender()
     assert Gateway(office, config(), sender, box).poll() == 2
     assert [to for to, _ in sender.sent][:2] == ["mallory@player.test", RED]
-    assert "applied: trap 1" in sender.sent[1][1].get_body().get_content()
+    body = sender.sent[1][1].get_body()
+    assert body is not None and "applied: trap 1" in body.get_content()
     assert office.service.info(game_id).head_seq == 1
 
 
@@ -285,7 +286,7 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     def measured(data: bytes, *args: object, **kwargs: object) -> object:
         sizes.append(len(data))
-        return real(data, *args, **kwargs)  # type: ignore[arg-type]
+        return real(data, *args, **kwargs)
 
     monkeypatch.setattr(email_package, "message_from_bytes", measured)
     return sizes

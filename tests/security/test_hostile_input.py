@@ -155,7 +155,7 @@ def _mail_office() -> tuple[object, str, dict[str, str]]:
                                                               "per_hour": 10**6,
                                                               "idle_per_hour": 10**6})})
         _MAIL["office"] = (office, *game_with_players(office))
-    return _MAIL["office"]  # type: ignore[no-any-return]
+    return _MAIL["office"]
 
 
 _MAIL: dict[str, tuple[object, str, dict[str, str]]] = {}
