@@ -14,6 +14,7 @@ the game's notation, passed to the game as typed.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 #: Commands the gateway answers itself (every other line is an order for the game).
@@ -86,12 +87,17 @@ def subject_game(subject: str) -> str | None:
 
 def own_text(text: str) -> list[tuple[int, str]]:
     """The writer's own lines (numbered from 1), quotes, signature and footers left out."""
-    lines = text.split("\n")
-    out: list[tuple[int, str]] = []
+    return list(_own_lines(text.split("\n")))
+
+
+def _own_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """:func:`own_text`, one line at a time (a reader may stop early)."""
     for index, raw in enumerate(lines):
         line = raw.strip()
         if raw.rstrip("\r") in ("-- ", "--") or line.lower() in SIGNOFF:
             break
+        if line.startswith(">") or line.startswith("|>"):
+            continue  # a quote (no quote line ends the writer's text)
         if SEPARATORS.match(line) or FOOTERS.match(line) or ATTRIBUTION.match(line):
             break
         if ATTRIBUTION_START.match(line) and index + 1 < len(lines) and \
@@ -99,10 +105,7 @@ def own_text(text: str) -> list[tuple[int, str]]:
             break  # "On Mon, 1 Jan 2026, Ann <ann@example.org>" / "wrote:" on two lines
         if _outlook_header(lines, index):
             break
-        if line.startswith(">") or line.startswith("|>"):
-            continue
-        out.append((index + 1, line))
-    return out
+        yield index + 1, line
 
 
 def _outlook_header(lines: list[str], index: int) -> bool:
@@ -113,6 +116,19 @@ def _outlook_header(lines: list[str], index: int) -> bool:
     return any(re.match(r"^(sent|date|gesendet|envoyé|to|an):", line) for line in after)
 
 
+def _rest(lines: list[str]) -> int:
+    """The lines after the limit that would have been read, counted cheaply: up to the
+    signature, without blank lines, quotes and comments (no quoted-mail detection)."""
+    count = 0
+    for raw in lines:
+        if raw.rstrip("\r") in ("-- ", "--"):
+            break
+        line = raw.strip()
+        if line and not line.startswith((">", "|>", "#")):
+            count += 1
+    return count
+
+
 def parse_script(subject: str, text: str, max_commands: int) -> Script:
     """The commands of a mail (see the module notes).
 
@@ -121,14 +137,15 @@ def parse_script(subject: str, text: str, max_commands: int) -> Script:
     hash check); later ones are counted in :attr:`Script.extra_passwords` and refused."""
     script = Script(subject_game=subject_game(subject))
     read = 0
-    for number, line in own_text(text):
+    lines = text.split("\n")
+    for number, line in _own_lines(lines):
         content = line.split("#", 1)[0].strip() if not line.lower().startswith(
             ("password", "pw ")) else line.strip()
         if not content:
             continue
         if read >= max_commands:
-            script.dropped += 1
-            continue
+            script.dropped = 1 + _rest(lines[number:])
+            break
         read += 1
         first = content.split(None, 1)[0].lower()
         if first in ("password", "pw"):

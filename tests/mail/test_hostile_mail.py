@@ -78,6 +78,31 @@ def test_password_lines_count_against_max_commands_27_1(tmp_path: Path) -> None:
     assert "1 more line(s) were not read: at most 3 per mail" in reply.body
 
 
+def test_a_mail_of_many_lines_is_read_only_up_to_its_bound_27_1(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """27.1: past ``max_commands`` lines the rest of a mail is only counted, and quotes are
+    skipped before any pattern is tried: a 1 MB mail costs a bounded number of matches."""
+    from bot.mail import commands
+
+    tried: list[str] = []
+
+    class Counting:
+        def __init__(self, pattern: object) -> None:
+            self.pattern = pattern
+
+        def match(self, text: str) -> object:
+            tried.append(text)
+            return self.pattern.match(text)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(commands, "ATTRIBUTION", Counting(commands.ATTRIBUTION))
+    script = commands.parse_script("x", "status\n" * 140_000, 200)
+    assert len(script.lines) == 200 and script.dropped == 139_800
+    assert len(tried) <= 2 * 201
+    tried.clear()
+    quoted = commands.parse_script("x", "> status\n" * 110_000 + "help", 200)
+    assert [line.text for line in quoted.lines] == ["help"] and len(tried) <= 2
+
+
 # ---- 27.7: numbers in other scripts --------------------------------------------------------
 
 
