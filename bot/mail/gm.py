@@ -191,13 +191,13 @@ def reset_disclosed(s: Session) -> None:
             changed += s.call(s.service.set_seat_secret, game_id, gm, secret, side=side)
         if any(seat.role == "gm" for seat in seats):
             changed += s.call(s.service.set_seat_secret, game_id, gm, secret, holder=s.actor)
-        why = (f"Your seat's password was in a mail from {s.sender} that was also sent to "
-               f"{', '.join(s.others)}, so they know it: your seat ({{side}}) in game "
-               f"{game_id} has a new secret, and the old one no longer works.")
         for address in dict.fromkeys(seat.email for seat in changed if seat.email):
             side = next(seat.side for seat in changed if seat.email == address)
+            why = (f"Your seat's password was in a mail from {s.sender} that was also sent "
+                   f"to {', '.join(s.others)}, so they know it: your seat ({side or 'GM'}) in "
+                   f"game {game_id} has a new secret, and the old one no longer works.")
             s.extra.append(_secret_mail(game_id, address, side, secret, title, seated=False,
-                                        first=why.format(side=side or "GM")))
+                                        first=why))
         log.warning("game %s: a seat password was sent to %s; the seat's secret was reset",
                     game_id, ", ".join(s.others))
         s.say("", f"Your password was also sent to {', '.join(s.others)}: your seat's "

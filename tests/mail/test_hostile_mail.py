@@ -264,11 +264,12 @@ def test_a_password_copied_to_others_resets_the_seat_and_warns_its_holder_27_11(
 
     game_id, secrets = game_with_players(office)
     out = handle(office, inbound(RED, f"password {secrets[RED]}\nstatus",
-                                subject=f"[umpire {game_id}]", cc="friend@player.test"))
+                                subject=f"[umpire {game_id}]",
+                                cc="friend@player.test, {side}{0}@player.test"))
     reply, warning = out
     assert reply.to == RED and "secret in game" in reply.body and "was reset" in reply.body
     assert warning.to == RED and warning.audience == "private"
-    assert "friend@player.test" in warning.body
+    assert "friend@player.test" in warning.body and "{side}{0}@player.test" in warning.body
     new = secret_in(warning)
     assert new != secrets[RED] and new not in reply.body
     assert not office.service.unlocked_seats(game_id, Actor.mail(RED), secrets[RED])
