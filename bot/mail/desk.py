@@ -135,9 +135,8 @@ class Desk:
             return []
         log.warning("%s sent %d mails without a valid command within an hour: not answered "
                     "until the hour is over", inbound.sender, limit)
-        return ["", f"This is the {limit}th mail from you within an hour in which Umpire "
-                "found no command it could carry out. Umpire will not answer mail from you "
-                "until the hour is over."]
+        return ["", f"Umpire found no command it could carry out in {limit} of your mails "
+                "within an hour, so it will not answer mail from you until the hour is over."]
 
     def _run(self, session: Session, script: Script) -> None:
         batch: list[Line] = []
@@ -203,8 +202,8 @@ class Desk:
         answer, :meth:`GameService.is_private`, as Discord asks it."""
         rules = session.rules(info)
         for line, text in zip(lines, texts, strict=True):
-            if rules.is_secret_text(text) or self.service.is_private(info.id, session.actor,
-                                                                     text):
+            if rules.is_secret_text(text) or session.call(self.service.is_private, info.id,
+                                                          session.actor, text):
                 return line
         return None
 
