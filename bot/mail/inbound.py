@@ -112,9 +112,9 @@ def read_mail(raw: bytes, own_address: str, max_bytes: int, *, size: int | None 
     head, body = _split(raw)
     problem = None
     if len(head) > MAX_HEADER_BYTES:
-        problem = (f"your mail's header is {len(head) // 1024} KB (its address lists: "
-                   f"{len(head) // 1024} KB); Umpire reads headers of up to "
-                   f"{MAX_HEADER_BYTES // 1024} KB. Write to Umpire alone.")
+        problem = (f"your mail's header is {-(-len(head) // 1024)} KB; Umpire reads headers of "
+                   f"up to {MAX_HEADER_BYTES // 1024} KB. Write to Umpire alone, with a "
+                   "short subject.")
         head = _kept(head)
     try:
         modern = email.message_from_bytes(head + b"\r\n\r\n", policy=policy.default)
@@ -205,7 +205,11 @@ def _header(modern: Message, legacy: Message, name: str) -> str:
 
 
 def _raw_header(modern: Message, legacy: Message, name: str) -> str:
-    """A header as decoded; a header the strict parser chokes on is read leniently."""
+    """A header as decoded; a header the strict parser chokes on is read leniently, and
+    one over :data:`MAX_HEADER_LINE` is not decoded at all (only cut)."""
+    undecoded = " ".join(str(v) for v in legacy.get_all(name) or [])
+    if len(undecoded) > MAX_HEADER_LINE:
+        return undecoded[:MAX_HEADER_LINE]
     try:
         values = modern.get_all(name) or []
         return " ".join(str(v) for v in values)

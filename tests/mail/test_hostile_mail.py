@@ -336,6 +336,19 @@ def test_a_huge_to_header_is_refused_without_parsing_it_27_10(
     assert reply.to == RED and "Umpire reads headers of up to 64 KB" in reply.body
 
 
+def test_a_long_header_is_cut_not_decoded_27_10() -> None:
+    """27.10: a header over MAX_HEADER_LINE (4 KB) is cut and never decoded (decoding
+    thousands of encoded words is slow), whatever the whole header's size."""
+    from bot.mail.inbound import read_mail
+
+    subject = "=?utf-8?q?a?= " * 4000
+    raw = (f"From: {RED}\r\nTo: umpire@umpire.test\r\nSubject: {subject}\r\n"
+           "Message-ID: <long@player.test>\r\n\r\nhelp\r\n").encode()
+    mail = read_mail(raw, "umpire@umpire.test", 1_000_000)
+    assert mail.problem is None and mail.text.strip() == "help"
+    assert mail.subject.startswith("=?utf-8?q?a?=") and len(mail.subject) <= 300
+
+
 def _nested(depth: int) -> bytes:
     head = (f"From: {RED}\r\nTo: umpire@umpire.test\r\nSubject: x\r\n"
             "Message-ID: <deep@player.test>\r\nMIME-Version: 1.0\r\n").encode()
