@@ -10,6 +10,9 @@ default order for that side:
 2. the side's turn: the game's :meth:`Game.deadline_order` (by default ``pass`` when
    ``pass`` is legal); when it gives nothing, nothing is played and the GM is told.
 
+Periods are bounded (:mod:`bot.durations`: at most 60 days): a longer or endless one is
+refused when set, and one stored before the bound is read as the longest.
+
 Outage guard: if the service has not ticked for a while, deadlines that expired during
 the gap are extended (by a quarter of the period, at least an hour or the whole period
 when shorter) with a public notice, instead of being executed in a burst.
@@ -27,6 +30,7 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import PUBLIC, Event
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.state import GameState
+from bot.durations import bounded, check
 
 
 class Notice(BaseModel):
@@ -42,8 +46,8 @@ def settings(seconds: float | None, reminders: Sequence[float]) -> dict[str, Any
     fractions = sorted({float(f) for f in reminders})
     if any(not 0 < f < 1 for f in fractions):
         raise ValueError("reminder fractions lie strictly between 0 and 1")
-    if seconds is not None and seconds <= 0:
-        raise ValueError("a deadline is a positive number of seconds")
+    if seconds is not None:
+        seconds = check(seconds)  # DurationError (a ValueError): none, endless, > 60 days
     return {"deadline_seconds": seconds, "reminder_fractions": json.dumps(fractions)}
 
 
@@ -52,14 +56,14 @@ def reset(side: str | None, seconds: float | None, now: float) -> dict[str, Any]
     if not seconds or side is None:
         return {"deadline_side": None, "deadline_start": None, "deadline_at": None,
                 "reminders_sent": "[]"}
-    return {"deadline_side": side, "deadline_start": now, "deadline_at": now + seconds,
+    return {"deadline_side": side, "deadline_start": now, "deadline_at": now + bounded(seconds),
             "reminders_sent": "[]"}
 
 
 def due_reminders(row: Mapping[str, Any], now: float) -> tuple[list[Notice], list[float]]:
     """Reminders now due for the game ``row`` and the updated list of sent fractions."""
     sent = [float(f) for f in json.loads(row["reminders_sent"] or "[]")]
-    start, period = float(row["deadline_start"]), float(row["deadline_seconds"])
+    start, period = float(row["deadline_start"]), bounded(float(row["deadline_seconds"]))
     notices = []
     for fraction in json.loads(row["reminder_fractions"] or "[]"):
         if fraction in sent or now < start + fraction * period:
@@ -73,6 +77,7 @@ def due_reminders(row: Mapping[str, Any], now: float) -> tuple[list[Notice], lis
 
 
 def grace(period: float) -> float:
+    period = bounded(period)
     return max(0.25 * period, min(period, 3600.0))
 
 
@@ -122,8 +127,8 @@ def expiry_notices(game: Game[Any], state: GameState, side: str, text: str) -> l
 
 
 def duration(seconds: float) -> str:
-    """``2 h 05 min``, ``12 min`` or ``40 s``."""
-    seconds = max(0, int(seconds))
+    """``2 h 05 min``, ``12 min`` or ``40 s`` (of at most the longest period)."""
+    seconds = int(bounded(seconds))
     hours, rest = divmod(seconds, 3600)
     minutes = rest // 60
     if hours:

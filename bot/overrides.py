@@ -21,10 +21,11 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from adjudicator.kernel.dice import Dice
-from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.errors import NotationError, RuleError
 from adjudicator.kernel.events import GM, PUBLIC, Event
 from adjudicator.kernel.game import Game, Outcome
 from adjudicator.kernel.orders import SetStanding
+from adjudicator.kernel.spec import read_number
 from adjudicator.kernel.state import GameState
 
 
@@ -85,9 +86,13 @@ def override_from_words(op: str, args: str) -> dict[str, Any]:
     """
     words = args.split()
     if op == "force-dice":
-        if not words or not all(w.isdigit() for w in words):
+        if not words:
             raise RuleError("override", "force-dice takes die values, e.g. `6 6`")
-        return {"op": op, "values": [int(w) for w in words]}
+        try:
+            return {"op": op, "values": [read_number(w) for w in words]}
+        except NotationError as error:
+            raise RuleError("override", f"force-dice takes die values, e.g. `6 6`: "
+                            f"{error.message}") from error
     if op == "answer-decision":
         if not words:
             raise RuleError("override", "answer-decision takes one of the options, e.g. "

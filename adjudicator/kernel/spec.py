@@ -120,11 +120,26 @@ def _path(words: list[str], names: Names) -> tuple[str, ...]:
     return tuple(resolve(word) for word in words)
 
 
-def _number(words: list[str], names: Names) -> int:
-    text = " ".join(plain(words))
-    if not re.fullmatch(r"-?\d+", text):
-        raise NotationError(f"{text!r} is not a number")
+#: The most digits a number may have: every count, option, die and action number fits.
+NUMBER_DIGITS = 9
+_NUMBER = re.compile(rf"-?[0-9]{{1,{NUMBER_DIGITS}}}")
+
+
+def read_number(text: str) -> int:
+    """A whole number as typed (``12``, ``-1``): the one parser of every number a player or
+    GM types, in orders and in the frontends' commands alike. Only the digits 0-9 count
+    (``¹`` or ``٣`` are refused, never half-read), and at most :data:`NUMBER_DIGITS` of
+    them; anything else raises :class:`NotationError` saying what a number is."""
+    text = text.strip()
+    if not _NUMBER.fullmatch(text):
+        shown = text if len(text) <= 20 else text[:20] + "…"
+        raise NotationError(f"{shown!r} is not a number: write it with the digits 0-9 "
+                            f"(at most {NUMBER_DIGITS})")
     return int(text)
+
+
+def _number(words: list[str], names: Names) -> int:
+    return read_number(" ".join(plain(words)))
 
 
 def _spaced(value: Any) -> str:

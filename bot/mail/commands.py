@@ -14,6 +14,7 @@ the game's notation, passed to the game as typed.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 #: Commands the gateway answers itself (every other line is an order for the game).
@@ -67,11 +68,14 @@ class Line:
 
 @dataclass
 class Script:
-    """What a mail asks, in order; ``passwords`` hold for the whole mail."""
+    """What a mail asks, in order; its ``password`` holds for the whole mail."""
 
     subject_game: str | None
     lines: list[Line] = field(default_factory=list)
-    passwords: list[str] = field(default_factory=list)
+    #: The seat secret of the mail's first password line (one per mail is read).
+    password: str | None = None
+    #: Password lines after the first: refused unread (never checked against a seat).
+    extra_passwords: int = 0
     #: Lines beyond the limit, refused unread.
     dropped: int = 0
 
@@ -83,12 +87,17 @@ def subject_game(subject: str) -> str | None:
 
 def own_text(text: str) -> list[tuple[int, str]]:
     """The writer's own lines (numbered from 1), quotes, signature and footers left out."""
-    lines = text.split("\n")
-    out: list[tuple[int, str]] = []
+    return list(_own_lines(text.split("\n")))
+
+
+def _own_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """:func:`own_text`, one line at a time (a reader may stop early)."""
     for index, raw in enumerate(lines):
         line = raw.strip()
         if raw.rstrip("\r") in ("-- ", "--") or line.lower() in SIGNOFF:
             break
+        if line.startswith(">") or line.startswith("|>"):
+            continue  # a quote (no quote line ends the writer's text)
         if SEPARATORS.match(line) or FOOTERS.match(line) or ATTRIBUTION.match(line):
             break
         if ATTRIBUTION_START.match(line) and index + 1 < len(lines) and \
@@ -96,10 +105,7 @@ def own_text(text: str) -> list[tuple[int, str]]:
             break  # "On Mon, 1 Jan 2026, Ann <ann@example.org>" / "wrote:" on two lines
         if _outlook_header(lines, index):
             break
-        if line.startswith(">") or line.startswith("|>"):
-            continue
-        out.append((index + 1, line))
-    return out
+        yield index + 1, line
 
 
 def _outlook_header(lines: list[str], index: int) -> bool:
@@ -110,22 +116,44 @@ def _outlook_header(lines: list[str], index: int) -> bool:
     return any(re.match(r"^(sent|date|gesendet|envoyé|to|an):", line) for line in after)
 
 
+def _rest(lines: list[str]) -> int:
+    """The lines after the limit that would have been read, counted cheaply: up to the
+    signature, without blank lines, quotes and comments (no quoted-mail detection)."""
+    count = 0
+    for raw in lines:
+        if raw.rstrip("\r") in ("-- ", "--"):
+            break
+        line = raw.strip()
+        if line and not line.startswith((">", "|>", "#")):
+            count += 1
+    return count
+
+
 def parse_script(subject: str, text: str, max_commands: int) -> Script:
-    """The commands of a mail (see the module notes)."""
+    """The commands of a mail (see the module notes).
+
+    A mail's work is bounded: at most ``max_commands`` lines are read, password lines
+    included, and only the first password line is kept (each one read would cost a slow
+    hash check); later ones are counted in :attr:`Script.extra_passwords` and refused."""
     script = Script(subject_game=subject_game(subject))
-    for number, line in own_text(text):
+    read = 0
+    lines = text.split("\n")
+    for number, line in _own_lines(lines):
         content = line.split("#", 1)[0].strip() if not line.lower().startswith(
             ("password", "pw ")) else line.strip()
         if not content:
             continue
+        if read >= max_commands:
+            script.dropped = 1 + _rest(lines[number:])
+            break
+        read += 1
         first = content.split(None, 1)[0].lower()
         if first in ("password", "pw"):
             secret = content.split(None, 1)[1].strip() if " " in content else ""
-            if secret:
-                script.passwords.append(secret.split()[0])
-            continue
-        if len(script.lines) >= max_commands:
-            script.dropped += 1
+            if script.password is not None:
+                script.extra_passwords += 1
+            elif secret:
+                script.password = secret.split()[0]
             continue
         script.lines.append(Line(number, content))
     return script

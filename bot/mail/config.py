@@ -35,6 +35,7 @@ port = 8025
 [limits]
 max_bytes = 1000000                   # larger mails are refused unread
 per_hour = 60                         # mails per sender and hour, then silence
+idle_per_hour = 5                     # of them without a valid command, then silence
 ```
 """
 
@@ -119,6 +120,9 @@ class Limits(_Section):
     per_hour: int = Field(default=60, ge=1)
     #: Order lines and commands read from one mail; the rest is refused.
     max_commands: int = Field(default=200, ge=1)
+    #: Mails per sender and hour without a valid command (an auto-responder that marks
+    #: itself in no way, a loop) that are answered; then silence until the hour is over.
+    idle_per_hour: int = Field(default=5, ge=1)
 
 
 class MailConfig(_Section):

@@ -15,6 +15,7 @@ import contextlib
 import json
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 
 from adjudicator.kernel.events import GM, PUBLIC
@@ -69,18 +70,23 @@ class Desk:
         self.draw = draw
         self.clock = clock
         self._pictures: dict[tuple[str, str, int, int], bytes | None] = {}
+        #: Mails not answered, by why (automatic mail, floods, no valid command).
+        self.unanswered: Counter[str] = Counter()
 
     # ---- one received mail -------------------------------------------------------------------
 
     def handle(self, inbound: Inbound) -> list[Outgoing]:
-        """The mail to send for ``inbound`` (nothing for mail that must not be answered)."""
+        """The mail to send for ``inbound`` (nothing for mail that must not be answered:
+        automatic mail, a flood, a sender who keeps writing without a valid command)."""
         if inbound.silent is not None:
+            self.unanswered[inbound.silent.split(" (")[0].split(":")[0]] += 1
             log.info("not answering %s from %s: %s", inbound.key, inbound.sender,
                      inbound.silent)
             return []
         assert inbound.sender is not None
         verdict = self.ledger.count_mail(inbound.sender, self.config.limits.per_hour)
         if verdict == "drop":
+            self.unanswered["over the hourly limit"] += 1
             log.warning("dropping mail %s from %s: over the hourly limit", inbound.key,
                         inbound.sender)
             return []
@@ -89,18 +95,48 @@ class Desk:
                 f"You sent more than {self.config.limits.per_hour} mails within an hour. "
                 "Umpire reads no more mail from you until the hour is over; mail sent "
                 "meanwhile is not read. Put several commands in one mail instead."])]
+        if self.ledger.idle(inbound.sender) >= self.config.limits.idle_per_hour:
+            self.unanswered["no valid command"] += 1
+            log.debug("not answering %s from %s: no valid command again", inbound.key,
+                      inbound.sender)
+            return []
         if inbound.problem is not None:
-            return [self._reply(inbound, None, [inbound.problem])]
+            return [self._reply(inbound, None, [inbound.problem, *self._idle(inbound)])]
         script = parse_script(inbound.subject, inbound.text, self.config.limits.max_commands)
         session = Session(self, inbound, script, game_id=script.subject_game)
         if not script.lines:
             session.say("Umpire found no command in your mail. Write one per line; "
                         "'help' lists them.")
         self._run(session, script)
+        if session.others:
+            try:
+                gm_commands.reset_disclosed(session)
+            except Refusal as refusal:
+                log.warning("mail %s: a disclosed seat secret could not be reset: %s",
+                            inbound.key, refusal)
+                session.say("", "Your password was also sent to others, and Umpire could not "
+                            f"reset it ({refusal}): ask the GM for a new one ('secret SIDE').")
+        if script.extra_passwords:
+            session.say(f"{script.extra_passwords} more password line(s) were not read: a "
+                        "mail carries one 'password ...' line, your seat's")
         if script.dropped:
             session.say(f"{script.dropped} more line(s) were not read: at most "
                         f"{self.config.limits.max_commands} per mail")
+        if not session.understood:
+            session.say(*self._idle(inbound))
         return [self._finish(session), *session.extra]
+
+    def _idle(self, inbound: Inbound) -> list[str]:
+        """Count a mail without a valid command; at the hour's bound, the last answer's
+        words (later ones go unanswered until the hour is over, with this one log line)."""
+        assert inbound.sender is not None
+        limit = self.config.limits.idle_per_hour
+        if self.ledger.count_idle(inbound.sender) < limit:
+            return []
+        log.warning("%s sent %d mails without a valid command within an hour: not answered "
+                    "until the hour is over", inbound.sender, limit)
+        return ["", f"Umpire found no command it could carry out in {limit} of your mails "
+                "within an hour, so it will not answer mail from you until the hour is over."]
 
     def _run(self, session: Session, script: Script) -> None:
         batch: list[Line] = []
@@ -127,6 +163,7 @@ class Desk:
                 play.cmd_policies(session, line)
             else:
                 COMMANDS[line.name](session, line)
+            session.understood = True
         except Refusal as refusal:
             session.say(f"  not done — {refusal}")
         except ServiceError as error:
@@ -143,14 +180,11 @@ class Desk:
             side = session.require_side(info)
             texts = [play.decision_order(session, line) if line.name == "decide" else line.text
                      for line in lines]
-            rules = session.rules(info)
-            others = [a for a in session.inbound.recipients
-                      if a != self.config.address and a != session.sender]
-            secret = [line for line, text in zip(lines, texts, strict=True)
-                      if rules.is_secret_text(text)]
-            if secret and others:
+            others = session.others
+            secret = self._secret_line(session, info, lines, texts) if others else None
+            if secret is not None:
                 raise Refusal(
-                    f"line {secret[0].number} is a secret order, and this mail was also "
+                    f"line {secret.number} is a secret order, and this mail was also "
                     f"sent to {', '.join(others)}. Secret orders are taken only from a mail "
                     "to Umpire alone; nothing in this mail's orders was applied. Send them "
                     "again privately (they were shown to those you copied: consider others).")
@@ -160,6 +194,18 @@ class Desk:
             session.say(f"  not done — {refusal}")
             return
         session.result(result, lines)
+
+    def _secret_line(self, session: Session, info: GameInfo, lines: list[Line],
+                     texts: list[str]) -> Line | None:
+        """The first line whose text is its side's secret now: a secret order, or any
+        order while the side enters secrets (a face-down set-up, 25.7) — the game's one
+        answer, :meth:`GameService.is_private`, as Discord asks it."""
+        rules = session.rules(info)
+        for line, text in zip(lines, texts, strict=True):
+            if rules.is_secret_text(text) or session.call(self.service.is_private, info.id,
+                                                          session.actor, text):
+                return line
+        return None
 
     # ---- the reply ------------------------------------------------------------------------------
 

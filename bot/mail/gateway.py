@@ -9,16 +9,16 @@ For each waiting mail, oldest first:
 4. send the replies and the notices to the other followers by email;
 5. record the mail as handled, then move it to the handled folder.
 
-A crash anywhere before step 5 reads the mail again: its actions are found stored under
-the same key and not applied twice; at worst a reply goes out twice.
+A crash anywhere before step 5 reads the mail again: its actions are found stored under the
+same key and not applied twice; at worst a reply goes out twice.
 
-Several gateways may read one mailbox against one database: a gateway claims a mail
-(a lease in the database) before anything else, so each mail is handled by one of them —
-another that sees it meanwhile leaves it alone — and one gateway, the holder of the
-``mail:leader`` lease, sends the notices, reminders and deadline news. A mail that makes the
-desk fail (a bug) is tried three times, then set aside with a log line so it cannot block
-the mail behind it. Between mails the gateway waits with IMAP IDLE (or polls), and every
-``tick_seconds`` runs deadlines and reminders.
+Several gateways may read one mailbox against one database: a gateway claims a mail (a lease
+in the database) before anything else, so each mail is handled by one of them — another that
+sees it meanwhile leaves it alone — and one gateway, the holder of the ``mail:leader``
+lease, sends the notices, reminders and deadline news. A mail that makes the desk fail (a
+bug), or whose reply cannot be written, is tried three times, then set aside with a log line
+so it cannot block the mail behind it, and its sender is told. Between mails the gateway
+waits with IMAP IDLE (or polls), and every ``tick_seconds`` runs deadlines and reminders.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import Protocol
 from bot.mail.config import MailConfig
 from bot.mail.desk import Desk
 from bot.mail.inbound import Inbound, read_mail
-from bot.mail.outbound import Outgoing, compose
+from bot.mail.outbound import PRIVATE, Outgoing, compose
 from bot.store import holder_name
 
 log = logging.getLogger("umpire.mail")
@@ -112,15 +112,18 @@ class Gateway:
             return "duplicate"
         try:
             out = self.desk.handle(inbound)
+            composed = [(mail, self._compose(mail)) for mail in out]
         except Exception:
             self.failures[inbound.key] += 1
             log.exception("mail %s from %s could not be handled (attempt %d)",
                           inbound.key, inbound.sender, self.failures[inbound.key])
             if self.failures[inbound.key] < MAX_FAILURES:
                 raise
-            ledger.mark_handled(inbound.key, inbound.sender, None, "failed")
+            self._set_aside(inbound)
             return "failed"
-        self._send(out)
+        for mail, message in composed:
+            self.outbox.send(message, mail.to)
+            self.desk.sent(mail)
         if self._leading():
             self._send(self.desk.catch_up({m.game_id for m in out if m.game_id}))
         outcome = "silent" if inbound.silent else f"answered ({len(out)} mail)"
@@ -128,11 +131,34 @@ class Gateway:
                             next((m.game_id for m in out if m.game_id), None), outcome)
         return outcome
 
+    def _compose(self, mail: Outgoing) -> EmailMessage:
+        return compose(mail, self.config.address, self.config.name)
+
     def _send(self, mails: Sequence[Outgoing]) -> None:
         for mail in mails:
-            message = compose(mail, self.config.address, self.config.name)
-            self.outbox.send(message, mail.to)
+            self.outbox.send(self._compose(mail), mail.to)
             self.desk.sent(mail)
+
+    def _set_aside(self, inbound: Inbound) -> None:
+        """A mail that failed :data:`MAX_FAILURES` times: recorded as failed, never tried
+        again, and its sender told so (unless it must stay unanswered) in words that hold
+        whatever the desk had stored before it failed."""
+        self.desk.ledger.mark_handled(inbound.key, inbound.sender, None, "failed")
+        if inbound.silent is not None or inbound.sender is None:
+            return
+        notice = Outgoing(
+            to=inbound.sender, audience=PRIVATE, kind="reply", subject="Re: your mail",
+            body=("Umpire could not answer your mail"
+                  + (f" {inbound.message_id}" if inbound.message_id else "")
+                  + f" after {MAX_FAILURES} attempts: it was set aside, and the error is in "
+                  "Umpire's log for its operator. Orders it held may have been applied "
+                  "before the error: 'status' and 'log' show each game as it is now."),
+            in_reply_to=inbound.message_id)
+        try:
+            self.outbox.send(self._compose(notice), inbound.sender)
+        except Exception:
+            log.exception("mail %s from %s was set aside and its sender could not be told",
+                          inbound.key, inbound.sender)
 
     # ---- the mailbox ---------------------------------------------------------------------------
 

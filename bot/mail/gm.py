@@ -7,30 +7,26 @@ resume and unseat everything after the command is the reason.
 
 from __future__ import annotations
 
+import logging
 import re
 
 from adjudicator.kernel.errors import RuleError
-from bot import seat_secrets
+from bot import durations, seat_secrets
 from bot.mail.commands import Line
 from bot.mail.outbound import PRIVATE, Outgoing, tagged
-from bot.mail.session import FOOTER, Refusal, Session
+from bot.mail.session import FOOTER, Refusal, Session, number
 from bot.overrides import override_from_words
 from bot.service import Actor
 
-DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(d|days?|h|hours?|m|min|minutes?)?$", re.IGNORECASE)
-UNITS = {"d": 86400.0, "h": 3600.0, "m": 60.0}
+log = logging.getLogger("umpire.mail")
 
 
 def parse_duration(text: str) -> float:
-    """``48h``, ``2d``, ``90m``, ``36`` (hours) -> seconds."""
-    found = DURATION.match(text.strip())
-    if not found:
-        raise Refusal(f"cannot read {text!r} as a duration: write e.g. 48h, 2d or 90m")
-    unit = (found.group(2) or "h")[0].lower()
-    seconds = float(found.group(1)) * UNITS[unit]
-    if seconds <= 0:
-        raise Refusal("a deadline is longer than nothing")
-    return seconds
+    """``48h``, ``2d``, ``90m``, ``36`` (hours) -> seconds (:func:`bot.durations.parse`)."""
+    try:
+        return durations.parse(text)
+    except durations.DurationError as error:
+        raise Refusal(str(error)) from error
 
 
 def because(text: str) -> tuple[str, str]:
@@ -88,9 +84,10 @@ def cmd_rollback(s: Session, line: Line) -> None:
     info = s.game()
     gm = s.require_gm(info)
     words, reason = because(line.rest)
-    if not words.isdigit() or not reason:
-        raise Refusal("rollback N because REASON (N: the action to return to, 0: the start)")
-    to_seq = int(words)
+    usage = "rollback N because REASON (N: the action to return to, 0: the start)"
+    if not words or not reason:
+        raise Refusal(usage)
+    to_seq = number(words, usage)
     preview = s.call(s.service.rollback_preview, info.id, gm, to_seq)
     code = s.desk.ledger.hold_rollback(info.id, s.sender, to_seq, reason, info.head_seq)
     s.say(f"  Preview — back to action {to_seq}; reverted ({len(preview.reverted)}):",
@@ -176,11 +173,44 @@ def cmd_seed(s: Session, line: Line) -> None:
     s.say(f"  dice seed of {info.id}: {seed} — check every die against the commitment")
 
 
+def reset_disclosed(s: Session) -> None:
+    """The mail gave a seat's password and was copied to others: each seat it unlocked
+    gets a new secret at once, mailed to its holder alone (the old one was shown to those
+    copied), and the reply says so. The reset is made in the GM's name, as the GM's
+    ``secret SIDE`` command would be."""
+    for game_id, seats in s.unlocked().items():
+        info = s.info(game_id)
+        gm_seat = next((seat for seat in info.seats if seat.role == "gm"), None)
+        if gm_seat is None:
+            continue
+        gm = Actor(discord_id=gm_seat.discord_id, email=gm_seat.email)
+        secret = seat_secrets.new_secret()
+        title = s.rules(info).title
+        changed = []
+        for side in dict.fromkeys(seat.side for seat in seats if seat.role == "player"):
+            changed += s.call(s.service.set_seat_secret, game_id, gm, secret, side=side)
+        if any(seat.role == "gm" for seat in seats):
+            changed += s.call(s.service.set_seat_secret, game_id, gm, secret, holder=s.actor)
+        for address in dict.fromkeys(seat.email for seat in changed if seat.email):
+            side = next(seat.side for seat in changed if seat.email == address)
+            why = (f"Your seat's password was in a mail from {s.sender} that was also sent "
+                   f"to {', '.join(s.others)}, so they know it: your seat ({side or 'GM'}) in "
+                   f"game {game_id} has a new secret, and the old one no longer works.")
+            s.extra.append(_secret_mail(game_id, address, side, secret, title, seated=False,
+                                        first=why))
+        log.warning("game %s: a seat password was sent to %s; the seat's secret was reset",
+                    game_id, ", ".join(s.others))
+        s.say("", f"Your password was also sent to {', '.join(s.others)}: your seat's "
+              f"secret in game {game_id} was reset, and the new one mailed to you alone. "
+              "Never copy anyone on a mail with your password.")
+
+
 def _secret_mail(game_id: str, address: str, side: str | None, secret: str, title: str,
-                 *, seated: bool) -> Outgoing:
+                 *, seated: bool, first: str | None = None) -> Outgoing:
     what = f"the {side} seat" if side else "the GM seat"
-    first = (f"The GM seated you for {side} in game {game_id} ({title})." if seated
-             else f"The GM set a new secret for your seat ({side or 'GM'}) in game {game_id}.")
+    first = first or (
+        f"The GM seated you for {side} in game {game_id} ({title})." if seated
+        else f"The GM set a new secret for your seat ({side or 'GM'}) in game {game_id}.")
     body = (f"{first}\n\nYour seat secret: {secret}\n\nPut the line\n\n    password {secret}\n\n"
             f"in every mail for this game; a mail without it cannot act for {what}. Keep it "
             "to yourself.") + FOOTER

@@ -12,7 +12,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from bot.store import Store
 
@@ -21,6 +21,8 @@ ROLLBACK_TTL = 24 * 3600.0
 #: Leases: a mail being handled (+ its key), and the gateway that sends the notices.
 CLAIM, LEADER = "mail:", "mail:leader"
 CLAIM_S = 600.0
+#: The flood limit's table also counts each sender's mails without a valid command.
+IDLE = "idle:"
 
 
 @dataclass(frozen=True)
@@ -114,12 +116,8 @@ class Ledger:
     def count_mail(self, address: str, per_hour: int) -> Literal["ok", "warn", "drop"]:
         """Count one more mail from ``address``: ``ok``; ``warn`` for the first one over the
         limit (told once); ``drop`` for the rest of the window."""
-        now = self.clock()
         with self.store.write() as db:
-            rows = list(db.query("SELECT * FROM mail_rate WHERE address = ?", [address]))
-            row = rows[0] if rows else None
-            if row is None or now - float(row["window_start"]) >= RATE_WINDOW:
-                row = {"address": address, "window_start": now, "count": 0, "warned": 0}
+            row = self._window(db, address)
             row["count"] = int(row["count"]) + 1
             verdict: Literal["ok", "warn", "drop"] = "ok"
             if row["count"] > per_hour:
@@ -127,6 +125,30 @@ class Ledger:
                 row["warned"] = 1
             db.table("mail_rate").upsert(row, pk="address")
         return verdict
+
+    def idle(self, address: str) -> int:
+        """How many mails without a valid command ``address`` sent in this hour's window
+        (kept in the flood limit's table under ``idle:ADDRESS``)."""
+        rows = self.store.query("SELECT * FROM mail_rate WHERE address = ?", [IDLE + address])
+        if not rows or self.clock() - float(rows[0]["window_start"]) >= RATE_WINDOW:
+            return 0
+        return int(rows[0]["count"])
+
+    def count_idle(self, address: str) -> int:
+        """Count one more mail without a valid command from ``address``; the count now."""
+        with self.store.write() as db:
+            row = self._window(db, IDLE + address)
+            row["count"] = int(row["count"]) + 1
+            db.table("mail_rate").upsert(row, pk="address")
+        return int(row["count"])
+
+    def _window(self, db: Any, key: str) -> dict[str, Any]:
+        """The counter row of ``key``, a fresh one when its hour is over."""
+        rows = list(db.query("SELECT * FROM mail_rate WHERE address = ?", [key]))
+        row: dict[str, Any] | None = dict(rows[0]) if rows else None
+        if row is None or self.clock() - float(row["window_start"]) >= RATE_WINDOW:
+            row = {"address": key, "window_start": self.clock(), "count": 0, "warned": 0}
+        return row
 
     # ---- rollbacks waiting for confirmation ---------------------------------------------------
 

@@ -54,6 +54,10 @@ def tagged(subject: str, game_id: str | None) -> str:
 
 
 def compose(out: Outgoing, sender: str, name: str) -> EmailMessage:
+    """The message for ``out``; a text that cannot be encoded (a lone surrogate) raises
+    here, where the gateway counts the failure, never later in the SMTP client."""
+    for text in (out.to, out.subject, out.body):
+        text.encode("utf-8")
     domain = sender.rsplit("@", 1)[1]
     message = EmailMessage()
     message["From"] = formataddr((name, sender))

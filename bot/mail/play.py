@@ -12,7 +12,7 @@ from adjudicator.kernel.events import GM, PUBLIC
 from bot import seat_secrets
 from bot.deadlines import duration
 from bot.mail.commands import Line
-from bot.mail.session import Refusal, Session, listed
+from bot.mail.session import Refusal, Session, listed, number
 from bot.service import ServiceError
 
 HELP = """\
@@ -190,7 +190,7 @@ def cmd_map(s: Session, line: Line) -> None:
 
 def cmd_log(s: Session, line: Line) -> None:
     info = s.game()
-    count = int(line.words[1]) if len(line.words) > 1 and line.words[1].isdigit() else 10
+    count = number(line.words[1], "log N (the last N actions)") if len(line.words) > 1 else 10
     entries = s.call(s.service.log, info.id, s.actor, min(count, 200),
                      audience=s.audience(info))
     if not entries:
@@ -228,18 +228,18 @@ def cmd_policies(s: Session, line: Line) -> None:
 def decision_order(s: Session, line: Line) -> str:
     """``decide N`` as the text of option N of the decision the mail's side owes."""
     words = line.words
-    if len(words) != 2 or not words[1].isdigit():
-        return line.text
+    if len(words) != 2 or not words[1][:1].isdigit():
+        return line.text  # an option's text (``decide lose``), read by the game
+    chosen = number(words[1], "decide N (N: the number of an option)")
     info = s.game()
     side = s.require_side(info)
     view = s.call(s.service.view, info.id, s.actor, side)
     pending = view.pending
     if pending is None or pending.side != side or not pending.options:
         raise Refusal(f"{side} owes no decision now")
-    number = int(words[1])
-    if not 1 <= number <= len(pending.options):
+    if not 1 <= chosen <= len(pending.options):
         raise Refusal(f"choose an option between 1 and {len(pending.options)}")
-    return str(pending.options[number - 1].order)
+    return str(pending.options[chosen - 1].order)
 
 
 def cmd_undo(s: Session, line: Line) -> None:

@@ -15,11 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from adjudicator.kernel.errors import NotationError
 from adjudicator.kernel.events import GM, PUBLIC
 from adjudicator.kernel.game import Game
+from adjudicator.kernel.spec import read_number
 from bot.mail.commands import Line, Script
 from bot.mail.inbound import Inbound
-from bot.mail.outbound import PRIVATE, Outgoing, tagged
+from bot.mail.outbound import Outgoing
 from bot.service import Actor, GameInfo, SeatInfo, ServiceError, SubmitResult
 
 if TYPE_CHECKING:
@@ -29,6 +31,8 @@ log = logging.getLogger("umpire.mail")
 
 #: Legal orders or options listed in one reply before "(+N more)".
 LIST_LIMIT = 40
+#: Games whose seats one mail's password is checked against (each check is a slow hash).
+SECRET_GAMES = 5
 
 
 class Refusal(Exception):
@@ -54,7 +58,11 @@ class Session:
     extra: list[Outgoing] = field(default_factory=list)
     touched: dict[str, Touched] = field(default_factory=dict)
     _seats: dict[str, list[SeatInfo]] = field(default_factory=dict)
+    #: Whether the mail held a valid command: a command carried out, or an order line the
+    #: game read (applied, or refused by a rule rather than unreadable).
+    understood: bool = False
     _warned: set[str] = field(default_factory=set)
+    _checked: set[str] = field(default_factory=set)
 
     @property
     def sender(self) -> str:
@@ -68,6 +76,17 @@ class Session:
     @property
     def service(self) -> Any:
         return self.desk.service
+
+    @property
+    def others(self) -> list[str]:
+        """Whom else the mail was sent to (To and Cc besides Umpire and the sender): they
+        read whatever it says, its password and its orders included."""
+        own = {self.desk.config.address.lower(), self.sender}
+        return list(dict.fromkeys(a for a in self.inbound.recipients if a not in own))
+
+    def unlocked(self) -> dict[str, list[SeatInfo]]:
+        """The seats the mail's password unlocked so far, by game."""
+        return {game_id: seats for game_id, seats in self._seats.items() if seats}
 
     def say(self, *lines: str) -> None:
         self.out.extend(lines)
@@ -111,16 +130,22 @@ class Session:
     # ---- who the mail may act for ---------------------------------------------------------
 
     def seats(self, info: GameInfo) -> list[SeatInfo]:
-        """The seats this mail acts for: the sender's, unlocked by a password of the mail."""
+        """The seats this mail acts for: the sender's own, unlocked by the mail's password.
+
+        The password is checked against the sender's own seats only (one slow hash check
+        each), in at most :data:`SECRET_GAMES` games per mail: a stranger's password costs
+        nothing, and no mail can make the gateway hash for long."""
         if info.id not in self._seats:
             unlocked: list[SeatInfo] = []
-            for secret in self.script.passwords:
-                for seat in self.service.unlocked_seats(info.id, self.actor, secret):
-                    if seat not in unlocked:
-                        unlocked.append(seat)
+            secret = self.script.password
+            if secret and self.claimed(info):
+                if len(self._checked) < SECRET_GAMES:
+                    self._checked.add(info.id)
+                    unlocked = list(self.service.unlocked_seats(info.id, self.actor, secret))
+                else:
+                    self.say(f"  (your password was not checked for game {info.id}: one "
+                             f"mail acts in at most {SECRET_GAMES} games)")
             self._seats[info.id] = unlocked
-            if not unlocked and self.script.passwords:
-                self._check_foreign_secrets(info)
         return self._seats[info.id]
 
     def claimed(self, info: GameInfo) -> list[SeatInfo]:
@@ -171,29 +196,14 @@ class Session:
                     "secret is still safe, and the GM can reset it ('secret SIDE').")
         return f"nothing done: the mail does not carry the secret of {what}"
 
-    def _check_foreign_secrets(self, info: GameInfo) -> None:
-        """A password of another seat's holder: refuse, and tell that seat's owner."""
-        for secret in self.script.passwords:
-            for seat in self.service.seats_with_secret(info.id, secret):
-                if seat.email and seat.email != self.sender:
-                    who = seat.side or "GM"
-                    self.extra.append(Outgoing(
-                        to=seat.email, audience=PRIVATE, game_id=info.id, kind="notice",
-                        subject=tagged("Someone used your seat secret", info.id),
-                        body=(f"A mail from {self.sender} gave the secret of your seat "
-                              f"({who}) in game {info.id}. It was refused: a seat acts "
-                              "only from its own address. Your secret is known to someone "
-                              f"else: ask the GM for a new one ('secret {seat.side or 'gm'}')."
-                              ) + FOOTER))
-                    log.warning("mail from %s gave the secret of %s's seat in %s",
-                                self.sender, seat.email, info.id)
-
     # ---- writing results ---------------------------------------------------------------------
 
     def result(self, result: SubmitResult, lines: list[Line]) -> None:
         """What became of order lines submitted together (applied, partial, refused)."""
         info = self.info(result.game_id)
         done = len(result.seqs) if result.ok else 0
+        if done or result.duplicate or result.error_rule != "notation":
+            self.understood = True
         if result.duplicate:
             self.say("  (already handled: this mail was read before; nothing applied twice)")
         for line in lines[:done]:
@@ -210,6 +220,15 @@ class Session:
             if rest:
                 self.say(f"  lines {rest[0].number}-{rest[-1].number} were not read: send "
                          "them again once the line above is right")
+
+
+def number(text: str, usage: str) -> int:
+    """A number argument of a command, read by the one parser of numbers (the order
+    notation's :func:`~adjudicator.kernel.spec.read_number`); else this line's refusal."""
+    try:
+        return read_number(text)
+    except NotationError as error:
+        raise Refusal(f"{error.message}; {usage}") from error
 
 
 def listed(items: list[str], narrower: str) -> str:

@@ -23,6 +23,7 @@ from imap_tools import BaseMailBox, MailBox, MailBoxStartTls, MailBoxUnencrypted
 from imap_tools.errors import MailboxFolderCreateError
 
 from bot.mail.config import ImapConfig, ListenConfig, Secret, SmtpConfig
+from bot.mail.inbound import MAX_HEADER_BYTES
 
 log = logging.getLogger("umpire.mail")
 
@@ -87,7 +88,8 @@ class Inbox:
         return sorted(box.uids(criteria), key=int)
 
     def fetch(self, uid: str, max_bytes: int) -> tuple[bytes, int] | None:
-        """(raw mail, its size) — only the headers when the mail is over ``max_bytes``.
+        """(raw mail, its size) — only the headers when the mail is over ``max_bytes``
+        (their first ``MAX_HEADER_BYTES`` + 1: a longer header is refused anyway).
         The bytes are handed over as the server keeps them (nothing parses them here)."""
         client = self._box.client
         status, data = client.uid("fetch", uid, "(RFC822.SIZE)")
@@ -95,7 +97,9 @@ class Inbox:
         if status != "OK" or found is None:
             return None
         size = int(found.group(1))
-        part = "BODY.PEEK[HEADER]" if size > max_bytes else "BODY.PEEK[]"
+        # Over the limit: the header alone, and no more of it than the gateway reads.
+        part = (f"BODY.PEEK[HEADER]<0.{MAX_HEADER_BYTES + 1}>" if size > max_bytes
+                else "BODY.PEEK[]")
         status, data = client.uid("fetch", uid, f"({part})")
         raw = next((item[1] for item in data or [] if isinstance(item, tuple)), None)
         if status != "OK" or not isinstance(raw, bytes):

@@ -79,12 +79,11 @@ def test_forged_sender_without_the_secret_is_refused_and_the_owner_told(office: 
     assert "did not carry the seat's secret" in forged.body
     assert "someone tried to act for you" in forged.body
     assert office.service.info(game_id).head_seq == 0
-    # Another player's secret from the wrong address: refused, and its owner warned.
-    stolen = handle(office, inbound(BLUE, f"password {secrets[RED]}\ntrap 1",
-                                   subject=f"[umpire {game_id}]"))
-    assert {o.to for o in stolen} == {BLUE, RED}
-    warning = next(o for o in stolen if o.to == RED)
-    assert BLUE in warning.body and "ask the GM for a new one" in warning.body
+    # Another player's secret from the wrong address: refused like any wrong secret (a
+    # password is checked against the sender's own seats only, issue 27.1).
+    stolen = one(handle(office, inbound(BLUE, f"password {secrets[RED]}\ntrap 1",
+                                       subject=f"[umpire {game_id}]")))
+    assert stolen.to == BLUE and "did not carry the seat's secret" in stolen.body
     assert office.service.info(game_id).head_seq == 0
 
 
@@ -119,9 +118,10 @@ def test_quotes_signatures_and_footers_are_ignored(office: Desk) -> None:
 
 def test_secret_orders_only_from_a_private_mail(office: Desk) -> None:
     game_id, secrets = game_with_players(office)
-    reply = one(handle(office, inbound(RED, f"password {secrets[RED]}\ntrap 1",
-                                      subject=f"[umpire {game_id}]", cc=BLUE)))
+    reply, reset = handle(office, inbound(RED, f"password {secrets[RED]}\ntrap 1",
+                                         subject=f"[umpire {game_id}]", cc=BLUE))
     assert "only from a mail to Umpire alone" in reply.body
+    assert reset.to == RED and "has a new secret" in reset.body  # the password was seen
     assert office.service.info(game_id).head_seq == 0
 
 

@@ -72,6 +72,7 @@ def test_a_failing_mail_is_set_aside_and_the_rest_are_answered(
     for _ in range(MAX_FAILURES - 1):
         gateway.poll()
     assert box.waiting() == []  # set aside after the last attempt, with a log line
+    assert [to for to, _ in sender.sent] == ["bob@player.test", "ann@player.test"]  # told
     failed = read_mail(box.mails["1"], UMPIRE, 100_000)
     assert office.ledger.handled(failed.key) == "failed"
 

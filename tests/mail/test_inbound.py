@@ -20,7 +20,7 @@ def test_plain_mail() -> None:
     mail = read_mail(raw_mail("Ann <ANN@Player.test>", "move 24pz to 56\n",
                               subject="Re: [umpire g1] orders", message_id="<m1@x>"),
                      UMPIRE, LIMIT)
-    assert mail.sender == "ann@player.test" and mail.key == "mid:<m1@x>"
+    assert mail.sender == "ann@player.test" and mail.key == "mid:ann@player.test:<m1@x>"
     assert mail.text.strip() == "move 24pz to 56" and mail.silent is None
     assert subject_game(mail.subject) == "g1"
 
@@ -100,7 +100,7 @@ def test_own_text_drops_quotes_signatures_and_client_footers() -> None:
 
 def test_password_lines_and_comments() -> None:
     script = parse_script("x", "password ab#cd-ef12\n# a comment\nmove 1 # why\n\npw second", 200)
-    assert script.passwords == ["ab#cd-ef12", "second"]
+    assert script.password == "ab#cd-ef12" and script.extra_passwords == 1  # one a mail
     assert [line.text for line in script.lines] == ["move 1"]
     many = parse_script("x", "\n".join(["pass"] * 10), 4)
     assert len(many.lines) == 4 and many.dropped == 6

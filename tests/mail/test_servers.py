@@ -12,6 +12,7 @@ import pytest
 from bot.mail.config import MailConfig, password
 from bot.mail.desk import Desk
 from bot.mail.gateway import Gateway
+from bot.mail.inbound import MAX_HEADER_BYTES
 from bot.mail.transport import Inbox, Outbox
 from bot.service import GameService
 from bot.store import Store
@@ -84,6 +85,34 @@ def test_a_huge_mail_is_refused_unread_over_imap(dovecot: Dovecot, mailbox: str,
     replies = {m.to[0]: m for m in sink.wait_for(2)}
     assert "Umpire reads mails of up to 19 KB" in replies["ann@player.test"].text
     assert "create GAME" in replies["bob@player.test"].text
+    assert dovecot.count("INBOX", mailbox) == 0
+
+
+def test_a_huge_header_is_fetched_in_part_and_answered_27_10(
+        dovecot: Dovecot, mailbox: str, sink: SmtpSink, ca: LocalCA, tmp_path: Path) -> None:
+    """27.10: a mail over the size limit is looked at by its RFC822.SIZE and only the first
+    MAX_HEADER_BYTES of its header are fetched; its sender is answered all the same."""
+    config = gateway_config(dovecot, mailbox, sink, ca, tmp_path, limits={"max_bytes": 20_000})
+    to = ",\r\n ".join(f"user{i}@example.org" for i in range(20_000))
+    bomb = (f"From: ann@player.test\r\nSubject: orders\r\nMessage-ID: <bomb@player.test>\r\n"
+            f"To: {to}\r\n\r\nhelp\r\n").encode()
+    dovecot.append(bomb, user=mailbox)
+    gateway = make_gateway(config)
+    inbox = gateway.inbox
+    assert isinstance(inbox, Inbox)
+    fetched: list[int] = []
+    fetch = inbox.fetch
+
+    def measured(uid: str, max_bytes: int) -> tuple[bytes, int] | None:
+        got = fetch(uid, max_bytes)
+        fetched.append(len(got[0]) if got else 0)
+        return got
+
+    inbox.fetch = measured  # type: ignore[method-assign]
+    assert gateway.poll() == 1
+    assert fetched and fetched[0] <= MAX_HEADER_BYTES + 1 < len(bomb)
+    (reply,) = sink.wait_for(1)
+    assert reply.to == ["ann@player.test"] and "Umpire reads mails of up to 19 KB" in reply.text
     assert dovecot.count("INBOX", mailbox) == 0
 
 

@@ -128,3 +128,67 @@ def test_the_console_survives_any_command(tmp_path: Path) -> None:
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert "Traceback" not in output
     assert service.load_state(local.game_id).trap == "1"  # type: ignore[attr-defined]
+
+
+# ---- the mail gateway (issue 27: 27.1, 27.2, 27.7, 27.8) -------------------------------------
+
+MAIL_LINES = [
+    "log ¹", "log ²⁰", "log ٣", "log 99999999999999999999", "decide ²", "decide ٣",
+    "rollback ¹ because x", "override force-dice ¹ because x", "override force-dice 9" * 50,
+    "deadline " + "9" * 400 + "d", "deadline 1e309h", "start ²h", "help +\ud800-", "\ud800",
+    "game \udfff", "map \x00", "legal \u202e", "seat red ann@x\ud800 because y",
+    "password " + "x" * 10_000, "pw", "password",
+]
+
+
+def _mail_office() -> tuple[object, str, dict[str, str]]:
+    """One desk with a started game, made once for the hypothesis examples."""
+    if "office" not in _MAIL:
+        import tempfile
+
+        from tests.mail.support import desk
+        from tests.mail.test_desk import game_with_players
+
+        office = desk(Path(tempfile.mkdtemp(prefix="umpire-hostile-mail-")) / "u.db")
+        office.config = office.config.model_copy(update={"limits": office.config.limits
+                                                          .model_copy(update={
+                                                              "per_hour": 10**6,
+                                                              "idle_per_hour": 10**6})})
+        _MAIL["office"] = (office, *game_with_players(office))
+    return _MAIL["office"]
+
+
+_MAIL: dict[str, tuple[object, str, dict[str, str]]] = {}
+
+
+def _answer_mail(text: str, who: str) -> None:
+    from bot.mail.inbound import read_mail
+    from bot.mail.outbound import compose
+
+    office, game_id, secrets = _mail_office()
+    body = (f"password {secrets[who]}\n" if who in secrets else "") + text
+    # charset=utf-7 carries any text, lone surrogates included (27.2)
+    raw = (f"From: {who}\r\nTo: umpire@umpire.test\r\nSubject: [umpire {game_id}]\r\n"
+           "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-7\r\n"
+           "Content-Transfer-Encoding: 7bit\r\n\r\n").encode() + body.encode("utf-7")
+    started = time.thread_time()
+    out = office.handle(read_mail(raw, "umpire@umpire.test", 1_000_000))  # type: ignore[attr-defined]
+    assert time.thread_time() - started < 2.0
+    assert len(out) >= 1 and out[0].to == who
+    for mail in out:
+        compose(mail, "umpire@umpire.test", "Umpire").as_bytes()  # every answer can be sent
+
+
+@pytest.mark.parametrize("text", MAIL_LINES)
+@pytest.mark.parametrize("who", ["gm@player.test", "red@player.test", "mallory@player.test"])
+def test_hostile_mail_lines_are_answered_never_raise_27(text: str, who: str) -> None:
+    """Issue 27 (27.1, 27.2, 27.7, 27.8): every hostile mail line gets an answer that can
+    be sent; none raises, none takes long."""
+    _answer_mail(text, who)
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=HOSTILE_TEXT)
+def test_hostile_mail_text_is_always_answered_27(text: str) -> None:
+    """Issue 27: any text in a seated player's mail is answered, never raises."""
+    _answer_mail(text, "red@player.test")
