@@ -19,6 +19,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from bot.store import Store, StoreError
@@ -81,7 +82,7 @@ def game_digest(store: Store, game_id: str) -> str:
     return digest.hexdigest()
 
 
-def copy_database(source: str, target: str, out: Callable[[str], object] = print,
+def copy_database(source: str | Path, target: str | Path, out: Callable[[str], object] = print,
                   every: int = 100) -> CopyReport:
     """Copy every game of ``source`` into ``target`` (paths or URLs), verifying each."""
     from bot.service import GameService  # the replay check needs the rules

@@ -46,8 +46,9 @@ from bot.store.base import (
     StoreError,
     Tx,
     params_of,
-    redact,
+    parse_store_target,
 )
+from bot.store.urls import redact
 
 #: Key of the advisory lock taken while migrating.
 MIGRATION_LOCK = 0x756D7069 << 16  # "umpi"
@@ -153,7 +154,10 @@ class PostgresStore(Store):
         """``pool_size``: most connections at once (default: the URL's ``pool``, else 10);
         ``lock``: ``advisory`` (default) or ``row`` (see the module notes); options of the
         SQLite store (``synchronous``) are ignored."""
-        conninfo, own = split_url(url)
+        where = parse_store_target(url)
+        if where.url is None:
+            raise StoreError(f"{where.label} is not a PostgreSQL URL")
+        conninfo, own = split_url(where.url)
         self.url = url
         self.label = redact(conninfo)
         self.lock_mode = lock or own.get("lock", "advisory")

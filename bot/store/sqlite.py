@@ -25,7 +25,18 @@ from typing import Any, ClassVar
 from sqlite_utils import Database
 
 from bot.store import migrations
-from bot.store.base import BUSY_TIMEOUT_S, Busy, Damaged, Refused, Store, Tx, _now, params_of
+from bot.store.base import (
+    BUSY_TIMEOUT_S,
+    Busy,
+    Damaged,
+    Refused,
+    Store,
+    StoreError,
+    Tx,
+    _now,
+    params_of,
+    parse_store_target,
+)
 
 
 def is_busy(error: BaseException) -> bool:
@@ -58,7 +69,10 @@ class SqliteStore(Store):
                  **_options: Any) -> None:
         """``migrate=False`` opens the file as it is (``umpire db migrate`` and ``copy``
         read its version first); options of other backends are ignored."""
-        self.path = Path(path)
+        where = parse_store_target(path)
+        if where.path is None:
+            raise StoreError(f"{where.label} is not a SQLite file")
+        self.path = where.path
         self.label = str(self.path)
         self.synchronous = synchronous
         self.busy_timeout = busy_timeout
