@@ -343,7 +343,7 @@ def bot(
                      if settings.guild_id else ", commands synced globally")
                   + (f", shards {', '.join(map(str, ids or range(shards)))} of {shards}"
                      if shards else ""), highlight=False)
-    run(settings.token.reveal(), target.where, settings.guild_id, settings.gm_role,
+    run(settings.token.reveal(), str(target.where), settings.guild_id, settings.gm_role,
         settings.extra_games, shards, ids, workers)
 
 
@@ -363,6 +363,7 @@ def mail(
 
     from bot.mail.app import run
     from bot.mail.config import ConfigError, load_config
+    from bot.store import DB_ENV
     try:
         settings = load_config(config)
     except ConfigError as error:
@@ -370,9 +371,11 @@ def mail(
         raise typer.Exit(code=2) from error
     target = _store_target(db or settings.database)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    console.print(f"Umpire mail gateway for {settings.address}: database {target.label}",
-                  highlight=False)
-    run(settings, target.where)
+    console.print(f"Umpire mail gateway for {settings.address}: database {target.label}"
+                  + ("" if db or settings.database or os.environ.get(DB_ENV) else
+                     f" (the default file: no database in {config}, no --db, no ${DB_ENV})"),
+                  markup=False, highlight=False, soft_wrap=True)
+    run(settings, str(target.where))
 
 
 def _bench_dir() -> Path:
@@ -578,13 +581,14 @@ def games(db: DbOption = None) -> None:
 def _print_whole(table: Any) -> None:
     """Print ``table`` at a terminal's width, or at its own full width when the output is
     piped or redirected (rich would cut it at 80 columns there)."""
+    from rich.console import Console
     from rich.measure import Measurement
 
     if console.is_terminal:
         console.print(table)
         return
-    width = Measurement.get(console, console.options, table).maximum
-    console.print(table, width=max(width, 20), crop=False)
+    width = Measurement.get(console, console.options.update_width(10_000), table).maximum
+    Console(file=console.file, width=max(width, console.width), no_color=True).print(table)
 
 
 @app.command()

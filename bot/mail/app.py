@@ -33,6 +33,8 @@ def build(config: MailConfig, db: Path | str) -> tuple[Gateway, Listener | None]
 def run(config: MailConfig, db: Path | str) -> None:
     """Run until SIGINT or SIGTERM; mail being handled is finished first."""
     gateway, listener = build(config, db)
+    log.info("store: %s (%s)", gateway.desk.service.store.label,
+             gateway.desk.service.store.backend)
     tune_gc()  # after start-up (bot.runtime)
     stop = threading.Event()
 

@@ -52,6 +52,8 @@ from bot.store.urls import redact
 
 #: Key of the advisory lock taken while migrating.
 MIGRATION_LOCK = 0x756D7069 << 16  # "umpi"
+#: Seconds to wait for a connection to the server (libpq's connect_timeout).
+CONNECT_TIMEOUT_S = 10
 #: Umpire's own query parameters in a PostgreSQL URL.
 OWN_PARAMS = ("pool", "lock")
 #: Every store still open in this process (see :func:`close_stores`).
@@ -85,6 +87,11 @@ def to_pyformat(sql: str) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+def _line(error: BaseException) -> str:
+    """An error's message on one line."""
+    return " ".join(str(error).split())
 
 
 def lock_key(name: str) -> int:
@@ -167,19 +174,28 @@ class PostgresStore(Store):
         self.busy_timeout = busy_timeout
         self._local = threading.local()
         timeout_ms = int(busy_timeout * 1000)
-        given = str(conninfo_to_dict(conninfo).get("options") or "")
+        given_info = conninfo_to_dict(conninfo)
+        given = str(given_info.get("options") or "")
+        connect_timeout = int(given_info.get("connect_timeout") or CONNECT_TIMEOUT_S)
         options = (f"{given} -c lock_timeout={timeout_ms} "
                    "-c idle_in_transaction_session_timeout=600000").strip()
+        try:  # one connection first: a wrong password or host is said at once, not retried
+            psycopg.connect(conninfo, connect_timeout=connect_timeout,
+                            application_name="umpire").close()
+        except psycopg.Error as error:
+            raise Damaged(f"{self.label}: cannot connect to PostgreSQL "
+                          f"({redact(_line(error))})") from None
         try:
             self.pool: ConnectionPool[psycopg.Connection[dict[str, Any]]] = ConnectionPool(
                 conninfo, min_size=1, max_size=max(size, 2), open=True, timeout=busy_timeout,
                 kwargs={"autocommit": True, "row_factory": dict_row, "options": options,
-                        "application_name": "umpire"},
+                        "application_name": "umpire", "connect_timeout": connect_timeout},
                 name="umpire")
             self.pool.wait(timeout=busy_timeout)
         except (PoolTimeout, psycopg.Error) as error:
             self._close_pool()
-            raise Damaged(f"{self.label}: cannot connect to PostgreSQL ({error})") from error
+            raise Damaged(f"{self.label}: cannot connect to PostgreSQL "
+                          f"({redact(_line(error))})") from None
         _OPEN.add(self)
         if migrate:
             try:

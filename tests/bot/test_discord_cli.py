@@ -74,6 +74,7 @@ def test_config_file_settings(tmp_path: Path) -> None:
     config = tmp_path / "discord.toml"
     config.write_text('token = "from-file"\nguild = 42\ngm_role = "Referee"\n'
                       'games = ["tests.kernel.duel:DuelGame"]\n', encoding="utf-8")
+    config.chmod(0o600)  # it holds the token (bot.config_secrets)
     settings = load_settings(config, environ={})
     assert settings.token.reveal() == "from-file" and "from-file" not in repr(settings)
     assert (settings.guild_id, settings.gm_role) == (42, "Referee")
