@@ -170,13 +170,15 @@ class UmpireBot(discord.Client):
         await super().close()
 
     async def _tick_loop(self) -> None:
+        """Deadlines at once when ready (a process started after another stopped takes its
+        released lease without waiting), then every ``tick_seconds``."""
         await self.wait_until_ready()
         while not self.is_closed():
-            await asyncio.sleep(self.config.tick_seconds)
             try:
                 await self.publisher.deadline_notices()
             except Exception:
                 log.exception("deadline check failed")
+            await asyncio.sleep(self.config.tick_seconds)
 
     async def _follow_loop(self) -> None:
         await self.wait_until_ready()

@@ -17,6 +17,11 @@
 The URL is libpq's: ``postgresql://user:password@host:port/database``, plus Umpire's own
 query parameters ``pool`` (most connections a process opens, default 10) and ``lock``
 (``advisory`` or ``row``), removed before connecting.
+
+Every network call has a bound: connecting (``connect_timeout``, 10 s), a free connection
+from the pool and a lock (the busy timeout, 15 s), a statement (``statement_timeout``,
+120 s), and a silent network (TCP keepalives and ``tcp_user_timeout``, 60 s). Values given in
+the URL (``?connect_timeout=…``, ``options=-c statement_timeout=…``) win.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from psycopg import errors as pg_errors
-from psycopg.conninfo import conninfo_to_dict
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
@@ -54,6 +59,12 @@ from bot.store.urls import redact
 MIGRATION_LOCK = 0x756D7069 << 16  # "umpi"
 #: Seconds to wait for a connection to the server (libpq's connect_timeout).
 CONNECT_TIMEOUT_S = 10
+#: Longest a statement may run on the server (PostgreSQL's statement_timeout).
+STATEMENT_TIMEOUT_S = 120
+#: libpq's limits on a silent network: a connection whose peer stops answering is closed
+#: (keepalive probes, and unacknowledged data for at most tcp_user_timeout ms).
+NETWORK_TIMEOUTS = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10,
+                    "keepalives_count": 3, "tcp_user_timeout": 60_000}
 #: Umpire's own query parameters in a PostgreSQL URL.
 OWN_PARAMS = ("pool", "lock")
 #: Every store still open in this process (see :func:`close_stores`).
@@ -177,19 +188,22 @@ class PostgresStore(Store):
         given_info = conninfo_to_dict(conninfo)
         given = str(given_info.get("options") or "")
         connect_timeout = int(given_info.get("connect_timeout") or CONNECT_TIMEOUT_S)
-        options = (f"{given} -c lock_timeout={timeout_ms} "
-                   "-c idle_in_transaction_session_timeout=600000").strip()
+        # Umpire's limits first: an option given in the URL (options=-c …) wins.
+        options = (f"-c lock_timeout={timeout_ms} -c statement_timeout="
+                   f"{int(STATEMENT_TIMEOUT_S * 1000)} "
+                   f"-c idle_in_transaction_session_timeout=600000 {given}").strip()
+        network = {"connect_timeout": connect_timeout, **NETWORK_TIMEOUTS,
+                   **{k: v for k, v in given_info.items() if k in NETWORK_TIMEOUTS}}
+        conninfo = make_conninfo(conninfo, application_name="umpire", **network)
         try:  # one connection first: a wrong password or host is said at once, not retried
-            psycopg.connect(conninfo, connect_timeout=connect_timeout,
-                            application_name="umpire").close()
+            psycopg.connect(conninfo).close()
         except psycopg.Error as error:
             raise Damaged(f"{self.label}: cannot connect to PostgreSQL "
                           f"({redact(_line(error))})") from None
         try:
             self.pool: ConnectionPool[psycopg.Connection[dict[str, Any]]] = ConnectionPool(
                 conninfo, min_size=1, max_size=max(size, 2), open=True, timeout=busy_timeout,
-                kwargs={"autocommit": True, "row_factory": dict_row, "options": options,
-                        "application_name": "umpire", "connect_timeout": connect_timeout},
+                kwargs={"autocommit": True, "row_factory": dict_row, "options": options},
                 name="umpire")
             self.pool.wait(timeout=busy_timeout)
         except (PoolTimeout, psycopg.Error) as error:

@@ -374,6 +374,36 @@ def test_a_lease_of_a_killed_process_here_is_taken_at_once(store: Store) -> None
     assert not store.lease("deadlines", holder_name(), 600)
 
 
+def test_a_clean_stop_releases_every_lease_of_its_holder_at_once(store: Store) -> None:
+    """A lease held by a process on another machine is released by that process's clean
+    stop (issue 24), so the next process need not wait for it to lapse."""
+    stopping, other = "elsewhere:1:ab", "elsewhere:2:cd"
+    assert store.lease("deadlines", stopping, 600) and store.lease("mail:leader", stopping, 600)
+    assert store.lease("discord:follow", other, 600)
+    assert not store.lease("deadlines", holder_name(), 600)
+    assert store.release_held(stopping) == ["deadlines", "mail:leader"]
+    assert store.release_held(stopping) == []
+    assert store.lease("deadlines", holder_name(), 600)
+    assert store.lease_holder("discord:follow") == other
+
+
+def test_every_postgresql_statement_has_a_time_limit(pg_url: str) -> None:
+    """Connecting, waiting for a lock and running a statement are all bounded; a limit
+    given in the URL wins (issue 24)."""
+    store = Store(pg_url)
+    try:
+        assert store.query("SHOW statement_timeout") == [{"statement_timeout": "2min"}]
+        assert store.query("SHOW lock_timeout")[0]["lock_timeout"] != "0"
+    finally:
+        store.close()
+    joiner = "&" if "?" in pg_url else "?"
+    store = Store(f"{pg_url}{joiner}options=-c%20statement_timeout%3D5s")
+    try:
+        assert store.query("SHOW statement_timeout") == [{"statement_timeout": "5s"}]
+    finally:
+        store.close()
+
+
 def test_marks_and_cursors_change_once(store: Store) -> None:
     assert store.mark("prompted:g1", "red:0")
     assert not store.mark("prompted:g1", "red:0")
