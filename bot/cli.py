@@ -339,10 +339,9 @@ def bot(
                else max(1, (os.cpu_count() or 2) // 2))
     target = _store_target(db)
     console.print(f"Umpire bot: database {target.label}"
-                  + (f", commands synced to server {settings.guild_id}"
-                     if settings.guild_id else ", commands synced globally")
+                  + (f", /gm for server {settings.guild_id}" if settings.guild_id else "")
                   + (f", shards {', '.join(map(str, ids or range(shards)))} of {shards}"
-                     if shards else ""), highlight=False)
+                     if shards else ""), highlight=False, markup=False, soft_wrap=True)
     run(settings.token.reveal(), str(target.where), settings.guild_id, settings.gm_role,
         settings.extra_games, shards, ids, workers)
 

@@ -141,6 +141,6 @@ def test_the_limits_check_finds_what_discord_refuses() -> None:
                           "1": [{**ok, "name": f"c{n}"} for n in range(101)]})
     text = "\n".join(found)
     for wanted in ("required option after an optional", "description has 101",
-                   "26 options", "subcommands mixed", "26 choices", "characters (at most 4000)",
+                   "26 options", "subcommands mixed", "26 choices", "characters (at most 3600",
                    "'Move' is not", "101 slash commands"):
         assert wanted in text, (wanted, text)
