@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from adjudicator.kernel.game import Game
     from bot.service import GameService
+    from bot.store import StoreTarget
 
 
 class _OneLineErrors(TyperGroup):
@@ -38,14 +39,17 @@ class _OneLineErrors(TyperGroup):
         except Exception as error:
             if os.environ.get("UMPIRE_DEBUG"):
                 raise
-            text = " ".join(str(error).split()) or type(error).__name__
+            from bot.store.urls import redact
+
+            text = redact(" ".join(str(error).split())) or type(error).__name__
             print(f"umpire: {text[:300]}", file=sys.stderr)
             raise typer.Exit(1) from None
 
 
 #: The --db option: SQLite (the default) or PostgreSQL.
-DB_HELP = ("the database: a file, sqlite:///PATH or postgresql://USER@HOST/DB (default "
-           "$UMPIRE_DB, else umpire.db in the user data folder)")
+DB_HELP = ("the database: a file, sqlite:///ABSOLUTE/PATH, sqlite://RELATIVE/PATH or "
+           "postgresql://USER@HOST/DB (default $UMPIRE_DB, else umpire.db in the user data "
+           "folder); a password is never printed")
 
 
 def _plain_metavars() -> None:
@@ -154,7 +158,7 @@ def play(
     from adjudicator.registry import UnknownGame, load_game
     from bot.console import LocalGame, play_at_terminal
     from bot.service import GameService, ServiceError
-    from bot.store import Store, data_folder, default_db
+    from bot.store import Store, data_folder
 
     if pack is not None:
         pack_game = _checked_pack(pack)
@@ -170,7 +174,7 @@ def play(
         console.print(f"[red]unknown scenario {scenario!r}; choose from "
                       f"{', '.join(rules.scenarios())}[/red]")
         raise typer.Exit(code=2)
-    store = Store(default_db(db))
+    store = Store(_store_target(db).where)
     # the console's history beside a database file, else in the user data folder
     where = getattr(store, "path", None)
     folder = where.parent if isinstance(where, Path) else data_folder()
@@ -324,8 +328,6 @@ def bot(
 
     from bot.discord.app import run
     from bot.discord.settings import SettingsError, load_settings
-    from bot.store import default_db, redact
-
     if check_commands:
         from bot.discord.app import check_commands as check
 
@@ -353,13 +355,12 @@ def bot(
             raise typer.Exit(code=2)
     workers = (render_processes if render_processes is not None
                else max(1, (os.cpu_count() or 2) // 2))
-    path = default_db(db)
-    console.print(f"Umpire bot: database {redact(path)}"
-                  + (f", commands synced to server {settings.guild_id}"
-                     if settings.guild_id else ", commands synced globally")
+    target = _store_target(db)
+    console.print(f"Umpire bot: database {target.label}"
+                  + (f", /gm for server {settings.guild_id}" if settings.guild_id else "")
                   + (f", shards {', '.join(map(str, ids or range(shards)))} of {shards}"
-                     if shards else ""), highlight=False)
-    run(settings.token.reveal(), path, settings.guild_id, settings.gm_role,
+                     if shards else ""), highlight=False, markup=False, soft_wrap=True)
+    run(settings.token.reveal(), str(target.where), settings.guild_id, settings.gm_role,
         settings.extra_games, shards, ids, workers)
 
 
@@ -379,18 +380,19 @@ def mail(
 
     from bot.mail.app import run
     from bot.mail.config import ConfigError, load_config
-    from bot.store import default_db, redact
-
+    from bot.store import DB_ENV
     try:
         settings = load_config(config)
     except ConfigError as error:
         console.print(f"[red]{error}[/red]", highlight=False)
         raise typer.Exit(code=2) from error
-    path = default_db(db or settings.database)
+    target = _store_target(db or settings.database)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    console.print(f"Umpire mail gateway for {settings.address}: database {redact(path)}",
-                  highlight=False)
-    run(settings, path)
+    console.print(f"Umpire mail gateway for {settings.address}: database {target.label}"
+                  + ("" if db or settings.database or os.environ.get(DB_ENV) else
+                     f" (the default file: no database in {config}, no --db, no ${DB_ENV})"),
+                  markup=False, highlight=False, soft_wrap=True)
+    run(settings, str(target.where))
 
 
 def _bench_dir() -> Path:
@@ -559,7 +561,7 @@ def import_game(
     console.print(f"imported as game {game_id} ({info.status})", highlight=False)
     if info.status in ("active", "paused"):
         console.print(f"go on playing it: umpire play {info.game} --resume {game_id}"
-                      + (f" --db {db}" if db else ""), highlight=False)
+                      + (f" --db {_store_target(db).label}" if db else ""), highlight=False)
     elif not seed and header.get("status") in ("active", "paused"):
         console.print("archived (readable, exportable): give the game's dice seed "
                       "(--seed or --seed-file) to go on playing it", highlight=False)
@@ -573,17 +575,15 @@ def games(db: DbOption = None) -> None:
 
     from rich.table import Table
 
-    from bot.store import default_db
-    from bot.store.base import resolve
-
-    path = default_db(db)
-    backend, where = resolve(path)
-    if backend == "sqlite" and not Path(where).exists():
-        console.print(f"no games yet ({path} does not exist): umpire play GAME starts one",
-                      highlight=False)
+    target = _store_target(db)
+    if target.path is not None and not target.path.exists():
+        console.print(f"no games yet ({target.label} does not exist): umpire play GAME "
+                      "starts one", markup=False, highlight=False, soft_wrap=True)
         return
-    rows = _service(path).operator.games()
-    table = Table(title=f"{len(rows)} game(s) in {path}")
+    rows = _service(db).operator.games()
+    console.print(f"{len(rows)} game(s) in {target.label}", markup=False, highlight=False,
+                  soft_wrap=True)
+    table = Table()
     for column in ("id", "game", "scenario", "status", "to act", "actions", "created",
                    "seats"):
         table.add_column(column, justify="right" if column == "actions" else "left",
@@ -594,7 +594,20 @@ def games(db: DbOption = None) -> None:
         created = datetime.fromtimestamp(float(info.created or 0)).strftime("%Y-%m-%d %H:%M")
         table.add_row(info.id, info.game, info.scenario or "-", status, info.to_act or "-",
                       str(info.head_seq or 0), created, who or "-")
-    console.print(table)
+    _print_whole(table)
+
+
+def _print_whole(table: Any) -> None:
+    """Print ``table`` at a terminal's width, or at its own full width when the output is
+    piped or redirected (rich would cut it at 80 columns there)."""
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    if console.is_terminal:
+        console.print(table)
+        return
+    width = Measurement.get(console, console.options.update_width(10_000), table).maximum
+    Console(file=console.file, width=max(width, console.width), no_color=True).print(table)
 
 
 @app.command()
@@ -621,14 +634,13 @@ def db_check(db: DbOption = None) -> None:
     columns, every snapshot, and its whole log replayed from the start (state hashes,
     events, forced dice). One line per problem; exit status 1 if there is any."""
     from bot.dbcheck import check_database
-    from bot.store import default_db, resolve
 
-    target = default_db(db)
-    kind, where = resolve(target)
-    if kind == "sqlite" and not Path(where).exists():
-        console.print(f"{where}: no such database file", markup=False)
+    target = _store_target(db)
+    if target.path is not None and not target.path.exists():
+        console.print(f"{target.label}: no such database file", markup=False,
+                      highlight=False, soft_wrap=True)
         raise typer.Exit(code=1)
-    report = check_database(target)
+    report = check_database(target.where)
     for line in report.problems:
         console.print(f"  - {line}", markup=False, highlight=False, soft_wrap=True)
     console.print(report.summary(), markup=False, highlight=False, soft_wrap=True)
@@ -641,9 +653,9 @@ def db_migrate(db: DbOption = None) -> None:
     """Bring the database's schema to this Umpire's version (every command does it when it
     opens the database; run it alone before starting many processes, or as the database
     owner when the bot's role may not change the schema)."""
-    from bot.store import Store, default_db
+    from bot.store import Store
 
-    store = Store(default_db(db), migrate=False)
+    store = Store(_store_target(db).where, migrate=False)
     try:
         before = store.schema_version()
         after = store.migrate()
@@ -665,8 +677,9 @@ def db_copy(
     rebuilds each game to its recorded state hash. Exit status 1 on any problem."""
     from bot.dbcopy import copy_database
 
-    report = copy_database(source, target, out=lambda line: console.print(
-        line, markup=False, highlight=False))
+    report = copy_database(_store_target(source).where, _store_target(target).where,
+                           out=lambda line: console.print(line, markup=False,
+                                                          highlight=False))
     for line in report.problems:
         console.print(f"  - {line}", markup=False, highlight=False, soft_wrap=True)
     console.print(report.summary(), markup=False, highlight=False, soft_wrap=True)
@@ -678,9 +691,23 @@ def _service(db: str | None) -> GameService:
     """The game service over the database ``db`` (default: $UMPIRE_DB, else the user data
     folder's); these commands are its operator's (``service.operator``)."""
     from bot.service import GameService
-    from bot.store import Store, default_db
+    from bot.store import Store
 
-    return GameService(Store(default_db(db)))
+    return GameService(Store(_store_target(db).where))
+
+
+def _store_target(db: str | None) -> StoreTarget:
+    """The database ``db`` names (default: $UMPIRE_DB, else the user data folder's file),
+    parsed once by :func:`bot.store.urls.parse_target`; a target it does not understand
+    ends the command with one line saying what is accepted (exit status 2)."""
+    from bot.store import StoreError, default_db, parse_store_target
+    from bot.store.urls import redact
+
+    try:
+        return parse_store_target(default_db(db))
+    except StoreError as error:
+        print(f"umpire: --db: {redact(str(error))}", file=sys.stderr)
+        raise typer.Exit(code=2) from None
 
 
 def _stored_game(game_id: str, db: str | None) -> tuple[Game[Any], GameService]:

@@ -37,7 +37,7 @@ from bot.discord.core import BotConfig, ShardedUmpireBot, UmpireBot
 from bot.discord.limits import check, size
 from bot.discord.port import ServicePort
 from bot.discord.publish import Renderer
-from bot.runtime import tune_gc
+from bot.runtime import release_leases, tune_gc
 from bot.service import GameService
 from bot.store import Store
 
@@ -184,7 +184,8 @@ async def serve(token: str, db: Path | str, guild_id: int | None = None,
     renderer = load_renderer(render_processes)
     first = shard_ids is None or not shard_ids or 0 in shard_ids
     tune_gc()  # after start-up: what it loaded is never collected (bot.runtime)
-    bot = create_bot(GameService(store),
+    service = GameService(store)
+    bot = create_bot(service,
                      BotConfig(guild_id=guild_id, gm_role=gm_role, extra_games=extra_games,
                                shard_count=shard_count, shard_ids=shard_ids,
                                sync_commands=first),
@@ -213,6 +214,7 @@ async def serve(token: str, db: Path | str, guild_id: int | None = None,
             loop.remove_signal_handler(signal.SIGTERM)
         if isinstance(renderer, PooledRenderer):
             renderer.close()
+        release_leases(store, service.instance, log=log)  # the next process: at once
         store.close()
 
 

@@ -17,6 +17,7 @@ from discord import app_commands
 
 from adjudicator.kernel.events import PUBLIC
 from bot.discord import formatting as fmt
+from bot.discord import limits
 from bot.discord.autocomplete import rank
 from bot.discord.commands_orders import choices, game_quietly, submit_order
 from bot.discord.core import UmpireBot, announce, defer, reply
@@ -331,7 +332,16 @@ class GameCommands(app_commands.Group, name="game",
             text = (f"Your view of the record of {label} ({record.audience}): what you may "
                     "see of each action. The full record — both sides' secrets, verifiable — "
                     "is for everyone when the game is over (the GM at any time).")
-        await reply(interaction, text, file=discord.File(io.BytesIO(record.jsonl()), name),
+        fitted = limits.fit_attachment(record.jsonl(), name)
+        if isinstance(fitted, str):  # too large even gzipped: said, never dropped silently
+            where = (f" The bot's operator can write it with `umpire export {info.id}`."
+                     if record.full else " `/game log` shows the last actions.")
+            await reply(interaction, f"{text}\nIt cannot be sent here: {fitted}.{where}",
+                        ephemeral=True)
+            return
+        if fitted.note:
+            text += f" — {fitted.note}"
+        await reply(interaction, text, file=discord.File(io.BytesIO(fitted.data), fitted.name),
                     ephemeral=True)
 
     @app_commands.command(name="dice", description="The dice commitment; verification after "

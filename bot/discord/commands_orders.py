@@ -37,6 +37,15 @@ from bot.discord.transformers import GAME_HELP, GameOption, bot_of
 from bot.discord.verbs import VerbCommand, is_secret_order, verb_commands
 from bot.service import GameInfo, ServiceError
 
+#: The ``game`` option of every order subcommand (short: a game's command repeats it for
+#: each verb, and Discord counts every character of a command, see bot.discord.limits).
+ORDER_GAME_HELP = "game id, if several"
+#: Rule numbers a subcommand's description quotes (more are on /help GAME VERB).
+DESCRIPTION_RULES = 2
+#: Most characters of a subcommand's description (Discord allows 100; the whole of a
+#: game's command must stay within bot.discord.limits.COMMAND_BUDGET). /help GAME VERB
+#: gives the whole text.
+DESCRIPTION_CHARS = 80
 SECRET_REFUSAL = ("Secret orders are accepted only in a direct message with me; nothing you "
                   "typed was read or kept here. Open a DM with Umpire and use the command "
                   "there.")
@@ -136,14 +145,18 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
     parameters.append(inspect.Parameter("game", inspect.Parameter.KEYWORD_ONLY,
                                         annotation=Optional[GameOption],  # noqa: UP045
                                         default=None))
-    descriptions["game"] = GAME_HELP
+    descriptions["game"] = ORDER_GAME_HELP
     callback.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     callback.__discord_app_commands_param_description__ = descriptions  # type: ignore[attr-defined]
-    rules_text = f" ({', '.join(verb.verb.rules)})" if verb.verb.rules else ""
-    secret = " — in a DM with me" if verb.verb.secret else ""
+    quoted = list(verb.verb.rules[:DESCRIPTION_RULES])
+    if len(verb.verb.rules) > DESCRIPTION_RULES:
+        quoted[-1] += " …"
+    rules_text = f" ({', '.join(quoted)})" if quoted else ""
+    secret = " — DM only" if verb.verb.secret else ""
+    tail = f"{secret}{rules_text}"
     made: app_commands.Command[Any, Any, None] = app_commands.Command(
-        name=command.path[-1], description=fmt.clip(f"{verb.verb.help}{secret}{rules_text}",
-                                                     100), callback=callback)
+        name=command.path[-1], description=_words(verb.verb.help, DESCRIPTION_CHARS - len(tail))
+        + tail, callback=callback)
 
     async def complete(interaction: discord.Interaction[Any],
                        current: str) -> list[app_commands.Choice[str]]:
@@ -170,12 +183,20 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
     return made
 
 
+def _words(text: str, limit: int) -> str:
+    """``text`` cut at a word to at most ``limit`` characters (marked "…")."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:—(")
+    return cut + "…"
+
+
 class GameOrders(app_commands.Group):
     """``/GAME VERB …``: one subcommand per verb of a game's order spec."""
 
     def __init__(self, keys: frozenset[str], rules: Game[Any]) -> None:
         super().__init__(name=rules.name, description=fmt.clip(
-            f"Orders of {rules.title} (one per verb; /order takes any notation)", 100),
+            f"{rules.title} orders, one per verb (/order takes any)", 100),
             allowed_contexts=ANYWHERE, allowed_installs=GUILD_INSTALL)
         spec = rules.order_spec
         groups: dict[str, app_commands.Group] = {}
@@ -187,7 +208,7 @@ class GameOrders(app_commands.Group):
             first = command.path[0]
             if first not in groups:
                 groups[first] = app_commands.Group(
-                    name=first, description=fmt.clip(f"{first} … ({rules.title})", 100),
+                    name=first, description=fmt.clip(f"{first} … ({rules.name})", 100),
                     parent=self)
             groups[first].add_command(made)
 

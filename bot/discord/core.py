@@ -142,15 +142,33 @@ class UmpireBot(discord.Client):
 
     async def setup_hook(self) -> None:
         if self.config.sync_commands:
-            await self.tree.sync()
-            if self.config.guild_id is not None:
-                await self.tree.sync(guild=discord.Object(self.config.guild_id))
+            await self.sync_commands()
+        else:
+            log.info("commands not synced by this process (the process running shard 0 "
+                     "syncs them)")
         if self.renderer is not None and self.config.warm_pictures:
             self._warming = asyncio.create_task(self.warm_pictures(), name="umpire-pictures")
         if self.config.tick_seconds > 0:
             self._ticker = asyncio.create_task(self._tick_loop(), name="umpire-deadlines")
         if self.config.follow_seconds > 0:
             self._follower = asyncio.create_task(self._follow_loop(), name="umpire-follow")
+
+    async def sync_commands(self) -> None:
+        """Register the commands with Discord, and log what Discord accepted, once it has
+        (a refusal is logged with Discord's reason, and stops the start)."""
+        scopes: list[discord.Object | None] = [None]
+        if self.config.guild_id is not None:
+            scopes.append(discord.Object(self.config.guild_id))
+        for scope in scopes:
+            where = "globally" if scope is None else f"to server {scope.id}"
+            try:
+                synced = await self.tree.sync(guild=scope)
+            except discord.HTTPException as error:
+                log.error("commands NOT synced %s: Discord answered %s %s", where,
+                          error.status, error.text)
+                raise
+            log.info("commands synced %s: %s", where,
+                     ", ".join(f"/{c.name}" for c in synced) or "none")
 
     async def warm_pictures(self) -> None:
         """Draw each game's opening map once, so static layers are built before anyone asks."""
@@ -170,13 +188,15 @@ class UmpireBot(discord.Client):
         await super().close()
 
     async def _tick_loop(self) -> None:
+        """Deadlines at once when ready (a process started after another stopped takes its
+        released lease without waiting), then every ``tick_seconds``."""
         await self.wait_until_ready()
         while not self.is_closed():
-            await asyncio.sleep(self.config.tick_seconds)
             try:
                 await self.publisher.deadline_notices()
             except Exception:
                 log.exception("deadline check failed")
+            await asyncio.sleep(self.config.tick_seconds)
 
     async def _follow_loop(self) -> None:
         await self.wait_until_ready()

@@ -11,14 +11,20 @@ request against those schemas as well):
 * required options before optional ones; options either all subcommands/groups or none;
 * autocomplete and fixed choices never on the same option;
 * at most 4,000 characters per command, counting names, descriptions, choice names and
-  values of the command and everything in it;
-* at most 100 slash commands per scope (global, or one server).
+  values of the command and everything in it — Umpire keeps every command within
+  :data:`COMMAND_BUDGET` (3,600), so a wording change cannot bring a command to the limit
+  where Discord refuses the whole command set;
+* at most 100 slash commands per scope (global, or one server);
+* an attachment of at most :data:`ATTACHMENT_BYTES` (10 MiB, a bot's limit where a server
+  has no boost): :func:`fit_attachment` gzips a larger file, or says it cannot be sent.
 """
 
 from __future__ import annotations
 
+import gzip
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 NAME = re.compile(r"^[-_\w]{1,32}$")
@@ -27,8 +33,12 @@ MAX_OPTIONS = 25
 MAX_CHOICES = 25
 MAX_CHOICE = 100
 MAX_COMMAND_CHARS = 4000
+#: Umpire's own bound per command, a margin under Discord's :data:`MAX_COMMAND_CHARS`.
+COMMAND_BUDGET = 3600
 MAX_COMMANDS = 100
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
+#: The largest attachment a bot may send where the server has no boost (and in DMs).
+ATTACHMENT_BYTES = 10 * 1024 * 1024
 
 
 def size(payload: Mapping[str, Any]) -> int:
@@ -102,6 +112,37 @@ def check(scopes: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[str]:
             _check_named(where, command, problems)
             _check_options(where, command.get("options") or [], problems)
             total = size(command)
-            if total > MAX_COMMAND_CHARS:
-                problems.append(f"{where}: {total} characters (at most {MAX_COMMAND_CHARS})")
+            if total > COMMAND_BUDGET:
+                problems.append(f"{where}: {total} characters (at most {COMMAND_BUDGET}: "
+                                f"Umpire's margin under Discord's {MAX_COMMAND_CHARS}, above "
+                                "which Discord refuses the whole command set)")
     return problems
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """A file as it can be attached: itself, or gzipped (``note`` says so)."""
+
+    name: str
+    data: bytes
+    note: str = ""
+
+
+def megabytes(size: int) -> str:
+    return f"{size / 1024 / 1024:.1f} MB"
+
+
+def fit_attachment(data: bytes, name: str, limit: int | None = None) -> Fitted | str:
+    """``data`` as an attachment named ``name``: as it is when it fits ``limit`` (default
+    :data:`ATTACHMENT_BYTES`), else gzipped (``NAME.gz``) when that fits; else the reason it
+    cannot be sent (sizes and the limit), for the reply."""
+    limit = ATTACHMENT_BYTES if limit is None else limit
+    if len(data) <= limit:
+        return Fitted(name, data)
+    packed = gzip.compress(data, mtime=0)
+    if len(packed) <= limit:
+        return Fitted(f"{name}.gz", packed,
+                      f"gzipped ({megabytes(len(data))} → {megabytes(len(packed))}; "
+                      f"Discord takes at most {megabytes(limit)})")
+    return (f"{name} is {megabytes(len(data))} ({megabytes(len(packed))} gzipped), more than "
+            f"the {megabytes(limit)} Discord lets a bot attach")

@@ -1,5 +1,6 @@
 """Settings of ``umpire bot``: the token (from $DISCORD_TOKEN or a config file), the guild
-to sync commands to, the GM role. The token is never printed or logged."""
+to sync commands to, the GM role. The token is never printed or logged; a config file holding
+it must be readable by its owner only (mode 0600, :mod:`bot.config_secrets`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import platformdirs
 
+from bot.config_secrets import ExposedSecret, require_owner_only
 from bot.discord.permissions import DEFAULT_GM_ROLE
 
 TOKEN_ENV = "DISCORD_TOKEN"
@@ -64,7 +66,12 @@ def load_settings(config: Path | None = None, guild_id: int | None = None,
     token = env.get(TOKEN_ENV) or data.get("token")
     if not isinstance(token, str) or not token.strip():
         raise SettingsError(f"no Discord bot token: set ${TOKEN_ENV} or put token = \"...\" "
-                            f"in {path}")
+                            f"in {path} (mode 0600)")
+    if "token" in data:
+        try:
+            require_owner_only(path, "the Discord token", TOKEN_ENV)
+        except ExposedSecret as error:
+            raise SettingsError(str(error)) from None
     guild = guild_id if guild_id is not None else data.get("guild")
     if guild is not None and not isinstance(guild, int):
         raise SettingsError(f"guild in {path} must be a number (the server's id)")

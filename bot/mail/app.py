@@ -1,4 +1,5 @@
-"""``umpire mail``: build the gateway from ``mail.toml`` and run it until stopped."""
+"""``umpire mail``: build the gateway from ``mail.toml`` and run it until stopped; a stop
+(SIGTERM, SIGINT) finishes the mail in hand, then releases the process's leases."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from bot.mail.config import MailConfig, password
 from bot.mail.desk import Desk
 from bot.mail.gateway import Gateway
 from bot.mail.transport import Inbox, Listener, Outbox
-from bot.runtime import tune_gc
+from bot.runtime import release_leases, tune_gc
 from bot.service import GameService
 from bot.store import Store
 
@@ -33,6 +34,8 @@ def build(config: MailConfig, db: Path | str) -> tuple[Gateway, Listener | None]
 def run(config: MailConfig, db: Path | str) -> None:
     """Run until SIGINT or SIGTERM; mail being handled is finished first."""
     gateway, listener = build(config, db)
+    log.info("store: %s (%s)", gateway.desk.service.store.label,
+             gateway.desk.service.store.backend)
     tune_gc()  # after start-up (bot.runtime)
     stop = threading.Event()
 
@@ -55,4 +58,7 @@ def run(config: MailConfig, db: Path | str) -> None:
             close = getattr(gateway.inbox, "close", None)
             if callable(close):
                 close()
+        release_leases(gateway.desk.service.store, gateway.holder,
+                       gateway.desk.service.instance, log=log)
         gateway.desk.service.store.close()
+

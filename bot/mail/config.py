@@ -8,7 +8,9 @@ which never shows itself in a repr, a log line or a traceback.
 ```toml
 address = "umpire@example.org"        # players write here; replies come from here
 name = "Umpire"                       # display name on outgoing mail
-database = "umpire.db"                # optional (else --db, $UMPIRE_DB, the default)
+database = "umpire.db"                # optional (else --db, $UMPIRE_DB, the default file,
+                                      # which the start-up line names); a URL with a
+                                      # password only in a file of mode 0600
 
 [imap]
 host = "imap.example.org"
@@ -49,6 +51,8 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from bot.config_secrets import ExposedSecret, require_owner_only, url_has_password
 
 TlsMode = Literal["implicit", "starttls", "none"]
 
@@ -128,7 +132,8 @@ class Limits(_Section):
 class MailConfig(_Section):
     address: str
     name: str = "Umpire"
-    #: The database: a file, sqlite:///PATH or postgresql://… (else --db, $UMPIRE_DB).
+    #: The database: a file, sqlite:///PATH or postgresql://… (else --db, $UMPIRE_DB). A
+    #: URL with a password only in a file of mode 0600 (:mod:`bot.config_secrets`).
     database: str | None = None
     imap: ImapConfig | None = None
     smtp: SmtpConfig
@@ -176,7 +181,26 @@ def load_config(path: Path) -> MailConfig:
     if config.imap is None and config.listen is None:
         raise ConfigError(f"{path}: give an [imap] mailbox to read, or a [listen] address, "
                           "or both")
+    _check_database(path, config.database)
     return config
+
+
+def _check_database(path: Path, database: str | None) -> None:
+    """``database`` names a store this Umpire takes, and a password in it sits in a file
+    only its owner may read (:mod:`bot.config_secrets`, the bot's rule too)."""
+    if database is None:
+        return
+    from bot.store import StoreError, parse_store_target
+
+    try:
+        parse_store_target(database)
+    except StoreError as error:
+        raise ConfigError(f"{path}: database: {error}") from None
+    if url_has_password(database):
+        try:
+            require_owner_only(path, "the database password", "UMPIRE_DB")
+        except ExposedSecret as error:
+            raise ConfigError(str(error)) from None
 
 
 def _keys(data: Mapping[str, object]) -> list[str]:

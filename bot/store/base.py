@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from bot.store.codec import pack_state, unpack_state
+from bot.store.urls import BadTarget, StoreTarget, parse_target, redact
 
 #: Seconds a writer waits for another before the store gives up (:class:`Busy`).
 BUSY_TIMEOUT_S = 15.0
@@ -674,6 +675,15 @@ class Store:
         with self.write() as tx:
             tx.execute("DELETE FROM leases WHERE name = ? AND holder = ?", [name, holder])
 
+    def release_held(self, holder: str) -> list[str]:
+        """Give up every lease ``holder`` holds (a process stopping cleanly: the next one
+        takes its jobs at once instead of waiting for them to lapse); their names."""
+        with self.write() as tx:
+            names = [str(r["name"]) for r in tx.query(
+                "SELECT name FROM leases WHERE holder = ? ORDER BY name", [holder])]
+            tx.execute("DELETE FROM leases WHERE holder = ?", [holder])
+        return names
+
     def lease_holder(self, name: str) -> str | None:
         """Who holds the lease now (None: nobody, or it expired)."""
         row = self._one(f"SELECT holder FROM leases WHERE name = ? AND expires >= "
@@ -763,37 +773,19 @@ def default_db(explicit: str | Path | None = None) -> str:
 
 
 def resolve(target: str | Path | None) -> tuple[str, str | Path]:
-    """(backend, where) of a database target: ``postgresql://…`` (or ``postgres://…``) is
-    PostgreSQL; ``sqlite://PATH`` (``sqlite:///abs/path``, ``sqlite://rel.db``) and a plain
-    path are a SQLite file (``~`` expanded); None: :func:`default_db`."""
-    if target is None:
-        target = default_db()
-    if isinstance(target, Path):
-        return "sqlite", target.expanduser()
-    text = target.strip()
-    scheme = text.split("://", 1)[0].lower() if "://" in text else ""
-    if scheme in ("postgresql", "postgres"):
-        return "postgresql", text
-    if scheme == "sqlite":
-        path = text.split("://", 1)[1]
-        if not path:
-            raise StoreError("sqlite:// needs a file: sqlite:///path/to/umpire.db")
-        return "sqlite", Path(path).expanduser()
-    if scheme:
-        raise StoreError(f"unknown database scheme {scheme}://: use a file path, "
-                         "sqlite:///PATH or postgresql://USER@HOST/DB")
-    return "sqlite", Path(text).expanduser()
+    """(backend, where) of a database target, parsed by :func:`bot.store.urls.parse_target`
+    (a SQLite file's path, or a PostgreSQL URL); None: :func:`default_db`. A target it does
+    not understand is a :class:`StoreError` saying what is accepted."""
+    parsed = parse_store_target(default_db() if target is None else target)
+    return parsed.backend, parsed.where
 
 
-def redact(target: str) -> str:
-    """A database target without its password (for messages and logs)."""
-    if "://" not in target or "@" not in target:
-        return target
-    head, rest = target.split("://", 1)
-    auth, _, tail = rest.partition("@")
-    if ":" in auth:
-        auth = auth.split(":", 1)[0] + ":***"
-    return f"{head}://{auth}@{tail}"
+def parse_store_target(target: str | Path) -> StoreTarget:
+    """:func:`bot.store.urls.parse_target`, its refusal a :class:`StoreError`."""
+    try:
+        return parse_target(target)
+    except BadTarget as error:
+        raise StoreError(str(error)) from None
 
 
 def iter_chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:

@@ -17,6 +17,11 @@
 The URL is libpq's: ``postgresql://user:password@host:port/database``, plus Umpire's own
 query parameters ``pool`` (most connections a process opens, default 10) and ``lock``
 (``advisory`` or ``row``), removed before connecting.
+
+Every network call has a bound: connecting (``connect_timeout``, 10 s), a free connection
+from the pool and a lock (the busy timeout, 15 s), a statement (``statement_timeout``,
+120 s), and a silent network (TCP keepalives and ``tcp_user_timeout``, 60 s). Values given in
+the URL (``?connect_timeout=…``, ``options=-c statement_timeout=…``) win.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from psycopg import errors as pg_errors
-from psycopg.conninfo import conninfo_to_dict
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
@@ -46,11 +51,20 @@ from bot.store.base import (
     StoreError,
     Tx,
     params_of,
-    redact,
+    parse_store_target,
 )
+from bot.store.urls import redact
 
 #: Key of the advisory lock taken while migrating.
 MIGRATION_LOCK = 0x756D7069 << 16  # "umpi"
+#: Seconds to wait for a connection to the server (libpq's connect_timeout).
+CONNECT_TIMEOUT_S = 10
+#: Longest a statement may run on the server (PostgreSQL's statement_timeout).
+STATEMENT_TIMEOUT_S = 120
+#: libpq's limits on a silent network: a connection whose peer stops answering is closed
+#: (keepalive probes, and unacknowledged data for at most tcp_user_timeout ms).
+NETWORK_TIMEOUTS = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10,
+                    "keepalives_count": 3, "tcp_user_timeout": 60_000}
 #: Umpire's own query parameters in a PostgreSQL URL.
 OWN_PARAMS = ("pool", "lock")
 #: Every store still open in this process (see :func:`close_stores`).
@@ -84,6 +98,11 @@ def to_pyformat(sql: str) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+def _line(error: BaseException) -> str:
+    """An error's message on one line."""
+    return " ".join(str(error).split())
 
 
 def lock_key(name: str) -> int:
@@ -160,7 +179,10 @@ class PostgresStore(Store):
         """``pool_size``: most connections at once (default: the URL's ``pool``, else 10);
         ``lock``: ``advisory`` (default) or ``row`` (see the module notes); options of the
         SQLite store (``synchronous``) are ignored."""
-        conninfo, own = split_url(url)
+        where = parse_store_target(url)
+        if where.url is None:
+            raise StoreError(f"{where.label} is not a PostgreSQL URL")
+        conninfo, own = split_url(where.url)
         self.url = url
         self.label = redact(conninfo)
         self.lock_mode = lock or own.get("lock", "advisory")
@@ -170,19 +192,31 @@ class PostgresStore(Store):
         self.busy_timeout = busy_timeout
         self._local = threading.local()
         timeout_ms = int(busy_timeout * 1000)
-        given = str(conninfo_to_dict(conninfo).get("options") or "")
-        options = (f"{given} -c lock_timeout={timeout_ms} "
-                   "-c idle_in_transaction_session_timeout=600000").strip()
+        given_info = conninfo_to_dict(conninfo)
+        given = str(given_info.get("options") or "")
+        connect_timeout = int(given_info.get("connect_timeout") or CONNECT_TIMEOUT_S)
+        # Umpire's limits first: an option given in the URL (options=-c …) wins.
+        options = (f"-c lock_timeout={timeout_ms} -c statement_timeout="
+                   f"{int(STATEMENT_TIMEOUT_S * 1000)} "
+                   f"-c idle_in_transaction_session_timeout=600000 {given}").strip()
+        network = {"connect_timeout": connect_timeout, **NETWORK_TIMEOUTS,
+                   **{k: v for k, v in given_info.items() if k in NETWORK_TIMEOUTS}}
+        conninfo = make_conninfo(conninfo, application_name="umpire", **network)
+        try:  # one connection first: a wrong password or host is said at once, not retried
+            psycopg.connect(conninfo).close()
+        except psycopg.Error as error:
+            raise Damaged(f"{self.label}: cannot connect to PostgreSQL "
+                          f"({redact(_line(error))})") from None
         try:
             self.pool: ConnectionPool[psycopg.Connection[dict[str, Any]]] = ConnectionPool(
                 conninfo, min_size=1, max_size=max(size, 2), open=True, timeout=busy_timeout,
-                kwargs={"autocommit": True, "row_factory": dict_row, "options": options,
-                        "application_name": "umpire"},
+                kwargs={"autocommit": True, "row_factory": dict_row, "options": options},
                 name="umpire")
             self.pool.wait(timeout=busy_timeout)
         except (PoolTimeout, psycopg.Error) as error:
             self._close_pool()
-            raise Damaged(f"{self.label}: cannot connect to PostgreSQL ({error})") from error
+            raise Damaged(f"{self.label}: cannot connect to PostgreSQL "
+                          f"({redact(_line(error))})") from None
         _OPEN.add(self)
         if migrate:
             try:

@@ -35,6 +35,7 @@ from bot.store.base import (
     Tx,
     _now,
     params_of,
+    parse_store_target,
 )
 
 
@@ -97,7 +98,10 @@ class SqliteStore(Store):
                  **_options: Any) -> None:
         """``migrate=False`` opens the file as it is (``umpire db migrate`` and ``copy``
         read its version first); options of other backends are ignored."""
-        self.path = Path(path)
+        where = parse_store_target(path)
+        if where.path is None:
+            raise StoreError(f"{where.label} is not a SQLite file")
+        self.path = where.path
         self.label = str(self.path)
         self.synchronous = synchronous
         self.busy_timeout = busy_timeout

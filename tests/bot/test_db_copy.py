@@ -4,7 +4,9 @@ back, verified by digests of its rows and by state hashes, and nothing lost on t
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from bot.cli import app
@@ -100,8 +102,9 @@ def test_a_second_copy_skips_what_is_there_and_refuses_what_differs(
     play(other, games[1], (RED, "pass"))  # the source moved on: the copies now differ
     other.store.close()
     third = copy_database(source, pg_url)
-    assert third.problems == [f"game {games[1]}: the destination holds another game with "
-                              "this id; left alone"]
+    assert third.problems == [f"game {games[1]}: conflict — the destination holds another "
+                              "game with this id; left alone"]
+    assert (third.games, third.skipped, third.conflicts) == (0, 2, 1)
 
 
 def test_the_cli_copies_migrates_and_refuses_an_old_source(tmp_path: Path, pg_url: str) -> None:
@@ -128,3 +131,91 @@ def test_the_cli_copies_migrates_and_refuses_an_old_source(tmp_path: Path, pg_ur
     assert result.exit_code == 1 and "umpire db migrate" in result.output, result.output
     result = runner.invoke(app, ["db", "migrate", "--db", str(old)])
     assert result.exit_code == 0 and "(was 0)" in result.output, result.output
+
+
+# ---- merging two stores (issue 24) ------------------------------------------------------
+
+def _merge_case(source: str, target: str) -> None:
+    """``target`` already holds games of its own (their seats, entropy and audit rows
+    numbered from 1 like the source's): copying merges the stores, renumbering the rows
+    whose numbers are taken, and every game of both is whole afterwards."""
+    theirs_service = make_service(target, snapshot_every=2)
+    theirs = populate(theirs_service)
+    their_records = {g: export_lines(theirs_service.store, g) for g in theirs}
+    theirs_service.store.close()
+    ours_service = make_service(source, snapshot_every=2)
+    ours = populate(ours_service)
+    our_records = {g: export_lines(ours_service.store, g) for g in ours}
+    digests = {g: game_digest(ours_service.store, g) for g in ours}
+    ours_service.store.close()
+
+    report = copy_database(source, target)
+    assert report.problems == [], report.problems
+    assert (report.games, report.verified, report.conflicts) == (3, 3, 0)
+    assert report.renumbered > 0  # both stores numbered their seats from 1
+    again = copy_database(source, target)
+    assert (again.games, again.skipped, again.problems) == (0, 3, [])
+    store = Store(target)
+    try:
+        assert len(store.game_ids()) == 6
+        for game_id in ours:
+            assert game_digest(store, game_id) == digests[game_id]
+            assert export_lines(store, game_id) == our_records[game_id]
+        for game_id in theirs:
+            assert export_lines(store, game_id) == their_records[game_id]
+        seat_ids = [int(r["id"]) for r in store.query("SELECT id FROM seats")]
+        assert len(seat_ids) == len(set(seat_ids))
+        # both sets of games go on being played in the merged store
+        merged = GameService(store)
+        merged.seat(ours[0], GM_ACTOR, "blue", BLUE)
+        merged.seat(theirs[0], GM_ACTOR, "blue", BLUE)
+    finally:
+        store.close()
+
+
+def test_copying_into_a_postgresql_store_that_holds_games_merges_them(
+        tmp_path: Path, pg_url: str) -> None:
+    _merge_case(sqlite_url(tmp_path / "ours.db"), pg_url)
+
+
+def test_copying_into_a_sqlite_store_that_holds_games_merges_them(
+        tmp_path: Path, pg_url: str) -> None:
+    _merge_case(pg_url, str(tmp_path / "theirs.db"))
+
+
+def test_copying_between_two_sqlite_stores_merges_them(tmp_path: Path) -> None:
+    _merge_case(str(tmp_path / "ours.db"), sqlite_url(tmp_path / "theirs.db"))
+
+
+def test_a_game_that_cannot_be_written_is_not_half_copied_and_the_others_are(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = str(tmp_path / "ours.db")
+    service = make_service(source)
+    games = populate(service)
+    service.store.close()
+    target = tmp_path / "theirs.db"
+    from bot.store import Refused, Tx
+
+    real = Tx.insert
+
+    def failing(self: Tx, table: str, row: Any, **kwargs: Any) -> int:
+        if table == "snapshots" and row.get("game_id") == games[1]:
+            raise Refused("the disk said no")
+        return real(self, table, row, **kwargs)
+
+    monkeypatch.setattr(Tx, "insert", failing)
+    report = copy_database(source, target)
+    monkeypatch.undo()
+    assert len(report.problems) == 1 and report.problems[0].startswith(
+        f"game {games[1]}: not copied, nothing of it written (the disk said no")
+    assert report.games == 2
+    store = Store(target)
+    try:
+        assert set(store.game_ids()) == {games[0], games[2]}
+        for table in ("seats", "actions", "entropy", "audit", "mail_cursors", "mail_inbox"):
+            assert store.query(f"SELECT * FROM {table} WHERE game_id = ?", [games[1]]) == []
+    finally:
+        store.close()
+    result = CliRunner().invoke(app, ["db", "copy", source, str(target)])
+    assert result.exit_code == 0 and "1 games copied, 2 already there" in result.output, \
+        result.output

@@ -59,9 +59,75 @@ def test_a_database_is_a_path_a_sqlite_url_or_a_postgresql_url(tmp_path: Path) -
     assert resolve("postgresql://u:p@db.example/umpire") == (
         "postgresql", "postgresql://u:p@db.example/umpire")
     assert resolve("postgres://db.example/umpire")[0] == "postgresql"
-    with pytest.raises(StoreError, match="unknown database scheme mysql"):
+    with pytest.raises(StoreError, match="unknown database kind mysql"):
         resolve("mysql://x/y")
     assert type(Store(tmp_path / "a.db")).__name__ == "SqliteStore"
+
+
+@pytest.mark.parametrize("form", ["sqlite://{abs}", "sqlite:///{abs}", "{abs}"])
+def test_a_sqlite_url_opens_the_file_it_names_not_a_sqlite_folder(
+        form: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``sqlite:///ABS/PATH`` (and ``sqlite:////ABS/PATH``) open /ABS/PATH, never
+    ./sqlite:/ABS/PATH (issue 27.4)."""
+    monkeypatch.chdir(tmp_path)
+    wanted = tmp_path / "games" / "u.db"
+    target = form.format(abs=str(wanted))
+    store = Store(target)
+    try:
+        assert store.label == str(wanted)
+    finally:
+        store.close()
+    assert wanted.is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games"]
+
+
+def test_a_relative_sqlite_url_is_relative_to_the_working_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Store("sqlite://rel/u.db").close()
+    assert (tmp_path / "rel" / "u.db").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rel"]
+
+
+@pytest.mark.parametrize(("target", "said"), [
+    ("sqlite:/abs/u.db", "a SQLite URL is sqlite:///ABSOLUTE/PATH"),
+    ("sqlite:u.db", "a SQLite URL is sqlite:///ABSOLUTE/PATH"),
+    ("sqlite://", "names no file"),
+    ("sqlite:///u.db?mode=ro", "takes no options"),
+    ("postgresql:db", "a PostgreSQL URL is postgresql://USER@HOST/DB"),
+    ("postgresql://u:pw@h:99999/db", "not a PostgreSQL URL"),
+    ("mysql://u:pw@h/db", "unknown database kind mysql"),
+    ("file:///u.db", "unknown database kind file"),
+    ("   ", "no database given"),
+])
+def test_a_target_no_backend_takes_is_refused_and_nothing_is_made(
+        target: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(StoreError, match=said) as caught:
+        Store(target)
+    assert "pw" not in str(caught.value)
+    assert "file path, sqlite:///" in str(caught.value) or "URL" in str(caught.value) \
+        or "no file" in str(caught.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_whose_name_has_a_colon_is_written_with_dot_slash(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Store("./notes:1.db").close()
+    assert (tmp_path / "notes:1.db").is_file()
+
+
+def test_redact_hides_every_form_of_password() -> None:
+    from bot.store import redact
+
+    assert redact("postgresql://u:s3cret@h/db") == "postgresql://u:***@h/db"
+    assert redact("postgres://u:p@ss/w@h:5432/db") == "postgres://u:***@h:5432/db"
+    assert redact("postgresql://h/db?password=s3cret&pool=2") == \
+        "postgresql://h/db?password=***&pool=2"
+    assert redact("cannot reach postgresql://u:s3cret@h/db now") == \
+        "cannot reach postgresql://u:***@h/db now"
+    assert redact("postgresql://u@h/db") == "postgresql://u@h/db"
 
 
 def test_the_url_password_never_shows(pg_url: str) -> None:
@@ -306,6 +372,36 @@ def test_a_lease_of_a_killed_process_here_is_taken_at_once(store: Store) -> None
     assert store.lease("mail:<m1@x>", holder_name(), 600)
     assert store.lease("deadlines", "elsewhere:1:ab", 600)  # another machine: it lapses
     assert not store.lease("deadlines", holder_name(), 600)
+
+
+def test_a_clean_stop_releases_every_lease_of_its_holder_at_once(store: Store) -> None:
+    """A lease held by a process on another machine is released by that process's clean
+    stop (issue 24), so the next process need not wait for it to lapse."""
+    stopping, other = "elsewhere:1:ab", "elsewhere:2:cd"
+    assert store.lease("deadlines", stopping, 600) and store.lease("mail:leader", stopping, 600)
+    assert store.lease("discord:follow", other, 600)
+    assert not store.lease("deadlines", holder_name(), 600)
+    assert store.release_held(stopping) == ["deadlines", "mail:leader"]
+    assert store.release_held(stopping) == []
+    assert store.lease("deadlines", holder_name(), 600)
+    assert store.lease_holder("discord:follow") == other
+
+
+def test_every_postgresql_statement_has_a_time_limit(pg_url: str) -> None:
+    """Connecting, waiting for a lock and running a statement are all bounded; a limit
+    given in the URL wins (issue 24)."""
+    store = Store(pg_url)
+    try:
+        assert store.query("SHOW statement_timeout") == [{"statement_timeout": "2min"}]
+        assert store.query("SHOW lock_timeout")[0]["lock_timeout"] != "0"
+    finally:
+        store.close()
+    joiner = "&" if "?" in pg_url else "?"
+    store = Store(f"{pg_url}{joiner}options=-c%20statement_timeout%3D5s")
+    try:
+        assert store.query("SHOW statement_timeout") == [{"statement_timeout": "5s"}]
+    finally:
+        store.close()
 
 
 def test_marks_and_cursors_change_once(store: Store) -> None:
