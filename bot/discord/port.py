@@ -157,6 +157,17 @@ class ServicePort:
         await self.call(self.service.seat, info.id, Actor.discord(str(creator.discord_id)),
                         None, gm, "gm")
 
+    async def has_gm_powers(self, info: GameInfo, actor: Actor) -> bool:
+        """Whether the actor reads and acts as the game's GM now (the service decides: a GM
+        seat, and no player seat while the game runs)."""
+        return await self.call(self.service.has_gm_powers, info.id, actor)
+
+    async def gm_readers(self, info: GameInfo) -> list[str]:
+        """The Discord ids of the GMs who may read GM-only news now (not a GM who plays,
+        during play)."""
+        return [user_id for user_id in gms_of(info)
+                if await self.has_gm_powers(info, Actor.discord(user_id))]
+
     async def override(self, game_id: str, gm: Actor, op: Mapping[str, Any], reason: str,
                        key: str) -> SubmitResult:
         return await self.call(self.service.override, game_id, gm, dict(op), reason, key)
@@ -208,7 +219,14 @@ def players_of(info: GameInfo, side: str) -> list[str]:
 
 
 def gms_of(info: GameInfo) -> list[str]:
+    """Discord ids holding a GM seat (whether it has GM powers now is the service's call:
+    :meth:`ServicePort.gm_readers`)."""
     return [str(s.discord_id) for s in info.seats if s.role == "gm" and s.discord_id]
+
+
+def plays_in(info: GameInfo) -> list[str]:
+    """Discord ids seated as players (of any side)."""
+    return [str(s.discord_id) for s in info.seats if s.role == "player" and s.discord_id]
 
 
 def now() -> float:
