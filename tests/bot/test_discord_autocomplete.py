@@ -4,6 +4,8 @@ autocomplete``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from adjudicator.kernel.dice import CommittedDice
@@ -152,7 +154,7 @@ def test_27_12_a_long_typed_value_costs_what_discords_100_characters_cost(
 
     monkeypatch.setattr(autocomplete, "matches", counting)
     long = "move 24pz " + "7" * 5990
-    calls = {
+    calls: dict[str, Callable[[], object]] = {
         "units": lambda: suggest(spec, move, legal, "units", {}, long, canonical),
         "to": lambda: suggest(spec, move, legal, "to", {"units": long}, long, canonical),
         "order": lambda: suggest_orders(legal, long),
