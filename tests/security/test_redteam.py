@@ -17,9 +17,10 @@ from bot.mail import gateway
 from bot.mail.desk import Desk
 from bot.mail.outbound import Outgoing
 from bot.redteam import mail as redteam_mail
-from bot.redteam import outputs
+from bot.redteam import outputs, selftest
+from bot.redteam.differential import FIGURE, World, differential, secret_scenarios
 from bot.redteam.faults import corruptions
-from bot.redteam.leaks import Table, Tally, differential, play_and_scan, scan
+from bot.redteam.leaks import Table, Tally, play_and_scan, scan
 from bot.redteam.outputs import Moment, Output, output_producer
 from bot.service import GameService
 from bot.service import reads as service_reads
@@ -309,3 +310,73 @@ def test_a_damaged_database_probe_that_moves_the_game_on_is_no_finding(
     corruptions(tmp_path, tally, random.Random(0))
     assert tally.tried["faults: damaged databases"] == 18
     assert found(tally) == {}, tally.examples
+
+
+# ---- security round 3: rephrased leaks (issue 27.5) -------------------------------------------
+
+@pytest.mark.parametrize("plant", selftest.plants(), ids=lambda plant: plant.name)
+def test_27_5_each_planted_leak_is_found_by_the_differential_and_the_token_scan(
+        tmp_path: Path, plant: selftest.Plant) -> None:
+    """Issue 27.5: a public event at set-up naming a hidden unit with its hex, a hidden
+    unit's hex alone, a mine's hex in other words, or a face-down unit's type: the
+    differential (two worlds differing in that secret) and the token scan each find it;
+    the same play without the plant is clean for both."""
+    assert not selftest.scan_finds(tmp_path / "clean", plant, 3)
+    assert not selftest.differential_finds(plant, 3)
+    with selftest.planted(plant):
+        assert selftest.scan_finds(tmp_path / "planted", plant, 3), plant.name
+        assert selftest.differential_finds(plant, 3), plant.name
+    assert not selftest.scan_finds(tmp_path / "after", plant, 3)  # the plant is gone
+
+
+def test_27_5_the_self_test_figure_counts_the_four_plants() -> None:
+    """Issue 27.5: ``umpire redteam --quick`` runs the four plants as a self-test: four
+    tried, none missed (a red team that missed one would fail its own run)."""
+    tally = Tally()
+    selftest.run_selftest(tally, seed=11, out=lambda line: None)
+    assert tally.tried["self-test: planted leaks missed"] == 4
+    assert tally.failed["self-test: planted leaks missed"] == 0, tally.examples
+
+
+def test_27_5_the_differential_compares_set_up_outputs_and_pictures(tmp_path: Path) -> None:
+    """Issue 27.5: the differential runs through the service from the first set-up order;
+    what it compares includes the pictures drawn for the readers, and a picture drawn from
+    the secret's owner's view is a difference."""
+    assert set(secret_scenarios()) == {"pakfront", "kursk-salient", "close-to-the-end",
+                                       "gauntlet"}
+    world = World(tmp_path, "w", "tanks", "pakfront")
+    try:
+        legal = world.service.legal_orders(world.game_id, world.players["german"], "german")
+        assert world.submit("german", next(o for o in legal if o.startswith("hide ")))
+        compared = world.outputs(["public", "soviet"], 0)
+    finally:
+        world.close()
+    kinds = {key[0] for key in compared}
+    assert {"pictures", "views", "log", "export", "notices", "legal lists", "autocomplete",
+            "GIF captions", "info"} <= kinds, kinds
+
+
+def test_27_5_a_picture_that_shows_a_hidden_unit_is_a_difference(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27.5: pictures are compared: one drawn for the public from the GM's view (the
+    hidden units on it) differs between the worlds; the views themselves stay clean."""
+    import render
+
+    original = render.draw
+    gm_views: dict[str, Any] = {}
+
+    def leaky(view: Any, pack: Any = None, *, crop: bool = False) -> Any:
+        return original(gm_views.get("last", view), pack, crop=crop)
+
+    def remember(self: World, readers: list[str]) -> Any:
+        gm_views["last"] = self.service.view(self.game_id, self.gm, GM)
+        return pictures(self, readers)
+
+    pictures = World.pictures
+    monkeypatch.setattr(render, "draw", leaky)
+    monkeypatch.setattr(World, "pictures", remember)
+    found = Tally()
+    for seed in range(4):
+        differential("tanks", "pakfront", 2, seed, found)
+    assert found.failed[FIGURE.format(game="tanks")], found.examples
+    assert all("pictures" in e for e in found.examples[FIGURE.format(game="tanks")])
