@@ -380,3 +380,44 @@ def test_27_5_a_picture_that_shows_a_hidden_unit_is_a_difference(
         differential("tanks", "pakfront", 2, seed, found)
     assert found.failed[FIGURE.format(game="tanks")], found.examples
     assert all("pictures" in e for e in found.examples[FIGURE.format(game="tanks")])
+
+
+# ---- security round 3: the admin attack (issue 27.3) and the fuzz (issue 27.5) ----------------
+
+def test_27_3_the_admin_attack_finds_a_gm_who_plays_reading_as_gm(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27.3: the red team seats one person as GM and as a side; during play every GM
+    read and tool is refused (clean), and a service that lets any GM seat read as GM is
+    caught (the views, logs, record, overrides)."""
+    from bot.redteam.attacks import gm_who_plays
+    from bot.service.base import ServiceBase
+
+    tally = Tally()
+    gm_who_plays(tmp_path / "clean", tally, random.Random(4))
+    assert tally.tried["permissions: a GM who plays, during play"] >= 30
+    assert tally.tried["permissions: a server admin who plays"] == 1
+    assert failures(tally) == 0, tally.examples
+    monkeypatch.setattr(ServiceBase, "_gm_powers", staticmethod(
+        lambda seats, actor, status: any(actor.holds(s) and s["role"] == "gm"
+                                         for s in seats)))
+    leaky = Tally()
+    gm_who_plays(tmp_path / "leaky", leaky, random.Random(4))
+    assert leaky.failed["permissions: a GM who plays, during play"] >= 10, leaky.examples
+
+
+def test_27_5_the_fuzz_follows_its_seed_and_sends_lone_surrogates(tmp_path: Path) -> None:
+    """Issue 27.5: the same ``--seed`` fuzzes the same inputs, another seed others; lone
+    surrogates (U+D800-DFFF) are among them and each must be refused cleanly (this needs
+    the service to validate text at its door: issue 27.2)."""
+    from bot.redteam.fuzz import _fuzz_game
+
+    runs = []
+    for n, seed in enumerate((5, 5, 6)):
+        tally = Tally()
+        _fuzz_game(tmp_path / str(n), "tanks", 40, seed, tally)
+        runs.append(tally)
+    assert runs[0].tried == runs[1].tried and runs[0].examples == runs[1].examples
+    assert runs[0].tried != runs[2].tried or runs[0].examples != runs[2].examples
+    surrogates = "parser fuzz: lone surrogates refused"
+    assert all(run.tried[surrogates] > 0 for run in runs)
+    assert all(run.failed[surrogates] == 0 for run in runs), runs[0].examples.get(surrogates)
