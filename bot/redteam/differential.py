@@ -348,5 +348,5 @@ def run_differentials(tally: Tally, *, quick: bool, seed: int, out: Callable[[st
     started = time.monotonic()
     for scenario in scenarios if scenarios is not None else secret_scenarios():
         for number in range(1 if quick else 6):
-            differential("tanks", scenario, 10 if quick else 60, seed + number, tally)
+            differential("tanks", scenario, 8 if quick else 60, seed + number, tally)
     out(f"  differential: two worlds per secret ({time.monotonic() - started:.0f} s)")
