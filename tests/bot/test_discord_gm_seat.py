@@ -16,6 +16,7 @@ import pytest
 from bot.discord.core import UmpireBot
 from bot.service import Actor, GameService
 from tests.bot.test_discord_duel import DUEL, Table, last_public
+from tests.bot.test_service_support import EDITABLE
 from tests.fakediscord import FakeDiscord, run_umpire
 from tests.fakediscord.server import User
 
@@ -132,6 +133,10 @@ async def test_27_3_a_gm_who_plays_has_no_gm_powers_while_the_game_runs(plain: T
     assert "started" in last_public(t).content, started
     await _red_traps_mill(t)
     await _no_gm_reads_or_tools(t, t.gm)
+    # During play the creator, who plays, vouches for no new GM: a role holder comes late.
+    t.fake.give_role(t.eve, "Umpire GM")
+    late = await h.slash(t.eve, t.game_thread, "gm pause", reason="tea")
+    assert "no GM of this game may seat a new GM now" in late.text, late
     service = _service(t)
     assert not service.has_gm_powers("g1", Actor.discord(t.gm.id))
     for dm in t.fake.dms_to(t.gm):
@@ -142,3 +147,44 @@ async def test_27_3_a_gm_who_plays_has_no_gm_powers_while_the_game_runs(plain: T
     assert service.has_gm_powers("g1", Actor.discord(t.gm.id))
     full = await h.slash(t.gm, t.game_thread, "game export")
     assert full.original.attachments[0].filename == "umpire-g1.jsonl"
+
+
+@pytest.fixture
+async def editable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Table]:
+    _, table = _fake("none")
+    async with run_umpire(table.fake, tmp_path / "umpire.db", monkeypatch,
+                          seed_source=lambda n: bytes(range(n)), extra_games=[EDITABLE],
+                          game_ids=["g1"]) as harness:
+        table.h = harness
+        yield table
+
+
+async def test_27_3_gm_only_dms_skip_a_gm_who_plays(editable: Table) -> None:
+    """Issue 27.3: the creator plays blue; eve (GM role, not playing) takes a GM seat with
+    her first /gm command before the start (during play the creator vouches for nobody).
+    A GM edit's GM-only events are DMed to eve, never to the creator while the game runs."""
+    t, h, fake = editable, editable.h, editable.fake
+    await h.slash(t.gm, fake.general, "game new", game=EDITABLE, side="blue")
+    (t.thread,) = fake.threads()
+    thread = t.game_thread
+    await h.slash(t.ann, thread, "game join", side="red")
+    fake.give_role(t.eve, "Umpire GM")
+    await h.slash(t.eve, thread, "gm reveal-seed")  # seats eve as a GM, before the start
+    await h.slash(t.gm, thread, "game start")
+    await h.slash(t.ann, fake.dm_channel(t.ann), "duel trap", cell="1")
+    await h.slash(t.ann, thread, "duel move", unit="r2", cell="3")
+    await h.slash(t.gm, thread, "duel pass")
+    await h.slash(t.eve, thread, "gm roll", values="6 6", reason="hit")
+    await h.slash(t.ann, thread, "duel attack", unit="r2", cell="4")
+    await h.slash(t.gm, thread, "decide", answer="decide lose")
+    refused = await h.slash(t.gm, thread, "gm override", op="edit",
+                            args="restore-unit unit=b2 side=blue cell=5 strength=2",
+                            reason="mine")
+    assert "you play in this game" in refused.text, refused
+    edit = await h.slash(t.eve, thread, "gm override", op="edit",
+                         args="restore-unit unit=b2 side=blue cell=5 strength=2",
+                         reason="b2 was wrongly removed")
+    assert "Applied" in edit, edit
+    assert any("GM only:\nb2 restored" in m.content for m in fake.dms_to(t.eve))
+    assert not any("GM only" in m.content for m in fake.dms_to(t.gm)), \
+        [m.content for m in fake.dms_to(t.gm)]
