@@ -16,6 +16,7 @@ import pytest
 from bot.discord.core import UmpireBot
 from bot.service import Actor, GameService
 from tests.bot.test_discord_duel import DUEL, Table, last_public
+from tests.bot.test_discord_gm import RESTORE_B2, b2_hit_and_lost
 from tests.bot.test_service_support import EDITABLE
 from tests.fakediscord import FakeDiscord, run_umpire
 from tests.fakediscord.server import User
@@ -172,17 +173,11 @@ async def test_27_3_gm_only_dms_skip_a_gm_who_plays(editable: Table) -> None:
     await h.slash(t.eve, thread, "gm reveal-seed")  # seats eve as a GM, before the start
     await h.slash(t.gm, thread, "game start")
     await h.slash(t.ann, fake.dm_channel(t.ann), "duel trap", cell="1")
-    await h.slash(t.ann, thread, "duel move", unit="r2", cell="3")
-    await h.slash(t.gm, thread, "duel pass")
-    await h.slash(t.eve, thread, "gm roll", values="6 6", reason="hit")
-    await h.slash(t.ann, thread, "duel attack", unit="r2", cell="4")
-    await h.slash(t.gm, thread, "decide", answer="decide lose")
-    refused = await h.slash(t.gm, thread, "gm override", op="edit",
-                            args="restore-unit unit=b2 side=blue cell=5 strength=2",
+    await b2_hit_and_lost(h, thread, t.ann, t.gm, t.eve)
+    refused = await h.slash(t.gm, thread, "gm override", op="edit", args=RESTORE_B2,
                             reason="mine")
     assert "you play in this game" in refused.text, refused
-    edit = await h.slash(t.eve, thread, "gm override", op="edit",
-                         args="restore-unit unit=b2 side=blue cell=5 strength=2",
+    edit = await h.slash(t.eve, thread, "gm override", op="edit", args=RESTORE_B2,
                          reason="b2 was wrongly removed")
     assert "Applied" in edit, edit
     assert any("GM only:\nb2 restored" in m.content for m in fake.dms_to(t.eve))
