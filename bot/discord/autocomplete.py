@@ -7,6 +7,10 @@ another verb, or whose other slots disagree with what the user already typed
 (case-insensitively, by prefix), are skipped, and the focused slot's values are offered.
 
 Everything here is pure and fast: one pass over the legal orders, each order read once.
+What the user typed is cut at Discord's 100 characters (an option value's limit, and every
+choice's) before anything is compared: a 6,000-character value must not cost a keystroke
+more than a 100-character one (security round 3, issue 27.12). So one call compares at most
+(number of candidates) x 200 characters.
 """
 
 from __future__ import annotations
@@ -34,6 +38,12 @@ def read_order(spec: OrderSpec, text: str) -> tuple[str, tuple[tuple[str, str], 
     return verb.name, tuple(slots.items())
 
 
+def typed_value(text: str) -> str:
+    """What the user typed, cut at Discord's 100 characters: no choice is longer, so nothing
+    past them can match, and the match work per candidate stays bounded."""
+    return text[:MAX_CHOICE_LENGTH]
+
+
 def _key(text: str) -> str:
     return text.casefold()
 
@@ -45,7 +55,7 @@ def matches(candidate: str, typed: str) -> int | None:
     """How well ``typed`` matches ``candidate``, case-insensitively: 0 prefix, 1 prefix of
     a word, 2 each typed word a prefix of successive words ("att 14" -> "attack 14 with"),
     3 substring, 4 letters in order; None for no match."""
-    c, t = _key(candidate), _key(typed.strip())
+    c, t = _key(candidate), _key(typed_value(typed).strip())
     if not t or c.startswith(t):
         return 0
     words = [w for w in _SPLIT.split(c) if w]
@@ -74,6 +84,7 @@ def matches(candidate: str, typed: str) -> int | None:
 
 def rank(candidates: Iterable[str], typed: str, limit: int = MAX_CHOICES) -> list[str]:
     """Distinct candidates matching ``typed``, best matches first, original order kept."""
+    typed = typed_value(typed)
     scored: dict[str, tuple[int, int]] = {}
     for index, candidate in enumerate(candidates):
         if candidate in scored or not candidate or len(candidate) > MAX_CHOICE_LENGTH:
@@ -86,7 +97,7 @@ def rank(candidates: Iterable[str], typed: str, limit: int = MAX_CHOICES) -> lis
 
 def _agrees(value: str, given: str) -> bool:
     """Whether a slot value in a legal order fits what the user already typed."""
-    wanted = _key(" ".join(given.split()))
+    wanted = _key(" ".join(typed_value(given).split()))
     score = matches(value, wanted)
     return not wanted or (score is not None and score <= 3)
 
@@ -119,7 +130,8 @@ def suggest(spec: OrderSpec, verb: CompiledVerb, legal: Sequence[str], option: s
     ``canonical`` (the game's parse-then-format) reads names the way the notation does:
     typing "mill" or "mi" finds the cell whose key is "3" when the name resolves.
     """
-    others = {k: v for k, v in filled.items() if k != option and v}
+    typed = typed_value(typed)
+    others = {k: typed_value(v) for k, v in filled.items() if k != option and v}
     candidates = slot_candidates(spec, verb, legal, option, others)
     ranked = rank(candidates, typed)
     if canonical is not None and typed.strip():
@@ -136,6 +148,7 @@ def suggest(spec: OrderSpec, verb: CompiledVerb, legal: Sequence[str], option: s
 
 def suggest_orders(legal: Sequence[str], typed: str) -> list[str]:
     """Whole legal orders for ``/order``: the last line being typed is what is completed."""
+    typed = typed_value(typed)
     lines = typed.split("\n")
     head, current = lines[:-1], lines[-1]
     ranked = rank(legal, current)

@@ -70,11 +70,12 @@ def seats_text(bot: UmpireBot, info: GameInfo) -> str:
 
 
 async def _reader(bot: UmpireBot, interaction: discord.Interaction[Any], info: GameInfo
-                  ) -> Actor:
-    """The actor reading the log or record; a Discord GM is seated as the game's GM first."""
-    if bot.is_gm(interaction, info):
-        return await bot.require_gm(interaction, info)
-    return bot.actor(interaction)
+                  ) -> tuple[Actor, bool]:
+    """The actor reading the log or record, and whether they read as the GM. Nobody is
+    seated as GM by reading: the service gives GM views to a GM seat with GM powers only
+    (never a player of the game while it runs, whatever their server rights)."""
+    actor = bot.actor(interaction)
+    return actor, await bot.port.has_gm_powers(info, actor)
 
 
 def _offered(bot: UmpireBot) -> dict[str, str]:
@@ -306,11 +307,11 @@ class GameCommands(app_commands.Group, name="game",
         bot = bot_of(interaction)
         await defer(interaction, ephemeral=True)
         info = await bot.game_of(interaction, game)
-        actor = await _reader(bot, interaction, info)
+        actor, as_gm = await _reader(bot, interaction, info)
         entries = await bot.port.log(info.id, actor, last)
         body = fmt.clip_lines([e.summary() for e in entries], 1850,
                               more="/game export") or "no actions yet"
-        viewer = viewer_for(info, actor, bot.is_gm(interaction, info))
+        viewer = viewer_for(info, actor, as_gm)
         await reply(interaction, f"**{fmt.game_label(info)}** — {viewer} log\n{body}",
                     ephemeral=True)
 
@@ -322,7 +323,7 @@ class GameCommands(app_commands.Group, name="game",
         bot = bot_of(interaction)
         await defer(interaction, ephemeral=True)
         info = await bot.game_of(interaction, game)
-        actor = await _reader(bot, interaction, info)
+        actor, _ = await _reader(bot, interaction, info)
         record = await bot.port.export(info.id, actor)
         label = fmt.game_label(info)
         if record.full:

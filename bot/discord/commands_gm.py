@@ -1,8 +1,10 @@
 """``/gm``: rollback (preview + confirm), roll-forward, override, roll, pause, resume, seat,
 reveal-seed.
 
-A GM is the game's creator, a holder of the GM role, or a server administrator; the first
-GM command of a role holder or administrator seats them as a GM of that game. The group is
+Being GM is a seat: the game's creator holds the first; the first GM command of a holder of
+the GM role or a server administrator seats them as a GM of that game — unless they play in
+it (a player never gets GM rights over their own game), and a GM who also plays has no GM
+powers while the game runs (the service refuses). The group is
 for servers only, and Discord shows it by default to members who may manage threads
 (``default_member_permissions``); a server's admins give it to the GM role in
 Server Settings → Integrations. Each command checks GM rights again whoever sees it.

@@ -29,6 +29,7 @@ from bot.discord.autocomplete import (
     rank,
     suggest,
     suggest_orders,
+    typed_value,
 )
 from bot.discord.core import UmpireBot
 from bot.discord.errors import Refusal
@@ -274,7 +275,7 @@ async def order_text(interaction: discord.Interaction[Any],
     if info is None:
         return []
     legal = await bot.port.legal_orders(info, bot.actor(interaction))
-    head, _, last = current.rpartition(";")
+    head, _, last = typed_value(current).rpartition(";")
     prefix = head + "; " if head else ""
     out = []
     for found in suggest_orders(legal, last.strip()):
@@ -323,6 +324,7 @@ async def decide_answer(interaction: discord.Interaction[Any],
     if view.pending is None or not view.pending.options:
         return []
     scored = []
+    current = typed_value(current)
     for index, option in enumerate(view.pending.options):
         text = f"{option.order} — {option.label}" if option.label else option.order
         score = matches(text, current)

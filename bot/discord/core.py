@@ -26,7 +26,7 @@ from bot.discord import formatting as fmt
 from bot.discord.components import PendingRollbacks
 from bot.discord.errors import Refusal, Unexpected
 from bot.discord.permissions import DEFAULT_GM_ROLE, in_dm, is_gm
-from bot.discord.port import THREAD_KEY, ServicePort, gms_of
+from bot.discord.port import THREAD_KEY, ServicePort, gms_of, plays_in
 from bot.discord.publish import Publisher, Renderer, extras
 from bot.service import Actor, GameInfo, ServiceError, SubmitResult
 
@@ -244,14 +244,22 @@ class UmpireBot(discord.Client):
         return Actor.discord(interaction.user.id)
 
     def is_gm(self, interaction: discord.Interaction[Any], info: GameInfo) -> bool:
-        creators = gms_of(info)
-        creator = creators[0] if creators else None
-        return is_gm(interaction, creator, self.config.gm_role)
+        """Whether the user may use GM commands in the game (:func:`permissions.is_gm`)."""
+        uid = str(interaction.user.id)
+        return is_gm(interaction, uid in gms_of(info), uid in plays_in(info),
+                     self.config.gm_role)
 
     async def require_gm(self, interaction: discord.Interaction[Any], info: GameInfo) -> Actor:
-        """The actor, holding a GM seat in the game (mirrored from Discord GM rights)."""
+        """The actor, holding a GM seat in the game (a GM role holder or server
+        administrator who does not play in it takes one now: they asked for a GM command).
+        A player of the game is refused whatever their server rights; the service refuses
+        a GM who also plays while the game runs."""
         if not self.is_gm(interaction, info):
-            raise Refusal(f"only a GM may do that: the game's creator, the "
+            if is_gm(interaction, False, False, self.config.gm_role):  # rights, but plays
+                raise Refusal("you play in this game, so you are not its GM: a player never "
+                              "gets GM rights over their own game, whatever their server "
+                              "role; ask a GM who does not play")
+            raise Refusal(f"only a GM may do that: a GM of the game, the "
                           f"'{self.config.gm_role}' role, or a server administrator")
         actor = self.actor(interaction)
         await self.port.ensure_gm_seat(info, actor)

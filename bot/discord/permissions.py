@@ -1,8 +1,10 @@
 """Who may do what, as far as Discord knows it: GMs and DM-only commands.
 
-Seats (which side a player holds) are the service's business. Discord decides only who
-counts as a GM: the game's creator, holders of the GM role (default "Umpire GM",
-configurable), and server administrators.
+Seats (which side a player holds) are the service's business, and so is being GM: a GM
+is a seat. Discord decides only who may *take* a GM seat (with a ``/gm`` command, never
+silently): the holders of a GM seat already, the holders of the GM role (default "Umpire
+GM", configurable) and server administrators — unless they play in the game: a player never
+gets GM rights over their own game from their server role (security round 3, issue 27.3).
 """
 
 from __future__ import annotations
@@ -33,13 +35,17 @@ def has_role(interaction: discord.Interaction[Any], role_name: str) -> bool:
     return any(role.name.casefold() == wanted for role in member.roles)
 
 
-def is_gm(interaction: discord.Interaction[Any], creator_id: str | None,
+def is_gm(interaction: discord.Interaction[Any], seated_gm: bool, plays: bool,
           gm_role: str = DEFAULT_GM_ROLE) -> bool:
-    """GM of a game: its creator, a holder of ``gm_role``, or a server administrator.
+    """Whether the user may act as a GM of a game: ``seated_gm`` (they hold one of its GM
+    seats; the service decides what that seat may do now), or — when they do not play in
+    it (``plays``) — a holder of ``gm_role`` or a server administrator.
 
-    Role and administrator rights count only inside a server; in a DM only the creator is
+    Role and administrator rights count only inside a server; in a DM only a GM seat is
     recognised (roles cannot be checked there).
     """
-    if creator_id is not None and str(interaction.user.id) == str(creator_id):
+    if seated_gm:
         return True
+    if plays:
+        return False
     return is_admin(interaction) or has_role(interaction, gm_role)

@@ -145,17 +145,31 @@ class ServicePort:
     # ---- GM -----------------------------------------------------------------------------
 
     async def ensure_gm_seat(self, info: GameInfo, gm: Actor) -> None:
-        """Mirror a Discord GM (GM role or administrator) into a GM seat of the game.
-
-        The game's creator holds the first GM seat and vouches for the frontend's decision.
-        """
+        """Mirror a Discord GM (GM role or administrator, not playing) into a GM seat of the
+        game. A GM with GM powers now (the creator first) vouches for the frontend's
+        decision; a GM who plays has none while the game runs."""
         if any(s.role == "gm" and _holds(gm, s.discord_id) for s in info.seats):
             return
-        creator = next((s for s in info.seats if s.role == "gm" and s.discord_id), None)
-        if creator is None:
-            raise ServiceError("this game has no GM seat to vouch for a new GM")
-        await self.call(self.service.seat, info.id, Actor.discord(str(creator.discord_id)),
-                        None, gm, "gm")
+        vouchers = [user_id for user_id in gms_of(info)
+                    if await self.has_gm_powers(info, Actor.discord(user_id))]
+        if not vouchers:
+            raise ServiceError(
+                "no GM of this game may seat a new GM now: its GM plays in it, and a GM who "
+                "also plays has no GM powers while the game runs; a GM who does not play "
+                "takes their seat (any /gm command) before the start")
+        await self.call(self.service.seat, info.id, Actor.discord(vouchers[0]), None, gm,
+                        "gm")
+
+    async def has_gm_powers(self, info: GameInfo, actor: Actor) -> bool:
+        """Whether the actor reads and acts as the game's GM now (the service decides: a GM
+        seat, and no player seat while the game runs)."""
+        return await self.call(self.service.has_gm_powers, info.id, actor)
+
+    async def gm_readers(self, info: GameInfo) -> list[str]:
+        """The Discord ids of the GMs who may read GM-only news now (not a GM who plays,
+        during play)."""
+        return [user_id for user_id in gms_of(info)
+                if await self.has_gm_powers(info, Actor.discord(user_id))]
 
     async def override(self, game_id: str, gm: Actor, op: Mapping[str, Any], reason: str,
                        key: str) -> SubmitResult:
@@ -208,7 +222,14 @@ def players_of(info: GameInfo, side: str) -> list[str]:
 
 
 def gms_of(info: GameInfo) -> list[str]:
+    """Discord ids holding a GM seat (whether it has GM powers now is the service's call:
+    :meth:`ServicePort.gm_readers`)."""
     return [str(s.discord_id) for s in info.seats if s.role == "gm" and s.discord_id]
+
+
+def plays_in(info: GameInfo) -> list[str]:
+    """Discord ids seated as players (of any side)."""
+    return [str(s.discord_id) for s in info.seats if s.role == "player" and s.discord_id]
 
 
 def now() -> float:

@@ -27,7 +27,7 @@ from adjudicator.kernel.events import GM, PUBLIC
 from adjudicator.kernel.views import View
 from bot.discord import formatting as fmt
 from bot.discord.components import choose_view, options_view
-from bot.discord.port import THREAD_KEY, ServicePort, gms_of, players_of
+from bot.discord.port import THREAD_KEY, ServicePort, players_of
 from bot.discord.verbs import secret_commands
 from bot.service import Actor, GameInfo, SubmitResult
 
@@ -249,7 +249,7 @@ class Publisher:
         seen = {line for m in result.messages.values() if m.audience != GM for line in m.lines}
         gm_only = [line for line in gm.lines if line not in seen]
         if gm_only:
-            for user_id in gms_of(info):
+            for user_id in await self.port.gm_readers(info):
                 await self.dm(info, user_id, f"**{fmt.game_label(info)}** — GM only:\n"
                               + fmt.clip_lines(gm_only, 1800))
 
@@ -284,7 +284,7 @@ class Publisher:
             if notice.audience == PUBLIC:
                 await self.post(info, notice.text)
             else:
-                targets = gms_of(info) if notice.audience == GM else players_of(
+                targets = await self.port.gm_readers(info) if notice.audience == GM else players_of(
                     info, notice.audience)
                 for user_id in targets:
                     await self.dm(info, user_id, f"**{fmt.game_label(info)}**: {notice.text}")

@@ -3,9 +3,14 @@
 Each figure counts what was tried and how often it failed; the command exits with status 1
 when any failure count is not zero. The attacks (docs/security.md):
 
+* the secret differential, the main leak check: two worlds differing in one secret of a
+  set-up, every output the others read compared, pictures included
+  (:mod:`bot.redteam.differential`);
 * leak scans over random games of every scenario of both games, every output another
-  audience reads (:mod:`bot.redteam.outputs` lists the producers), and differential probes
-  of secret set-ups (:mod:`bot.redteam.leaks`);
+  audience reads (:mod:`bot.redteam.outputs` lists the producers) scanned for the secrets'
+  words (:mod:`bot.redteam.leaks`);
+* a self-test: four leaks planted in turn, each of which both checks must find
+  (:mod:`bot.redteam.selftest`);
 * parser fuzz through the service (:mod:`bot.redteam.fuzz`);
 * permissions, dice and records, idempotency (:mod:`bot.redteam.attacks`);
 * SIGKILLs of a writing process and damaged databases (:mod:`bot.redteam.faults`).
@@ -24,9 +29,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bot.redteam.attacks import run_attacks
+from bot.redteam.differential import run_differentials
 from bot.redteam.faults import corruptions, sigkills
 from bot.redteam.fuzz import run_fuzz
 from bot.redteam.leaks import Tally, run_leaks
+from bot.redteam.selftest import run_selftest
 
 
 def run(*, quick: bool, seed: int | None = None,
@@ -39,7 +46,9 @@ def run(*, quick: bool, seed: int | None = None,
     logging.getLogger("bot").setLevel(logging.CRITICAL)
     tally = Tally()
     started = time.monotonic()
+    run_differentials(tally, quick=quick, seed=seed, out=out)
     run_leaks(tally, quick=quick, seed=seed, out=out)
+    run_selftest(tally, seed=seed, out=out)
     run_fuzz(tally, quick=quick, seed=seed, out=out)
     run_attacks(tally, quick=quick, seed=seed, out=out)
     rnd = random.Random(seed)

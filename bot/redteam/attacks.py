@@ -128,6 +128,71 @@ def _try_permissions(game: Game, name: str, tally: Tally) -> None:
         tally.count("permissions: refused", accepted, f"{name}: {what} accepted: {said}")
 
 
+def gm_who_plays(folder: Path, tally: Tally, rnd: random.Random) -> None:
+    """The admin attack (issue 27.3): a player who is also a GM of the game — seated as GM
+    and as a side, as ``/game new side:`` does, or a Discord server administrator or GM
+    role holder who plays — may read and do, during play, only what a player may: every
+    GM read and tool is refused, and the record they get is their side's view."""
+    from types import SimpleNamespace
+
+    from bot.discord.permissions import is_gm
+
+    for name in ("tanks", "stalingrad"):
+        game = Game(folder, name, None, rnd, f"gm-plays-{name}")
+        s, gid = game.service, game.id
+        own, other = game.rules.sides
+        both = Actor.discord("770")
+        s.unseat(gid, GM, own, "the GM takes this side")
+        s.seat(gid, GM, own, both)
+        s.seat(gid, GM, None, both, role="gm")
+        game.players[own] = both
+        game.play(3)
+        _try_gm_who_plays(game, name, both, other, tally)
+        game.close()
+    admin = SimpleNamespace(user=SimpleNamespace(id=770), guild_id=1,
+                            permissions=SimpleNamespace(administrator=True))
+    tally.count("permissions: a server admin who plays", is_gm(
+        admin, seated_gm=False, plays=True),  # type: ignore[arg-type]
+        "Discord counts a server administrator who plays as the game's GM")
+
+
+def _try_gm_who_plays(game: Game, name: str, both: Actor, other: str, tally: Tally) -> None:
+    s, gid = game.service, game.id
+    theirs = (s.legal_orders(gid, GM, other) or ["pass"])[0]
+    attempts: list[tuple[str, Callable[[], Any]]] = [
+        ("the GM view", lambda: s.view(gid, both, "gm")),
+        ("the other side's view", lambda: s.view(gid, both, other)),
+        ("the GM's log", lambda: s.log(gid, both, 30, audience="gm")),
+        ("the other side's log", lambda: s.log(gid, both, 30, audience=other)),
+        ("the other side's legal orders", lambda: s.legal_orders(gid, both, other)),
+        ("an order for the other side", lambda: s.submit(gid, both, theirs, side=other)),
+        ("a GM override", lambda: s.override(
+            gid, both, {"op": "force-dice", "values": [6, 6]}, "mine")),
+        ("a rollback preview", lambda: s.rollback_preview(gid, both, 0)),
+        ("a rollback", lambda: s.rollback(gid, both, 0, "mine")),
+        ("a roll-forward", lambda: s.roll_forward(gid, both)),
+        ("a pause", lambda: s.pause(gid, both, "mine")),
+        ("a deadline", lambda: s.set_deadline(gid, both, 60)),
+        ("the other side's seat secret", lambda: s.set_seat_secret(
+            gid, both, "mine", side=other)),
+        ("unseating the other side", lambda: s.unseat(gid, both, other, "mine")),
+        ("seating himself for the other side", lambda: s.seat(gid, both, other, both)),
+        ("the audit trail", lambda: s.audit(gid, both)),
+        ("the full record", lambda: _full_record(s.export(gid, both))),
+    ]
+    for what, call in attempts:
+        accepted, said = _accepted(call)
+        tally.count("permissions: a GM who plays, during play", accepted,
+                    f"{name}: {what} accepted: {said}")
+
+
+def _full_record(record: Any) -> Any:
+    """The record, refused (as an error) when it is the full one."""
+    if record.full:
+        return record
+    raise ServiceError(f"the {record.audience} view of the record")
+
+
 def reopened_dice(folder: Path, tally: Tally, rnd: random.Random, games: int) -> None:
     """A game ends (its seed public), a GM reopens it: the old seed must not predict it."""
     for number in range(games):
@@ -234,6 +299,7 @@ def run_attacks(tally: Tally, *, quick: bool, seed: int, out: Callable[[str], No
     with tempfile.TemporaryDirectory(prefix="umpire-attacks-") as name:
         folder = Path(name)
         permissions(folder, tally, rnd)
+        gm_who_plays(folder, tally, rnd)
         out("  permissions tried")
         reopened_dice(folder, tally, rnd, 4 if quick else 20)
         out("  dice attacked")

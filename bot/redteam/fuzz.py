@@ -4,7 +4,9 @@ Every input must get a refusal or be applied — never an exception — within 1
 processor time (the submitting thread's, with the garbage collector's passes run between
 inputs: what the input costs Umpire, not how busy the machine is with other work): random
 text, unicode digits and letters, control and zero-width characters, right-to-left marks,
-huge inputs, and mutations of the legal orders of a live position.
+huge inputs, mutations of the legal orders of a live position, and lone surrogates
+(U+D800-DFFF, which no encoding can write: such text must be refused with a clear message,
+never crash the service). The examples follow ``--seed``: the same seed, the same inputs.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from bot.redteam.leaks import Tally
 from bot.service import Actor, GameService
@@ -24,6 +27,21 @@ SLOW = 0.1  # processor seconds: an input costlier than this counts as a failure
 WEIRD = ["١٢٣٤", "０１０１", "¹", "²", "\u200b", "\u200d", "\ufeff", "\u202e", "\x00", "\x1b[2J",
          "\r", "\t", "ß", "İ", "e\u0301", "𝟎𝟏𝟎𝟏", "½", "Ⅳ", "#", ",", "+", "&", "-", ":", "'",
          '"', "\\", "%s", "{}", "${x}", "<b>", "@everyone", "🙂"]
+
+
+def has_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (U+D800-DFFF)."""
+    return any("\ud800" <= char <= "\udfff" for char in text)
+
+
+def surrogates(st: Any, legal: list[str]) -> Any:
+    """Texts with lone surrogates: alone, or put into a legal order."""
+    lone = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
+    return st.one_of(
+        st.text(alphabet=lone, min_size=1, max_size=4),
+        st.tuples(st.sampled_from(legal), st.integers(0, 40), lone).map(
+            lambda item: item[0][:item[1]] + item[2] + item[0][item[1]:]),
+    )
 
 
 def _live_game(folder: Path, game: str) -> tuple[GameService, str, dict[str, Actor]]:
@@ -52,6 +70,7 @@ def run_fuzz(tally: Tally, *, quick: bool, seed: int, out: Callable[[str], None]
 
 def _fuzz_game(folder: Path, game: str, examples: int, seed: int, tally: Tally) -> None:
     from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hypothesis_seed
     from hypothesis import strategies as st
 
     service, game_id, players = _live_game(folder, game)
@@ -91,10 +110,12 @@ def _fuzz_game(folder: Path, game: str, examples: int, seed: int, tally: Tally) 
         .map(lambda item: mutate(*item)),
         st.integers(1, 12).map(lambda n: ("move " + "0101 " * n * 400)[:20_000]),
         st.integers(1, 3).map(lambda n: "standing x y\n" * (60 * n)),
+        surrogates(st, legal or ["pass"]),
     )
 
+    @hypothesis_seed(seed)
     @settings(max_examples=examples, deadline=None, database=None, phases=[Phase.generate],
-              derandomize=True, suppress_health_check=list(HealthCheck))
+              derandomize=False, suppress_health_check=list(HealthCheck))
     @given(text=texts)
     def attempt(text: str) -> None:
         who = actor if rnd.random() < 0.8 else players[rnd.choice(rules.sides)]
@@ -111,6 +132,10 @@ def _fuzz_game(folder: Path, game: str, examples: int, seed: int, tally: Tally) 
         spent, wall = time.thread_time() - cpu, time.perf_counter() - started
         gc.enable()
         tally.count("parser fuzz: exceptions", bool(crashed), f"{text!r}: {crashed}")
+        if has_surrogate(text):
+            tally.count("parser fuzz: lone surrogates refused", crashed != "" or (
+                result is not None and result.status != "refused"),
+                f"{text[:80]!r}: {crashed or (result.status if result else '')}")
         tally.count("parser fuzz: inputs over 100 ms", spent > SLOW,
                     f"{spent * 1000:.0f} ms ({wall * 1000:.0f} ms wall): {text[:80]!r}")
         if result is not None and result.ok:  # applied: roll it back, keep the position

@@ -9,12 +9,14 @@ Two methods, each counting what it tried and how often it failed:
   scan looks for the secrets that audience may not know at that moment — another side's
   hidden and face-down units, unfound mines, standing orders, secret salts, email
   addresses and seat secrets, and the dice seed before the end (for the GM too).
-* **Differential probes** (Stalin's Tanks set-ups): two games that differ only in one side's
-  secret — a hidden unit or a mine in another hex, two face-down units swapped — are played
-  on with the same orders; until the first reveal everything the public and the other side
-  see (views, the events they are told, their legal orders, their refusals) must be equal.
-  Deadlines likewise: the deadline passes on two copies of the game that differ only in
-  the acting side's standing order; what the others are told must be equal.
+  Besides the secrets with their place (a unit and its hex), the narrative outputs are
+  scanned for another side's hidden hex, unfound mine's hex or face-down type alone
+  (:func:`lone_tokens`).
+* **Deadline differential**: the deadline passes on two copies of the game that differ only
+  in the acting side's standing order; what the others are told must be equal.
+
+The main check is the secret differential of :mod:`bot.redteam.differential` (two worlds
+differing in one secret of the set-up, every output compared).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from typing import Any
 
 from adjudicator.kernel.dice import CommittedDice
 from adjudicator.kernel.errors import RuleError
-from adjudicator.kernel.events import GM, PUBLIC, visible_to
+from adjudicator.kernel.events import GM, PUBLIC
 from adjudicator.registry import load_game
 from bot.redteam.mail import send_order  # (and the mail producer is registered)
 from bot.redteam.outputs import PRODUCERS, Moment
@@ -239,9 +241,68 @@ def secret_tokens(m: Moment) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
     return out
 
 
+#: Outputs that tell what happened in words (not the lists of what may be done, nor the
+#: board): there a hidden unit's hex or a face-down unit's type alone is a leak.
+NARRATIVE = frozenset({"notices", "log", "export", "GIF captions", "emails"})
+_HEX = re.compile(r"(?<![\w-])\d{4}(?![\w-])")
+
+
+def lone_tokens(m: Moment) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
+    """audience -> (what, pattern) of the secrets it may not read *alone* in words (Stalin's
+    Tanks, before the end): another side's hidden unit's hex or unfound mine's hex with no
+    unit named ("scouts report movement near 0101", "sappers were seen digging at 1213"),
+    and a face-down unit's type ("a face-down german unit (Panth.)"). A hex is excused where
+    the reader knows of it otherwise: a unit it sees there, a known mine, or an order given
+    in the open naming it; a type where the reader sees a unit of it face up."""
+    if m.rules.name != "tanks":
+        return {}
+    state = m.state()
+    row = m.service.store.game(m.game_id)
+    if row is None or row["seed_revealed"] or m.service.store.past_seeds(m.game_id):
+        return {}
+    _, shown_mines = _public_places(m, state)
+    open_hexes: set[str] = set(state.known_mines) | shown_mines
+    for action in m.service.store.actions(m.game_id):
+        if action["kind"] != "order" or not action["text"]:
+            continue
+        if (loads(action["payload"], None) or {}).get("private"):
+            continue
+        for line in str(action["text"]).splitlines():
+            if not m.rules.is_secret_text(" ".join(line.split())):
+                open_hexes.update(_HEX.findall(line))
+    types = m.rules.data.types
+    out: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+    for audience in m.readers:
+        view: Any = m.service.view(m.game_id, m.actors[audience], audience)
+        seen_hexes = open_hexes | {u.hex for u in view.units if u.hex}
+        seen_types = {word for u in view.units if not u.concealed
+                      for word in (u.type, u.label)}
+        found: list[tuple[str, str]] = []
+        for unit in state.units:
+            if unit.side == audience or unit.status != "on" or not unit.hex:
+                continue
+            if unit.hidden and unit.hex not in seen_hexes:
+                found.append((f"{unit.side}'s hidden unit's hex {unit.hex}", unit.hex))
+            kind = types.get(unit.type) if unit.concealed else None
+            if kind is not None and not {unit.type, kind.label} & seen_types:
+                found += [(f"{unit.side}'s face-down unit's type {word}", word)
+                          for word in (kind.label, *kind.aliases)]
+        for side, hexes in state.mines.items():
+            for h in hexes:
+                if side != audience and h not in seen_hexes:
+                    found.append((f"{side}'s mine's hex {h}", h))
+        out[audience] = [(what, _pattern(token)) for what, token in found]
+    return out
+
+
 def scan(m: Moment, tally: Tally) -> None:
-    """Run every producer due now and count each output as one try of its figure."""
+    """Run every producer due now and count each output as one try of its figure. In the
+    narrative outputs (:data:`NARRATIVE`) the secrets alone are looked for too
+    (:func:`lone_tokens`)."""
     secrets = secret_tokens(m)
+    lone = lone_tokens(m)
+    narrative = {audience: secrets.get(audience, []) + lone.get(audience, [])
+                 for audience in {*secrets, *lone}}
     for name, registered in PRODUCERS.items():
         if m.step % registered.every:
             continue
@@ -255,11 +316,12 @@ def scan(m: Moment, tally: Tally) -> None:
             if output.leak is not None:
                 tally.count(figure, output.leak, f"{output.audience}: {output.text}")
                 continue
-            found = [what for what, pattern in secrets.get(output.audience, [])
+            looked = narrative if name in NARRATIVE else secrets
+            found = [what for what, pattern in looked.get(output.audience, [])
                      if pattern.search(output.text)]
             tally.count(figure, bool(found),
                         f"{output.audience} reads {found[0] if found else ''}: "
-                        f"{_around(output.text, secrets, output.audience)}")
+                        f"{_around(output.text, looked, output.audience)}")
 
 
 def _around(text: str, secrets: dict[str, list[tuple[str, re.Pattern[str]]]],
@@ -485,174 +547,8 @@ def play_and_scan(folder: Path, game: str, scenario: str, actions: int, seed: in
     table.service.store.close()
 
 
-# ---- differential probes ----------------------------------------------------------------------
-
-def _dice(rnd: random.Random) -> CommittedDice:
-    return CommittedDice(b"\x11" * 32, "differential", start_index=rnd.randrange(1000))
-
-
-def _setup_orders(rules: Any, scenario: str, rnd: random.Random) -> tuple[list[tuple[str, str]],
-                                                                        str | None]:
-    """A random set-up of every side (side, order), and the side whose set-up is secret."""
-    state = rules.setup(scenario)
-    secret_side = None
-    orders: list[tuple[str, str]] = []
-    index = 0
-    while getattr(state, "phase", "") == "setup":
-        side = rules.acting_side(state)
-        if rules.private_input(state) == side:
-            secret_side = side
-        legal = rules.legal_orders(state, side)
-        places = [o for o in legal if o.split()[0] in ("place", "hide", "mine")]
-        order = rnd.choice(places) if places and rnd.random() < 0.97 else "done"
-        if order == "done" and "done" not in legal:
-            order = rnd.choice(places)
-        dice = CommittedDice(b"\x22" * 32, "setup", start_index=index)
-        outcome = rules.apply(state, side, rules.parse(order), dice)
-        index += len(outcome.rolls)
-        state = outcome.state
-        orders.append((side, order))
-    return orders, secret_side
-
-
-def _variant(rules: Any, scenario: str, orders: list[tuple[str, str]], secret_side: str,
-             rnd: random.Random) -> list[tuple[str, str]] | None:
-    """The same set-up with one of the secret side's secrets changed: a hidden unit or a
-    mine in another hex, or two face-down units of different types swapped."""
-    ours = [i for i, (side, order) in enumerate(orders) if side == secret_side
-            and order.split()[0] in ("hide", "mine", "place")]
-    if not ours:
-        return None
-    mode = rules.setup(scenario).flags.get("hidden", {}).get(secret_side, {}).get("mode")
-    if mode == "face-down":
-        placed = [i for i in ours if orders[i][1].startswith("place")]
-        for _ in range(20):
-            a, b = rnd.sample(placed, 2) if len(placed) > 1 else (placed[0], placed[0])
-            ua, ub = orders[a][1].split()[1], orders[b][1].split()[1]
-            if ua.rsplit("-", 1)[0] != ub.rsplit("-", 1)[0]:
-                changed = list(orders)
-                changed[a] = (secret_side, orders[a][1].replace(f" {ua} ", f" {ub} ", 1))
-                changed[b] = (secret_side, orders[b][1].replace(f" {ub} ", f" {ua} ", 1))
-                return changed
-        return None
-    hidden = [i for i in ours if orders[i][1].split()[0] in ("hide", "mine")]
-    if not hidden:
-        return None
-    target = rnd.choice(hidden)
-    verb, *rest = orders[target][1].split()
-    # replay to the changed order and pick another hex for the same unit or mine
-    state = rules.setup(scenario)
-    index = 0
-    for i, (side, order) in enumerate(orders):
-        if i == target:
-            legal = rules.legal_orders(state, side)
-            same = [o for o in legal if o.split()[0] == verb and o != order and (
-                verb == "mine" or o.split()[1] == rest[0])]
-            if not same:
-                return None
-            changed = list(orders)
-            changed[target] = (side, rnd.choice(same))
-            return changed
-        outcome = rules.apply(state, side, rules.parse(order),
-                              CommittedDice(b"\x22" * 32, "setup", start_index=index))
-        index += len(outcome.rolls)
-        state = outcome.state
-    return None
-
-
-def _build(rules: Any, scenario: str, orders: list[tuple[str, str]]) -> Any | None:
-    state = rules.setup(scenario)
-    index = 0
-    for side, order in orders:
-        try:
-            outcome = rules.apply(state, side, rules.parse(order),
-                                  CommittedDice(b"\x22" * 32, "setup", start_index=index))
-        except RuleError:
-            return None
-        index += len(outcome.rolls)
-        state = outcome.state
-    return state
-
-
-def _seen(rules: Any, state: Any, audience: str) -> str:
-    view = rules.view(state, audience).model_dump(mode="json")
-    for key in ("commitments", "salts", "revealed_secrets"):
-        view.pop(key, None)
-    return repr(view)
-
-
-def differential(game: str, scenario: str, steps: int, seed: int, tally: Tally) -> None:
-    """One pair of games differing only in a secret, compared until the first reveal."""
-    rules = load_game(game)
-    rnd = random.Random(seed)
-    orders, secret_side = _setup_orders(rules, scenario, rnd)
-    if secret_side is None:
-        return
-    changed = _variant(rules, scenario, orders, secret_side, rnd)
-    if changed is None:
-        return
-    a, b = _build(rules, scenario, orders), _build(rules, scenario, changed)
-    if a is None or b is None:
-        return
-    figure = f"differential: {game} secret set-up"
-    others = [PUBLIC, *(s for s in rules.sides if s != secret_side)]
-    probes = sorted({u.hex for u in [*a.units, *b.units] if u.side == secret_side
-                     and u.status == "on" and (u.hidden or u.concealed) and u.hex}
-                    | {h for s in (a, b) for h in s.mines.get(secret_side, [])})
-
-    def compare(what: str, x: Any, y: Any) -> None:
-        tally.count(figure, x != y, f"{scenario}: {what} differs: {str(x)[:120]} | "
-                    f"{str(y)[:120]}")
-
-    index = 0
-    for step in range(steps):
-        for audience in others:
-            compare(f"the {audience} view", _seen(rules, a, audience),
-                    _seen(rules, b, audience))
-        side = rules.acting_side(a)
-        if side is None or side != rules.acting_side(b):
-            break
-        if side != secret_side:
-            compare(f"{side}'s legal orders", rules.legal_orders(a, side),
-                    rules.legal_orders(b, side))
-            mover = next((u.id for u in a.units if u.side == side and u.status == "on"), None)
-            for h in probes[:4] if mover is not None else []:
-                text = f"move {mover} {h}"
-                compare(f"{side}'s refusal of {text}", _refusal(rules, a, side, text),
-                        _refusal(rules, b, side, text))
-        legal = rules.legal_orders(a, side)
-        if not legal:
-            break
-        action = [o for o in legal if o != "done"]
-        order = (rnd.choice(action) if action and rnd.random() < 0.7 else
-                 "done" if "done" in legal else rnd.choice(legal))
-        dice_a = CommittedDice(b"\x33" * 32, "diff", start_index=index)
-        dice_b = CommittedDice(b"\x33" * 32, "diff", start_index=index)
-        try:
-            out_a = rules.apply(a, side, rules.parse(order), dice_a)
-            out_b = rules.apply(b, side, rules.parse(order), dice_b)
-        except RuleError:
-            break
-        if any(e.kind in REVEALS for e in [*out_a.events, *out_b.events]):
-            break  # from here on the secret is (partly) known: the games may differ
-        for audience in others:
-            x = [e.text for e in visible_to(out_a.events, audience)]
-            y = [e.text for e in visible_to(out_b.events, audience)]
-            tally.count(figure, x != y, f"{scenario} step {step}: {audience} told {x} | {y}")
-        index += len(out_a.rolls)
-        a, b = out_a.state, out_b.state
-
-
-def _refusal(rules: Any, state: Any, side: str, text: str) -> str:
-    try:
-        rules.apply(state, side, rules.parse(text), CommittedDice(b"\x44" * 32, "probe"))
-    except RuleError as error:
-        return str(error)
-    return "accepted"
-
-
 def run_leaks(tally: Tally, *, quick: bool, seed: int, out: Callable[[str], None]) -> None:
-    actions = 40 if quick else 400
+    actions = 32 if quick else 400  # (the differential, the main check, runs before)
     games_each = 1 if quick else 3
     with tempfile.TemporaryDirectory(prefix="umpire-redteam-") as folder:
         for game in GAMES:
@@ -668,8 +564,3 @@ def run_leaks(tally: Tally, *, quick: bool, seed: int, out: Callable[[str], None
                     else:
                         tally.count("leak scan: games played", False)
                 out(f"  scanned {game}/{scenario} ({time.monotonic() - started:.0f} s)")
-    started = time.monotonic()
-    for scenario in load_game("tanks").scenarios():
-        for number in range(2 if quick else 12):
-            differential("tanks", scenario, 12 if quick else 60, seed + number, tally)
-    out(f"  differential probes ({time.monotonic() - started:.0f} s)")

@@ -42,11 +42,19 @@ class Moment:
     results: list[SubmitResult] = field(default_factory=list)
     #: anything else a producer keeps between moments
     notes: dict[str, Any] = field(default_factory=dict)
+    #: the audiences to produce for, if not every one (the differential's: the secret's
+    #: owner reads its own secrets, so only the others' outputs are compared)
+    only: list[str] | None = None
 
     @property
     def readers(self) -> list[str]:
         """Audiences whose outputs are scanned: the public and each side (the GM reads all)."""
-        return [PUBLIC, *self.rules.sides]
+        return [a for a in (PUBLIC, *self.rules.sides) if self.only is None or a in self.only]
+
+    @property
+    def sides(self) -> list[str]:
+        """The sides among :attr:`readers`."""
+        return [side for side in self.rules.sides if side in self.readers]
 
     def state(self) -> Any:
         return self.service.load_state(self.game_id)
@@ -112,7 +120,7 @@ def refusals(m: Moment) -> Iterable[Output]:
 
 @output_producer("legal lists")
 def legal_lists(m: Moment) -> Iterable[Output]:
-    for side in m.rules.sides:
+    for side in m.sides:
         legal = m.service.legal_orders(m.game_id, m.actors[side], side)
         yield Output("legal lists", side, "\n".join(legal))
         m.notes.setdefault("legal", {})[side] = legal
@@ -123,7 +131,7 @@ def autocomplete(m: Moment) -> Iterable[Output]:
     """Discord's suggestions as each side types the first letters of an order."""
     from bot.discord.autocomplete import suggest_orders
 
-    for side in m.rules.sides:
+    for side in m.sides:
         legal = m.notes.get("legal", {}).get(side)
         if legal is None:
             legal = m.service.legal_orders(m.game_id, m.actors[side], side)

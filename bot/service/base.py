@@ -34,6 +34,9 @@ from bot.store import Store, holder_name
 
 logger = logging.getLogger("bot.service")
 
+#: The statuses of a game in play: a GM who also plays has no GM powers in them.
+RUNNING = frozenset({"active", "paused"})
+
 #: How long one tick holds the deadlines lease (seconds; see :meth:`GameService.tick`).
 TICK_LEASE_S = 300.0
 
@@ -255,15 +258,47 @@ class ServiceBase:
         return self._locks[game_id]
 
     @staticmethod
-    def _require_gm(seats: Sequence[Mapping[str, Any]], actor: Actor, what: str) -> None:
-        if not any(actor.holds(s) and s["role"] == "gm" for s in seats):
+    def _gm_powers(seats: Sequence[Mapping[str, Any]], actor: Actor, status: str) -> bool:
+        """Whether ``actor`` may act and read as the game's GM now: they hold a GM seat and,
+        while the game runs (:data:`RUNNING`), no player seat. A GM who also plays has GM
+        powers only before the start and after the end: during play they are a player like
+        the others (no GM views, logs, records, overrides, rollbacks, seats, secrets or
+        pauses), whatever else they hold (security round 3, issue 27.3)."""
+        mine = [s for s in seats if actor.holds(s)]
+        if not any(s["role"] == "gm" for s in mine):
+            return False
+        return status not in RUNNING or not any(s["role"] == "player" for s in mine)
+
+    def has_gm_powers(self, game_id: str, actor: Actor) -> bool:
+        """Whether ``actor`` may act and read as the game's GM now (:meth:`_gm_powers`):
+        what a frontend asks before it shows a GM's label or sends GM-only news."""
+        with self.store.read():
+            row = self._row(game_id)
+            seats = self.store.seats(game_id)
+        return self._gm_powers(seats, actor, str(row["status"]))
+
+    def _require_gm(self, seats: Sequence[Mapping[str, Any]], actor: Actor, what: str,
+                    status: str | None = None) -> None:
+        """:class:`PermissionDenied` unless ``actor`` has GM powers now (:meth:`_gm_powers`).
+        ``status``: the game's, if the caller has it (else read when it matters: for a GM
+        who also plays)."""
+        mine = [s for s in seats if actor.holds(s)]
+        if not any(s["role"] == "gm" for s in mine):
             raise PermissionDenied(f"only the game's GM may {what}")
+        if any(s["role"] == "player" for s in mine):
+            if status is None:
+                status = str(self._row(str(mine[0]["game_id"]))["status"])
+            if not self._gm_powers(seats, actor, status):
+                raise PermissionDenied(
+                    f"you play in this game, so you may not {what} while it runs: a GM who "
+                    "also plays has no GM powers during play (another GM, who does not "
+                    "play, may)")
 
     def _gm_refusal(self, ctx: Loaded, actor: Actor, what: str, reason: str, no_reason: str,
                     *, rule: str) -> SubmitResult | None:
         """A refusal unless ``actor`` is the game's GM and says why (``reason``)."""
         try:
-            self._require_gm(ctx.seats, actor, what)
+            self._require_gm(ctx.seats, actor, what, str(ctx.row["status"]))
         except PermissionDenied as error:
             return self._refused(ctx.id, str(error), rule="permission")
         if not reason.strip():
@@ -298,7 +333,7 @@ class ServiceBase:
         for a GM when no side is to act)."""
         mine = [s for s in ctx.seats if actor.holds(s)]
         held = [str(s["side"]) for s in mine if s["role"] == "player"]
-        is_gm = any(s["role"] == "gm" for s in mine)
+        is_gm = ServiceBase._gm_powers(ctx.seats, actor, str(ctx.row["status"]))
         if side is None:
             acting = ctx.game.acting_side(ctx.state)
             if acting is not None and (acting in held or is_gm):
@@ -324,7 +359,7 @@ class ServiceBase:
             return self._refused(ctx.id, f"you are not seated in game {ctx.id}",
                                  rule="permission")
         sides = [s["side"] for s in mine if s["role"] == "player"]
-        is_gm = any(s["role"] == "gm" for s in mine)
+        is_gm = self._gm_powers(ctx.seats, actor, str(ctx.row["status"]))
         if side is not None:
             if side not in ctx.game.sides:
                 return self._refused(ctx.id, f"unknown side {side!r}", rule="permission",

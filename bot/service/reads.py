@@ -39,16 +39,18 @@ class Reads(ServiceBase):
     def view(self, game_id: str, actor: Actor, viewer: str | None = None) -> View:
         """The view ``actor`` may have: their side's, the GM's, or the public one."""
         ctx = self._load(game_id)
-        return ctx.game.view(ctx.state, self._audience(ctx.game, ctx.seats, actor, viewer))
+        return ctx.game.view(ctx.state, self._audience(ctx.game, ctx.seats, actor, viewer,
+                                                       str(ctx.row["status"])))
 
     @staticmethod
     def _audience(game: Game[Any], seats: Sequence[Mapping[str, Any]], actor: Actor,
-                  wanted: str | None) -> str:
+                  wanted: str | None, status: str) -> str:
         """The audience ``actor`` reads as: ``wanted`` if allowed, else the richest one
-        (GM, then their own side, then public)."""
+        (GM, then their own side, then public). GM views only with GM powers now
+        (:meth:`ServiceBase._gm_powers`: never for a GM who also plays, during play)."""
         mine = [s for s in seats if actor.holds(s)]
         allowed = {PUBLIC} | {s["side"] for s in mine if s["role"] == "player"}
-        if any(s["role"] == "gm" for s in mine):
+        if ServiceBase._gm_powers(seats, actor, status):
             allowed |= {GM, *game.sides}
         chosen = wanted or next((v for v in (GM, *game.sides) if v in allowed), PUBLIC)
         if chosen not in allowed:
@@ -118,7 +120,7 @@ class Reads(ServiceBase):
         row = self._row(game_id)
         game = self._rules_for(row)
         seats = self.store.seats(game_id)
-        chosen = self._audience(game, seats, viewer, audience)
+        chosen = self._audience(game, seats, viewer, audience, str(row["status"]))
         rows = self.store.last_actions(game_id, max(0, n), active_only=not include_reverted)
         entries = [log_entry(game, action, chosen) for action in rows]
         if chosen == GM:
@@ -142,7 +144,7 @@ class Reads(ServiceBase):
         row = self._row(game_id)
         seats = self.store.seats(game_id)
         game = self._rules_for(row)
-        chosen = self._audience(game, seats, actor, None)
+        chosen = self._audience(game, seats, actor, None, str(row["status"]))
         if chosen == GM or row["status"] == "finished":
             lines = export_lines(self.store, game_id)
             if "seed" in lines[0]:

@@ -110,7 +110,7 @@ class Seats(ServiceBase):
             raise InvalidOperation(f"unknown side {side!r}; sides are {', '.join(rules.sides)}")
         if role == "gm":
             side = None
-        is_gm = any(by.holds(s) and s["role"] == "gm" for s in seats)
+        is_gm = self._gm_powers(seats, by, str(row["status"]))
         taken = any(s["side"] == side and s["role"] == "player" for s in seats)
         if not is_gm:
             if role == "gm" or by != player:

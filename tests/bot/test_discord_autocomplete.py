@@ -4,10 +4,16 @@ autocomplete``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
+
 from adjudicator.kernel.dice import CommittedDice
+from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.spec import OrderSpec
 from adjudicator.registry import load_game
-from bot.discord.autocomplete import rank, suggest, suggest_orders
+from bot.discord import autocomplete
+from bot.discord.autocomplete import MAX_CHOICE_LENGTH, rank, suggest, suggest_orders
 from bot.discord.verbs import is_secret_order, secret_commands, verb_commands
 from tests.kernel.duel import DuelGame
 
@@ -89,18 +95,24 @@ def test_secret_orders_are_recognised_without_echo() -> None:
     assert secret_commands(duel, ["trap 3", "move r1 2"]) == ["/duel trap"]
 
 
-def test_autocomplete_on_a_full_stalingrad_position_offers_legal_values() -> None:
+def _first_impulse() -> list[str]:
+    """The legal orders of the Stalingrad historical scenario's first impulse (its initial
+    Rubble rolled, 5.7, any Advantage question answered)."""
     game = load_game("stalingrad")
     state = game.setup("historical")
     dice = CommittedDice(b"autocomplete", "test")
-    # Roll the initial Rubble (5.7), answering any Advantage question, up to the first impulse.
     for _ in range(40):
         side = game.acting_side(state)
         assert side is not None
         legal = game.legal_orders(state, side)
         if any(order.startswith("move ") for order in legal):
-            break
+            return legal
         state = game.apply_text(state, side, legal[0], dice).state
+    raise AssertionError("no impulse with moves within 40 orders")
+
+
+def test_autocomplete_on_a_full_stalingrad_position_offers_legal_values() -> None:
+    legal = _first_impulse()
     spec = spec_of("stalingrad")
     moves = [order for order in legal if order.startswith("move ")]
     assert moves
@@ -111,3 +123,48 @@ def test_autocomplete_on_a_full_stalingrad_position_offers_legal_values() -> Non
     for to in destinations:
         assert any(order.startswith(f"move {units[0]} ") and order.endswith(f" to {to}")
                    for order in moves), to
+
+
+def test_27_12_a_long_typed_value_costs_what_discords_100_characters_cost(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27.12: a 6,000-character typed value against the legal orders of a full
+    Stalingrad position is cut at Discord's 100 characters (an option value's limit) before
+    anything is compared: every match compares at most 100 typed characters, so one call
+    compares at most (legal orders) x 200 characters; the game's parser reads no more."""
+    legal = _first_impulse()
+    spec = spec_of("stalingrad")
+    move = spec.verb("move")
+    game = load_game("stalingrad")
+    compared = [0]
+    longest = [0]
+    parsed = [0]  # the longest text the game's parser read
+    real = autocomplete.matches
+
+    def counting(candidate: str, typed: str) -> int | None:
+        compared[0] += len(candidate) + len(typed)
+        longest[0] = max(longest[0], len(typed))
+        return real(candidate, typed)
+
+    def canonical(text: str) -> str | None:
+        parsed[0] = max(parsed[0], len(text))
+        try:
+            return game.format(game.parse(text))
+        except (RuleError, ValueError):
+            return None
+
+    monkeypatch.setattr(autocomplete, "matches", counting)
+    long = "move 24pz " + "7" * 5990
+    calls: dict[str, Callable[[], object]] = {
+        "units": lambda: suggest(spec, move, legal, "units", {}, long, canonical),
+        "to": lambda: suggest(spec, move, legal, "to", {"units": long}, long, canonical),
+        "order": lambda: suggest_orders(legal, long),
+        "rank": lambda: rank(legal, long),
+    }
+    for name, call in calls.items():
+        compared[0] = longest[0] = parsed[0] = 0
+        call()
+        assert longest[0] <= MAX_CHOICE_LENGTH, (name, longest[0])
+        assert parsed[0] <= 3 * MAX_CHOICE_LENGTH, (name, parsed[0])  # two slots' values
+        assert 0 < compared[0] <= len(legal) * 2 * MAX_CHOICE_LENGTH, (name, compared[0])
+    # What fits in 100 characters still matches as before.
+    assert rank(["move 24pz to 12"], "move 24pz" + " " * 200) == ["move 24pz to 12"]

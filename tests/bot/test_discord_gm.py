@@ -14,7 +14,7 @@ from adjudicator.registry import load_game
 from tests.bot.duel_variants import POSTS, POSTS_GAME
 from tests.bot.test_discord_duel import DUEL, Table, last_public
 from tests.bot.test_service_support import EDITABLE
-from tests.fakediscord import Channel, FakeDiscord, run_umpire
+from tests.fakediscord import Channel, FakeDiscord, Harness, User, run_umpire
 from tests.fakediscord.server import CommandUnavailable
 
 
@@ -189,18 +189,26 @@ async def test_a_decision_with_many_options_uses_a_select_menu(table: Table) -> 
     assert "(secret)" in log and "post 8" in log  # the answer's text is blue's; the event not
 
 
+RESTORE_B2 = "restore-unit unit=b2 side=blue cell=5 strength=2"
+
+
+async def b2_hit_and_lost(h: Harness, thread: Channel, red: User, blue: User, gm: User
+                          ) -> None:
+    """Red moves, blue passes, the GM sets a sure hit, red attacks b2 and blue loses it."""
+    await h.slash(red, thread, "duel move", unit="r2", cell="3")
+    await h.slash(blue, thread, "duel pass")
+    await h.slash(gm, thread, "gm roll", values="6 6", reason="hit")
+    await h.slash(red, thread, "duel attack", unit="r2", cell="4")
+    await h.slash(blue, thread, "decide", answer="decide lose")
+
+
 async def test_gm_only_events_are_dmed_to_every_gm(table: Table) -> None:
     t, h, fake = table, table.h, table.fake
     thread = await open_game(t, EDITABLE)
     fake.give_role(t.eve, "Umpire GM")
     await h.slash(t.eve, thread, "gm reveal-seed")  # seats eve as a GM of the game
-    await h.slash(t.ann, thread, "duel move", unit="r2", cell="3")
-    await h.slash(t.bob, thread, "duel pass")
-    await h.slash(t.gm, thread, "gm roll", values="6 6", reason="hit")
-    await h.slash(t.ann, thread, "duel attack", unit="r2", cell="4")
-    await h.slash(t.bob, thread, "decide", answer="decide lose")
-    edit = await h.slash(t.gm, thread, "gm override", op="edit",
-                         args="restore-unit unit=b2 side=blue cell=5 strength=2",
+    await b2_hit_and_lost(h, thread, t.ann, t.bob, t.gm)
+    edit = await h.slash(t.gm, thread, "gm override", op="edit", args=RESTORE_B2,
                          reason="b2 was wrongly removed")
     assert edit.ephemeral and "Applied" in edit
     for gm in (t.gm, t.eve):

@@ -17,9 +17,10 @@ from bot.mail import gateway
 from bot.mail.desk import Desk
 from bot.mail.outbound import Outgoing
 from bot.redteam import mail as redteam_mail
-from bot.redteam import outputs
+from bot.redteam import outputs, selftest
+from bot.redteam.differential import FIGURE, World, differential, secret_scenarios
 from bot.redteam.faults import corruptions
-from bot.redteam.leaks import Table, Tally, differential, play_and_scan, scan
+from bot.redteam.leaks import Table, Tally, play_and_scan, scan
 from bot.redteam.outputs import Moment, Output, output_producer
 from bot.service import GameService
 from bot.service import reads as service_reads
@@ -309,3 +310,114 @@ def test_a_damaged_database_probe_that_moves_the_game_on_is_no_finding(
     corruptions(tmp_path, tally, random.Random(0))
     assert tally.tried["faults: damaged databases"] == 18
     assert found(tally) == {}, tally.examples
+
+
+# ---- security round 3: rephrased leaks (issue 27.5) -------------------------------------------
+
+@pytest.mark.parametrize("plant", selftest.plants(), ids=lambda plant: plant.name)
+def test_27_5_each_planted_leak_is_found_by_the_differential_and_the_token_scan(
+        tmp_path: Path, plant: selftest.Plant) -> None:
+    """Issue 27.5: a public event at set-up naming a hidden unit with its hex, a hidden
+    unit's hex alone, a mine's hex in other words, or a face-down unit's type: the
+    differential (two worlds differing in that secret) and the token scan each find it;
+    the same play without the plant is clean for both."""
+    assert not selftest.scan_finds(tmp_path / "clean", plant, 3)
+    assert not selftest.differential_finds(plant, 3)
+    with selftest.planted(plant):
+        assert selftest.scan_finds(tmp_path / "planted", plant, 3), plant.name
+        assert selftest.differential_finds(plant, 3), plant.name
+    assert not selftest.scan_finds(tmp_path / "after", plant, 3)  # the plant is gone
+
+
+def test_27_5_the_self_test_figure_counts_the_four_plants() -> None:
+    """Issue 27.5: ``umpire redteam --quick`` runs the four plants as a self-test: four
+    tried, none missed (a red team that missed one would fail its own run)."""
+    tally = Tally()
+    selftest.run_selftest(tally, seed=11, out=lambda line: None)
+    assert tally.tried["self-test: planted leaks missed"] == 4
+    assert tally.failed["self-test: planted leaks missed"] == 0, tally.examples
+
+
+def test_27_5_the_differential_compares_set_up_outputs_and_pictures(tmp_path: Path) -> None:
+    """Issue 27.5: the differential runs through the service from the first set-up order;
+    what it compares includes the pictures drawn for the readers, and a picture drawn from
+    the secret's owner's view is a difference."""
+    assert set(secret_scenarios()) == {"pakfront", "kursk-salient", "close-to-the-end",
+                                       "gauntlet"}
+    world = World(tmp_path, "w", "tanks", "pakfront")
+    try:
+        legal = world.service.legal_orders(world.game_id, world.players["german"], "german")
+        assert world.submit("german", next(o for o in legal if o.startswith("hide ")))
+        compared = world.outputs(["public", "soviet"], 0)
+    finally:
+        world.close()
+    kinds = {key[0] for key in compared}
+    assert {"pictures", "views", "log", "export", "notices", "legal lists", "autocomplete",
+            "GIF captions", "info"} <= kinds, kinds
+
+
+def test_27_5_a_picture_that_shows_a_hidden_unit_is_a_difference(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27.5: pictures are compared: one drawn for the public from the GM's view (the
+    hidden units on it) differs between the worlds; the views themselves stay clean."""
+    import render
+
+    original = render.draw
+    gm_views: dict[str, Any] = {}
+
+    def leaky(view: Any, pack: Any = None, *, crop: bool = False) -> Any:
+        return original(gm_views.get("last", view), pack, crop=crop)
+
+    def remember(self: World, readers: list[str]) -> Any:
+        gm_views["last"] = self.service.view(self.game_id, self.gm, GM)
+        return pictures(self, readers)
+
+    pictures = World.pictures
+    monkeypatch.setattr(render, "draw", leaky)
+    monkeypatch.setattr(World, "pictures", remember)
+    found = Tally()
+    for seed in range(4):
+        differential("tanks", "pakfront", 2, seed, found)
+    assert found.failed[FIGURE.format(game="tanks")], found.examples
+    assert all("pictures" in e for e in found.examples[FIGURE.format(game="tanks")])
+
+
+# ---- security round 3: the admin attack (issue 27.3) and the fuzz (issue 27.5) ----------------
+
+def test_27_3_the_admin_attack_finds_a_gm_who_plays_reading_as_gm(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27.3: the red team seats one person as GM and as a side; during play every GM
+    read and tool is refused (clean), and a service that lets any GM seat read as GM is
+    caught (the views, logs, record, overrides)."""
+    from bot.redteam.attacks import gm_who_plays
+    from bot.service.base import ServiceBase
+
+    tally = Tally()
+    gm_who_plays(tmp_path / "clean", tally, random.Random(4))
+    assert tally.tried["permissions: a GM who plays, during play"] >= 30
+    assert tally.tried["permissions: a server admin who plays"] == 1
+    assert failures(tally) == 0, tally.examples
+    monkeypatch.setattr(ServiceBase, "_gm_powers", staticmethod(
+        lambda seats, actor, status: any(actor.holds(s) and s["role"] == "gm"
+                                         for s in seats)))
+    leaky = Tally()
+    gm_who_plays(tmp_path / "leaky", leaky, random.Random(4))
+    assert leaky.failed["permissions: a GM who plays, during play"] >= 10, leaky.examples
+
+
+def test_27_5_the_fuzz_follows_its_seed_and_sends_lone_surrogates(tmp_path: Path) -> None:
+    """Issue 27.5: the same ``--seed`` fuzzes the same inputs, another seed others; lone
+    surrogates (U+D800-DFFF) are among them and each must be refused cleanly (this needs
+    the service to validate text at its door: issue 27.2)."""
+    from bot.redteam.fuzz import _fuzz_game
+
+    runs = []
+    for n, seed in enumerate((5, 5, 6)):
+        tally = Tally()
+        _fuzz_game(tmp_path / str(n), "tanks", 40, seed, tally)
+        runs.append(tally)
+    assert runs[0].tried == runs[1].tried and runs[0].examples == runs[1].examples
+    assert runs[0].tried != runs[2].tried or runs[0].examples != runs[2].examples
+    surrogates = "parser fuzz: lone surrogates refused"
+    assert all(run.tried[surrogates] > 0 for run in runs)
+    assert all(run.failed[surrogates] == 0 for run in runs), runs[0].examples.get(surrogates)
