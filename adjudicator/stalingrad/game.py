@@ -8,6 +8,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from adjudicator.kernel.briefing import Briefing
 from adjudicator.kernel.decisions import Option, PendingDecision, StandingPolicy
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
@@ -21,6 +22,7 @@ from adjudicator.stalingrad import (
     advantage,
     artillery,
     bombardment,
+    briefing,
     combat,
     crossing,
     data,
@@ -194,6 +196,10 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
         (``umpire play stalingrad``)."""
         return {key: spec.description or spec.name
                 for key, spec in self.pack_board.scenarios.items()}
+
+    def scenario_briefing(self, scenario: str) -> Briefing:
+        """The scenario's briefing from the pack (:mod:`adjudicator.stalingrad.briefing`)."""
+        return briefing.scenario_briefing(data.load_pack(self.pack), scenario, self.title)
 
     def options(self, scenario: str | None = None) -> dict[str, str]:
         """The optional rules ``scenario`` (default: the first) allows (22, 21.2...)."""
