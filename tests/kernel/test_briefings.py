@@ -170,3 +170,17 @@ def test_a_briefing_never_names_a_hidden_units_hex_20_0(tmp_path: Path) -> None:
     text = brief.text()
     assert not any(hex_ in text for hex_ in hidden)
     assert "hidden units (20.0)" in text
+
+
+def test_a_briefing_never_names_a_mined_hex_19_1(tmp_path: Path) -> None:
+    """19.1: mines are written down secretly (25.3): with them laid, the briefing read
+    through the service names no mined hex — and says the scenario has mines."""
+    _console, service, local, _out = _session(tmp_path, "kursk-salient", [], [])
+    assert local.send("soviet", "mine 1620;mine 1818;mine 2016").ok
+    state: Any = service.load_state(local.game_id)
+    mined = set(state.mines["soviet"])
+    assert mined == {"1620", "1818", "2016"}
+    brief = service.briefing(local.game_id, Actor(email="german@example.org"))
+    assert brief == load_game("tanks").briefing("kursk-salient")
+    assert not any(hex_ in brief.text() for hex_ in mined)
+    assert "mines (19.0)" in brief.text()
