@@ -184,3 +184,14 @@ def test_a_briefing_never_names_a_mined_hex_19_1(tmp_path: Path) -> None:
     assert brief == load_game("tanks").briefing("kursk-salient")
     assert not any(hex_ in brief.text() for hex_ in mined)
     assert "mines (19.0)" in brief.text()
+
+
+def test_the_leak_scan_reads_the_briefing_and_finds_no_secret_19_1(tmp_path: Path) -> None:
+    """The red team's leak scan reads the briefing as every audience in a game with secret
+    mines (25.3, 19.1): no secret in it (the hidden units of 25.2: the test above)."""
+    from bot.redteam.leaks import Tally, play_and_scan
+
+    tally = Tally()
+    play_and_scan(tmp_path, "tanks", "kursk-salient", 8, 3, tally)
+    assert tally.tried["leak scan: briefing"] > 0
+    assert tally.failed["leak scan: briefing"] == 0, tally.examples
