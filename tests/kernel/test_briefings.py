@@ -195,3 +195,31 @@ def test_the_leak_scan_reads_the_briefing_and_finds_no_secret_19_1(tmp_path: Pat
     play_and_scan(tmp_path, "tanks", "kursk-salient", 8, 3, tally)
     assert tally.tried["leak scan: briefing"] > 0
     assert tally.failed["leak scan: briefing"] == 0, tally.examples
+
+
+def test_the_cli_lists_each_scenarios_features_20_0_19_0_25_7_22_1() -> None:
+    """`umpire data show GAME` has a features column; `umpire play --help` names the
+    features after each scenario (hidden units 20.0, mines 19.0, a face-down set-up 25.7,
+    TP:S's optional bids 22.1)."""
+    import subprocess
+    import sys
+
+    from typer.testing import CliRunner
+
+    from bot.cli import app
+
+    shown = CliRunner().invoke(app, ["data", "show", "tanks"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    rows = {line.split("│")[1].strip(): line for line in shown.output.splitlines()
+            if line.count("│") >= 4}
+    assert "hidden units (20.0)" in rows["pakfront"]
+    assert "mines (19.0)" in rows["kursk-salient"]
+    assert "face-down set-up (25.7)" in rows["gauntlet"]
+    assert "hidden" not in rows["first-encounter"] and "mines" not in rows["first-encounter"]
+    code = ("import sys; sys.argv = ['umpire', 'play', 'tanks', '--help']\n"
+            "from bot.cli import app\napp()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    helped = " ".join(done.stdout.split()).replace("- ", "-")  # the help text is wrapped
+    assert "pakfront [hidden units]" in helped and "kursk-salient [mines]" in helped
+    assert "gauntlet [face-down set-up]" in helped and "historical [bids]" in helped
