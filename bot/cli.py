@@ -110,7 +110,23 @@ def _scenario_names() -> str:
     return "; ".join(out)
 
 
-SCENARIOS = _scenario_names()
+def _scenario_features() -> str:
+    """Each shipped game's scenarios with the features their briefings name (hidden units,
+    mines, face-down set-up, bids), for ``--help`` only: it loads both packs."""
+    from adjudicator.registry import load_game
+
+    out = []
+    for game in ("stalingrad", "tanks"):
+        rules = load_game(game)
+        out.append(f"{game}: " + ", ".join(
+            key + (f" [{'; '.join(found)}]" if (found := rules.briefing(key).feature_names())
+                   else "") for key in rules.scenarios()))
+    return "; ".join(out)
+
+
+# Loading the packs costs a second: only `umpire play ... --help` shows the features.
+SCENARIOS = (_scenario_features() if sys.argv[1:2] == ["play"]
+             and {"--help", "-h"} & set(sys.argv[2:]) else _scenario_names())
 
 
 @cache
@@ -293,8 +309,10 @@ def data_show(
     scenarios = Table(title=f"{game} scenarios (the first is the default)")
     scenarios.add_column("--scenario")
     scenarios.add_column("what")
-    for key, text in load_game(game, path).scenarios().items():
-        scenarios.add_row(key, text)
+    scenarios.add_column("features")
+    rules = load_game(game, path)
+    for key, text in rules.scenarios().items():
+        scenarios.add_row(key, text, ", ".join(rules.briefing(key).features) or "-")
     console.print(scenarios)
 
 

@@ -53,6 +53,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "undo": ("undo", "take back your last order, if it revealed nothing"),
     "secret": ("secret", "type orders privately (hidden units, mines, traps): not echoed"),
     "policies": ("policies", "the standing orders you may set, and which apply by default"),
+    "brief": ("brief", "the scenario's briefing: sides, length, victory, special rules"),
     "log": ("log [N]", "the last N actions"),
     "dice": ("dice", "the dice commitment"),
     "quit": ("quit", "leave; the game stays stored (umpire play --resume ID)"),
@@ -272,6 +273,7 @@ class Session:
         self.console.print(f"[bold]{escape(game.title)}[/bold] — game {local.game_id}, "
                            f"scenario {info.scenario or next(iter(game.scenarios()))}",
                            highlight=False)
+        self.cmd_brief("", [])
         self.console.print(f"Dice commitment: {local.commitment}  (type 'help' for commands, "
                            "'legal' for what you may do)", highlight=False)
         self.console.print(self.short(game.board_text(local.view(PUBLIC))),
@@ -500,6 +502,11 @@ class Session:
             note = f" [{', '.join(marks)}]" if marks else ""
             self.console.print(escape(f"standing {policy.kind} {policy.policy}{note}: "
                                       f"{policy.description}"), highlight=False)
+
+    def cmd_brief(self, side: str, args: list[str]) -> None:
+        """The scenario's briefing (public: it comes from the scenario, not the state)."""
+        text = self.service.briefing(self.local.game_id, LOCAL).text()
+        self.console.print(text, markup=False, highlight=False)
 
     def cmd_log(self, side: str, args: list[str]) -> None:
         count = (min(int(args[0]), 1000) if args and args[0].isascii() and args[0].isdigit()

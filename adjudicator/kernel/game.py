@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from adjudicator.kernel.briefing import Briefing
 from adjudicator.kernel.decisions import Option, PendingDecision, SetupGuide, StandingPolicy
 from adjudicator.kernel.dice import Dice, Roll
 from adjudicator.kernel.errors import RuleError
@@ -164,6 +165,24 @@ class Game(ABC, Generic[S]):
     @abstractmethod
     def setup(self, scenario: str | None = None, options: Mapping[str, Any] | None = None) -> S:
         """The starting state. Deterministic: rolls needed at setup happen as orders."""
+
+    def scenario_briefing(self, scenario: str) -> Briefing:
+        """The briefing of the scenario ``scenario`` (a key of :meth:`scenarios`), built
+        from the game's data pack. By default only the scenario's one-line description."""
+        return Briefing(game=self.title, scenario=scenario, title=scenario, rule="scenario",
+                        summary=self.scenarios()[scenario], length="as the rules say",
+                        goals={}, victory=[], special=[], features=[])
+
+    def briefing(self, scenario: str | None = None) -> Briefing:
+        """What a player reads before ``scenario`` (None: the default, the first) starts:
+        sides, length, victory, special rules, features. It comes from the scenario, never
+        from a game's state, so it holds no secret. An unknown scenario is a
+        :class:`RuleError` listing the known ones."""
+        known = list(self.scenarios())
+        key = scenario or known[0]
+        if key not in known:
+            raise RuleError("scenario", f"unknown scenario {key!r}", known)
+        return self.scenario_briefing(key)
 
     def options(self, scenario: str | None = None) -> dict[str, str]:
         """The optional rules a new game of ``scenario`` may be created with: option key ->

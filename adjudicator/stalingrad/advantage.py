@@ -18,6 +18,7 @@ from adjudicator.kernel.decisions import Option, PendingDecision
 from adjudicator.kernel.dice import Dice, Roll
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.sides import GERMAN, other
+from adjudicator.stalingrad.state import StalingradState
 
 # ---- the Impulse Track and the German impulse DR (6.31, 6.32, 20.2) -------------------------
 
@@ -121,11 +122,70 @@ def may_prolong(ctx: Ctx, context: str) -> bool:
     return not sept13_daylight(ctx)
 
 
+# ---- when the Advantage is worth asking about (docs/rulings.md, "The Advantage asked when
+# it helps") ---------------------------------------------------------------------------------
+
+#: The policy answering for a holder who has set none: ask, but only when the Advantage can
+#: turn a roll his way (:func:`offer_advantage`, :func:`offer_reroll`).
+HELPS = "helps"
+#: The policy that asks whenever the rules allow the Advantage (the holder chose it).
+ASK = "ask"
+#: The policy that never uses it: no question, no message.
+NEVER = "never"
+
+
+def policy_of(state: StalingradState, holder: str) -> str:
+    """The holder's standing order for the Advantage, or :data:`HELPS` when he set none."""
+    return state.standing.get(holder, {}).get("advantage", HELPS)
+
+
+def battle_against(state: StalingradState, holder: str) -> bool:
+    """8.353: the attack's dice go against ``holder``: his attack fails (OV + DR no higher
+    than DV + DR), or the attack on him succeeds."""
+    b = state.battle
+    assert b is not None
+    diff = (b.ov + b.attack_dr) - (b.dv + b.defense_dr)
+    return diff <= 0 if holder == b.side else diff > 0
+
+
+def period_ends_against(state: StalingradState, holder: str) -> bool:
+    """6.31, 6.32: the German impulse DR calls Sunset on the German's day or Dawn on the
+    Russian's night (the time of day each side plays best in)."""
+    return state.switch and (holder == GERMAN) == state.day
+
+
+def why_offered(ctx: Ctx, context: str, holder: str) -> str | None:
+    """How the Advantage could turn things ``holder``'s way now; None when it could not
+    (9.2 an attack that went against him; 9.3/9.4 an impulse DR ending his time of day)."""
+    state = ctx.state
+    period = "day" if state.day else "night"
+    if context == "battle":
+        b = state.battle
+        assert b is not None
+        totals = f"{b.ov}+{b.attack_dr} against {b.dv}+{b.defense_dr}"
+        if battle_against(state, holder):
+            return (f"your attack fails ({totals})" if holder == b.side
+                    else f"the {b.side} attack succeeds ({totals})")
+        if b.impulse_dr and period_ends_against(state, holder):
+            return f"the attack DR {b.attack_dr} ends your {period}"
+        return None
+    if period_ends_against(state, holder):
+        return f"the German impulse DR ends your {period}"
+    return None
+
+
 def offer_advantage(ctx: Ctx, context: str) -> bool:
+    """9.2, 9.3: after an attack's dice or a German impulse DR, ask the eligible holder
+    (9.5) whether he uses the Advantage — only when it could help him (:func:`why_offered`),
+    unless his standing order is ``ask``; never with ``never``. True when a decision waits."""
     holder = advantage_holder(ctx)
     if holder is None:
         return False
     if context == "battle" and ctx.state.battle is not None and ctx.state.battle.rerolled:
+        return False
+    policy = policy_of(ctx.state, holder)
+    why = why_offered(ctx, context, holder)
+    if policy == NEVER or (why is None and policy != ASK):
         return False
     options = [Option(order="advantage decline", label="keep the roll"),
                Option(order="advantage reroll", label="reroll (9.2, 9.4)")]
@@ -135,8 +195,8 @@ def offer_advantage(ctx: Ctx, context: str) -> bool:
     what = "the attack DRs" if context == "battle" else "the German impulse DR"
     ctx.state.pending = PendingDecision(
         kind="advantage", side=holder, rule="9",
-        prompt=f"use the Advantage on {what}?", options=tuple(options),
-        default="advantage decline", data={"context": context},
+        prompt=(f"{why}: " if why else "") + f"use the Advantage on {what}?",
+        options=tuple(options), default="advantage decline", data={"context": context},
     )
     return True
 
@@ -206,13 +266,16 @@ class RerollDice:
 
 
 #: Standing policies that never reroll a DR/dr other than an attack's (9.4).
-NO_REROLL = ("never", "prolong-mine")
+NO_REROLL = (NEVER, "prolong-mine")
 
 
-def offer_reroll(ctx: Ctx, dice: Dice, roll: Roll, loser: str) -> None:
+def offer_reroll(ctx: Ctx, dice: Dice, roll: Roll, loser: str, *, setup: bool = False
+                 ) -> None:
     """9.4: after a DR/dr whose result goes against ``loser``, offer the Advantage to its
     eligible holder (9.5) when the result goes against the holder — a roll in his favour
-    is not worth a round trip — unless his standing order already says no."""
+    is not worth a round trip — unless his standing order already says no. A roll of the
+    set-up (``setup``: the initial Rubble, 5.7) is offered only to a holder who asked for
+    every chance (``standing advantage ask`` or a reroll policy), not by default."""
     if not isinstance(dice, RerollDice) or not dice.enabled:
         return
     index = len(dice.values) - 1
@@ -221,7 +284,8 @@ def offer_reroll(ctx: Ctx, dice: Dice, roll: Roll, loser: str) -> None:
     holder = advantage_holder(ctx)
     if holder is None or loser != holder:
         return
-    if ctx.state.standing.get(holder, {}).get("advantage") in NO_REROLL:
+    policy = policy_of(ctx.state, holder)
+    if policy in NO_REROLL or (setup and policy == HELPS):
         return
     raise RollPause(index, roll, loser, holder)
 

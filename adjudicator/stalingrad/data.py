@@ -10,6 +10,7 @@ A pack is a directory of TOML files (``data/stalingrad`` by default)::
     calendar.toml   Turn Record Track, weeks and Victory Point numbers, strengths by date
     tables.toml     Crossing, Mistaken Attack, Interdiction, Casualty Points, MF costs, ...
     scenarios.toml  Basic Game, Kuibyshev Sawmill, Simulation Game
+    briefings.toml  each scenario's goals and special rules (kernel.briefing)
 
 ``load_pack()`` returns the cached default pack; ``load_pack(path)`` loads a GM's
 replacement and raises :class:`PackError` listing every error; ``check_pack(path)``
@@ -25,7 +26,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from adjudicator.kernel import packs
+from adjudicator.kernel import briefing, packs
 from adjudicator.kernel.packs import PackError
 from adjudicator.stalingrad import data_check
 from adjudicator.stalingrad.data_models import (
@@ -61,7 +62,7 @@ __all__ = [
 DEFAULT_PACK: Path = Path(__file__).resolve().parents[2] / "data" / "stalingrad"
 REQUIRED_FILES: tuple[str, ...] = (
     "map.toml", "areas.toml", "zones.toml", "units.toml", "calendar.toml", "tables.toml",
-    "scenarios.toml",
+    "scenarios.toml", briefing.FILE,
 )
 GAME = "stalingrad"
 TITLE = "Turning Point: Stalingrad data pack"
@@ -145,7 +146,7 @@ def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, packs.
             problems.append(f"pack.toml: files does not list {', '.join(missing)}")
         if extra:
             problems.append(f"pack.toml: files lists unknown {', '.join(extra)}")
-    docs = {name: read.toml(name) for name in REQUIRED_FILES}
+    docs = {name: read.toml(name) for name in REQUIRED_FILES if name != briefing.FILE}
 
     # ---- map.toml
     map_doc = docs["map.toml"]
@@ -207,6 +208,7 @@ def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, packs.
             if sc.key in scenarios:
                 problems.append(f"scenarios.toml: {label}: key used twice")
             scenarios[sc.key] = sc
+    briefings = briefing.read_briefings(read, scenarios, SIDES)
 
     # ---- cross-checks
     problems += data_check.check_map(areas, zones, quadrants, volga, east_bank, fag_boxes,
@@ -238,6 +240,7 @@ def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, packs.
         calendar=calendar,
         tables=tables,
         scenarios=scenarios,
+        briefings=briefings,
         hash=read.hash,
     )
     return pack, problems

@@ -8,6 +8,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from adjudicator.kernel.briefing import Briefing
 from adjudicator.kernel.decisions import Option, PendingDecision, StandingPolicy
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
@@ -21,6 +22,7 @@ from adjudicator.stalingrad import (
     advantage,
     artillery,
     bombardment,
+    briefing,
     combat,
     crossing,
     data,
@@ -86,7 +88,7 @@ ROLLING_ORDERS = (Move, Regroup, Infiltrate, Fortify, Cross, Recross, Casualties
 #: Policies that answer for a side that has set none (docs/rulings.md, "Decisions only
 #: when they matter"): a choice that rarely pays is not asked each time; 'standing KIND
 #: ask' asks again.
-AUTOMATIC = {("voluntary", "never"), ("advantage", "never")}
+AUTOMATIC = {("voluntary", "never"), ("advantage", advantage.HELPS)}
 
 STANDING_POLICIES = tuple(StandingPolicy(kind=kind, policy=policy, description=description,
                                          default=(kind, policy) in AUTOMATIC)
@@ -106,7 +108,11 @@ STANDING_POLICIES = tuple(StandingPolicy(kind=kind, policy=policy, description=d
      "(the default)"),
     ("overflow", "weakest-stay",
      "when a retreat overfills an Area, the weakest units stay and the strongest retreat on"),
-    ("advantage", "never", "never use the Advantage (the default: you are not asked)"),
+    ("advantage", "never", "never use the Advantage: you are not asked"),
+    ("advantage", advantage.HELPS,
+     "ask me only when the Advantage can turn a roll my way: my attack failed, an attack on "
+     "me succeeded, the impulse DR ends my time of day, a DR/dr went against me in play "
+     "(the default)"),
     ("advantage", "ask", "ask me each time the Advantage may be used"),
     ("advantage", "reroll-bad",
      "reroll an attack, or any other DR/dr (9.4), that goes against me"),
@@ -192,6 +198,10 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
         (``umpire play stalingrad``)."""
         return {key: spec.description or spec.name
                 for key, spec in self.pack_board.scenarios.items()}
+
+    def scenario_briefing(self, scenario: str) -> Briefing:
+        """The scenario's briefing from the pack (:mod:`adjudicator.stalingrad.briefing`)."""
+        return briefing.scenario_briefing(data.load_pack(self.pack), scenario, self.title)
 
     def options(self, scenario: str | None = None) -> dict[str, str]:
         """The optional rules ``scenario`` (default: the first) allows (22, 21.2...)."""
@@ -547,24 +557,26 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
 
     @staticmethod
     def _advantage_answer(state: StalingradState, decision: PendingDecision,
-                          policy: str) -> str:
-        options = decision.option_orders()
+                          policy: str) -> str | None:
+        """A standing order's answer to an Advantage decision (9.2-9.4); None for the
+        policies that ask (``helps``, ``ask``)."""
+        if policy in (advantage.HELPS, advantage.ASK):
+            return None
         holder = decision.side
-        if decision.data.get("context") == "roll":  # 9.4
+        context = decision.data.get("context")
+        if context == "roll":  # 9.4
             bad = decision.data.get("loser") == holder
             return "advantage reroll" if bad and policy in ("reroll-bad", "both") \
                 else "advantage decline"
-        if policy in ("prolong-mine", "both") and "advantage prolong" in options:
-            mine = (holder == GERMAN and state.day) or (holder == RUSSIAN and not state.day)
-            if mine:
-                return "advantage prolong"
-        if policy in ("reroll-bad", "both") and state.battle is not None \
-                and decision.data.get("context") == "battle":
-            b = state.battle
-            diff = (b.ov + b.attack_dr) - (b.dv + b.defense_dr)
-            bad = diff <= 0 if holder == b.side else diff > 0
-            if bad:
-                return "advantage reroll"
+        ends_mine = advantage.period_ends_against(state, holder)
+        if policy in ("prolong-mine", "both") and ends_mine \
+                and "advantage prolong" in decision.option_orders():
+            return "advantage prolong"
+        if policy in ("reroll-bad", "both") and (
+                (context == "battle" and state.battle is not None
+                 and advantage.battle_against(state, holder))
+                or (context == "impulse" and ends_mine)):
+            return "advantage reroll"
         return "advantage decline"
 
     # ---- conformance -------------------------------------------------------------------------

@@ -341,7 +341,7 @@ def do_rubble(ctx: Ctx, dice: Dice) -> None:
         roll = dice.roll(f"initial Rubble dr ({key})", count=1)
         made = roll.total + tem >= need
         # 9.4: Rubble in the city's Areas hinders the German attacker.
-        offer_reroll(ctx, dice, roll, loser=GERMAN if made else RUSSIAN)
+        offer_reroll(ctx, dice, roll, loser=GERMAN if made else RUSSIAN, setup=True)
         if made:
             ctx.state.rubble[key] = 1
         ctx.emit("initial-rubble", f"{ctx.name(key)}: dr {roll.total} + TEM {tem}"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from adjudicator.kernel import packs
+from adjudicator.kernel import briefing, packs
 from adjudicator.kernel.packs import PackError, Sourced, provenance
 from adjudicator.tanks.data_check import REQUIRED_CONSTANTS, cross_check
 from adjudicator.tanks.data_models import (
@@ -85,6 +85,9 @@ def _read(path: Path) -> tuple[packs.PackFiles, dict[str, BaseModel]]:
     if (isinstance(mf, MapFile) and isinstance(uf, UnitsFile) and isinstance(tf, TablesFile)
             and isinstance(sf, ScenariosFile)):
         read.problems += cross_check(mf, uf, tf, sf)
+    if isinstance(sf, ScenariosFile):
+        notes = briefing.read_briefings(read, [s.id for s in sf.scenario], [s.value for s in Side])
+        models[briefing.FILE] = briefing.BriefingsFile(briefing=list(notes.values()))
     return read, models
 
 
@@ -94,7 +97,8 @@ def _assemble(path: Path, read: packs.PackFiles, models: dict[str, BaseModel]) -
     man = models[MANIFEST]
     assert isinstance(mf, MapFile) and isinstance(uf, UnitsFile)
     assert isinstance(tf, TablesFile) and isinstance(sf, ScenariosFile)
-    assert isinstance(man, Manifest)
+    brief = models[briefing.FILE]
+    assert isinstance(man, Manifest) and isinstance(brief, briefing.BriefingsFile)
     tanks_map = build_map(mf, (e.terrain for e in tf.terrain_effect if e.blocks_los))
     return TanksPack(
         path=path,
@@ -105,6 +109,7 @@ def _assemble(path: Path, read: packs.PackFiles, models: dict[str, BaseModel]) -
         scenarios={s.id: s for s in sf.scenario},
         content_hash=read.hash,
         _map_file=mf,
+        briefings={n.scenario: n for n in brief.briefing},
     )
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from adjudicator.kernel.briefing import Briefing
 from adjudicator.kernel.decisions import Option, PendingDecision, SetupGuide, StandingPolicy
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
@@ -21,7 +22,7 @@ from adjudicator.kernel.events import Event
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.orders import Order
 from adjudicator.kernel.views import View
-from adjudicator.tanks import artillery, fire, legal, movement, paths, scenario
+from adjudicator.tanks import artillery, briefing, data, fire, legal, movement, paths, scenario
 from adjudicator.tanks.case_views import check_sees
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.hidden import publish_all
@@ -88,6 +89,10 @@ class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SI
             record: Any = sc
             out[key] = f"{record.section} {record.title} ({record.level}, {record.turns} turns)"
         return out
+
+    def scenario_briefing(self, scenario: str) -> Briefing:
+        """25.1-25.7: the scenario's briefing from the pack (:mod:`adjudicator.tanks.briefing`)."""
+        return briefing.scenario_briefing(data.load_pack(self.pack), scenario, self.title)
 
     def options(self, scenario: str | None = None) -> dict[str, str]:
         """The optional rules of 21-24 and the basic game of 25.4 (any scenario)."""

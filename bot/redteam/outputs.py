@@ -161,6 +161,15 @@ def info(m: Moment) -> Iterable[Output]:
                      .model_dump_json())
 
 
+@output_producer("briefing", every=10)
+def briefing(m: Moment) -> Iterable[Output]:
+    """The scenario's briefing (the console's start and `brief`): public by design, so it
+    must never carry a secret of the game it is read in."""
+    for audience in m.readers:
+        yield Output("briefing", audience,
+                     m.service.briefing(m.game_id, m.actors[audience]).text())
+
+
 @output_producer("GIF captions", every=15)
 def captions(m: Moment) -> Iterable[Output]:
     from bot.replays import replay_frames

@@ -8,6 +8,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from adjudicator.kernel.briefing import Briefing
 from adjudicator.kernel.decisions import SetupGuide
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC
@@ -106,6 +107,17 @@ class Reads(ServiceBase):
                 for s in ctx.seats):
             return None
         return ctx.game.setup_guide(ctx.state, side)
+
+    def briefing(self, game_id: str, viewer: Actor) -> Briefing:
+        """The briefing of the game's scenario (:meth:`Game.briefing`): sides, length,
+        victory, special rules, features. It comes from the scenario, not the state, so it
+        holds no secret and anyone who can name the game may read it (``viewer`` only has
+        to be someone); the state is not even loaded."""
+        del viewer  # public: every audience reads the same briefing
+        with self.store.read():
+            row = self._row(game_id)
+            game = self._rules_for(row)
+        return game.briefing(row["scenario"] or None)
 
     def log(self, game_id: str, viewer: Actor, n: int = 10, *, audience: str | None = None,
             include_reverted: bool = False) -> list[LogEntry]:

@@ -10,6 +10,7 @@ side to act always has one: the random players here never fall back on another o
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -91,11 +92,14 @@ def check(state: StalingradState, before: StalingradState, order: str) -> None:
     assert again.state_hash() == state.state_hash()
 
 
-def play(seed: int, orders: int) -> int:
+def random_orders(seed: int, orders: int, state: StalingradState | None = None
+                  ) -> Iterator[tuple[StalingradState, Any]]:
+    """``orders`` random listed orders on the small map from ``state`` (default
+    :func:`start`; a game that ends starts anew), each accepted and checked: yields the
+    state before each order and its outcome."""
     rng = random.Random(seed)
-    state = start()
+    state = state if state is not None else start()
     dice = CommittedDice(seed.to_bytes(4, "big") * 8, f"random-{seed}")
-    impulses = 0
     for _ in range(orders):
         if state.result is not None:
             assert state.result.startswith(("german wins", "russian wins", "draw"))
@@ -110,10 +114,13 @@ def play(seed: int, orders: int) -> int:
             choice = rng.choice(legal)
         outcome = accepted(state, side, choice, dice)
         check(outcome.state, state, choice)
-        if outcome.state.impulse is None and state.impulse is not None:
-            impulses += 1
+        yield state, outcome
         state = outcome.state
-    return impulses
+
+
+def play(seed: int, orders: int) -> int:
+    return sum(1 for before, outcome in random_orders(seed, orders)
+               if outcome.state.impulse is None and before.impulse is not None)
 
 
 def accepted(state: StalingradState, side: str, order: str, dice: Any) -> Any:

@@ -148,6 +148,9 @@ def test_interdiction_comes_from_the_pack_18_4(tmp_path: Path) -> None:
 def test_the_scenario_list_comes_from_the_pack(tmp_path: Path) -> None:
     assert list(SHIPPED.scenarios())[:4] == ["historical", "basic", "sawmill", "simulation"]
     game = edited(tmp_path, "scenarios.toml", r'^key = "sawmill"$', 'key = "sawmill-short"')
+    briefings = tmp_path / "pack" / "briefings.toml"  # every scenario has its briefing
+    briefings.write_text(briefings.read_text().replace('scenario = "sawmill"',
+                                                       'scenario = "sawmill-short"'))
     assert "sawmill" not in game.scenarios() and "sawmill-short" in game.scenarios()
     with pytest.raises(ValueError):
         game.setup("sawmill")

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
+from adjudicator.kernel.briefing import BriefingNotes
 from adjudicator.stalingrad.data_models.calendar import Calendar
 from adjudicator.stalingrad.data_models.common import QuadrantKey, Side, Sourced
 from adjudicator.stalingrad.data_models.map import Area, Board, FagBox, Quadrant, Region, Zone
@@ -50,6 +51,7 @@ class StalingradPack(BaseModel):
     calendar: Calendar
     tables: Tables
     scenarios: dict[str, Scenario]
+    briefings: dict[str, BriefingNotes]
     hash: str
 
     _neighbours: dict[str, tuple[str, ...]] = PrivateAttr(default_factory=dict)

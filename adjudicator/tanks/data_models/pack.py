@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from adjudicator.kernel.briefing import BriefingNotes
 from adjudicator.kernel.packs import Record
 from adjudicator.tanks.data_models.common import Side, Terrain
 from adjudicator.tanks.data_models.map import MapFile, TanksMap
@@ -23,7 +24,7 @@ from adjudicator.tanks.data_models.tables import (
 )
 from adjudicator.tanks.data_models.units import UnitType
 
-PACK_FILES = ("map.toml", "units.toml", "tables.toml", "scenarios.toml")
+PACK_FILES = ("map.toml", "units.toml", "tables.toml", "scenarios.toml", "briefings.toml")
 
 
 class Manifest(Record):
@@ -53,6 +54,8 @@ class TanksPack:
     scenarios: Mapping[str, Scenario]
     content_hash: str
     _map_file: MapFile = field(repr=False)
+    #: briefings.toml: each scenario's goals and special rules (:mod:`adjudicator.kernel.briefing`)
+    briefings: Mapping[str, BriefingNotes] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
