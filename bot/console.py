@@ -374,7 +374,7 @@ class Session:
                 self.handle(side, line)
             except Exception as error:  # a command never ends the console with a traceback
                 self.refuse(_one_line(error), self.audience_of(side))
-        self.screen.close()
+        self.screen.close(ask=False)  # the player leaves: no secret stays on the screen
         self.finish(info.game)
 
     def news(self) -> None:

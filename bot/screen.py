@@ -84,13 +84,14 @@ class Screen:
                     "—[/dim]", True)
         return True
 
-    def close(self) -> None:
-        """Hand the screen back: Enter, then a clear; the public lines printed while it was
-        private are shown again."""
+    def close(self, ask: bool = True) -> None:
+        """Hand the screen back: Enter (unless not ``ask``: its player is leaving), then a
+        clear; the public lines printed while it was private are shown again."""
         if self.private_to is None:
             return
-        with contextlib.suppress(EOFError, KeyboardInterrupt):
-            self.ask(f"{who(self.private_to)}: press Enter to clear the screen ")
+        if ask:
+            with contextlib.suppress(EOFError, KeyboardInterrupt):
+                self.ask(f"{who(self.private_to)}: press Enter to clear the screen ")
         self.private_to = None
         if self.console.is_terminal:
             self.console.file.write(CLEAR)
