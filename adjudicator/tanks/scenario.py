@@ -8,6 +8,7 @@ from typing import Any
 
 from adjudicator.kernel.decisions import SetupGuide
 from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.memo import Memo
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.data_models import Requirement, Tally
 from adjudicator.tanks.hexgrid import Hex, connected_groups, distance
@@ -115,6 +116,26 @@ def zone_allows(ctx: Ctx, side: str, group: str, hex_name: str) -> bool:
         if inside:
             return True
     return False
+
+
+#: The hexes of each set-up zone per map and pack data (kept with them).
+_ZONE_HEXES = Memo[tuple[str, ...]](size=256)
+
+
+def setup_zone(ctx: Ctx) -> tuple[str, tuple[str, ...]] | None:
+    """While a side sets up (4.0): that side and every hex where one of its set-up units
+    may go (the union of its groups' zones) — the scenario's rules, known to everyone."""
+    side = setup_side(ctx.state)
+    if side is None:
+        return None
+    setup_units = set(ctx.state.flags.get("setup_units", []))
+    groups = sorted({"" if u.force == "setup" else u.force for u in ctx.state.units
+                     if u.side == side and u.id in setup_units})
+    key = (ctx.state.scenario, side, tuple(groups),
+           bool(ctx.state.flags.get("clear_terrain")))
+    return side, _ZONE_HEXES.get((ctx.map, ctx.data), key, lambda: tuple(
+        h.name for h in ctx.map.all_hexes
+        if any(zone_allows(ctx, side, group, h.name) for group in groups or [""])))
 
 
 def zone_text(ctx: Ctx, side: str, group: str = "") -> str:
