@@ -184,3 +184,23 @@ def test_two_seated_consoles_share_one_stored_game_each_seeing_its_side_20_0(
     assert not [u for u in HIDDEN if re.search(rf"\b{re.escape(u)}\b", soviet)]
     assert "t34a-1 moves from off the map: 0101" in soviet
     assert "t34a-1 moves from off the map: 0101" in german  # seen on Enter
+
+
+def test_the_services_secret_batch_result_names_the_refused_line_20_0_6_2(
+        tmp_path: Path) -> None:
+    """What email and Discord report from: a private batch stops at its refused line, which
+    is named with its error; only the lines before it are applied."""
+    service = GameService(Store(tmp_path / "umpire.db"), seed_source=lambda n: b"\x05" * n)
+    game_id = LocalGame.new(service, "tanks", "pakfront").game_id
+    result = service.submit(game_id, LOCAL, "hide flak88-2 0505\nhide infde-5 1111\n"
+                            "hide infde-9 0505\nhide infde-6 1112", side="german")
+    assert result.status == "partial" and result.stopped_at == 3
+    assert result.error == "6.2: 0505 already holds flak88-2"
+    assert result.applied == ["hide flak88-2 0505", "hide infde-5 1111"]
+    assert len(result.seqs) == 2
+    assert result.messages["german"].lines == ["flak88-2 set up hidden in 0505",
+                                               "infde-5 set up hidden in 1111"]
+    assert result.messages["public"].lines == []
+    guide = service.setup_guide(game_id, LOCAL)
+    assert guide is not None and [p.split()[1] for p in guide.placed] == ["flak88-2",
+                                                                          "infde-5"]
