@@ -358,9 +358,6 @@ class Session:
             if to_act != side:
                 self.say(f"{to_act} to act: press Enter to look again (what the other terminal "
                          "does shows here when you act or press Enter)", "dim")
-            elif self.screen.private_to == side:
-                self.say("(the screen shows your secrets: an empty line clears it)", "dim",
-                         audience=side)
             try:
                 line = self.io.read(f"[{side}] > ").strip()
             except (EOFError, KeyboardInterrupt):

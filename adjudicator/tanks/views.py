@@ -79,8 +79,9 @@ def build_view(ctx: Ctx, game: str, viewer: str) -> TanksView:
         if not own:
             if unit.status == "on" and unit.hidden:
                 continue
-            if unit.status == "waiting" and unit.id in setup_units:
-                continue
+            if (unit.status == "waiting" and unit.id in setup_units
+                    and scenario.sets_up_secrets(state, unit.side)):
+                continue  # which units are still to set up tells which were set up hidden
             if unit.status == "on" and unit.concealed:
                 units.append(UnitView(id=aliases[unit.id], side=unit.side, type="?", label="?",
                                       status="on", hex=unit.hex, concealed=True))
