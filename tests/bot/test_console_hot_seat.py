@@ -204,3 +204,45 @@ def test_the_services_secret_batch_result_names_the_refused_line_20_0_6_2(
     guide = service.setup_guide(game_id, LOCAL)
     assert guide is not None and [p.split()[1] for p in guide.placed] == ["flak88-2",
                                                                           "infde-5"]
+
+
+def test_a_picture_of_a_sides_secrets_is_written_only_behind_its_step_20_0(
+        tmp_path: Path) -> None:
+    """`map german FILE` at the Soviet's prompt: the picture holds the German's hidden units,
+    so it is written only once the German alone looks ('n' declines: no file)."""
+    public = iter(["", ""])
+    secret = iter(["hide flak88-2 0505", "", "quit"])
+    console, out = new_session(tmp_path, lambda _p: next(public), lambda _p: next(secret))
+    console.run()
+    asked: list[str] = []
+    answers = iter(["n", ""])
+
+    def answer(prompt: str) -> str:
+        asked.append(prompt)
+        return next(answers)
+
+    console.io = FunctionIO(answer)
+    picture = tmp_path / "german.png"
+    console.cmd_map("soviet", ["german", str(picture)])
+    assert not picture.exists() and asked[-1].startswith("German: press Enter when only")
+    console.cmd_map("soviet", ["german", str(picture)])
+    assert picture.read_bytes().startswith(b"\x89PNG")
+    assert f"map written to {picture}" in private(out.getvalue(), "german")
+    console.cmd_map("soviet", ["public", str(tmp_path / "public.png")])  # asks nothing
+    assert len(asked) == 2
+
+
+def test_an_open_set_up_needs_no_look_away_step_4_0(tmp_path: Path) -> None:
+    """Kursk: Counterattack's Soviet Start forces set up in sight (25.4): nothing the Soviet
+    sees is secret, so 'legal' and 'board' ask nobody to look away."""
+    asked: list[str] = []
+    lines = iter(["legal", "board", "quit"])
+
+    def read(prompt: str) -> str:
+        asked.append(prompt)
+        return next(lines)
+
+    console, out = new_session(tmp_path, read, read, scenario="kursk-counterattack")
+    console.run()
+    assert asked == ["[soviet] > "] * 3
+    assert "legal order(s) for soviet" in out.getvalue()
