@@ -256,6 +256,8 @@ def test_a_hot_seat_stalins_tanks_game_shows_no_hidden_unit_on_the_shared_screen
     # not blind: the same secrets were on the screen, behind the German's steps
     assert "flak88-1 (88 Flak) [hidden]" in owner  # board
     assert re.search(r"fire (?:pak75|flak88|pak88)-\d at t34", owner)  # options, legal
+    assert "german secret salt:" in owner  # dice only the German may see (20.0's commitment)
+    assert "secret salt" not in shared_screen(raw)
 
 
 def test_a_hot_seat_stalingrad_game_keeps_a_standing_order_off_the_shared_screen(
