@@ -246,3 +246,24 @@ def test_an_open_set_up_needs_no_look_away_step_4_0(tmp_path: Path) -> None:
     console.run()
     assert asked == ["[soviet] > "] * 3
     assert "legal order(s) for soviet" in out.getvalue()
+
+
+def test_umpire_play_seat_resumes_one_side_at_its_own_terminal(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from bot.cli import app
+
+    runner = CliRunner()
+    db = str(tmp_path / "umpire.db")
+    wrong = runner.invoke(app, ["play", "tanks", "--seat", "nobody", "--db", db])
+    assert wrong.exit_code == 2 and "no side 'nobody'; choose from german, soviet" in wrong.output
+    service = GameService(Store(tmp_path / "umpire.db"), seed_source=lambda n: b"\x05" * n)
+    game_id = LocalGame.new(service, "tanks", "pakfront").game_id
+    service.submit(game_id, LOCAL, "hide flak88-2 0505", side="german")
+    result = runner.invoke(app, ["play", "tanks", "--resume", game_id, "--seat", "soviet",
+                                 "--db", db], input="board\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert "This terminal plays soviet" in result.output
+    assert "german to act: press Enter to look again" in result.output
+    assert "flak88-2" not in result.output and "0505" not in result.output
+    assert f"--resume {game_id} --seat soviet" in " ".join(result.output.split())
