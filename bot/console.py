@@ -741,7 +741,10 @@ class PromptIO:
                 pass
         self.prompt: PromptSession[str] = PromptSession(
             history=store, completer=_Completer(self), complete_while_typing=False)
-        self.private: PromptSession[str] = PromptSession()
+        # private lines: masked as typed; Tab completes from the side's legal orders (the
+        # screen is then private to that side: see Session.private_round)
+        self.private: PromptSession[str] = PromptSession(
+            completer=_Completer(self), complete_while_typing=False)
 
     def read(self, prompt: str) -> str:
         found = re.match(r"\[(\w+)\] > $", prompt)

@@ -267,3 +267,11 @@ def test_umpire_play_seat_resumes_one_side_at_its_own_terminal(tmp_path: Path) -
     assert "german to act: press Enter to look again" in result.output
     assert "flak88-2" not in result.output and "0505" not in result.output
     assert f"--resume {game_id} --seat soviet" in " ".join(result.output.split())
+
+
+def test_tab_completes_the_secret_set_up_once_the_screen_is_private_20_0(
+        tmp_path: Path) -> None:
+    console, _ = new_session(tmp_path, lambda _p: "", lambda _p: "")
+    assert "pak75-1" not in console.completions("hide ", "german")  # a shared screen
+    assert console.screen.open("german")  # the German alone looks (the secret> prompt)
+    assert "pak75-1" in console.completions("hide ", "german")
