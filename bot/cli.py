@@ -167,6 +167,10 @@ def play(
     option: Annotated[list[str] | None, typer.Option(
         "--option", metavar="KEY=VALUE",
         help="an optional rule for a new game (e.g. cards=true)")] = None,
+    seat: Annotated[str | None, typer.Option(
+        metavar="SIDE", help="play that side only at this terminal, seeing only its view "
+        "(another terminal plays the other side of the same game: --resume ID --seat SIDE)")]
+    = None,
 ) -> None:
     """Play a game locally, hot-seat or solitaire, at this console (stored, resumable)."""
     from rich.markup import escape
@@ -190,6 +194,9 @@ def play(
         console.print(f"[red]unknown scenario {scenario!r}; choose from "
                       f"{', '.join(rules.scenarios())}[/red]")
         raise typer.Exit(code=2)
+    if seat is not None and seat not in rules.sides:
+        console.print(f"[red]no side {seat!r}; choose from {', '.join(rules.sides)}[/red]")
+        raise typer.Exit(code=2)
     store = Store(_store_target(db).where)
     # the console's history beside a database file, else in the user data folder
     where = getattr(store, "path", None)
@@ -207,7 +214,7 @@ def play(
     from bot.runtime import tune_gc
 
     tune_gc()
-    play_at_terminal(service, local, console, folder / "console-history")
+    play_at_terminal(service, local, console, folder / "console-history", seat)
 
 
 @app.command()

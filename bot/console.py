@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,11 +32,12 @@ from rich.markup import escape
 from adjudicator.kernel.decisions import SetupGuide
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC
-from adjudicator.kernel.game import Game
+from adjudicator.kernel.game import Game, order_lines
 from adjudicator.kernel.orders import words as order_words
 from adjudicator.kernel.views import View
 from bot import listing
 from bot.records import verify
+from bot.screen import Screen
 from bot.service import Actor, GameService, Prompt, ServiceError, SubmitResult
 
 #: The person at the console: seated for every side and as GM of their local games.
@@ -47,10 +49,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
               "what you may do now, grouped, a page at a time; filters narrow it "
               "(legal i/103, legal move, legal 14)"),
     "help": ("help [VERB]", "this text, or one order's forms, rules and examples"),
-    "board": ("board [SIDE|public|gm]", "the board as that viewer sees it (another side's "
-              "view asks first: it shows that side's secrets)"),
+    "board": ("board [SIDE|public|gm]", "the board as that viewer sees it (a view with "
+              "secrets asks its side to make sure only it is looking)"),
     "map": ("map [SIDE|public|gm] [FILE]", "write that viewer's map picture (PNG) to FILE"),
-    "undo": ("undo", "take back your last order, if it revealed nothing"),
+    "undo": ("undo", "take back your last order, if it revealed nothing (in a secret "
+             "set-up too, before 'done')"),
     "secret": ("secret", "type orders privately (hidden units, mines, traps): not echoed"),
     "policies": ("policies", "the standing orders you may set, and which apply by default"),
     "brief": ("brief", "the scenario's briefing: sides, length, victory, special rules"),
@@ -117,30 +120,20 @@ class LocalGame:
         return self.service.info(self.game_id).commitment
 
     def send(self, side: str, text: str) -> SubmitResult:
-        return self.service.submit(self.game_id, LOCAL, text.replace(";", "\n"), side=side)
-
-    def submit(self, side: str, text: str, private: bool = False) -> tuple[list[str], str | None]:
-        """Submit lines for ``side``; returns the lines to print and an error, if any.
-
-        Hot-seat: everyone shares the screen, so a normal order shows what the acting side
-        may see, and a private one only what everybody may see.
-        """
-        result = self.send(side, text)
-        message = result.messages.get(PUBLIC if private else side)
-        shown = list(message.lines) if message is not None else []
-        if private and result.applied:
-            shown.append(f"{len(result.applied)} private order(s) accepted")
-        error = None
-        if result.error is not None:
-            where = f"line {result.stopped_at}: " if result.stopped_at else ""
-            error = where + result.error
-        return shown, error
+        return self.service.submit(self.game_id, LOCAL, "\n".join(batch_lines([text])),
+                                   side=side)
 
     def verify_dice(self) -> tuple[str, bool]:
         """The revealed seed and whether every roll so far verifies against it."""
         seed = self.service.reveal_seed(self.game_id, LOCAL)
         report = verify(self.service.export(self.game_id, LOCAL).lines, seed)
         return seed, report.ok
+
+
+def batch_lines(typed: Sequence[str]) -> list[str]:
+    """The order lines of what was typed (a line may hold several orders separated by ';'),
+    numbered as the service numbers them: what is sent and what a report counts are one."""
+    return order_lines("\n".join(typed).replace(";", "\n"))
 
 
 class ConsoleIO(Protocol):
@@ -159,10 +152,16 @@ class FunctionIO:
     private_reader: Callable[[str], str] | None = None
 
     def read(self, prompt: str) -> str:
-        return self.reader(prompt)
+        try:
+            return self.reader(prompt)
+        except StopIteration:  # lines from an iterator: its end is the input's end
+            raise EOFError from None
 
     def read_private(self, prompt: str) -> str:
-        return (self.private_reader or self.reader)(prompt)
+        try:
+            return (self.private_reader or self.reader)(prompt)
+        except StopIteration:
+            raise EOFError from None
 
 
 def _one_line(error: Exception) -> str:
@@ -172,36 +171,82 @@ def _one_line(error: Exception) -> str:
 
 
 class Session:
-    """The console's loop and commands over one :class:`LocalGame`."""
+    """The console's loop and commands over one :class:`LocalGame`.
+
+    Everything it prints goes through :attr:`screen` with its audience: the public, or the
+    side (or GM) whose View it came from (:meth:`audience_of`). A hot-seat screen shows a
+    side's secrets only behind that side's look-away step; a seated one (``seat``) shows
+    that side's and the public's only."""
 
     def __init__(self, service: GameService, local: LocalGame, io: ConsoleIO,
-                 console: Console) -> None:
+                 console: Console, seat: str | None = None) -> None:
         self.service = service
         self.local = local
         self.game = local.rules
         self.io = io
         self.console = console
+        self.seat = seat
+        self.screen = Screen(console, lambda prompt: self.io.read(prompt), seat)
         self.listing: listing.Listing | None = None
         self._entries: tuple[tuple[int, str], list[listing.Entry]] | None = None
+        self._audiences: dict[tuple[int, str], str] = {}
+        self.seen = local.head  # seated: the newest action shown at this terminal
 
     # ---- output ---------------------------------------------------------------------------
+
+    def audience_of(self, viewer: str) -> str:
+        """Who may read what is computed for ``viewer`` now: ``viewer`` while its View holds
+        anything the public View does not (hidden units, mines, face-down identities, a
+        standing order it set), else the public: then what it is told follows from what
+        everybody knows (a decision's options are left out of the comparison: only the
+        owner's View has them)."""
+        key = (self.local.head, viewer)
+        if key not in self._audiences:
+            if viewer == PUBLIC:
+                return PUBLIC
+            skip = {"viewer", "pending"}
+            mine = self.local.view(viewer).model_dump(mode="json", exclude=skip)
+            public = self.local.view(PUBLIC).model_dump(mode="json", exclude=skip)
+            self._audiences[key] = PUBLIC if mine == public else viewer
+        return self._audiences[key]
 
     def short(self, text: str) -> str:
         """``text`` with unit ids written by their short names (``g14pz:i/103`` ->
         ``i/103``), as a player types them."""
         return self.service.short_texts(self.local.game_id, [text])[0]
 
-    def say(self, text: str, style: str | None = None) -> None:
+    def say(self, text: str, style: str | None = None, audience: str = PUBLIC) -> bool:
         markup = paint(text, self.game.sides)
-        self.console.print(f"[{style}]{markup}[/]" if style else markup, highlight=False)
+        return self.screen.show(audience, f"[{style}]{markup}[/]" if style else markup)
 
-    def lines(self, lines: Sequence[str], indent: str = "  ") -> None:
+    def plain(self, text: str, audience: str = PUBLIC) -> bool:
+        """``text`` as it is (no markup, no colour)."""
+        return self.screen.show(audience, text, markup=False)
+
+    def lines(self, lines: Sequence[str], indent: str = "  ", audience: str = PUBLIC) -> bool:
         shown = self.service.short_texts(self.local.game_id, lines) if lines else []
-        for line in shown:
-            self.console.print(indent + paint(line, self.game.sides), highlight=False)
+        return self.screen.show_all(audience, [indent + paint(line, self.game.sides)
+                                               for line in shown])
 
-    def refuse(self, text: str) -> None:
-        self.console.print(f"[red]{escape(text)}[/red]", highlight=False)
+    def refuse(self, text: str, audience: str = PUBLIC) -> None:
+        self.screen.show(audience, f"[red]{escape(text)}[/red]")
+
+    def told(self, result: SubmitResult, side: str) -> None:
+        """What a result told: the public's lines, then what only ``side`` was told (behind
+        its look-away step while its View holds secrets)."""
+        public = result.messages.get(PUBLIC)
+        shown = list(public.lines) if public is not None else []
+        own = result.messages.get(side)
+        rest = Counter(shown)
+        extra = []
+        for line in own.lines if own is not None else []:
+            if rest[line]:
+                rest[line] -= 1
+            else:
+                extra.append(line)
+        self.lines(shown)
+        if extra:
+            self.lines(extra, audience=self.audience_of(side))
 
     def busy(self, lines: int) -> Any:
         """A spinner while a batch resolves (at a terminal only)."""
@@ -232,12 +277,16 @@ class Session:
 
     def completions(self, line: str, side: str | None = None) -> list[str]:
         """The words that may come next in ``line`` (tab completion): commands and verbs
-        first, then — from the legal orders of the moment — units, Areas and hexes."""
+        first, then — from the legal orders of the moment — units, Areas and hexes (those
+        only where the screen may show that side's secrets)."""
         parts = line.split()
         partial = "" if not parts or line.endswith(" ") else parts[-1]
         done = parts if partial == "" else parts[:-1]
-        side = side or self.service.info(self.local.game_id).to_act
+        side = side or self.seat or self.service.info(self.local.game_id).to_act
         found = self.entries(side) if side is not None else []
+        if (side is not None and self.seat is None and self.screen.private_to != side
+                and self.audience_of(side) != PUBLIC):
+            found = []  # a shared screen: no unit of side's may be offered on it
         if not done:
             options = [*COMMANDS, *self.verbs(), "standing"]
         elif done[0] == "help":
@@ -270,60 +319,88 @@ class Session:
     def run(self) -> None:
         game, local = self.game, self.local
         info = self.service.info(local.game_id)
-        self.console.print(f"[bold]{escape(game.title)}[/bold] — game {local.game_id}, "
-                           f"scenario {info.scenario or next(iter(game.scenarios()))}",
-                           highlight=False)
+        self.screen.show(PUBLIC, f"[bold]{escape(game.title)}[/bold] — game {local.game_id}, "
+                         f"scenario {info.scenario or next(iter(game.scenarios()))}")
         self.cmd_brief("", [])
-        self.console.print(f"Dice commitment: {local.commitment}  (type 'help' for commands, "
-                           "'legal' for what you may do)", highlight=False)
-        self.console.print(self.short(game.board_text(local.view(PUBLIC))),
-                           markup=False, highlight=False)
+        self.plain(f"Dice commitment: {local.commitment}  (type 'help' for commands, "
+                   "'legal' for what you may do)")
+        if self.seat is not None:
+            self.say(f"This terminal plays {self.seat} (another terminal may play the other "
+                     "side on the same stored game).")
+        self.plain(self.short(game.board_text(local.view(self.seat or PUBLIC))),
+                   self.seat or PUBLIC)
         while True:
             now = local.prompt()
-            side = now.to_act
-            if side is None:
-                self.console.print(f"[bold]Game over:[/bold] {escape(str(now.result))}",
-                                   highlight=False)
+            to_act = now.to_act
+            if to_act is None:
+                self.screen.close()
+                self.screen.show(PUBLIC, f"[bold]Game over:[/bold] {escape(str(now.result))}")
                 break
+            side = self.seat or to_act
+            if self.seat is None and self.screen.private_to not in (None, side):
+                self.screen.close()  # hand the screen over before another side's prompt
+            if self.seat is not None:
+                self.news()
             pending = now.pending
             if pending is not None and pending.side == side:
-                self.console.print(f"[yellow]{paint(side, game.sides)} decides "
-                                   f"({escape(pending.rule)}):[/yellow] {escape(pending.prompt)}",
-                                   highlight=False)
-                for option in pending.options[:12]:
-                    self.console.print(f"   {escape(option.order)}   [dim]{escape(option.label)}"
-                                       "[/dim]", highlight=False)
+                self.screen.show(PUBLIC, f"[yellow]{paint(side, game.sides)} decides "
+                                 f"({escape(pending.rule)}):[/yellow] {escape(pending.prompt)}")
+                options = [f"   {escape(o.order)}   [dim]{escape(o.label)}[/dim]"
+                           for o in pending.options[:12]]
                 if len(pending.options) > 12:
-                    self.console.print(f"   ... {len(pending.options) - 12} more: 'legal' "
-                                       "lists them all", highlight=False)
-            if now.private_input:
-                if not self.private_round(side, setup=True):
+                    options.append(f"   ... {len(pending.options) - 12} more: 'legal' lists "
+                                   "them all")
+                self.screen.show_all(self.audience_of(side), options)
+            if now.private_input and side == to_act:
+                went = self.private_round(side, setup=True)
+                if went is False:
                     break
-                continue
+                if went:
+                    continue
+            if to_act != side:
+                self.say(f"{to_act} to act: press Enter to look again (what the other terminal "
+                         "does shows here when you act or press Enter)", "dim")
             try:
                 line = self.io.read(f"[{side}] > ").strip()
             except (EOFError, KeyboardInterrupt):
                 break
             if not line:
+                self.screen.close()
                 continue
             if line.split()[0].lower() == "quit":
                 break
             try:
                 self.handle(side, line)
             except Exception as error:  # a command never ends the console with a traceback
-                self.refuse(_one_line(error))
+                self.refuse(_one_line(error), self.audience_of(side))
+        self.screen.close(ask=False)  # the player leaves: no secret stays on the screen
         self.finish(info.game)
+
+    def news(self) -> None:
+        """Seated: the actions stored since this terminal last looked (the other terminal's
+        among them), as this seat may read them."""
+        head = self.local.head
+        if head <= self.seen:
+            return
+        assert self.seat is not None
+        for entry in self.service.log(self.local.game_id, LOCAL, head - self.seen,
+                                      audience=self.seat):
+            if entry.seq > self.seen and entry.side != self.seat:
+                text = entry.text if entry.text is not None else "(private)"
+                self.plain(f"  {entry.seq:>4} {entry.side or '':<8} {text}", self.seat)
+                self.lines(entry.lines, indent="       ", audience=self.seat)
+        self.seen = head
 
     def finish(self, game_name: str) -> None:
         local = self.local
         if self.service.info(local.game_id).result is not None:
             seed, ok = local.verify_dice()
-            self.console.print(f"Dice seed (check the commitment): {seed}", highlight=False)
-            self.console.print("Dice verified: " + ("yes" if ok else "NO"), highlight=False)
+            self.plain(f"Dice seed (check the commitment): {seed}")
+            self.plain("Dice verified: " + ("yes" if ok else "NO"))
         else:
-            self.console.print(f"Game {local.game_id} is saved: resume with "
-                               f"'umpire play {game_name} --resume {local.game_id}'",
-                               markup=False, highlight=False)
+            seat = f" --seat {self.seat}" if self.seat else ""
+            self.plain(f"Game {local.game_id} is saved: resume with "
+                       f"'umpire play {game_name} --resume {local.game_id}{seat}'")
 
     def handle(self, side: str, line: str) -> None:
         words = line.split()
@@ -335,50 +412,51 @@ class Session:
             self.standing(side, line)
         else:
             self.orders(side, line)
+        self.seen = self.local.head
 
     # ---- orders -----------------------------------------------------------------------------
 
     def orders(self, side: str, line: str) -> None:
-        if any(self.game.is_secret_text(part) and order_words(part)
-               and order_words(part)[0].lower() != "standing" for part in line.split(";")):
+        if self.seat is None and any(
+                self.game.is_secret_text(part) and order_words(part)
+                and order_words(part)[0].lower() != "standing" for part in line.split(";")):
             self.say("that order is secret: use 'secret' to type it without showing it on "
                      "the screen", "yellow")
         with self.busy(line.count(";") + 1):
             result = self.local.send(side, line)
-        self.report(side, line.split(";"), result)
+        self.report(side, [line], result)
 
     def report(self, side: str, lines: Sequence[str], result: SubmitResult,
                private: bool = False) -> None:
-        """What happened, then — for a batch — every line: applied, refused and why, or not
-        reached. A private batch names its lines only by number."""
-        message = result.messages.get(PUBLIC if private else side)
-        self.lines(list(message.lines) if message is not None else [])
-        typed = [ln.strip() for ln in lines if order_words(ln)]
+        """What happened, then — for a batch — every line as the service numbered it:
+        applied, refused and why, or not reached. A private batch is reported to its side
+        alone (its screen is private to it): each line with its order."""
+        self.told(result, side)
+        typed = batch_lines(lines)
         stopped, error = result.stopped_at, result.error
         waiting = error is not None and error.startswith("stopped before line")
+        errors = side if private else self.audience_of(side)
         if len(typed) > 1 or private:
             if result.status == "refused":
                 applied_upto = 0
             else:
                 applied_upto = stopped - 1 if stopped else len(typed)
             for number, text in enumerate(typed, start=1):
-                what = f"line {number}" if private else f"line {number} ({text})"
+                what = f"line {number} ({text})"
                 if number <= applied_upto:
                     status = "[green]applied[/green]"
                 elif number == stopped and error is not None and not waiting:
                     status = f"[red]refused — {escape(error)}[/red]"
                 else:
                     status = "[dim]not reached[/dim]"
-                self.console.print(f"  {escape(what)}: {status}", highlight=False)
-            if private and result.applied:
-                self.say(f"  {len(result.applied)} private order(s) accepted")
+                self.screen.show(side if private else PUBLIC, f"  {escape(what)}: {status}")
             if waiting:
                 self.say(f"  {error}", "yellow")
             elif error is not None and stopped is None:
-                self.refuse(error)
+                self.refuse(error, errors)
             return
         if error is not None:
-            self.refuse(error)
+            self.refuse(error, errors)
             self.hint(side, result)
 
     def hint(self, side: str, result: SubmitResult) -> None:
@@ -394,14 +472,14 @@ class Session:
 
     def standing(self, side: str, line: str) -> None:
         """A standing order, accepted wherever it is typed and kept private (only its
-        side's confirmation is shown)."""
+        side's confirmation is shown, to that side)."""
         result = self.local.send(side, line)
         if result.error is not None:
-            self.refuse(result.error)
+            self.refuse(result.error, side)
             return
         message = result.messages.get(side)
         self.lines([ln for ln in (message.lines if message else []) if "standing" in ln]
-                   or ["standing order set"])
+                   or ["standing order set"], audience=side)
 
     # ---- commands ---------------------------------------------------------------------------
 
@@ -412,35 +490,39 @@ class Session:
         except RuleError as error:
             self.refuse(str(error))
             return
-        self.console.print(text, markup=False, highlight=False)
+        self.plain(text)
 
-    def _viewer(self, side: str, args: list[str], what: str) -> str | None:
+    def _viewer(self, side: str, args: list[str]) -> str | None:
         viewer = args[0].lower() if args else side
         known = [*self.game.sides, PUBLIC, GM]
         if viewer not in known:
             self.refuse(f"no viewer {viewer!r}: {', '.join(known)}")
             return None
-        if viewer not in (side, PUBLIC) and not self.confirm(
-                f"The {what} as {viewer} sees it shows {viewer}'s secrets. Is everyone else "
-                "looking away?"):
-            self.say("not shown", "dim")
+        if self.seat is not None and viewer not in (self.seat, PUBLIC):
+            self.refuse(f"this terminal plays {self.seat}: it shows {self.seat}'s view and "
+                        "the public one")
             return None
         return viewer
 
     def cmd_board(self, side: str, args: list[str]) -> None:
-        viewer = self._viewer(side, args, "board")
+        viewer = self._viewer(side, args)
         if viewer is not None:
-            self.console.print(self.short(self.game.board_text(self.local.view(viewer))),
-                               markup=False, highlight=False)
+            self.plain(self.short(self.game.board_text(self.local.view(viewer))),
+                       self.audience_of(viewer))
 
     def cmd_map(self, side: str, args: list[str]) -> None:
-        viewer = self._viewer(side, args, "map")
+        viewer = self._viewer(side, args)
         if viewer is None:
             return
         path = Path(args[1] if len(args) > 1 else f"{self.game.name}-{viewer}.png")
         self.write_map(viewer, path)
 
     def write_map(self, viewer: str, path: Path) -> None:
+        """Write ``viewer``'s picture, once the screen may show ``viewer``'s secrets (a
+        picture is opened on the same screen)."""
+        audience = self.audience_of(viewer)
+        if audience != PUBLIC and not self.screen.open(audience):
+            return
         try:
             import render
 
@@ -448,34 +530,37 @@ class Session:
             data = render.render(view, render.load_pack(self.game.name, self.game.pack))
             path.write_bytes(data)
         except (ValueError, OSError) as error:
-            self.refuse(str(error))
+            self.refuse(str(error), audience)
             return
-        self.say(f"map written to {path}")
+        self.say(f"map written to {path}", audience=audience)
 
     def cmd_legal(self, side: str, args: list[str], setup: bool = False) -> None:
+        audience = self.audience_of(side)
         low = [a.lower() for a in args]
         if low[:1] == ["more"]:
             if self.listing is None:
                 self.say("nothing more: type 'legal' first")
                 return
-            self.show_page(self.listing)
+            self.show_page(self.listing, audience=audience)
             return
         everything = "all" in low
         args = [a for a in args if a.lower() != "all"]
         try:
             wanted = self.service.legal_filter(self.local.game_id, LOCAL, side, args)
         except ServiceError as error:
-            self.refuse(str(error))
+            self.refuse(str(error), audience)
             return
         found = self.entries(side)
         page = listing.listing(found, wanted, side, len(found))
         self.listing = page
-        self.say(page.title, "bold")
-        self.show_page(page, size=len(page.lines) if everything else listing.PAGE)
+        if self.say(page.title, "bold", audience=audience):
+            self.show_page(page, size=len(page.lines) if everything else listing.PAGE,
+                           audience=audience)
 
-    def show_page(self, page: listing.Listing, size: int = listing.PAGE) -> None:
+    def show_page(self, page: listing.Listing, size: int = listing.PAGE,
+                  audience: str = PUBLIC) -> None:
         chunk, left = page.page(size)
-        self.lines(chunk, indent="")
+        self.lines(chunk, indent="", audience=audience)
         if left:
             self.say(f"... {left} more line(s): 'legal more' for the next page, 'legal all' "
                      "for everything, or narrow it: legal UNIT | PLACE | VERB", "dim")
@@ -485,14 +570,16 @@ class Session:
         if result.error is not None:
             self.refuse(result.error)
             return
-        message = result.messages.get(PUBLIC)
-        self.lines(list(message.lines) if message else ["undone"])
+        if not result.messages:
+            self.lines(["undone"])
+        self.told(result, side)
 
     def cmd_secret(self, side: str, args: list[str]) -> None:
         self.private_round(side, setup=False)
 
     def cmd_policies(self, side: str, args: list[str]) -> None:
         mine = self.local.prompt(side).standing
+        shown = []
         for policy in self.game.standing_policies():
             marks = []
             if mine.get(policy.kind) == policy.policy:
@@ -500,21 +587,20 @@ class Session:
             elif policy.default and policy.kind not in mine:
                 marks.append("applies by default")
             note = f" [{', '.join(marks)}]" if marks else ""
-            self.console.print(escape(f"standing {policy.kind} {policy.policy}{note}: "
-                                      f"{policy.description}"), highlight=False)
+            shown.append(escape(f"standing {policy.kind} {policy.policy}{note}: "
+                                f"{policy.description}"))
+        self.screen.show_all(self.audience_of(side), shown)  # a standing order set is secret
 
     def cmd_brief(self, side: str, args: list[str]) -> None:
         """The scenario's briefing (public: it comes from the scenario, not the state)."""
-        text = self.service.briefing(self.local.game_id, LOCAL).text()
-        self.console.print(text, markup=False, highlight=False)
+        self.plain(self.service.briefing(self.local.game_id, LOCAL).text())
 
     def cmd_log(self, side: str, args: list[str]) -> None:
         count = (min(int(args[0]), 1000) if args and args[0].isascii() and args[0].isdigit()
                  else 10)
         for entry in self.service.log(self.local.game_id, LOCAL, count, audience=PUBLIC):
             text = entry.text if entry.text is not None else "(private)"
-            self.console.print(escape(f"  {entry.seq:>4} {entry.side or '':<8} {text}"),
-                               highlight=False)
+            self.plain(f"  {entry.seq:>4} {entry.side or '':<8} {text}")
 
     def cmd_dice(self, side: str, args: list[str]) -> None:
         self.say(f"commitment {self.local.commitment}")
@@ -526,11 +612,21 @@ class Session:
         found = self._setup_guide(side)
         if found is None:
             return
-        self.say("Left to place:", "bold")
-        self.lines(found.left)
+        self.say("Left to place:", "bold", audience=side)
+        self.lines(found.left, audience=side)
         if found.where:
-            self.say("Where:", "bold")
-            self.lines(found.where)
+            self.say("Where:", "bold", audience=side)
+            self.lines(found.where, audience=side)
+
+    def placed(self, side: str) -> None:
+        """``placed``: what ``side`` has set up so far (units, hexes, facing, hidden or not,
+        mines), from the service for its own seat."""
+        found = self._setup_guide(side)
+        if found is None:
+            self.refuse("'placed' lists a secret set-up while it is entered", side)
+            return
+        self.say("Placed:", "bold", audience=side)
+        self.lines(found.placed or ["nothing yet"], audience=side)
 
     def _setup_guide(self, side: str) -> SetupGuide | None:
         """The guide of ``side``'s secret set-up, while it enters one."""
@@ -538,44 +634,62 @@ class Session:
             return None
         return self.service.setup_guide(self.local.game_id, LOCAL)
 
-    def private_round(self, side: str, setup: bool) -> bool:
-        """Read private lines (not echoed) until an empty one and submit them, with the
-        set-up's guidance; False when the player quits."""
+    def private_round(self, side: str, setup: bool) -> bool | None:
+        """Read private lines (not echoed) behind ``side``'s look-away step and submit them
+        when an empty line comes, echoing each to ``side``, with the set-up's guidance.
+        False when the player quits; None when the look-away step was declined."""
         intro = (f"{side} is placing secrets: the other player looks away." if setup
                  else f"{side}: type private orders (not shown).")
-        self.say(intro + " Orders are not echoed; an empty line sends them. Here 'legal', "
-                 "'help', 'left' (what is left), 'map FILE' (your private picture) and "
-                 "'done' work too; 'quit' leaves.")
+        self.say(intro)
+        if not self.screen.open(side):
+            return None
+        self.say("Orders are not echoed as typed; an empty line sends them and clears the "
+                 "screen. Here 'legal', 'help', 'left' (what is left), 'placed' (what you "
+                 "placed), 'board' (your view), 'undo', 'remove UNIT|HEX', 'map FILE' (your "
+                 "private picture) and 'done' work too; 'quit' leaves.", audience=side)
         if setup:
             self.guide(side)
         batch: list[str] = []
-        while True:
-            try:
-                typed = self.io.read_private("  secret> ").strip()
-            except (EOFError, KeyboardInterrupt):
-                self.send_private(side, batch)
-                return False
-            low = typed.lower().split()
-            if low[:1] == ["quit"]:
-                self.send_private(side, batch)
-                return False
-            if not typed:
-                self.send_private(side, batch)
-                return True
-            if low[0] in ("legal", "help"):
-                (self.cmd_legal if low[0] == "legal" else self.cmd_help)(side, typed.split()[1:])
-            elif low[0] in ("left", "status"):
-                self.guide(side)
-            elif low[0] == "map":
-                self.write_map(side, Path(typed.split()[1] if len(low) > 1 else
-                                          f"{self.game.name}-{side}-private.png"))
-            elif low == ["done"] and setup:
-                self.send_private(side, batch)
-                batch = []
-                if self.done(side):
+        try:
+            while True:
+                try:
+                    typed = self.io.read_private("  secret> ").strip()
+                except (EOFError, KeyboardInterrupt):
+                    self.send_private(side, batch)
+                    return False
+                low = typed.lower().split()
+                if low[:1] == ["quit"]:
+                    self.send_private(side, batch)
+                    return False
+                if not typed:
+                    self.send_private(side, batch)
                     return True
-            else:
-                batch.append(typed)
+                if low[0] not in ("legal", "help", "left", "status", "placed", "board", "undo",
+                                  "map", "done"):
+                    batch.append(typed)
+                    continue
+                self.send_private(side, batch)
+                if low[0] in ("legal", "help"):
+                    (self.cmd_legal if low[0] == "legal" else self.cmd_help)(
+                        side, typed.split()[1:])
+                elif low[0] in ("left", "status"):
+                    self.guide(side)
+                elif low[0] == "placed":
+                    self.placed(side)
+                elif low[0] == "board":
+                    self.plain(self.short(self.game.board_text(self.local.view(side))), side)
+                elif low[0] == "undo":
+                    self.cmd_undo(side, [])
+                elif low[0] == "map":
+                    self.write_map(side, Path(typed.split()[1] if len(low) > 1 else
+                                              f"{self.game.name}-{side}-private.png"))
+                elif low == ["done"] and setup:
+                    if self.done(side):
+                        return True
+                else:
+                    batch.append(typed)
+        finally:
+            self.screen.close()
 
     def send_private(self, side: str, batch: list[str]) -> None:
         if batch:
@@ -589,19 +703,18 @@ class Session:
         something up (mines not written down); True when the set-up is over."""
         found = self._setup_guide(side)
         if found is not None and found.blocked:
-            self.refuse(f"not yet: {found.blocked}")
+            self.refuse(f"not yet: {found.blocked}", side)
             return False
         if found is not None and found.forfeit:
-            self.say("Done now gives up: " + "; ".join(found.forfeit), "yellow")
+            self.say("Done now gives up: " + "; ".join(found.forfeit), "yellow", audience=side)
             if not self.confirm("Really done?"):
-                self.say("not done: go on placing", "dim")
+                self.say("not done: go on placing", "dim", audience=side)
                 return False
         result = self.local.send(side, "done")
         if result.error is not None:
-            self.refuse(result.error)
+            self.refuse(result.error, side)
             return False
-        message = result.messages.get(PUBLIC)
-        self.lines(list(message.lines) if message else [])
+        self.told(result, side)
         return True
 
 
@@ -611,9 +724,11 @@ def run_console(
     read: Callable[[str], str],
     console: Console,
     read_private: Callable[[str], str] | None = None,
+    seat: str | None = None,
 ) -> LocalGame:
-    """Prompt the side to act (or owing a decision) until the game ends or input ends."""
-    Session(service, local, FunctionIO(read, read_private), console).run()
+    """Prompt the side to act (or owing a decision) until the game ends or input ends;
+    ``seat``: this console plays that side only (another console may play the other)."""
+    Session(service, local, FunctionIO(read, read_private), console, seat).run()
     return local
 
 
@@ -632,7 +747,10 @@ class PromptIO:
                 pass
         self.prompt: PromptSession[str] = PromptSession(
             history=store, completer=_Completer(self), complete_while_typing=False)
-        self.private: PromptSession[str] = PromptSession()
+        # private lines: masked as typed; Tab completes from the side's legal orders (the
+        # screen is then private to that side: see Session.private_round)
+        self.private: PromptSession[str] = PromptSession(
+            completer=_Completer(self), complete_while_typing=False)
 
     def read(self, prompt: str) -> str:
         found = re.match(r"\[(\w+)\] > $", prompt)
@@ -672,17 +790,18 @@ class _Completer(Completer):
 
 
 def play_at_terminal(service: GameService, local: LocalGame, console: Console,
-                     history: Path | None) -> LocalGame:
-    """Play at a real terminal (line editing, history, completion), else from stdin."""
+                     history: Path | None, seat: str | None = None) -> LocalGame:
+    """Play at a real terminal (line editing, history, completion), else from stdin;
+    ``seat``: as that side only."""
     import sys
 
     if sys.stdin.isatty() and sys.stdout.isatty():
         io = PromptIO(history)
-        session = Session(service, local, io, console)
+        session = Session(service, local, io, console, seat)
         io.session = session
         session.run()
         return local
     import getpass
 
     return run_console(service, local, console.input, console,
-                       read_private=lambda prompt: getpass.getpass(prompt))
+                       read_private=lambda prompt: getpass.getpass(prompt), seat=seat)

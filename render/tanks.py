@@ -424,6 +424,13 @@ def _draw_map(canvas: Image.Image, st: Static, view: TanksView, pack: TanksPack,
         x, y = centre(st.origin, r, name)
         return (x - dx, y - dy)
 
+    # a set-up under way: its side's zone outlined in that side's colour (what is placed
+    # there is drawn below as this view may see it: the owner's picture holds its secrets)
+    for zone_side, hexes in view.setup_zone.items():
+        for h in hexes:
+            if _on_map(st, h):
+                d.polygon(hex_corners(at(h), r * 0.86), outline=pal[zone_side],
+                          width=max(2, r // 9))
     # mines: revealed ones (``known_mines``, everyone sees them) in the public style; the
     # others in the view are the viewer's own (or the GM's) secrets, in the secret style
     for h, owner in view.mines.items():
@@ -548,6 +555,13 @@ def _draw_panel(canvas: Image.Image, st: Static, view: TanksView) -> None:
         if gone:
             labels = ", ".join(sorted(u.label for u in gone))
             lines.append((f"  lost: {labels}"[:46], "panel"))
+    for zone_side, hexes in view.setup_zone.items():
+        lines.append((f"{zone_side.capitalize()} sets up: {len(hexes)} hexes outlined", zone_side))
+        placed = [u for u in view.units if u.side == zone_side and u.status == "on"]
+        if placed:
+            hidden = sum(1 for u in placed if u.hidden)
+            lines.append((f"  placed: {len(placed)}" + (f" ({hidden} hidden)" if hidden else ""),
+                          "panel"))
     if view.marker:
         lines.append((f"Barrage marker: {view.marker.get('hex')} "
                       f"({view.marker.get('weight')})", "attack"))

@@ -62,7 +62,8 @@ class SetupGuide(BaseModel):
     ``left``: what is still to place ("units: pak75-1, pak75-2 (hide or place)",
     "mines: 3 of 5"); ``where``: where it may go (the set-up zone as hexes); ``forfeit``:
     what a ``done`` now gives up (mines not written down); ``blocked``: why ``done`` is
-    refused now (units still to set up), if it is."""
+    refused now (units still to set up), if it is; ``placed``: what the side has set up so
+    far, one line each (its own secrets: for its players only)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -70,3 +71,4 @@ class SetupGuide(BaseModel):
     where: list[str] = Field(default_factory=list)
     forfeit: list[str] = Field(default_factory=list)
     blocked: str | None = None
+    placed: list[str] = Field(default_factory=list)

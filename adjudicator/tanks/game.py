@@ -38,6 +38,7 @@ from adjudicator.tanks.orders import (
     Mine,
     Move,
     Placement,
+    Remove,
     Unload,
     parse_hex,
 )
@@ -165,7 +166,7 @@ class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SI
         if state.phase == "setup":
             self._setup_order(ctx, side, order)
             return ctx.events
-        if isinstance(order, (Placement, Mine)):
+        if isinstance(order, (Placement, Mine, Remove)):
             raise RuleError("19.1" if isinstance(order, Mine) else "20.0",
                             "secret and visible placement happen only during the set-up")
         match order:
@@ -242,12 +243,14 @@ class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SI
                 scenario.place(ctx, side, unit.id, where, facing, hidden=isinstance(order, Hide))
             case Mine(hex=where):
                 scenario.place_mine(ctx, side, where)
+            case Remove(unit=unit_id, mine=mine):
+                scenario.remove(ctx, side, unit_id, mine)
             case Done():
                 scenario.finish_setup(ctx, side)
                 if ctx.state.phase != "setup":
                     self._start_player_turn(ctx)
             case _:
-                raise RuleError("4.0", "during the set-up: place, hide, mine or done",
+                raise RuleError("4.0", "during the set-up: place, hide, mine, remove or done",
                                 legal.setup_orders(ctx, side)[:12])
 
     def _load(self, ctx: Ctx, side: str, order: Load) -> None:

@@ -111,6 +111,20 @@ class Mine(TanksOrder, verb="mine"):
     hex: str
 
 
+class Remove(TanksOrder, verb="remove"):
+    """4.0, 19.1, 20.0: before ``done``, take back a unit set up (it waits to be set up
+    again) or a mine written down (the hex may be mined again, or another)."""
+
+    unit: str | None = None
+    mine: str | None = None
+
+    @model_validator(mode="after")
+    def _one_thing(self) -> Remove:
+        if (self.unit is None) == (self.mine is None):
+            raise ValueError("remove a unit (remove UNIT) or a mine (remove mine HEX)")
+        return self
+
+
 class Done(TanksOrder, verb="done"):
     """5.0: the side's phase (or set-up, or Defensive Fire) is over."""
 
@@ -224,6 +238,9 @@ SPEC = OrderSpec("tanks", [
     Verb(Hide, ("hide UNIT HEX [[face|facing] FACING]",), "set up a hidden unit", ("20.0",),
          ("hide pak88-1 1205 face NW",), secret=True),
     Verb(Mine, ("mine HEX",), "mine a hex", ("19.1",), ("mine 1418",), secret=True),
+    Verb(Remove, ("remove mine HEX:mine", "remove UNIT"), "during your set-up, before "
+         "'done': take back a unit set up or a mine written down (then set it up again)",
+         ("4.0", "19.1", "20.0"), ("remove pak88-1", "remove mine 1418")),
     Verb(Done, ("done",), "end your phase, or your set-up", ("5.0",), ("done",)),
 ], kinds={"UNIT": UNIT, "UNITS": UNITS, "HEX": HEX, "FACING": FACING, "STEPS": STEPS})
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from adjudicator.kernel.decisions import SetupGuide
 from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.memo import Memo
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.data_models import Requirement, Tally
 from adjudicator.tanks.hexgrid import Hex, connected_groups, distance
@@ -117,6 +118,26 @@ def zone_allows(ctx: Ctx, side: str, group: str, hex_name: str) -> bool:
     return False
 
 
+#: The hexes of each set-up zone per map and pack data (kept with them).
+_ZONE_HEXES = Memo[tuple[str, ...]](size=256)
+
+
+def setup_zone(ctx: Ctx) -> tuple[str, tuple[str, ...]] | None:
+    """While a side sets up (4.0): that side and every hex where one of its set-up units
+    may go (the union of its groups' zones) — the scenario's rules, known to everyone."""
+    side = setup_side(ctx.state)
+    if side is None:
+        return None
+    setup_units = set(ctx.state.flags.get("setup_units", []))
+    groups = sorted({"" if u.force == "setup" else u.force for u in ctx.state.units
+                     if u.side == side and u.id in setup_units})
+    key = (ctx.state.scenario, side, tuple(groups),
+           bool(ctx.state.flags.get("clear_terrain")))
+    return side, _ZONE_HEXES.get((ctx.map, ctx.data), key, lambda: tuple(
+        h.name for h in ctx.map.all_hexes
+        if any(zone_allows(ctx, side, group, h.name) for group in groups or [""])))
+
+
 def zone_text(ctx: Ctx, side: str, group: str = "") -> str:
     """The set-up zone of ``side`` (a group of its units) in words: "columns 01-08, rows
     01-26", "hexes 1205, 1206 ...", "anywhere", with its edge distances and terrain."""
@@ -182,7 +203,29 @@ def setup_guide(ctx: Ctx, side: str) -> SetupGuide:
     blocked = (f"{len(waiting)} unit(s) must still set up (4.0): "
                + ", ".join(u.id for u in waiting)) if waiting else None
     return SetupGuide(left=left or ["nothing: type 'done' to end your set-up"], where=where,
-                      forfeit=forfeit, blocked=blocked)
+                      forfeit=forfeit, blocked=blocked, placed=placed_lines(ctx, side))
+
+
+def placed_lines(ctx: Ctx, side: str) -> list[str]:
+    """What ``side`` has set up so far in its set-up, one line each, in hex order: each
+    unit with its hex, facing, aboard what, hidden (20.0), face-down (25.7) or in sight
+    (4.0); then its mined hexes (19.1). The side's own secrets: for its players only."""
+    state = ctx.state
+    setup_units = set(state.flags.get("setup_units", []))
+    units = sorted((u for u in state.units if u.side == side and u.id in setup_units
+                    and u.status == "on" and u.hex is not None),
+                   key=lambda u: (u.hex or "", u.id))
+    lines = []
+    for unit in units:
+        how = ("hidden (20.0)" if unit.hidden else "face-down (25.7)" if unit.concealed
+               else "in sight (4.0)")
+        facing = f", facing {unit.facing}" if unit.facing else ""
+        aboard = f", aboard {unit.carrier}" if unit.carrier else ""
+        lines.append(f"{unit.hex} {unit.id} ({ctx.type_of(unit).label}){facing}{aboard}, {how}")
+    mines = state.mines.get(side, [])
+    if mines:
+        lines.append(f"mines (19.1): {', '.join(mines)}")
+    return lines
 
 
 def _edge_distance(ctx: Ctx, h: Hex, edge: str) -> int:
@@ -296,6 +339,49 @@ def place_mine(ctx: Ctx, side: str, hex_name: str) -> None:
     mine_list.append(hex_name)
     mine_list.sort()
     ctx.emit("mine-placed", f"{side} mines {hex_name}", "19.1", audience=side, hex=hex_name)
+
+
+def remove(ctx: Ctx, side: str, unit_id: str | None, mine: str | None) -> None:
+    """Take back, before ``done``, a unit ``side`` set up (with any passenger aboard it: both
+    wait to be set up again) or a hex it mined. The rules have each player set up (4.0) and
+    write hidden hexes (20.0) and mines (19.1) down before play; nothing is in play, and no
+    commitment is published, until the set-up is done (see docs/rulings.md)."""
+    state = ctx.state
+    rule = "19.1" if mine is not None else "4.0"
+    if setup_side(state) != side:
+        raise RuleError(rule, f"it is not {side}'s set-up: a placement is taken back only "
+                        "before its side's 'done'")
+    if mine is not None:
+        mined = state.mines.get(side, [])
+        if mine not in mined:
+            raise RuleError("19.1", f"{side} has not mined {mine}", [f"remove mine {h}"
+                                                                     for h in mined])
+        mined.remove(mine)
+        ctx.emit("mine-removed", f"{side} no longer mines {mine}", "19.1", audience=side,
+                 hex=mine)
+        return
+    assert unit_id is not None
+    placed = [u for u in state.units if u.side == side and u.status == "on"
+              and u.id in state.flags.get("setup_units", [])]
+    unit = ctx.find(placed, unit_id, f"{side} unit set up") if placed else None
+    if unit is None:
+        raise RuleError("4.0", f"{side} has set up no unit yet")
+    riders = [u for u in state.units if u.carrier == unit.id]
+    secret, face_down = unit.hidden or unit.concealed, unit.concealed
+    where = unit.hex
+    for each in (unit, *riders):
+        each.status, each.hex, each.hidden, each.concealed, each.carrier = (
+            "waiting", None, False, False, None)
+    names = ", ".join(u.id for u in (unit, *riders))
+    if secret:
+        ctx.emit("unplaced", f"{names} taken back from {where}; to set up again", "20.0",
+                 audience=side, unit=unit.id, hex=where)
+        if face_down:
+            ctx.emit("unplaced-face-down", f"the face-down {side} unit in {where} is taken "
+                     "back", "25.7", hex=where)
+    else:
+        ctx.emit("unplaced", f"{names} taken back from {where}", "4.0", unit=unit.id,
+                 hex=where)
 
 
 def finish_setup(ctx: Ctx, side: str) -> None:

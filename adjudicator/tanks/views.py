@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from adjudicator.kernel.views import View
+from adjudicator.tanks import scenario
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.last_action import LastAction, for_viewer
 from adjudicator.tanks.sides import SIDES
@@ -60,6 +61,9 @@ class TanksView(View):
     known_mines: dict[str, str] = Field(default_factory=dict)
     # what the last action did, as far as this viewer may know (last_action.py)
     last_action: LastAction | None = None
+    # while a side sets up (4.0): side -> the hexes of its set-up zone (scenario rules,
+    # known to everyone; what is placed there is in ``units`` as this viewer may see it)
+    setup_zone: dict[str, list[str]] = Field(default_factory=dict)
 
 
 def build_view(ctx: Ctx, game: str, viewer: str) -> TanksView:
@@ -75,8 +79,9 @@ def build_view(ctx: Ctx, game: str, viewer: str) -> TanksView:
         if not own:
             if unit.status == "on" and unit.hidden:
                 continue
-            if unit.status == "waiting" and unit.id in setup_units:
-                continue
+            if (unit.status == "waiting" and unit.id in setup_units
+                    and scenario.sets_up_secrets(state, unit.side)):
+                continue  # which units are still to set up tells which were set up hidden
             if unit.status == "on" and unit.concealed:
                 units.append(UnitView(id=aliases[unit.id], side=unit.side, type="?", label="?",
                                       status="on", hex=unit.hex, concealed=True))
@@ -94,6 +99,7 @@ def build_view(ctx: Ctx, game: str, viewer: str) -> TanksView:
             for h in hexes:
                 mines.setdefault(h, owner)
     marker = state.marker.model_dump() if state.marker else None
+    zone = scenario.setup_zone(ctx)
     return TanksView(
         game=game, viewer=viewer, scenario=state.scenario, turn=state.turn,
         last_turn=state.last_turn, phase=state.phase, phasing=state.phasing,
@@ -107,6 +113,7 @@ def build_view(ctx: Ctx, game: str, viewer: str) -> TanksView:
         columns=ctx.map.columns, rows=ctx.map.rows,
         known_mines=dict(sorted(state.known_mines.items())),
         last_action=for_viewer(state.last_action, viewer, marker),
+        setup_zone={zone[0]: list(zone[1])} if zone else {},
     )
 
 

@@ -10,9 +10,12 @@ from typer.testing import CliRunner
 
 from bot.cli import app
 from bot.console import LocalGame, run_console
+from bot.screen import CLEARED
 from bot.service import GameService
 from bot.store import Store
 
+#: A look-away step's prompts (asking for Enter).
+LOOKS = "press Enter"
 runner = CliRunner()
 DUEL = "tests.kernel.duel:DuelGame"
 
@@ -27,7 +30,8 @@ def test_play_runs_a_hot_seat_game_to_the_end(tmp_path: Path) -> None:
     local = LocalGame.new(service, DUEL, None, game_id="console-test")
     console = Console(file=io.StringIO(), width=200)
     inputs = iter(script)
-    run_console(service, local, lambda _prompt: next(inputs), console)
+    # the duel's trap is red's secret: red looks alone while the screen shows it
+    run_console(service, local, lambda p: "" if LOOKS in p else next(inputs), console)
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert "Game over: red wins" in output
     assert f"Dice seed (check the commitment): {(bytes([1]) * 32).hex()}" in output
@@ -36,8 +40,8 @@ def test_play_runs_a_hot_seat_game_to_the_end(tmp_path: Path) -> None:
 
 def test_play_stores_the_game_and_resumes_it(tmp_path: Path) -> None:
     db = str(tmp_path / "umpire.db")
-    first = runner.invoke(app, ["play", DUEL, "--db", db], input="trap 3\nmove r1 2\nquit\n")
-    assert first.exit_code == 0, first.output
+    first = runner.invoke(app, ["play", DUEL, "--db", db], input="trap 3\n\nmove r1 2\n\nquit\n")
+    assert first.exit_code == 0, first.output  # "": red looks, then clears the screen
     assert "Dice commitment:" in first.output
     game_id = Store(db).db.execute("SELECT id FROM games").fetchone()[0]
     assert f"--resume {game_id}" in first.output.replace("\n", " ")
@@ -53,19 +57,19 @@ def test_secret_orders_are_typed_privately(tmp_path: Path) -> None:
     service = GameService(Store(tmp_path / "umpire.db"))
     local = LocalGame.new(service, DUEL, None)
     console = Console(file=io.StringIO(), width=200)
-    public = iter(["secret", "quit"])
+    public = iter(["secret", "", "", "quit"])  # red looks; then clears the screen
     private = iter(["trap bridge", ""])
     run_console(service, local, lambda _p: next(public), console,
                 read_private=lambda _p: next(private))
     output = console.file.getvalue()  # type: ignore[attr-defined]
-    assert "1 private order(s) accepted" in output and "red has placed a trap" in output
-    assert "Bridge" not in output.split("private orders")[1]
+    assert "line 1 (trap bridge): applied" in output and "red has placed a trap" in output
+    assert "Bridge" not in output.split(CLEARED)[1]
     assert service.load_state(local.game_id).trap == "4"  # type: ignore[attr-defined]
 
 
 def test_play_reports_illegal_orders_with_their_rule(tmp_path: Path) -> None:
     result = runner.invoke(app, ["play", DUEL, "--db", str(tmp_path / "u.db")],
-                           input="trap 3\nmove r1 5\nquit\n")
+                           input="trap 3\n\nmove r1 5\nquit\n")
     assert result.exit_code == 0
     assert "D2" in result.output and "not adjacent" in result.output
 
@@ -110,11 +114,15 @@ def test_hidden_setup_is_read_at_the_private_prompt_20_0(tmp_path: Path) -> None
     local = LocalGame.new(service, "tanks", "pakfront")
     console = Console(file=io.StringIO(), width=200)
     private = iter(["hide pak75-1 0105", "quit"])
-    run_console(service, local, lambda _p: "quit", console, read_private=lambda _p: next(private))
+    run_console(service, local, lambda p: "" if LOOKS in p else "quit", console,
+                read_private=lambda _p: next(private))
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert "german is placing secrets" in output
-    assert "0105" not in output
+    shared = output.split("— private to german")[0] + output.split(CLEARED, 1)[1]
+    assert "pak75-1 set up hidden in 0105" in output and "0105" not in shared
     state = service.load_state(local.game_id)
     board = local.rules.view(state, "german").model_dump_json()
     assert "0105" in board
-    assert "0105" not in local.rules.view(state, "soviet").model_dump_json()
+    # (the set-up zone, every hex of pakfront's map, is the scenario's: known to all)
+    assert "0105" not in local.rules.view(state, "soviet").model_dump_json(
+        exclude={"setup_zone"})

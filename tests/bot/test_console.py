@@ -45,7 +45,7 @@ def test_legal_filters_by_unit_place_and_verb_with_a_count_and_pages(tmp_path: P
 
 def test_standing_orders_anywhere_without_a_secret_warning(tmp_path: Path) -> None:
     console, out = session(tmp_path, "stalingrad", "historical", [
-        "standing advantage ask", "policies", "quit"])
+        "standing advantage ask", "", "policies", "quit"])  # "": german looks
     console.run()
     text = out.getvalue()
     assert "that order is secret" not in text
@@ -55,9 +55,10 @@ def test_standing_orders_anywhere_without_a_secret_warning(tmp_path: Path) -> No
 
 
 def test_another_sides_board_asks_first(tmp_path: Path) -> None:
-    console, out = session(tmp_path, "tanks", "pakfront", ["quit"],
-                           ["hide pak75-1 0105", "quit"])
+    console, out = session(tmp_path, "tanks", "pakfront", ["", ""],
+                           ["hide pak75-1 0105", ""])
     console.run()
+    mark = len(out.getvalue())
     asked: list[str] = []
     answers = iter(["n", "y"])
 
@@ -67,10 +68,11 @@ def test_another_sides_board_asks_first(tmp_path: Path) -> None:
 
     console.io = FunctionIO(answer)
     console.cmd_board("soviet", ["german"])
-    assert asked and "german's secrets" in asked[0]
-    assert "not shown" in out.getvalue() and "0105" not in out.getvalue()
-    console.cmd_board("soviet", ["german"])  # yes: everyone else looks away
-    assert "0105" in out.getvalue()
+    assert asked and "German: press Enter when only you are looking" in asked[0]
+    assert "german's secrets" in asked[0]
+    assert "not shown" in out.getvalue()[mark:] and "0105" not in out.getvalue()[mark:]
+    console.cmd_board("soviet", ["german"])  # Enter (or y): only the German looks
+    assert "0105" in out.getvalue()[mark:]
     console.cmd_board("soviet", ["public"])  # the public board asks nothing
     assert len(asked) == 2
 
@@ -107,7 +109,9 @@ def test_the_secret_set_up_is_guided(tmp_path: Path) -> None:
     units = ["su76-1", "su76-2", "su85-1", "su122-1", "su122-2", "at57-1", "at57-2",
              "at76-1", "at76-2", *(f"infsu-{n}" for n in range(1, 9))]
     places = [f"place {u} {12 + i:02d}13" for i, u in enumerate(units)]
-    console, out = session(tmp_path, "tanks", "kursk-salient", ["n", "y", "quit"], [
+    # "": the Soviet looks (three set-up rounds) and clears the screen after each
+    console, out = session(tmp_path, "tanks", "kursk-salient", ["", "", "", "n", "y", "",
+                                                                 "quit"], [
         "left", "done", *places[:3], "legal mine", "", *places[3:], "mine 2020", "mine 2021",
         "done", "done", "quit"])
     console.run()
@@ -116,7 +120,8 @@ def test_the_secret_set_up_is_guided(tmp_path: Path) -> None:
     assert "Left to place:" in text and "17 unit(s) to place" in text
     assert "columns 12-31, rows 13-26" in text
     assert "not yet: 17 unit(s) must still set up (4.0)" in text
-    assert "line 1: applied" in text and "line 3: applied" in text
+    assert "line 1 (place su76-1 1213): applied" in text
+    assert "line 3 (place su85-1 1413): applied" in text
     assert "legal order(s) for soviet matching 'mine'" in text
     assert "Done now gives up: 4 mined hex(es)" in text
     assert "not done: go on placing" in text
