@@ -37,6 +37,7 @@ from bot.discord.core import BotConfig, ShardedUmpireBot, UmpireBot
 from bot.discord.limits import check, size
 from bot.discord.port import ServicePort
 from bot.discord.publish import Renderer
+from bot.logs import LogFormat, configure
 from bot.runtime import release_leases, tune_gc
 from bot.service import GameService
 from bot.store import Store
@@ -220,8 +221,9 @@ async def serve(token: str, db: Path | str, guild_id: int | None = None,
 
 def run(token: str, db: Path | str, guild_id: int | None = None, gm_role: str = "Umpire GM",
         extra_games: Sequence[str] = (), shard_count: int | None = None,
-        shard_ids: Sequence[int] | None = None, render_processes: int = 0) -> None:
-    discord.utils.setup_logging(level=logging.INFO)
+        shard_ids: Sequence[int] | None = None, render_processes: int = 0,
+        log_format: LogFormat = "text") -> None:
+    configure(log_format)
     try:
         asyncio.run(serve(token, db, guild_id, gm_role, extra_games, shard_count, shard_ids,
                           render_processes))
