@@ -613,6 +613,30 @@ def games(db: DbOption = None) -> None:
     _print_whole(table)
 
 
+@app.command()
+def status(db: DbOption = None) -> None:
+    """Health of the bot and gateway processes using the database, as each last wrote it:
+    connected, last interaction, last deadline tick, leases held, last error."""
+    from bot.health import describe, records
+    from bot.store import Store
+
+    target = _store_target(db)
+    if target.path is not None and not target.path.exists():
+        console.print(f"no database at {target.label}", markup=False, highlight=False,
+                      soft_wrap=True)
+        raise typer.Exit(code=1)
+    store = Store(target.where)
+    try:
+        found = records(store)
+    finally:
+        store.close()
+    console.print(f"{len(found)} process(es) recorded in {target.label}", markup=False,
+                  highlight=False, soft_wrap=True)
+    for item in found:
+        for line in describe(item):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
 def _print_whole(table: Any) -> None:
     """Print ``table`` at a terminal's width, or at its own full width when the output is
     piped or redirected (rich would cut it at 80 columns there)."""
