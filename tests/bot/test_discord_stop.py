@@ -57,12 +57,8 @@ def test_the_stop_budget_is_ten_seconds_at_most() -> None:
     assert 0 < STOP_SECONDS <= 10.0
 
 
-async def test_a_game_map_in_flight_at_sigterm_is_answered_restarting(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = FakeDiscord()
-    renderer = HeldRenderer()
-    monkeypatch.setattr(discord_app, "load_renderer", lambda processes=0: renderer)
-    monkeypatch.setattr(discord_app, "prepare_pictures", lambda games: None)
+def _measured(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The seconds of each stop, as the bot measures them (serve's ``stop_within``)."""
     taken: list[float] = []
     stop_within = discord_app.stop_within
 
@@ -71,6 +67,16 @@ async def test_a_game_map_in_flight_at_sigterm_is_answered_restarting(
         return taken[-1]
 
     monkeypatch.setattr(discord_app, "stop_within", measured)
+    monkeypatch.setattr(discord_app, "prepare_pictures", lambda games: None)
+    return taken
+
+
+async def test_a_game_map_in_flight_at_sigterm_is_answered_restarting(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeDiscord()
+    renderer = HeldRenderer()
+    monkeypatch.setattr(discord_app, "load_renderer", lambda processes=0: renderer)
+    taken = _measured(monkeypatch)
     db = tmp_path / "u.db"
     ann = fake.add_user("ann")
     channel = fake.add_channel("general")
@@ -94,5 +100,23 @@ async def test_a_game_map_in_flight_at_sigterm_is_answered_restarting(
     texts = [text for message in record.messages() for text in message.texts()]
     assert any("restarting" in text for text in texts), texts
     assert RESTARTING.split(".")[0] in " ".join(texts)
+    assert taken and taken[0] <= STOP_SECONDS, taken
+    assert _leases(db) == set()
+
+
+async def test_a_bot_that_lost_discord_stops_within_its_budget(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Discord gone (the bot reconnecting, with its backoff): SIGTERM still stops it within
+    the budget, leases released."""
+    fake = FakeDiscord()
+    monkeypatch.setattr(discord_app, "load_renderer", lambda processes=0: None)
+    taken = _measured(monkeypatch)
+    db = tmp_path / "u.db"
+    async with serving(fake, db, monkeypatch) as task:
+        await wait_while(task, lambda: DEADLINE_LEASE in _leases(db), START_S,
+                         "the bot never became ready")
+        await fake.stop()  # Discord is gone
+        os.kill(os.getpid(), signal.SIGTERM)
+        await asyncio.wait_for(task, STOP_S)
     assert taken and taken[0] <= STOP_SECONDS, taken
     assert _leases(db) == set()
