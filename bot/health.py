@@ -4,7 +4,9 @@ run as another process (or on another machine sharing a PostgreSQL store), can r
 Each process keeps one record, the ``meta`` row ``health:<kind>:<instance>`` (``kind``:
 ``discord``, ``mail``; ``instance``: the process's lease holder name), a JSON object of
 what it last did, with times in seconds since the epoch: ``connected``, ``started``,
-``last_interaction``, ``last_tick``, ``last_error`` (with ``last_error_at``), ``stopped``.
+``last_interaction``, ``last_tick``, ``last_error`` (with ``last_error_at``), ``stopped``;
+any other field a process records (the gateway's ``last_poll``, ``queue``, …) is shown by
+``umpire status`` too, a ``last_…`` number as a time.
 The leases a process holds are read from the ``leases`` table, not copied here.
 """
 
@@ -73,4 +75,14 @@ def describe(item: dict[str, Any], now: float | None = None) -> list[str]:
     error = item.get("last_error")
     lines.append(f"  last error: {error} at {_when(item.get('last_error_at'), now)}"
                  if error else "  last error: none")
+    for name in sorted(set(item) - _SHOWN):  # what another kind of process records
+        value = item[name]
+        shown = _when(value, now) if name.startswith("last_") and isinstance(
+            value, int | float) else value
+        lines.append(f"  {name.replace('_', ' ')}: {shown}")
     return lines
+
+
+#: The fields :func:`describe` shows on its own lines, or not at all.
+_SHOWN = {"kind", "instance", "connected", "started", "stopped", "updated", "leases",
+          "last_interaction", "last_tick", "last_error", "last_error_at"}

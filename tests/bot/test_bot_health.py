@@ -9,6 +9,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -113,4 +114,18 @@ def test_a_health_record_shows_the_last_error_and_survives_bad_rows(tmp_path: Pa
     assert item["connected"] is True and item["leases"] == ["deadlines"]
     text = "\n".join(health.describe(item))
     assert "last error: game map: boom at" in text
+
+
+def test_status_shows_what_another_kind_of_process_records(tmp_path: Path) -> None:
+    """The gateway may keep its own fields in the same record format (issue 24)."""
+    store = Store(tmp_path / "u.db")
+    try:
+        health.record(store, "mail", "host:2:cd", connected=True, last_poll=time.time() - 5,
+                      queue=3)
+        (item,) = health.records(store)
+    finally:
+        store.close()
+    text = "\n".join(health.describe(item))
+    assert text.startswith("mail host:2:cd: connected")
+    assert "  queue: 3" in text and re.search(r"  last poll: \S+ \S+ \([56] s ago\)", text)
     assert json.loads(json.dumps(item)) == item

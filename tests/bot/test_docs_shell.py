@@ -243,6 +243,7 @@ async def test_the_shell_blocks_of_discord_md_run(tmp_path: Path) -> None:
         db = str(machine.path("/var/lib/umpire/umpire.db"))
         out = await machine.serve(blocks[0], _connected(db, 1), env={"UMPIRE_DB": db})
         assert "stopped in" in out and "released leases" in out, out
+        assert "\x1b" not in out  # the log is no terminal: no colour codes
         out = await machine.run(blocks[1])
         assert "0 problems" in out
         await machine.run(blocks[2])
