@@ -19,6 +19,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -252,16 +253,23 @@ def run(token: str, db: Path | str, guild_id: int | None = None, gm_role: str = 
         log_format: LogFormat = "text") -> None:
     configure(log_format)
     loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
     try:
         loop.run_until_complete(serve(token, db, guild_id, gm_role, extra_games, shard_count,
                                       shard_ids, render_processes))
     except KeyboardInterrupt:
         log.info("stopped")
-    finally:
-        loop.close()  # not asyncio.run: it would wait for a picture still being drawn
+    finally:  # not asyncio.run: it would wait for a picture still being drawn
+        left = asyncio.all_tasks(loop)
+        for task in left:
+            task.cancel()
+        if left:
+            loop.run_until_complete(asyncio.wait(left, timeout=1.0))
+        loop.close()
     busy = [t for t in threading.enumerate() if t is not threading.current_thread()
             and not t.daemon and t.is_alive()]
     if busy:  # the store is closed and the leases released: nothing is lost
         log.info("exiting without waiting for %d worker thread(s)", len(busy))
         logging.shutdown()
+        sys.stdout.flush()
         os._exit(0)
