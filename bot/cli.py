@@ -347,12 +347,14 @@ def bot(
     render_processes: Annotated[int | None, typer.Option(
         "--render-processes", min=0, help="worker processes drawing the pictures (default: "
         "half the CPUs, at least 1; 0 draws in the bot's own threads)")] = None,
+    log_format: Annotated[str, typer.Option("--log-format", help=LOG_FORMAT_HELP)] = "text",
 ) -> None:
     """Run the Discord bot. The token comes from $DISCORD_TOKEN or the config file."""
     import os
 
     from bot.discord.app import run
     from bot.discord.settings import SettingsError, load_settings
+    fmt = _log_format(log_format)
     if check_commands:
         from bot.discord.app import check_commands as check
 
@@ -386,7 +388,21 @@ def bot(
                   + (f", shards {', '.join(map(str, ids or range(shards)))} of {shards}"
                      if shards else ""), highlight=False, markup=False, soft_wrap=True)
     run(settings.token.reveal(), str(target.where), settings.guild_id, settings.gm_role,
-        settings.extra_games, shards, ids, workers)
+        settings.extra_games, shards, ids, workers, log_format=fmt)
+
+
+#: ``--log-format``'s help (the formats are :data:`bot.logs.FORMATS`).
+LOG_FORMAT_HELP = "log lines as 'text' (key=value) or 'json' (one object per line)"
+
+
+def _log_format(value: str) -> Any:
+    """``--log-format``'s value, checked (:mod:`bot.logs`)."""
+    from bot.logs import FORMATS
+    if value not in FORMATS:
+        console.print(f"[red]--log-format {value}: use one of {', '.join(FORMATS)}[/red]",
+                      highlight=False, markup=True)
+        raise typer.Exit(code=2)
+    return value
 
 
 def _shard_range(part: str) -> range:
@@ -399,10 +415,10 @@ def _shard_range(part: str) -> range:
 def mail(
     config: Annotated[Path, typer.Option(help="the gateway's TOML file (docs/email.md)")],
     db: Annotated[str | None, typer.Option("--db", help=DB_HELP)] = None,
+    log_format: Annotated[str, typer.Option("--log-format", help=LOG_FORMAT_HELP)] = "text",
 ) -> None:
     """Run the play-by-email gateway: read the mailbox, answer, keep every player told."""
-    import logging
-
+    from bot.logs import configure
     from bot.mail.app import run
     from bot.mail.config import ConfigError, load_config
     from bot.store import DB_ENV
@@ -412,7 +428,7 @@ def mail(
         console.print(f"[red]{error}[/red]", highlight=False)
         raise typer.Exit(code=2) from error
     target = _store_target(db or settings.database)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    configure(_log_format(log_format))
     console.print(f"Umpire mail gateway for {settings.address}: database {target.label}"
                   + ("" if db or settings.database or os.environ.get(DB_ENV) else
                      f" (the default file: no database in {config}, no --db, no ${DB_ENV})"),
@@ -620,6 +636,30 @@ def games(db: DbOption = None) -> None:
         table.add_row(info.id, info.game, info.scenario or "-", status, info.to_act or "-",
                       str(info.head_seq or 0), created, who or "-")
     _print_whole(table)
+
+
+@app.command()
+def status(db: DbOption = None) -> None:
+    """Health of the bot and gateway processes using the database, as each last wrote it:
+    connected, last interaction, last deadline tick, leases held, last error."""
+    from bot.health import describe, records
+    from bot.store import Store
+
+    target = _store_target(db)
+    if target.path is not None and not target.path.exists():
+        console.print(f"no database at {target.label}", markup=False, highlight=False,
+                      soft_wrap=True)
+        raise typer.Exit(code=1)
+    store = Store(target.where)
+    try:
+        found = records(store)
+    finally:
+        store.close()
+    console.print(f"{len(found)} process(es) recorded in {target.label}", markup=False,
+                  highlight=False, soft_wrap=True)
+    for item in found:
+        for line in describe(item):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def _print_whole(table: Any) -> None:

@@ -12,9 +12,12 @@ Turning Point: Stalingrad through the service, that is a fifth of an order's CPU
   allocations instead of 700. Umpire's states hold no reference cycles, so little waits
   for a collection; memory stays bounded by the caches' budgets.
 
-Stopping: :func:`release_leases` gives up what a stopping process holds (the deadline
-ticks, the mail leader, following email from Discord), so the next process takes those jobs
-at once instead of waiting for the leases to lapse.
+Stopping: a stop (SIGTERM, SIGINT) completes within :data:`STOP_SECONDS`: work in flight
+gets :data:`DRAIN_SECONDS` to finish (the bot then answers what is left "restarting, try
+again"), connections are closed within what is left, and :func:`release_leases` gives up
+what the process holds (the deadline ticks, the mail leader, following email from
+Discord), so the next process takes those jobs at once instead of waiting for the leases to
+lapse.
 """
 
 from __future__ import annotations
@@ -23,6 +26,12 @@ import gc
 import logging
 
 from bot.store import Store, StoreError
+
+#: Seconds a clean stop takes at most, whatever the process is doing (a systemd unit's
+#: TimeoutStopSec must be longer).
+STOP_SECONDS = 10.0
+#: Of those, the seconds work in flight is given to finish before it is cut short.
+DRAIN_SECONDS = 5.0
 
 #: Allocations between two young-generation collections (Python's default: 700).
 YOUNG_THRESHOLD = 20_000

@@ -17,8 +17,12 @@ import importlib
 import json
 import logging
 import multiprocessing
+import os
 import signal
+import sys
 import tempfile
+import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -29,6 +33,7 @@ import discord
 from adjudicator.kernel.events import PUBLIC
 from adjudicator.kernel.views import View
 from adjudicator.registry import available, load_game
+from bot import health
 from bot.discord.commands_game import GameCommands
 from bot.discord.commands_gm import GmCommands
 from bot.discord.commands_orders import decide, game_groups, help_, order
@@ -37,7 +42,8 @@ from bot.discord.core import BotConfig, ShardedUmpireBot, UmpireBot
 from bot.discord.limits import check, size
 from bot.discord.port import ServicePort
 from bot.discord.publish import Renderer
-from bot.runtime import release_leases, tune_gc
+from bot.logs import LogFormat, configure
+from bot.runtime import DRAIN_SECONDS, STOP_SECONDS, release_leases, tune_gc
 from bot.service import GameService
 from bot.store import Store
 
@@ -193,7 +199,8 @@ async def serve(token: str, db: Path | str, guild_id: int | None = None,
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
-        loop.add_signal_handler(signal.SIGTERM, stop.set)
+        for number in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(number, stop.set)
     try:
         async with bot:
             running = asyncio.create_task(bot.start(token), name="umpire-bot")
@@ -205,25 +212,64 @@ async def serve(token: str, db: Path | str, guild_id: int | None = None,
                 if running.done():
                     running.result()
                 else:
-                    log.info("shutting down")
-                    await bot.close()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await running
+                    await stop_within(bot, running)
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.remove_signal_handler(signal.SIGTERM)
+            for number in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(number)
         if isinstance(renderer, PooledRenderer):
             renderer.close()
         release_leases(store, service.instance, log=log)  # the next process: at once
+        with contextlib.suppress(Exception):
+            health.record(store, "discord", service.instance, connected=False,
+                          stopped=time.time())
         store.close()
+
+
+async def stop_within(bot: UmpireBot, running: asyncio.Task[None]) -> float:
+    """Stop the bot within ``STOP_SECONDS`` (bot.runtime): drain the interactions in flight
+    (answering what is left "restarting"), then close the connection; the seconds taken,
+    logged."""
+    start = time.monotonic()
+    log.info("shutting down: %d interaction(s) in flight", len(bot.inflight.started))
+    await bot.inflight.drain(DRAIN_SECONDS)
+    left = max(0.5, STOP_SECONDS - 1.0 - (time.monotonic() - start))  # 1 s: the leases
+    try:
+        async with asyncio.timeout(left):
+            await bot.close()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+    except TimeoutError:
+        log.warning("the connection did not close within the stop's budget: cut")
+        running.cancel()
+    taken = time.monotonic() - start
+    log.info("stopped in %.1f s (budget %.0f s)", taken, STOP_SECONDS)
+    return taken
 
 
 def run(token: str, db: Path | str, guild_id: int | None = None, gm_role: str = "Umpire GM",
         extra_games: Sequence[str] = (), shard_count: int | None = None,
-        shard_ids: Sequence[int] | None = None, render_processes: int = 0) -> None:
-    discord.utils.setup_logging(level=logging.INFO)
+        shard_ids: Sequence[int] | None = None, render_processes: int = 0,
+        log_format: LogFormat = "text") -> None:
+    configure(log_format)
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
     try:
-        asyncio.run(serve(token, db, guild_id, gm_role, extra_games, shard_count, shard_ids,
-                          render_processes))
+        loop.run_until_complete(serve(token, db, guild_id, gm_role, extra_games, shard_count,
+                                      shard_ids, render_processes))
     except KeyboardInterrupt:
         log.info("stopped")
+    finally:  # not asyncio.run: it would wait for a picture still being drawn
+        left = asyncio.all_tasks(loop)
+        for task in left:
+            task.cancel()
+        if left:
+            loop.run_until_complete(asyncio.wait(left, timeout=1.0))
+        loop.close()
+    busy = [t for t in threading.enumerate() if t is not threading.current_thread()
+            and not t.daemon and t.is_alive()]
+    if busy:  # the store is closed and the leases released: nothing is lost
+        log.info("exiting without waiting for %d worker thread(s)", len(busy))
+        logging.shutdown()
+        sys.stdout.flush()
+        os._exit(0)

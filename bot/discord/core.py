@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,9 +26,11 @@ from adjudicator.registry import available
 from bot.discord import formatting as fmt
 from bot.discord.components import PendingRollbacks
 from bot.discord.errors import Refusal, Unexpected
+from bot.discord.inflight import InFlight
 from bot.discord.permissions import DEFAULT_GM_ROLE, in_dm, is_gm
 from bot.discord.port import THREAD_KEY, ServicePort, gms_of, plays_in
 from bot.discord.publish import Publisher, Renderer, extras
+from bot.logs import handled, since
 from bot.service import Actor, GameInfo, ServiceError, SubmitResult
 
 log = logging.getLogger("umpire.discord")
@@ -103,6 +106,7 @@ class UmpireTree(app_commands.CommandTree[Any]):
     async def on_error(self, interaction: discord.Interaction[Any],
                        error: app_commands.AppCommandError) -> None:
         cause = getattr(error, "original", error)
+        outcome = "refused"
         if isinstance(cause, Refusal):
             text = str(cause)
         elif isinstance(cause, ServiceError):
@@ -112,7 +116,11 @@ class UmpireTree(app_commands.CommandTree[Any]):
         else:
             command = interaction.command.qualified_name if interaction.command else "?"
             log.error("error in %s", command, exc_info=cause)
-            text = UNEXPECTED
+            text, outcome = UNEXPECTED, "error"
+            if isinstance(self.client, UmpireBot):
+                self.client.inflight.error(f"{command}: {cause!r}")
+        if isinstance(self.client, UmpireBot):
+            self.client.inflight.note(interaction, outcome)
         try:
             await reply(interaction, text, ephemeral=True)
         except discord.HTTPException:
@@ -137,6 +145,7 @@ class UmpireBot(discord.Client):
         self._ticker: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[None] | None = None
         self._follower: asyncio.Task[None] | None = None
+        self.inflight = InFlight(self)
 
     # ---- start-up -----------------------------------------------------------------------
 
@@ -181,10 +190,24 @@ class UmpireBot(discord.Client):
             except Exception:
                 log.info("no picture to prepare for %s", rules.name, exc_info=True)
 
+    async def on_ready(self) -> None:
+        self.inflight.health(connected=True, stopped=None)
+
+    async def on_resumed(self) -> None:
+        self.inflight.health(connected=True)
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        self.inflight.begin(interaction)
+
+    async def on_umpire_interaction_done(self, interaction: discord.Interaction[Any]) -> None:
+        await self.inflight.done(interaction)
+
     async def close(self) -> None:
         for task in (self._ticker, self._warming, self._follower):
             if task is not None:
                 task.cancel()
+        self.inflight.health(connected=False)  # (no on_disconnect: it runs after close)
+        await self.inflight.flush()
         await super().close()
 
     async def _tick_loop(self) -> None:
@@ -192,10 +215,16 @@ class UmpireBot(discord.Client):
         released lease without waiting), then every ``tick_seconds``."""
         await self.wait_until_ready()
         while not self.is_closed():
+            start, outcome = time.monotonic(), "ok"
             try:
                 await self.publisher.deadline_notices()
-            except Exception:
+            except Exception as error:
                 log.exception("deadline check failed")
+                outcome = "error"
+                self.inflight.error(f"deadline check: {error!r}")
+            handled(log, game=None, actor="umpire", verb="deadline tick", outcome=outcome,
+                    ms=since(start))
+            self.inflight.health(last_tick=time.time())
             await asyncio.sleep(self.config.tick_seconds)
 
     async def _follow_loop(self) -> None:
@@ -275,6 +304,7 @@ class UmpireBot(discord.Client):
         if isinstance(channel, discord.Thread):
             info = await self.port.game_for_thread(channel.id)
             if info is not None:
+                self.inflight.games[interaction.id] = info.id  # for its log line
                 return info
         if in_dm(interaction):
             games = [g for g in await self.port.games_for(self.actor(interaction))

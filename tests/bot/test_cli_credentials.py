@@ -28,7 +28,8 @@ runner = CliRunner()
 #: Arguments each command needs besides --db (a command missing here fails the test).
 ARGUMENTS: dict[str, list[str]] = {
     "play": ["stalingrad"], "bot": [], "mail": ["--config", "{mail}"], "bench": [],
-    "export": ["g-none"], "import": ["{missing}"], "games": [], "render": ["g-none"],
+    "export": ["g-none"], "import": ["{missing}"], "games": [], "status": [],
+    "render": ["g-none"],
     "export-gif": ["g-none"], "db check": [], "db migrate": [],
 }
 #: Commands given two databases (both with the password URL in turn).

@@ -42,7 +42,7 @@ def test_token_from_the_environment_is_passed_on_and_never_printed(
 
     def fake_run(token: str, db: Path, guild: int | None, gm_role: str,
                  games: list[str], shards: int | None, shard_ids: list[int] | None,
-                 render_processes: int) -> None:
+                 render_processes: int, log_format: str = "text") -> None:
         seen.update(token=token, db=db, guild=guild, gm_role=gm_role, games=games,
                     shards=shards, shard_ids=shard_ids, render_processes=render_processes)
 
