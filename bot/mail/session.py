@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from adjudicator.kernel.errors import NotationError
 from adjudicator.kernel.events import GM, PUBLIC
@@ -21,11 +21,9 @@ from adjudicator.kernel.game import Game
 from adjudicator.kernel.spec import read_number
 from bot.mail.commands import Line, Script
 from bot.mail.inbound import Inbound
+from bot.mail.office import Office
 from bot.mail.outbound import Outgoing
 from bot.service import Actor, GameInfo, SeatInfo, ServiceError, SubmitResult
-
-if TYPE_CHECKING:
-    from bot.mail.desk import Desk
 
 log = logging.getLogger("umpire.mail")
 
@@ -50,7 +48,7 @@ class Touched:
 
 @dataclass
 class Session:
-    desk: Desk
+    desk: Office
     inbound: Inbound
     script: Script
     game_id: str | None = None

@@ -9,6 +9,7 @@ implement :class:`bot.store.base.Store` with the same schema history
 sqlite-utils or psycopg.
 """
 
+from bot.store.backends import backend_class
 from bot.store.base import (
     ACTION_KINDS,
     BUSY_TIMEOUT_S,
@@ -35,6 +36,8 @@ from bot.store.base import (
     scoped_key,
 )
 from bot.store.urls import StoreTarget, redact
+
+Store.backend_class = backend_class
 
 __all__ = [
     "ACTION_KINDS",

@@ -26,7 +26,7 @@ import socket
 import time
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -265,17 +265,18 @@ class Store:
     #: Where the database is, for messages (a path, or a URL without its password).
     label: str = ""
 
+    #: The backend class for a kind (``sqlite``, ``postgresql``): set once by the package
+    #: (:func:`bot.store.backends.backend_class`), so that this module imports no backend
+    #: and the backends, which import it, form no import cycle with it.
+    backend_class: ClassVar[Callable[[str], type[Store]] | None] = None
+
     def __new__(cls, target: str | Path | None = None, **options: Any) -> Store:
         if cls is not Store:
             return super().__new__(cls)
         kind, _where = resolve(target)
-        if kind == "postgresql":
-            from bot.store.postgres import PostgresStore
-
-            return super().__new__(PostgresStore)
-        from bot.store.sqlite import SqliteStore
-
-        return super().__new__(SqliteStore)
+        if Store.backend_class is None:
+            raise StoreError("no store backend is registered (import bot.store)")
+        return super().__new__(Store.backend_class(kind))
 
     def __init__(self, target: str | Path | None = None, **options: Any) -> None:
         raise TypeError("Store(...) opens a backend's store")  # replaced by each backend's
