@@ -20,7 +20,6 @@ from adjudicator.kernel.decisions import PendingDecision
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC, Event, may_see, visible_to
 from adjudicator.kernel.game import Game
-from adjudicator.kernel.orders import Order
 from adjudicator.kernel.views import View, pending_for
 from bot.store import loads
 
@@ -142,15 +141,6 @@ def redact_label(label: Any, labels: Mapping[str, str], keep: str | None = None)
 
 # ---- the action log as one audience may read it ---------------------------------------------
 
-def is_secret_order(game: Game[Any], order: Order) -> bool:
-    """Whether an order's text belongs to the side that gave it (and the GM) only.
-
-    The game decides (:meth:`Game.is_secret`): standing orders always are, and each game
-    adds its secret placements (Stalin's Tanks ``hide`` and ``mine``, Duel's ``trap``).
-    """
-    return game.is_secret(order)
-
-
 class LogEntry(BaseModel):
     """One action of the log as one audience may read it."""
 
@@ -189,9 +179,10 @@ def text_visible(game: Game[Any], row: Mapping[str, Any], audience: str) -> bool
     """Whether ``audience`` may read the order text of a stored action.
 
     The GM and the side that gave it always may. Anyone else may read an ``order`` (or a
-    ``system`` order played for a side at its deadline) unless :func:`is_secret_order`
-    says it is secret or it was given as private input (``payload.private``, see
-    :meth:`Game.is_private`: a face-down set-up); never a ``decision`` answer (it is one
+    ``system`` order played for a side at its deadline) unless the game's
+    :meth:`Game.is_secret` says it is secret (standing orders, secret placements) or it was
+    given as private input (``payload.private``, see :meth:`Game.is_private`: a face-down
+    set-up); never a ``decision`` answer (it is one
     of the decision's options, which the kernel shows only to the owing side and the GM),
     nor a deadline answer to a decision, nor an unreadable text.
     """
@@ -209,7 +200,7 @@ def text_visible(game: Game[Any], row: Mapping[str, Any], audience: str) -> bool
         order = game.parse(str(row["text"]))
     except (RuleError, ValueError):
         return False
-    return not is_secret_order(game, order)
+    return not game.is_secret(order)
 
 
 def order_text_for(game: Game[Any], row: Mapping[str, Any], audience: str) -> str:

@@ -8,17 +8,14 @@ not differ between games:
 * ``apply`` works on a copy (a :class:`RuleError` leaves the state untouched), refuses
   orders from a side that is not to act, handles ``standing`` orders, and lets standing
   orders answer pending decisions at once;
-* ``submit_lines`` applies a multi-line message in order and stops at the first pending
-  decision or error (the :func:`apply_lines` generator, which the service runs too);
 * ``view`` fills the common view fields and checks the viewer.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -67,15 +64,6 @@ class Outcome(BaseModel, Generic[S]):
     @property
     def pending(self) -> PendingDecision | None:
         return self.state.pending
-
-
-class Batch(Outcome[S], Generic[S]):
-    """The result of a multi-line submission: applied lines, and where and why it stopped."""
-
-    stopped_at: int | None = None
-    error: str | None = None
-    error_rule: str | None = None
-    error_legal: list[str] = []
 
 
 #: While a game's ``resolve`` of an order runs on the state ``apply`` works on: (that state,
@@ -391,29 +379,6 @@ class Game(ABC, Generic[S]):
                    owned: bool = False) -> Outcome[S]:
         return self.apply(state, side, self.parse(text), dice, owned=owned)
 
-    def submit_lines(self, state: S, side: str, text: str, dice: Dice) -> Batch[S]:
-        """Apply each order line in turn; stop at the first pending decision or error.
-
-        What was applied before the stop stays applied; ``stopped_at`` is the 1-based
-        line number where it stopped (the erroneous line, or the line that left a
-        decision pending when more lines follow).
-        """
-        batch = Batch[S](state=state, events=[], rolls=[], applied=[])
-        for step in apply_lines(self, state, side, order_lines(text), lambda: dice):
-            if isinstance(step, Refused):
-                batch.stopped_at = step.number
-                batch.error = str(step.error)
-                batch.error_rule = step.error.rule
-                batch.error_legal = step.error.legal
-                return batch
-            batch.state = step.outcome.state
-            batch.events.extend(step.outcome.events)
-            batch.rolls.extend(step.outcome.rolls)
-            batch.applied.extend(step.outcome.applied)
-            if step.waits:
-                batch.stopped_at = step.number
-        return batch
-
     def view(self, state: S, viewer: str) -> View:
         check_viewer(viewer, self.sides)
         return self._finish_view(self.make_view(state, viewer), state, viewer)
@@ -531,54 +496,6 @@ class Game(ABC, Generic[S]):
             for roll in rolls
         ]
 
-
-
-@dataclass(frozen=True)
-class Applied(Generic[S]):
-    """One line of a multi-line submission, applied: the state it was applied to, the
-    order read from it and its outcome; ``waits``: a decision is now pending and more
-    lines follow, so they are not applied (the owing side answers first)."""
-
-    number: int
-    text: str
-    before: S
-    order: Order
-    outcome: Outcome[S]
-    waits: bool
-
-
-@dataclass(frozen=True)
-class Refused:
-    """One line of a multi-line submission, refused: nothing of it was applied."""
-
-    number: int
-    text: str
-    error: RuleError
-
-
-def apply_lines(game: Game[S], state: S, side: str, lines: Sequence[str],
-                dice: Callable[[], Dice]) -> Iterator[Applied[S] | Refused]:
-    """Apply ``lines`` (1-based ``number``) in turn for ``side``, each on the state the one
-    before left; stop after a refused line, or after a line that leaves a decision pending
-    while more lines follow. What was applied before a stop stays applied.
-
-    The one loop every multi-line submission runs (:meth:`Game.submit_lines`, the game
-    service). ``dice()`` is called once per line, just before it is applied, so a caller
-    that stores each line as an action can hand each its own dice.
-    """
-    for number, text in enumerate(lines, start=1):
-        try:
-            line_dice = dice()
-            order = game.parse(text)
-            outcome = game.apply(state, side, order, line_dice)
-        except RuleError as error:
-            yield Refused(number, text, error)
-            return
-        waits = outcome.state.pending is not None and number < len(lines)
-        yield Applied(number, text, state, order, outcome, waits)
-        if waits:
-            return
-        state = outcome.state
 
 
 class Views(Generic[S]):

@@ -377,10 +377,6 @@ SPEC = OrderSpec("stalingrad", [
                             "separated by commas")),
 ], kinds={"ATTACKS": STRIKES})
 
-#: The usage line of every form (shown in errors and help).
-TEMPLATES = SPEC.usage()
-
-
 class Notation:
     """Parser/formatter bound to name resolvers (the pack's, or plain keys)."""
 

@@ -11,7 +11,6 @@ import pytest
 
 from adjudicator.kernel.dice import CommittedDice, effective_seed
 from adjudicator.registry import load_game
-from bot.messages import is_secret_order
 from bot.records import import_record, verify
 from bot.service import (
     Actor,
@@ -312,17 +311,17 @@ def test_log_hides_decision_answers_from_the_other_side(service: GameService) ->
 
 def test_the_secret_order_rule_of_each_game() -> None:
     tanks = load_game("tanks")
-    assert is_secret_order(tanks, tanks.parse("hide pak75-1 0101"))
-    assert is_secret_order(tanks, tanks.parse("mine 0505"))
-    assert not is_secret_order(tanks, tanks.parse("place pak75-1 0101"))
-    assert not is_secret_order(tanks, tanks.parse("done"))
+    assert tanks.is_secret(tanks.parse("hide pak75-1 0101"))
+    assert tanks.is_secret(tanks.parse("mine 0505"))
+    assert not tanks.is_secret(tanks.parse("place pak75-1 0101"))
+    assert not tanks.is_secret(tanks.parse("done"))
     duel = load_game(DUEL)
-    assert is_secret_order(duel, duel.parse("trap 3"))
-    assert not is_secret_order(duel, duel.parse("move r2 3"))
-    assert is_secret_order(duel, duel.parse("standing casualty lose"))
+    assert duel.is_secret(duel.parse("trap 3"))
+    assert not duel.is_secret(duel.parse("move r2 3"))
+    assert duel.is_secret(duel.parse("standing casualty lose"))
     stalingrad = load_game("stalingrad")
-    assert not is_secret_order(stalingrad, stalingrad.parse("rubble"))
-    assert is_secret_order(stalingrad, stalingrad.parse("standing casualties hold"))
+    assert not stalingrad.is_secret(stalingrad.parse("rubble"))
+    assert stalingrad.is_secret(stalingrad.parse("standing casualties hold"))
 
 
 # ---- export --------------------------------------------------------------------------------
@@ -385,8 +384,9 @@ def test_find_by_binding(service: GameService) -> None:
 
 # ---- multi-line submissions against the kernel ---------------------------------------------
 
-def test_multi_line_submission_matches_the_kernels_submit_lines(service: GameService) -> None:
-    """The service applies and stores line by line; the state is the kernel's."""
+def test_multi_line_submission_matches_the_kernel_line_by_line(service: GameService) -> None:
+    """The service applies and stores line by line; the state is the kernel's, each line
+    applied in turn with the game's committed dice."""
     lines = ["standing advantage never", "rubble",
              "attack 23 fresh with g295:i/518 g295:ii/518 g295:iii/518 g295:pi295 "
              "g295:pzjg295 g:stug244"]
@@ -398,16 +398,20 @@ def test_multi_line_submission_matches_the_kernels_submit_lines(service: GameSer
     service.start(info.id, GM_ACTOR)
     result = service.submit(info.id, german, text)
     game = service.rules(info.id)
-    batch = game.submit_lines(game.setup("historical"), "german", text,
-                              CommittedDice(effective_seed(SEED, []), info.id))
-    assert result.status == "applied" and batch.stopped_at is None
-    assert result.applied == batch.applied
+    dice = CommittedDice(effective_seed(SEED, []), info.id)
+    state, rolls, applied = game.setup("historical"), [], []
+    for line in lines:
+        outcome = game.apply_text(state, "german", line, dice)
+        state = outcome.state
+        rolls.extend(outcome.rolls)
+        applied.extend(outcome.applied)
+    assert result.status == "applied" and result.applied == applied
     # The attack waits for the Russian's answer on his Artillery (15.3).
-    assert batch.state.pending is not None and batch.state.pending.kind == "artillery"
-    assert len(batch.rolls) >= 8  # the Rubble drs
+    assert state.pending is not None and state.pending.kind == "artillery"
+    assert len(rolls) >= 8  # the Rubble drs
     rows = service.store.actions(info.id)
     assert [r["text"] for r in rows] == lines and result.seqs == [1, 2, 3]
     assert [roll for r in rows for roll in json.loads(r["rolls"])] == [
-        roll.model_dump(mode="json") for roll in batch.rolls]
-    assert rows[-1]["state_hash"] == batch.state.state_hash()
-    assert service.load_state(info.id).state_hash() == batch.state.state_hash()
+        roll.model_dump(mode="json") for roll in rolls]
+    assert rows[-1]["state_hash"] == state.state_hash()
+    assert service.load_state(info.id).state_hash() == state.state_hash()

@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 from adjudicator.kernel.dice import CommittedDice, FixedDice
 from adjudicator.kernel.errors import NotationError, RuleError
 from adjudicator.kernel.events import visible_to
-from adjudicator.kernel.game import Applied, Refused, apply_lines
 from adjudicator.kernel.orders import SetStanding
 from tests.hypothesis_profiles import examples
 from tests.kernel.duel import (
@@ -194,41 +193,6 @@ def test_pending_options_are_shown_only_to_the_owing_side() -> None:
     assert GAME.view(outcome.state, "blue").pending.options  # type: ignore[union-attr]
     red_pending = GAME.view(outcome.state, "red").pending
     assert red_pending is not None and red_pending.options == () and red_pending.side == "blue"
-
-
-# ---- multi-line submissions -------------------------------------------------------------
-
-def test_multi_line_submission_stops_at_first_error_keeping_what_was_applied() -> None:
-    state = started()
-    batch = GAME.submit_lines(state, "red", "# my turn\nmove r1 2\nmove r2 9\n", FixedDice())
-    assert batch.applied == ["move r1 2"] and batch.stopped_at == 2
-    assert batch.error is not None and "unknown cell" in batch.error
-
-
-def test_multi_line_submission_stops_at_pending_decision() -> None:
-    batch = GAME.submit_lines(_hit_state(), "red", "attack r2 4\npass", FixedDice([6, 6]))
-    assert batch.applied == ["attack r2 4"] and batch.stopped_at == 1
-    assert batch.pending is not None and batch.error is None
-
-
-def test_apply_lines_hands_each_line_its_own_dice_and_the_state_it_was_applied_to() -> None:
-    state = started()
-    handed: list[FixedDice] = []
-
-    def dice() -> FixedDice:
-        handed.append(FixedDice())
-        return handed[-1]
-
-    steps = list(apply_lines(GAME, state, "red", ["move r1 2", "move r2 9", "pass"], dice))
-    assert [type(s).__name__ for s in steps] == ["Applied", "Refused"]
-    first, refused = steps
-    assert isinstance(first, Applied) and isinstance(refused, Refused)
-    assert first.before is state and first.number == 1 and not first.waits
-    assert refused.number == 2 and "unknown cell" in str(refused.error)
-    assert len(handed) == 2  # never a third: nothing after a refused line is applied
-    waits = list(apply_lines(GAME, _hit_state(), "red", ["attack r2 4", "pass"],
-                             lambda: FixedDice([6, 6])))
-    assert len(waits) == 1 and isinstance(waits[0], Applied) and waits[0].waits
 
 
 # ---- hooks every game declares ----------------------------------------------------------

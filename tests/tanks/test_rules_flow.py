@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
-from adjudicator.kernel.dice import FixedDice
-from adjudicator.kernel.events import visible_to
+import pytest
+
+from adjudicator.kernel.dice import Dice, FixedDice
+from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.events import Event, visible_to
+from adjudicator.kernel.game import order_lines
 from adjudicator.tanks.game import TanksGame
+from adjudicator.tanks.state import TanksState
 
 GAME = TanksGame()
+
+
+def each_line(state: TanksState, side: str, text: str,
+              dice: Dice) -> tuple[TanksState, list[Event]]:
+    """The state and events after every order line of ``text``, applied in turn (each must
+    be accepted; the service's multi-line loop is pinned in tests/bot/test_service.py)."""
+    events: list[Event] = []
+    for line in order_lines(text):
+        outcome = GAME.apply_text(state, side, line, dice)
+        state = outcome.state
+        events.extend(outcome.events)
+    return state, events
 
 POSITION = {
     "blank_map": True, "phasing": "german", "phase": "move1",
@@ -30,21 +47,24 @@ def test_a_whole_player_turn_in_one_message_5_0() -> None:
         move ivh 1211 1212      # Second Movement: half the Movement Factor
         done
     """
-    batch = GAME.submit_lines(state, "german", text, FixedDice([6, 6, 6, 6]))
-    assert batch.error is None, batch.error
-    assert batch.stopped_at is None
-    assert batch.state.phasing == "soviet" and batch.state.phase == "move1"
-    assert [e.kind for e in batch.events].count("fire") == 2
-    assert any(e.kind == "standing-answer" for e in visible_to(batch.events, "soviet"))
-    assert not any(e.kind == "standing-answer" for e in visible_to(batch.events, "german"))
+    state, events = each_line(state, "german", text, FixedDice([6, 6, 6, 6]))
+    assert state.pending is None
+    assert state.phasing == "soviet" and state.phase == "move1"
+    assert [e.kind for e in events].count("fire") == 2
+    assert any(e.kind == "standing-answer" for e in visible_to(events, "soviet"))
+    assert not any(e.kind == "standing-answer" for e in visible_to(events, "german"))
 
 
-def test_without_a_standing_order_the_message_stops_at_the_decision_5_1() -> None:
-    state = GAME.case_position(POSITION)
-    batch = GAME.submit_lines(state, "german", "done\ndone\nfire pan at kv\n", FixedDice())
-    assert batch.stopped_at == 2
-    assert batch.pending is not None and batch.pending.side == "soviet"
-    assert GAME.view(batch.state, "german").pending.options == ()  # type: ignore[union-attr]
+def test_without_a_standing_order_the_turn_waits_for_the_decision_5_1() -> None:
+    """After Stationary Fire the Soviet owes his Defensive Fire (5.1): the German's next
+    order is refused until he answers, and only the Soviet sees the options."""
+    state, _events = each_line(GAME.case_position(POSITION), "german", "done\ndone\n",
+                               FixedDice())
+    assert state.pending is not None and state.pending.side == "soviet"
+    assert GAME.view(state, "german").pending.options == ()  # type: ignore[union-attr]
+    assert GAME.view(state, "soviet").pending.options  # type: ignore[union-attr]
+    with pytest.raises(RuleError, match="waiting for soviet to decide"):
+        GAME.apply_text(state, "german", "fire pan at kv", FixedDice())
 
 
 def test_phase_order_5_1() -> None:
