@@ -39,7 +39,7 @@ NUMBERED = ("seats", "entropy", "audit")
 #: Bookkeeping copied after the games (rows already in the destination are kept).
 OTHER_TABLES = {"meta": "key", "mail_inbox": "message_key", "mail_cursors": "game_id, address",
                 "mail_observers": "game_id, address", "mail_rate": "address",
-                "mail_rollbacks": "code", "mail_reminders": "game_id, deadline_start, fraction"}
+                "mail_reminders": "game_id, deadline_start, fraction"}
 
 
 @dataclass

@@ -18,6 +18,8 @@ from bot.store import Store
 
 RATE_WINDOW = 3600.0
 ROLLBACK_TTL = 24 * 3600.0
+#: A mailed code's token among the held rollbacks (a Discord button's token has no colon).
+MAIL_TOKEN = "mail:"
 #: Leases: a mail being handled (+ its key), and the gateway that sends the notices.
 CLAIM, LEADER = "mail:", "mail:leader"
 CLAIM_S = 600.0
@@ -154,26 +156,20 @@ class Ledger:
 
     def hold_rollback(self, game_id: str, gm: str, to_seq: int, reason: str,
                       head_seq: int) -> str:
+        """Hold a previewed rollback in the store's one table of held rollbacks
+        (``held_rollbacks``, Discord's too) for a day; the code the GM mails back."""
         code = secrets.token_hex(4)
-        with self.store.write() as db:
-            db.execute("DELETE FROM mail_rollbacks WHERE created < ?",
-                       [self.clock() - ROLLBACK_TTL])
-            db.table("mail_rollbacks").insert(
-                {"code": code, "game_id": game_id, "gm": gm, "to_seq": to_seq,
-                 "reason": reason, "head_seq": head_seq, "created": self.clock()})
+        self.store.hold_rollback(MAIL_TOKEN + code, game_id, gm, to_seq, reason, head_seq,
+                                 expires=self.clock() + ROLLBACK_TTL)
         return code
 
     def take_rollback(self, code: str, game_id: str, gm: str) -> PendingRollback | None:
         """The held rollback with ``code`` for this game and GM (removed), if any."""
-        with self.store.write() as db:
-            rows = list(db.query(
-                "SELECT * FROM mail_rollbacks WHERE code = ? AND game_id = ? AND gm = ? "
-                "AND created >= ?", [code.lower(), game_id, gm, self.clock() - ROLLBACK_TTL]))
-            if not rows:
-                return None
-            db.execute("DELETE FROM mail_rollbacks WHERE code = ?", [code.lower()])
-        row = rows[0]
-        return PendingRollback(str(row["code"]), game_id, gm, int(row["to_seq"]),
+        row = self.store.take_rollback(MAIL_TOKEN + code.lower(), now=self.clock(),
+                                       game_id=game_id, gm=gm)
+        if row is None:
+            return None
+        return PendingRollback(code.lower(), game_id, gm, int(row["to_seq"]),
                                str(row["reason"]), int(row["head_seq"]))
 
     # ---- reminders -------------------------------------------------------------------------------

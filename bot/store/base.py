@@ -48,7 +48,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     "dice_seeds": ("game_id", "from_branch"), "audit": ("id",),
     "mail_inbox": ("message_key",), "mail_cursors": ("game_id", "address"),
     "mail_observers": ("game_id", "address"), "mail_rate": ("address",),
-    "mail_rollbacks": ("code",), "mail_reminders": ("game_id", "deadline_start", "fraction"),
+    "mail_reminders": ("game_id", "deadline_start", "fraction"),
     "leases": ("name",), "held_rollbacks": ("token",),
 }
 
@@ -358,7 +358,7 @@ class Store:
         """The tables holding Umpire's data, in an order that keeps foreign keys valid."""
         return ["games", "seats", "entropy", "actions", "snapshots", "idempotency",
                 "dice_seeds", "audit", "meta", "mail_inbox", "mail_cursors",
-                "mail_observers", "mail_rate", "mail_rollbacks", "mail_reminders",
+                "mail_observers", "mail_rate", "mail_reminders",
                 "leases", "held_rollbacks"]
 
     # ---- games and seats ----------------------------------------------------------------
@@ -703,13 +703,21 @@ class Store:
                                          "head_seq": head_seq, "expires": expires},
                       replace=True)
 
-    def take_rollback(self, token: str, now: float) -> dict[str, Any] | None:
+    def take_rollback(self, token: str, now: float, *, game_id: str | None = None,
+                      gm: str | None = None) -> dict[str, Any] | None:
         """The held rollback (removed: it is confirmed once), None if unknown or expired
-        at ``now``."""
+        at ``now``; with ``game_id``/``gm``: only one held for that game and GM (another's
+        stays held). Every frontend's held rollbacks are here (Discord's button tokens,
+        the email gateway's codes)."""
+        where, params = "token = ? AND expires >= ?", [token, now]
+        for column, value in (("game_id", game_id), ("gm", gm)):
+            if value is not None:
+                where += f" AND {column} = ?"
+                params.append(value)
         with self.write() as tx:
-            row = tx.one("SELECT * FROM held_rollbacks WHERE token = ? AND expires >= ?",
-                         [token, now])
-            tx.execute("DELETE FROM held_rollbacks WHERE token = ?", [token])
+            row = tx.one(f"SELECT * FROM held_rollbacks WHERE {where}", params)
+            if row is not None or (game_id is None and gm is None):
+                tx.execute("DELETE FROM held_rollbacks WHERE token = ?", [token])
         return row
 
     def held_rollbacks(self, now: float) -> int:

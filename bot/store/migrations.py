@@ -149,7 +149,8 @@ def _sqlite_3(db: Database) -> None:
     * ``mail_cursors``: per game and address, the last action that address was told of;
     * ``mail_observers``: addresses that follow a game's public mail;
     * ``mail_rate``: mails per address in the current window (flood limit);
-    * ``mail_rollbacks``: a GM's previewed rollback waiting for its confirmation code;
+    * ``mail_rollbacks``: a GM's previewed rollback waiting for its confirmation code
+      (moved into ``held_rollbacks`` by schema 8);
     * ``mail_reminders``: deadline reminders already mailed.
     """
     db.table("mail_inbox").create(
@@ -243,6 +244,30 @@ def _sqlite_7(db: Database) -> None:
     action then read only active rows, whatever the log's length."""
     db.execute("CREATE INDEX actions_active ON actions (game_id, seq) "
                "WHERE reverted_by IS NULL")
+
+
+#: How long the email gateway held a previewed rollback when schema 8 was written (its
+#: ``mail_rollbacks`` kept the time held, ``held_rollbacks`` keeps the time it expires).
+MAIL_ROLLBACK_TTL_8 = 24 * 3600.0
+
+#: Schema 8 on both backends but for the conflict clause (SQLite's ``OR IGNORE``).
+_MOVE_MAIL_ROLLBACKS = (
+    "INSERT {ignore}INTO held_rollbacks (token, game_id, gm, to_seq, reason, head_seq, expires) "
+    "SELECT 'mail:' || lower(code), game_id, gm, to_seq, reason, head_seq, created + {ttl} "
+    "FROM mail_rollbacks{on_conflict};\n"
+    "DROP TABLE mail_rollbacks;"
+)
+
+
+def _sqlite_8(db: Database) -> None:
+    """One table of rollbacks held for their GM's confirmation: the email gateway's
+    ``mail_rollbacks`` (a code mailed to the GM) move into ``held_rollbacks`` (a Discord
+    button's token), ``mail:CODE`` as the token (a Discord token holds no colon, so
+    neither frontend can take the other's), the time held plus the gateway's day as the
+    time it expires."""
+    for statement in _MOVE_MAIL_ROLLBACKS.format(ignore="OR IGNORE ", ttl=MAIL_ROLLBACK_TTL_8,
+                                                 on_conflict="").split(";\n"):
+        db.execute(statement.rstrip(";"))
 
 
 # ---- both backends --------------------------------------------------------------------
@@ -428,6 +453,9 @@ PG_6 = "SELECT 6;"
 
 PG_7 = "CREATE INDEX actions_active ON actions (game_id, seq) WHERE reverted_by IS NULL;"
 
+PG_8 = _MOVE_MAIL_ROLLBACKS.format(ignore="", ttl=MAIL_ROLLBACK_TTL_8,
+                                   on_conflict=" ON CONFLICT (token) DO NOTHING")
+
 
 @dataclass(frozen=True)
 class Migration:
@@ -451,4 +479,6 @@ MIGRATIONS: list[Migration] = [
     Migration(6, "compact idempotency results (outcome and sequence numbers)", _sqlite_6,
               PG_6, _compact_idempotency),
     Migration(7, "an index of the active actions", _sqlite_7, PG_7),
+    Migration(8, "one table of rollbacks held for confirmation (mail's codes join "
+                 "Discord's tokens)", _sqlite_8, PG_8),
 ]
