@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from adjudicator.kernel.decisions import SetupGuide
+from bot.durations import bounded
 from bot.messages import Message
 from bot.service import GameInfo, SubmitResult
 
@@ -22,6 +23,12 @@ def clip(text: str, limit: int = CONTENT_LIMIT) -> str:
     if len(text) <= limit:
         return text
     return text[: limit - 2].rstrip() + " …"
+
+
+def deadline_at(at: float, now: float) -> str:
+    """When a deadline ends, as Discord shows a time (``in 5 hours``); one stored endless
+    before the bound (:mod:`bot.durations`) reads as the longest period from now."""
+    return f"<t:{int(now + bounded(at - now))}:R>"
 
 
 def clip_lines(lines: Sequence[str], limit: int = BODY_LIMIT, more: str = "/game log") -> str:
