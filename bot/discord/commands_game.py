@@ -219,7 +219,8 @@ class GameCommands(app_commands.Group, name="game",
         actor = bot.actor(interaction)
         info = await bot.port.call(bot.port.service.seat, info.id, actor, side, actor)
         await reply(interaction, f"{interaction.user.mention} plays **{side}**.\n"
-                    f"{seats_text(bot, info)}", ephemeral=False)
+                    f"{seats_text(bot, info)}", ephemeral=False,
+                    allowed_mentions=NO_PINGS)  # who acts changes at the start, not here
 
     @join.autocomplete("side")
     async def join_side(self, interaction: discord.Interaction[Any],
@@ -270,13 +271,14 @@ class GameCommands(app_commands.Group, name="game",
         info = await bot.port.call(bot.port.service.start, info.id, gm,
                                    deadline_seconds=seconds)
         view = await bot.port.view(info.id, gm, PUBLIC)
-        to_act = fmt.mentions(players_of(info, info.to_act)) if info.to_act else ""
+        acting = players_of(info, info.to_act) if info.to_act else []
         owing = view.pending.side if view.pending else None
         await bot.publisher.mark_pinged(info, view.to_act, owing)
         await announce(interaction,
                        f"**The game has started.** Dice commitment (sha256 of the secret "
                        f"seed): `{info.commitment}`\n{seats_text(bot, info)}\n"
-                       f"To act: **{view.to_act}** {to_act}")
+                       f"To act: **{view.to_act}** {fmt.mentions(acting)}",
+                       ping=[*acting, *(players_of(info, owing) if owing else [])])
         await bot.publisher.prompt_secret_placement(info)
 
     @app_commands.command(name="status", description="Seats, whose turn, deadline")

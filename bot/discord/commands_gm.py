@@ -167,7 +167,7 @@ class GmCommands(app_commands.Group, name="gm", description="Game master tools",
                 view = choose_view(info.id, info.head_seq)
             else:
                 text += f"\nTo act: **{side}** {fmt.mention(player.id)}"
-        await announce(interaction, text, view=view)
+        await announce(interaction, text, view=view, ping=[str(player.id)])
 
     @seat.autocomplete("side")
     async def seat_side(self, interaction: discord.Interaction[Any],

@@ -73,9 +73,12 @@ class BotConfig:
 
 
 async def reply(interaction: discord.Interaction[Any], content: str, *, ephemeral: bool,
-                file: discord.File | None = None, view: discord.ui.View | None = None) -> None:
+                file: discord.File | None = None, view: discord.ui.View | None = None,
+                allowed_mentions: discord.AllowedMentions | None = None) -> None:
     """Answer an interaction: its first response, or a follow-up once it is deferred."""
     kwargs: dict[str, Any] = {"ephemeral": ephemeral, **extras(file, view)}
+    if allowed_mentions is not None:
+        kwargs["allowed_mentions"] = allowed_mentions
     if interaction.response.is_done():
         await interaction.followup.send(fmt.clip(content), **kwargs)
     else:
@@ -88,13 +91,22 @@ async def defer(interaction: discord.Interaction[Any], ephemeral: bool = True) -
         await interaction.response.defer(ephemeral=ephemeral, thinking=True)
 
 
+def pinging(user_ids: Sequence[str]) -> discord.AllowedMentions:
+    """Mentions that notify exactly ``user_ids`` (the others mentioned are shown, silent)."""
+    return discord.AllowedMentions(everyone=False, roles=False, replied_user=False,
+                                   users=[discord.Object(int(u)) for u in user_ids])
+
+
 async def announce(interaction: discord.Interaction[Any], content: str, *,
                    view: discord.ui.View | None = None, file: discord.File | None = None,
-                   ack: str = "Done.") -> None:
+                   ack: str = "Done.", ping: Sequence[str] = ()) -> None:
     """A public answer to a command deferred privately (so that a refusal would have stayed
-    private): a private acknowledgement, then the public message."""
+    private): a private acknowledgement, then the public message, which notifies the users
+    in ``ping`` only (never the one who ran the command)."""
     await reply(interaction, ack, ephemeral=True)
-    await interaction.followup.send(fmt.clip(content), ephemeral=False, **extras(file, view))
+    notified = [u for u in ping if u != str(interaction.user.id)]
+    await interaction.followup.send(fmt.clip(content), ephemeral=False,
+                                    allowed_mentions=pinging(notified), **extras(file, view))
 
 
 class UmpireTree(app_commands.CommandTree[Any]):
@@ -311,7 +323,7 @@ class UmpireBot(discord.Client):
         if result.duplicate:
             return
         try:
-            problems = await self.publisher.publish(info, result)
+            problems = await self.publisher.publish(info, result, str(interaction.user.id))
         except Exception:  # the action is stored; a publishing bug must not deny it
             log.exception("game %s: publishing failed", info.id)
             problems = ["the thread post (an internal error, logged)"]

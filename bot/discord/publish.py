@@ -188,12 +188,15 @@ class Publisher:
             return changed or differs
         return True
 
-    async def publish(self, info: GameInfo, result: SubmitResult) -> list[str]:
+    async def publish(self, info: GameInfo, result: SubmitResult,
+                      actor_id: str | None = None) -> list[str]:
         """After an action: one public message in the thread, then each side's DMs.
 
         The public message is built from the public audience's message only; each side's
-        DM from that side's own message; the GM's DM from the GM's. Returns what could not
-        be delivered (for the actor's acknowledgement).
+        DM from that side's own message; the GM's DM from the GM's. A change of who must
+        act is always posted (even when nothing else is to tell) and pings that side's
+        players, never ``actor_id`` (the Discord user who just acted). Returns what could
+        not be delivered (for the actor's acknowledgement).
         """
         problems: list[str] = []
         info = await self.port.info(info.id)
@@ -212,9 +215,9 @@ class Publisher:
         owing = result.pending_side
         key = (public.to_act, owing, public.result is not None)
         ping = await self._ping_due(info.id, key)
-        to_act_ids = players_of(info, public.to_act) if public.to_act and ping else []
-        owing_ids = players_of(info, owing) if owing and ping else []
-        if public.lines or public.result or owing:
+        to_act_ids = self._to_ping(info, public.to_act if ping else None, actor_id)
+        owing_ids = self._to_ping(info, owing if ping else None, actor_id)
+        if public.lines or public.result or owing or ping:
             content = fmt.public_post(public, None, fmt.mentions(to_act_ids),
                                       fmt.mentions(owing_ids))
             view = choose_view(info.id, info.head_seq) if owing and not public.result else None
@@ -240,6 +243,27 @@ class Publisher:
         await self.dm_gm_only(info, result)
         await self.prompt_secret_placement(info)
         return problems
+
+    @staticmethod
+    def _to_ping(info: GameInfo, side: str | None, actor_id: str | None) -> list[str]:
+        """The players of ``side`` to notify: all of them but the one who just acted."""
+        return [u for u in players_of(info, side) if u != actor_id] if side else []
+
+    async def to_act_line(self, info: GameInfo) -> str:
+        """Who must act now, with a ping to their players if that is news (the first
+        process to see this change of who acts pings; the line is shown either way)."""
+        if info.result or info.status != "active":
+            return ""
+        view = await self.port.view(info.id, Actor(), PUBLIC)
+        owing = view.pending.side if view.pending else None
+        ping = await self._ping_due(info.id, (view.to_act, owing, False))
+        if owing is not None and view.pending is not None:
+            ids = self._to_ping(info, owing if ping else None, None)
+            return f"{fmt.mentions(ids)} {view.pending.prompt}".strip()
+        if view.to_act is None:
+            return ""
+        ids = self._to_ping(info, view.to_act if ping else None, None)
+        return f"To act: **{view.to_act}** {fmt.mentions(ids)}".rstrip()
 
     async def dm_gm_only(self, info: GameInfo, result: SubmitResult) -> None:
         """DM every GM of the game what only the GM's message holds (GM-only events)."""
@@ -282,7 +306,9 @@ class Publisher:
         for notice in await self.port.tick():
             info = await self.port.info(notice.game_id)
             if notice.audience == PUBLIC:
-                await self.post(info, notice.text)
+                # a deadline that ran out played a default: say who acts next, and ping them
+                after = await self.to_act_line(info) if notice.kind == "expired" else ""
+                await self.post(info, f"{notice.text}\n{after}".strip())
             else:
                 targets = await self.port.gm_readers(info) if notice.audience == GM else players_of(
                     info, notice.audience)

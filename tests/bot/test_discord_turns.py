@@ -1,0 +1,115 @@
+"""Through the fake Discord: every change of who must act is posted and pings exactly the
+side that must act now (issue 29, "the turn changes silently").
+
+The fake Discord records whom each message notified (:attr:`Message.pings`: the user
+mentions its ``allowed_mentions`` let through). Duel (tests/kernel/duel.py) gives the
+turns: red places its trap (D4), then red and blue alternate (D1).
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from bot.discord.core import UmpireBot
+from tests.bot import test_discord_duel
+from tests.bot.test_discord_duel import DUEL, Table
+from tests.fakediscord import Message
+
+table = test_discord_duel.table  # the fixture: a GM, ann, bob and eve on a fake server
+
+
+def _pings(t: Table, since: int) -> list[tuple[int, str]]:
+    """(user id pinged, the text that pinged them) for thread posts after the first
+    ``since`` messages."""
+    return [(user, m.content) for m in t.fake.channel_messages(t.game_thread)[since:]
+            for user in m.pings]
+
+
+def _count(t: Table) -> int:
+    return len(t.fake.channel_messages(t.game_thread))
+
+
+def _last(t: Table) -> Message:
+    return t.fake.channel_messages(t.game_thread)[-1]
+
+
+async def test_29_join_and_start_ping_only_the_side_to_act_never_who_ran_them(
+        table: Table) -> None:
+    """Issue 29: ``/game join`` pings nobody (who acts has not changed); ``/game start``
+    pings the players of the side to act (red, D1) and not the GM who started it."""
+    t = table
+    await t.h.slash(t.gm, t.fake.general, "game new", game=DUEL)
+    (t.thread,) = t.fake.threads()
+    before = _count(t)
+    await t.h.slash(t.ann, t.game_thread, "game join", side="red")
+    await t.h.slash(t.bob, t.game_thread, "game join", side="blue")
+    assert _pings(t, before) == []
+    before = _count(t)
+    await t.h.slash(t.gm, t.game_thread, "game start")
+    assert [user for user, _ in _pings(t, before)] == [t.ann.id]
+
+
+async def test_29_each_change_of_who_acts_pings_that_side_and_never_the_actor(
+        table: Table) -> None:
+    """Issue 29: when the turn passes (D1), the thread says who acts and pings exactly
+    their players; the player who just acted is never pinged, and an order that leaves
+    the same side to act pings nobody."""
+    t, h = table, table.h
+    thread = await test_discord_duel.open_game(t)
+    before = _count(t)
+    await h.slash(t.ann, t.fake.dm_channel(t.ann), "duel trap", cell="3")  # red acts again
+    assert _pings(t, before) == []
+    for actor, other, order in ((t.ann, t.bob, {"unit": "r2", "cell": "3"}),
+                                (t.bob, t.ann, {}), (t.ann, t.bob, {})):
+        before = _count(t)
+        if order:
+            done = await h.slash(actor, thread, "duel move", **order)
+        else:
+            done = await h.slash(actor, thread, "duel pass")
+        assert "Applied" in done, done
+        pinged = _pings(t, before)
+        assert [user for user, _ in pinged] == [other.id], pinged
+        assert "To act:" in pinged[0][1]
+
+
+async def test_29_a_deadline_that_runs_out_says_who_acts_next_and_pings_them(
+        table: Table) -> None:
+    """Issue 29: red's deadline passes, Umpire plays red's default (``pass``); the same
+    post says blue acts now and pings blue's player (not red's, not the GM)."""
+    t, h = table, table.h
+    thread = await test_discord_duel.open_game(t)
+    await h.slash(t.ann, t.fake.dm_channel(t.ann), "duel trap", cell="3")
+    await h.slash(t.gm, thread, "game deadline", hours=1.0)
+    bot = cast(UmpireBot, h.client)
+    service = bot.port.service
+    now = service.clock()
+    service.clock = lambda: now + 2 * 3600
+    before = _count(t)
+    await bot.publisher.deadline_notices()
+    posted = t.fake.channel_messages(thread)[before:]
+    assert any("deadline passed" in m.content and "To act: **blue**" in m.content
+               for m in posted), [m.content for m in posted]
+    assert [user for user, _ in _pings(t, before)] == [t.bob.id]
+
+
+async def test_29_whoever_answers_a_decision_is_not_pinged_for_their_own_turn(
+        table: Table) -> None:
+    """Issue 29: red's attack leaves blue owing a decision (pinged); blue answers with the
+    DM button and the turn passes to blue (D1): the post says so without pinging bob,
+    who just acted."""
+    t, h = table, table.h
+    thread = await test_discord_duel.open_game(t)
+    await h.slash(t.ann, t.fake.dm_channel(t.ann), "duel trap", cell="3")
+    await h.slash(t.ann, thread, "duel move", unit="r2", cell="3")
+    await h.slash(t.bob, thread, "duel pass")
+    await h.slash(t.gm, thread, "gm roll", values="6 6", reason="a sure hit")
+    before = _count(t)
+    attack = await h.slash(t.ann, thread, "duel attack", unit="r2", cell="4")
+    assert [user for user, _ in _pings(t, before)] == [t.bob.id], (attack, [
+        m.content for m in t.fake.channel_messages(thread)[before:]])
+    dm_prompt = next(m for m in reversed(t.fake.dms_to(t.bob)) if m.custom_ids())
+    before = _count(t)
+    await h.click(t.bob, dm_prompt, dm_prompt.custom_ids()[0])
+    posted = t.fake.channel_messages(thread)[before:]
+    assert posted and "To act: **blue**" in posted[-1].content, [m.content for m in posted]
+    assert _pings(t, before) == []
