@@ -113,3 +113,25 @@ async def test_29_whoever_answers_a_decision_is_not_pinged_for_their_own_turn(
     posted = t.fake.channel_messages(thread)[before:]
     assert posted and "To act: **blue**" in posted[-1].content, [m.content for m in posted]
     assert _pings(t, before) == []
+
+
+async def test_29_an_action_with_nothing_public_to_report_still_says_who_acts_next(
+        table: Table) -> None:
+    """Issue 29: an action whose public message has no lines (a Turning Point: Stalingrad
+    night ``end`` with nothing to report) but hands the turn over is still posted — who
+    acts now, pinging them — instead of being skipped while the ping is marked sent."""
+    from bot.messages import Message as Told
+    from bot.service import SubmitResult
+
+    t, h = table, table.h
+    await test_discord_duel.open_game(t)
+    bot = cast(UmpireBot, h.client)
+    info = bot.port.service.info("duel1")
+    quiet = SubmitResult(status="applied", game_id="duel1", side="red", seqs=[info.head_seq],
+                         to_act="blue", messages={
+                             "public": Told(audience="public", lines=[], to_act="blue")})
+    before = _count(t)
+    await bot.publisher.publish(info, quiet, str(t.ann.id))
+    posted = t.fake.channel_messages(t.game_thread)[before:]
+    assert [m.content for m in posted] == [f"**Umpire**\nTo act: **blue** <@{t.bob.id}>"]
+    assert _pings(t, before) == [(t.bob.id, posted[0].content)]
