@@ -126,6 +126,11 @@ async def test_basic_game_opening_through_discord(
     # ---- impulses: move and end; the Russian passes ---------------------------------------
     movers = await h.autocomplete(gerd, thread, "stalingrad move", "units", units="g14pz:ar")
     assert "g14pz:arko14" in movers
+    # issue 29: every legal order is searched, not the first 400 (Area 2's units only)
+    assert "g94:i/267" in await h.autocomplete(gerd, thread, "stalingrad move", "units",
+                                               units="i/2")
+    assert "3" in await h.autocomplete(gerd, thread, "stalingrad move", "to",
+                                       units="i/267 ii/267")
     assert "3" in await h.autocomplete(gerd, thread, "stalingrad move", "to", units="g14pz:arko14")
     applied(await h.slash(gerd, thread, "stalingrad move", units="g14pz:arko14", to="3"))
     assert "g14pz:arko14 enters Voroponovo Road (3)" in last().content
