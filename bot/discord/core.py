@@ -317,13 +317,15 @@ class UmpireBot(discord.Client):
         self.dispatch(DONE_EVENT, interaction)
 
     async def after_action(self, interaction: discord.Interaction[Any], info: GameInfo,
-                           result: SubmitResult) -> None:
-        """Publish a stored action (the actor has had their acknowledgement); what could
-        not be delivered is told to the actor, never as a failure of the action."""
+                           result: SubmitResult, told: bool = False) -> None:
+        """Publish a stored action (the actor has had their acknowledgement, which holds
+        their side's private news if ``told``); what could not be delivered is told to
+        the actor, never as a failure of the action."""
         if result.duplicate:
             return
         try:
-            problems = await self.publisher.publish(info, result, str(interaction.user.id))
+            problems = await self.publisher.publish(info, result, str(interaction.user.id),
+                                                    told)
         except Exception:  # the action is stored; a publishing bug must not deny it
             log.exception("game %s: publishing failed", info.id)
             problems = ["the thread post (an internal error, logged)"]
@@ -355,6 +357,11 @@ class UmpireBot(discord.Client):
         if not result.ok:
             raise Refusal(fmt.refusal(result.error, result.error_rule, result.legal))
         ack = fmt.result_ack(result)
+        public, mine = result.messages.get(PUBLIC), result.messages.get(result.side or "")
+        private = fmt.private_lines(mine, public.lines if public else []) if mine else []
+        if private:
+            ack = fmt.clip(f"{ack}\n**Only you see this** ({result.side}):\n"
+                           + fmt.clip_lines(private, 1200))
         if guide is not None:  # the secret set-up goes on: what is left, and where
             after = await self.port.setup_guide(info.id, actor)
             if after is not None:
@@ -363,7 +370,7 @@ class UmpireBot(discord.Client):
             await reply(interaction, ack, ephemeral=True)
         except discord.HTTPException:
             log.warning("game %s: could not acknowledge a stored action", info.id)
-        await self.after_action(interaction, info, result)
+        await self.after_action(interaction, info, result, told=bool(private))
         return result
 
 

@@ -81,20 +81,24 @@ def public_post(message: Message, actor_side: str | None, to_act_mentions: str,
     return clip("\n".join(parts))
 
 
+def private_lines(message: Message, public_lines: Sequence[str]) -> list[str]:
+    """What a side's message tells beyond the public one."""
+    public = set(public_lines)
+    return [line for line in message.lines if line not in public]
+
+
 def private_post(message: Message, game_label: str, public_lines: Sequence[str]) -> str | None:
-    """A side's DM after an action: what it learned beyond the public message.
+    """A side's DM after an action: what it learned beyond the public message, and
+    nothing else (no board text repeating the public map: ``/game map private:true``
+    shows the side's whole view on request).
 
     None when the side learned nothing private (no DM is sent then).
     """
-    public = set(public_lines)
-    private = [line for line in message.lines if line not in public]
+    private = private_lines(message, public_lines)
     if not private:
         return None
-    parts = [f"**{game_label}** — for **{message.audience}** only:",
-             clip_lines(private, 1400)]
-    if message.board:
-        parts.append(code_block(message.board, CONTENT_LIMIT - sum(len(p) for p in parts) - 10))
-    return clip("\n".join(parts))
+    return clip("\n".join([f"**{game_label}** — for **{message.audience}** only:",
+                           clip_lines(private, 1700)]))
 
 
 def refusal(error: str | None, rule: str | None, legal: Sequence[str],
@@ -160,10 +164,12 @@ def setup_guide(guide: SetupGuide) -> str:
     return clip("\n".join(lines))
 
 
-def decision_dm(label: str, message: Message) -> str:
-    """A decision's DM to the owing player: the prompt, what they learned, where to answer."""
+def decision_dm(label: str, message: Message, buttons: bool = True) -> str:
+    """A decision's DM to the owing player: the prompt, what they learned, where to answer
+    (``buttons``: whether the DM carries the options as buttons or a menu)."""
     lines = [f"**{label}** — {message.prompt or 'your decision'}"]
     if message.lines:
         lines.append(clip_lines(message.lines, 1200))
-    lines.append("Choose below, or use /decide.")
+    lines.append("Choose below, or use /decide." if buttons else
+                 "Answer with /decide: it lists your options as you type.")
     return clip("\n".join(lines))

@@ -76,6 +76,15 @@ def describe(error: discord.HTTPException) -> str:
     return f"Discord refused it ({error.status}, code {error.code})"
 
 
+def shows_more(side: View | None, public: View | None) -> bool:
+    """Whether a side's view shows something the public one does not (its hidden units,
+    its mines …): only then is its own picture worth a DM."""
+    if side is None or public is None:
+        return side is not None
+    mine = side.model_dump(exclude={"viewer", "pending", "standing"})
+    return mine != public.model_dump(exclude={"viewer", "pending", "standing"})
+
+
 class Publisher:
     def __init__(self, client: discord.Client, port: ServicePort,
                  renderer: Renderer | None = None) -> None:
@@ -189,14 +198,17 @@ class Publisher:
         return True
 
     async def publish(self, info: GameInfo, result: SubmitResult,
-                      actor_id: str | None = None) -> list[str]:
+                      actor_id: str | None = None, actor_told: bool = False) -> list[str]:
         """After an action: one public message in the thread, then each side's DMs.
 
         The public message is built from the public audience's message only; each side's
         DM from that side's own message; the GM's DM from the GM's. A change of who must
         act is always posted (even when nothing else is to tell) and pings that side's
-        players, never ``actor_id`` (the Discord user who just acted). Returns what could
-        not be delivered (for the actor's acknowledgement).
+        players, never ``actor_id`` (the Discord user who just acted). A DM carries only
+        what that side may know beyond the public post, or must decide, once: no DM to
+        the actor when their own acknowledgement told them (``actor_told``), a picture
+        only when the side's view shows more than the public one. Returns what could not
+        be delivered (for the actor's acknowledgement).
         """
         problems: list[str] = []
         info = await self.port.info(info.id)
@@ -235,11 +247,14 @@ class Publisher:
             owes = owing == side and bool(message.options)
             for user_id in players_of(info, side):
                 if owes:
-                    await self.dm(info, user_id, fmt.decision_dm(label, message),
-                                  view=options_view(info.id, info.head_seq, message))
-                elif text is not None:
-                    await self.dm(info, user_id, text, file=await self.picture(
-                        message.view, f"{side}.png", info))
+                    buttons = options_view(info.id, info.head_seq, message)
+                    await self.dm(info, user_id,
+                                  fmt.decision_dm(label, message, buttons is not None),
+                                  view=buttons)
+                elif text is not None and not (actor_told and user_id == actor_id):
+                    file = (await self.picture(message.view, f"{side}.png", info)
+                            if shows_more(message.view, public.view) else None)
+                    await self.dm(info, user_id, text, file=file)
         await self.dm_gm_only(info, result)
         await self.prompt_secret_placement(info)
         return problems

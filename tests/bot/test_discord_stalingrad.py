@@ -230,3 +230,13 @@ async def test_basic_game_opening_through_discord(
             assert "4, 4, 3, 3" not in text and "5, 4, 3, 3" not in text, text
     for message in fake.dms_to(gerd):
         assert "decide casualties" not in " ".join(message.texts())
+    # Issue 29: DMs carry only what the side may know beyond the thread, or must decide:
+    # no board as text, no copy of the public map, no "Choose below" without buttons.
+    for player in (gerd, sasha):
+        for message in fake.dms_to(player):
+            if message.ephemeral:
+                continue
+            assert "```" not in message.content, message.content
+            assert not message.attachments, message.content
+            if "Choose below" in message.content:
+                assert message.custom_ids() or message.history, message.content

@@ -135,3 +135,18 @@ async def test_29_an_action_with_nothing_public_to_report_still_says_who_acts_ne
     posted = t.fake.channel_messages(t.game_thread)[before:]
     assert [m.content for m in posted] == [f"**Umpire**\nTo act: **blue** <@{t.bob.id}>"]
     assert _pings(t, before) == [(t.bob.id, posted[0].content)]
+
+
+async def test_29_the_actor_reads_their_private_news_in_their_answer_not_a_dm(
+        table: Table) -> None:
+    """Issue 29 (D4, red's secret trap): red's own private news is in her private answer;
+    no DM repeats it or the board; the GM reads it once in a GM-only DM."""
+    t, h = table, table.h
+    await test_discord_duel.open_game(t)
+    dms_before = len([m for m in t.fake.dms_to(t.ann) if not m.ephemeral])
+    placed = await h.slash(t.ann, t.fake.dm_channel(t.ann), "duel trap", cell="3")
+    assert placed.ephemeral and "Only you see this" in placed and "Mill" in placed
+    after = [m for m in t.fake.dms_to(t.ann) if not m.ephemeral]
+    assert len(after) == dms_before, [m.content for m in after[dms_before:]]
+    for message in after:
+        assert "```" not in message.content
