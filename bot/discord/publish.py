@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import io
 import json
 import logging
@@ -74,6 +75,20 @@ def describe(error: discord.HTTPException) -> str:
     if error.code == THREAD_ARCHIVED:
         return "the game's thread is archived and locked (a moderator can reopen it)"
     return f"Discord refused it ({error.status}, code {error.code})"
+
+
+#: View fields that are no part of the board drawn (who acts, decisions, the phase's
+#: name, the last action's highlight): a post whose board is otherwise unchanged gets no
+#: picture.
+NOT_BOARD = frozenset({"viewer", "to_act", "pending", "standing", "result", "phase",
+                       "phasing", "last_action", "box", "turn", "day", "impulse_origin",
+                       "impulse_mf", "advantage_usable", "battle"})
+
+
+def board_digest(view: View) -> str:
+    """A fingerprint of what a picture of ``view`` shows of the board."""
+    data = view.model_dump(mode="json", exclude=set(NOT_BOARD))
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
 def shows_more(side: View | None, public: View | None) -> bool:
@@ -187,15 +202,20 @@ class Publisher:
         return await self.port.call(self.port.service.store.mark, PINGED + game_id,
                                     json.dumps(list(key)))
 
-    async def _picture_due(self, info: GameInfo, to_act: str | None, changed: bool) -> bool:
+    async def _picture_due(self, info: GameInfo, view: View | None, to_act: str | None,
+                           changed: bool) -> bool:
+        """Whether this post gets a picture: as the game's setting says, and only when
+        the board differs from the one last pictured (no identical maps, issue 29)."""
         setting = str(info.bindings.get(PICTURES_KEY, "order"))
-        if setting == "off":
+        if setting == "off" or view is None:
             return False
         if setting == "turn":
             differs = await self.port.call(self.port.service.store.mark,
                                            PICTURED + info.id, json.dumps(to_act))
-            return changed or differs
-        return True
+            if not (changed or differs):
+                return False
+        return await self.port.call(self.port.service.store.mark,
+                                    PICTURED + "board:" + info.id, board_digest(view))
 
     async def publish(self, info: GameInfo, result: SubmitResult,
                       actor_id: str | None = None, actor_told: bool = False) -> list[str]:
@@ -233,8 +253,9 @@ class Publisher:
             content = fmt.public_post(public, None, fmt.mentions(to_act_ids),
                                       fmt.mentions(owing_ids))
             view = choose_view(info.id, info.head_seq) if owing and not public.result else None
-            picture = (await self.picture(public.view, info=info)
-                       if await self._picture_due(info, public.to_act, ping) else None)
+            board = public.view
+            picture = (await self.picture(board, info=info)
+                       if await self._picture_due(info, board, public.to_act, ping) else None)
             problem = await self.post(info, content, picture, view)
             if problem:
                 problems.append(f"the thread post: {problem}")

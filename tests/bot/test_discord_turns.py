@@ -8,7 +8,10 @@ turns: red places its trap (D4), then red and blue alternate (D1).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import cast
+
+import pytest
 
 from bot.discord.core import UmpireBot
 from tests.bot import test_discord_duel
@@ -150,3 +153,31 @@ async def test_29_the_actor_reads_their_private_news_in_their_answer_not_a_dm(
     assert len(after) == dms_before, [m.content for m in after[dms_before:]]
     for message in after:
         assert "```" not in message.content
+
+
+async def test_29_a_picture_only_when_the_board_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: a move (D2) changes the board and its post carries a picture; a pass
+    changes only who acts, and its post carries none — no two identical maps in a row."""
+    from tests.bot.test_discord_duel import png_of
+    from tests.fakediscord import FakeDiscord, run_umpire
+
+    fake = FakeDiscord()
+    gm, ann, bob = fake.add_user("gm"), fake.add_user("ann"), fake.add_user("bob")
+    async with run_umpire(fake, tmp_path / "umpire.db", monkeypatch, renderer=png_of,
+                          extra_games=[DUEL], game_ids=["duel1"]) as h:
+        t = Table(h, fake, gm, ann, bob, fake.add_user("eve"))
+        thread = await test_discord_duel.open_game(t)
+        await h.slash(ann, fake.dm_channel(ann), "duel trap", cell="2")
+        before = _count(t)
+        await h.slash(ann, thread, "duel move", unit="r2", cell="3")
+        moved = [m for m in t.fake.channel_messages(thread)[before:] if not m.ephemeral]
+        assert [bool(m.attachments) for m in moved] == [True], [m.content for m in moved]
+        for who in (bob, ann):
+            before = _count(t)
+            await h.slash(who, thread, "duel pass")
+            passed = t.fake.channel_messages(thread)[before:]
+            assert passed and not any(m.attachments for m in passed), passed
+        before = _count(t)
+        await h.slash(bob, thread, "duel move", unit="b1", cell="4")
+        assert any(m.attachments for m in t.fake.channel_messages(thread)[before:])
