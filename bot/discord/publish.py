@@ -249,7 +249,11 @@ class Publisher:
         ping = await self._ping_due(info.id, key)
         to_act_ids = self._to_ping(info, public.to_act if ping else None, actor_id)
         owing_ids = self._to_ping(info, owing if ping else None, actor_id)
-        if public.lines or public.result or owing or ping:
+        # a standing order set while a decision waits changes nothing anyone else sees:
+        # no post in the thread, the decision's DM and buttons stay as they are (issue 29)
+        quiet = not (public.lines or public.result or ping) and bool(result.applied) and all(
+            text.split()[:1] == ["standing"] for text in result.applied)
+        if (public.lines or public.result or owing or ping) and not quiet:
             content = fmt.public_post(public, None, fmt.mentions(to_act_ids),
                                       fmt.mentions(owing_ids))
             view = choose_view(info.id, info.head_seq) if owing and not public.result else None
@@ -267,6 +271,8 @@ class Publisher:
             text = fmt.private_post(message, label, public.lines)
             owes = owing == side and bool(message.options)
             for user_id in players_of(info, side):
+                if owes and quiet:
+                    continue
                 if owes:
                     buttons = options_view(info.id, info.head_seq, message)
                     await self.dm(info, user_id,

@@ -95,12 +95,10 @@ async def test_29_a_deadline_that_runs_out_says_who_acts_next_and_pings_them(
     assert [user for user, _ in _pings(t, before)] == [t.bob.id]
 
 
-async def test_29_whoever_answers_a_decision_is_not_pinged_for_their_own_turn(
-        table: Table) -> None:
-    """Issue 29: red's attack leaves blue owing a decision (pinged); blue answers with the
-    DM button and the turn passes to blue (D1): the post says so without pinging bob,
-    who just acted."""
-    t, h = table, table.h
+async def _blue_owes_a_decision(t: Table) -> int:
+    """Red traps Mill, moves r2 there and attacks b in Hill on GM dice 6 6 (D3): blue owes
+    the casualty decision. The count of thread messages before the attack."""
+    h = t.h
     thread = await test_discord_duel.open_game(t)
     await h.slash(t.ann, t.fake.dm_channel(t.ann), "duel trap", cell="3")
     await h.slash(t.ann, thread, "duel move", unit="r2", cell="3")
@@ -108,8 +106,19 @@ async def test_29_whoever_answers_a_decision_is_not_pinged_for_their_own_turn(
     await h.slash(t.gm, thread, "gm roll", values="6 6", reason="a sure hit")
     before = _count(t)
     attack = await h.slash(t.ann, thread, "duel attack", unit="r2", cell="4")
-    assert [user for user, _ in _pings(t, before)] == [t.bob.id], (attack, [
-        m.content for m in t.fake.channel_messages(thread)[before:]])
+    assert "Applied" in attack, attack
+    return before
+
+
+async def test_29_whoever_answers_a_decision_is_not_pinged_for_their_own_turn(
+        table: Table) -> None:
+    """Issue 29: red's attack leaves blue owing a decision (pinged); blue answers with the
+    DM button and the turn passes to blue (D1): the post says so without pinging bob,
+    who just acted."""
+    t, h = table, table.h
+    before = await _blue_owes_a_decision(t)
+    thread = t.game_thread
+    assert [user for user, _ in _pings(t, before)] == [t.bob.id]
     dm_prompt = next(m for m in reversed(t.fake.dms_to(t.bob)) if m.custom_ids())
     before = _count(t)
     await h.click(t.bob, dm_prompt, dm_prompt.custom_ids()[0])
@@ -181,3 +190,23 @@ async def test_29_a_picture_only_when_the_board_changed(
         before = _count(t)
         await h.slash(bob, thread, "duel move", unit="b1", cell="4")
         assert any(m.attachments for m in t.fake.channel_messages(thread)[before:])
+
+
+async def test_29_a_standing_order_while_a_decision_waits_changes_nothing_seen(
+        table: Table) -> None:
+    """Issue 29: while blue owes a decision (D3), red sets a standing order (kept private):
+    nothing is posted in the thread, blue gets no second decision DM, and blue's buttons
+    still answer the decision."""
+    t, h = table, table.h
+    await _blue_owes_a_decision(t)
+    thread = t.game_thread
+    dm_prompt = next(m for m in reversed(t.fake.dms_to(t.bob)) if m.custom_ids())
+    posts = len([m for m in t.fake.channel_messages(thread) if not m.ephemeral])
+    dms = len(t.fake.dms_to(t.bob))
+    ack = await h.slash(t.ann, thread, "game standing", kind="casualty", policy="lose")
+    assert ack.ephemeral and "standing casualty lose" in ack, ack
+    assert len([m for m in t.fake.channel_messages(thread) if not m.ephemeral]) == posts
+    assert len(t.fake.dms_to(t.bob)) == dms
+    await h.click(t.bob, dm_prompt, dm_prompt.custom_ids()[0])
+    assert "Answered" in dm_prompt.content, dm_prompt.content
+    assert "b2 retreats to Wood" in _last(t).content
