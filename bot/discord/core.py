@@ -26,7 +26,7 @@ from bot.discord import formatting as fmt
 from bot.discord.components import PendingRollbacks
 from bot.discord.errors import Refusal, Unexpected
 from bot.discord.permissions import DEFAULT_GM_ROLE, in_dm, is_gm
-from bot.discord.port import THREAD_KEY, ServicePort, gms_of, plays_in
+from bot.discord.port import THREAD_KEY, ServicePort, gms_of, players_of, plays_in
 from bot.discord.publish import Publisher, Renderer, extras
 from bot.service import Actor, GameInfo, ServiceError, SubmitResult
 
@@ -295,8 +295,17 @@ class UmpireBot(discord.Client):
                 return games[0]
             if not games:
                 raise Refusal("you are not seated in any game in progress")
+            uid = str(interaction.user.id)
+            waiting = [g for g in games if g.to_act and uid in players_of(g, g.to_act)]
+            if len(waiting) == 1:  # the one game whose turn or decision is the user's
+                return waiting[0]
             listed = ", ".join(f"`{g.id}` ({g.game})" for g in games)
             raise Refusal(f"you play several games; add `game:` — one of {listed}")
+        command = interaction.command
+        if command is not None and not any(
+                getattr(p, "name", None) == "game" for p in getattr(command, "parameters", [])):
+            raise Refusal(f"use /{command.qualified_name} in the game's thread (it has no "
+                          "`game:` option)")
         raise Refusal("use this in a game's thread, or add `game:` (start one with /game new "
                       "in a channel)")
 

@@ -254,8 +254,8 @@ class Publisher:
         quiet = not (public.lines or public.result or ping) and bool(result.applied) and all(
             text.split()[:1] == ["standing"] for text in result.applied)
         if (public.lines or public.result or owing or ping) and not quiet:
-            content = fmt.public_post(public, None, fmt.mentions(to_act_ids),
-                                      fmt.mentions(owing_ids))
+            content = fmt.public_post(public, self._given_by(info, result, actor_id),
+                                      fmt.mentions(to_act_ids), fmt.mentions(owing_ids))
             view = choose_view(info.id, info.head_seq) if owing and not public.result else None
             board = public.view
             picture = (await self.picture(board, info=info)
@@ -285,6 +285,17 @@ class Publisher:
         await self.dm_gm_only(info, result)
         await self.prompt_secret_placement(info)
         return problems
+
+    @staticmethod
+    def _given_by(info: GameInfo, result: SubmitResult, actor_id: str | None) -> str | None:
+        """Who gave the orders, for the post's header: the side when one of its players
+        did, "the GM for" the side when a GM did (issue 29); None (Umpire) otherwise."""
+        side = result.side
+        if side is None or actor_id is None:
+            return None
+        if actor_id in players_of(info, side):
+            return side
+        return f"{side}, given by the GM"
 
     @staticmethod
     def _to_ping(info: GameInfo, side: str | None, actor_id: str | None) -> list[str]:

@@ -145,7 +145,7 @@ async def test_29_an_action_with_nothing_public_to_report_still_says_who_acts_ne
     before = _count(t)
     await bot.publisher.publish(info, quiet, str(t.ann.id))
     posted = t.fake.channel_messages(t.game_thread)[before:]
-    assert [m.content for m in posted] == [f"**Umpire**\nTo act: **blue** <@{t.bob.id}>"]
+    assert [m.content for m in posted] == [f"**red**\nTo act: **blue** <@{t.bob.id}>"]
     assert _pings(t, before) == [(t.bob.id, posted[0].content)]
 
 
@@ -210,3 +210,26 @@ async def test_29_a_standing_order_while_a_decision_waits_changes_nothing_seen(
     await h.click(t.bob, dm_prompt, dm_prompt.custom_ids()[0])
     assert "Answered" in dm_prompt.content, dm_prompt.content
     assert "b2 retreats to Wood" in _last(t).content
+
+
+async def test_29_a_post_says_who_gave_the_order_the_player_or_the_gm(table: Table) -> None:
+    """Issue 29: a player's order is headed by their side; the GM answering blue's stuck
+    decision (an override, D3) is headed "blue, given by the GM" — never a bare Umpire."""
+    t, h = table, table.h
+    await _blue_owes_a_decision(t)
+    assert _last(t).content.startswith("**red**")
+    done = await h.slash(t.gm, t.game_thread, "gm override", op="answer-decision",
+                         args="decide lose", reason="bob is away")
+    assert done.ephemeral and "Applied" in done, done
+    headed = [m.content for m in t.fake.channel_messages(t.game_thread) if not m.ephemeral]
+    assert headed and headed[-1].startswith("**blue, given by the GM**"), headed
+
+
+async def test_29_gm_outside_a_thread_is_told_to_use_the_thread(table: Table) -> None:
+    """Issue 29: /gm has no ``game:`` option, so its advice outside a thread names the
+    thread, not an option it lacks."""
+    t = table
+    await test_discord_duel.open_game(t)
+    refused = await t.h.slash(t.gm, t.fake.general, "gm pause", reason="tea")
+    assert refused.ephemeral and "in the game's thread" in refused
+    assert "add `game:`" not in refused.text
