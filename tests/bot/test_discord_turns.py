@@ -233,3 +233,24 @@ async def test_29_gm_outside_a_thread_is_told_to_use_the_thread(table: Table) ->
     refused = await t.h.slash(t.gm, t.fake.general, "gm pause", reason="tea")
     assert refused.ephemeral and "in the game's thread" in refused
     assert "add `game:`" not in refused.text
+
+
+async def test_29_in_a_dm_the_game_waiting_for_you_needs_no_game_option(table: Table) -> None:
+    """Issue 29: ann plays two games; only in duel1 is it her turn (red places the trap
+    first, D4). Her DM order without ``game:`` goes to duel1; when both wait for her, she
+    is asked which."""
+    t, h = table, table.h
+    await test_discord_duel.open_game(t)
+    await h.slash(t.gm, t.fake.general, "game new", game=DUEL)
+    second = next(c for c in t.fake.threads() if "[duel2]" in c.name)
+    await h.slash(t.bob, second, "game join", side="red")
+    await h.slash(t.ann, second, "game join", side="blue")
+    await h.slash(t.gm, second, "game start")
+    placed = await h.slash(t.ann, t.fake.dm_channel(t.ann), "duel trap", cell="3")
+    assert "Applied" in placed, placed
+    service = cast(UmpireBot, h.client).port.service
+    assert service.info("duel1").head_seq > service.info("duel2").head_seq
+    await h.slash(t.bob, t.fake.dm_channel(t.bob), "duel trap", cell="2")
+    await h.slash(t.bob, second, "duel pass")  # now both games wait for ann
+    asked = await h.slash(t.ann, t.fake.dm_channel(t.ann), "duel pass")
+    assert asked.ephemeral and "add `game:`" in asked and "duel2" in asked, asked
