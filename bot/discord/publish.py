@@ -217,6 +217,14 @@ class Publisher:
         return await self.port.call(self.port.service.store.mark,
                                     PICTURED + "board:" + info.id, board_digest(view))
 
+    async def _new_picture(self, info: GameInfo, picture: discord.File) -> bool:
+        """Whether ``picture`` differs from the last one posted in the game's thread."""
+        data = picture.fp.getvalue() if isinstance(picture.fp, io.BytesIO) else None
+        if data is None:
+            return True
+        return await self.port.call(self.port.service.store.mark, PICTURED + "png:" + info.id,
+                                    hashlib.sha256(data).hexdigest())
+
     async def publish(self, info: GameInfo, result: SubmitResult,
                       actor_id: str | None = None, actor_told: bool = False) -> list[str]:
         """After an action: one public message in the thread, then each side's DMs.
@@ -260,6 +268,8 @@ class Publisher:
             board = public.view
             picture = (await self.picture(board, info=info)
                        if await self._picture_due(info, board, public.to_act, ping) else None)
+            if picture is not None and not await self._new_picture(info, picture):
+                picture = None  # the very map posted last (a crop the change lies outside)
             problem = await self.post(info, content, picture, view)
             if problem:
                 problems.append(f"the thread post: {problem}")

@@ -279,7 +279,9 @@ async def test_pictures_are_drawn_from_each_audiences_view(
         assert mine.ephemeral and drawn_for(mine.original.attachments[0].data) == (
             "red", "2")
     public = [a for m in fake.public_messages() for a in m.all_attachments()]
-    assert len(public) >= 3
+    # the public board's stand-in picture is the same after every order: posted once
+    # (issue 29: no map identical to the one before)
+    assert len(public) >= 1
     assert {drawn_for(a.data) for a in public} == {("public", "None")}
     private = [a for m in fake.dms_to(ann) for a in m.all_attachments()]
     # red's own action was told in her acknowledgement (issue 29: a DM only for what she
