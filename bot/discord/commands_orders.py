@@ -355,9 +355,11 @@ async def help_(interaction: discord.Interaction[Any], topic: str | None = None)
         body = rules.help(verb.strip() or None)
     except RuleError as error:
         raise Refusal(fmt.refusal(error.message, None, error.legal)) from error
-    await interaction.response.send_message(
-        fmt.clip(f"**{rules.title}** — `/{rules.name} VERB` or `/order`\n"
-                 + fmt.code_block(body)), ephemeral=True)
+    first, *rest = fmt.code_pages(f"**{rules.title}** — `/{rules.name} VERB` or `/order`",
+                                  body)
+    await interaction.response.send_message(first, ephemeral=True)
+    for page in rest:  # long help in pages, never cut mid-word (issue 29)
+        await interaction.followup.send(page, ephemeral=True)
 
 
 @help_.autocomplete("topic")

@@ -52,6 +52,28 @@ def code_block(text: str, limit: int = 1900) -> str:
     return f"```\n{body}\n```"
 
 
+def code_pages(title: str, text: str, limit: int = CONTENT_LIMIT) -> list[str]:
+    """``text`` as code blocks cut at whole lines into messages of at most ``limit``
+    characters, the first headed by ``title``, each marked "page i/n" when there are
+    several (a long help is never cut mid-word)."""
+    room = limit - len(title) - 40
+    chunks: list[list[str]] = [[]]
+    used = 0
+    for line in text.replace("```", "'" * 3).splitlines():
+        line = clip(line, room)
+        if chunks[-1] and used + len(line) + 1 > room:
+            chunks.append([])
+            used = 0
+        chunks[-1].append(line)
+        used += len(line) + 1
+    pages = []
+    for index, lines in enumerate(chunks, 1):
+        mark = f" (page {index}/{len(chunks)})" if len(chunks) > 1 else ""
+        head = f"{title if index == 1 else ''}{mark}".strip()
+        pages.append(f"{head}\n```\n" + "\n".join(lines) + "\n```")
+    return pages
+
+
 def mention(user_id: str | int) -> str:
     return f"<@{user_id}>"
 

@@ -254,3 +254,19 @@ async def test_29_in_a_dm_the_game_waiting_for_you_needs_no_game_option(table: T
     await h.slash(t.bob, second, "duel pass")  # now both games wait for ann
     asked = await h.slash(t.ann, t.fake.dm_channel(t.ann), "duel pass")
     assert asked.ephemeral and "add `game:`" in asked and "duel2" in asked, asked
+
+
+async def test_29_long_help_comes_in_pages_never_cut_mid_word(table: Table) -> None:
+    """Issue 29: ``/help topic:stalingrad`` is longer than a message: it comes in pages,
+    each within Discord's 2,000 characters, holding every line of the game's help whole."""
+    from adjudicator.stalingrad.game import StalingradGame
+
+    t = table
+    reply = await t.h.slash(t.eve, t.fake.general, "help", topic="stalingrad")
+    pages = [m.content for m in reply.messages]
+    assert len(pages) > 1 and all(m.ephemeral for m in reply.messages)
+    assert all(len(page) <= 2000 for page in pages)
+    assert "(page 1/" in pages[0] and f"(page {len(pages)}/{len(pages)})" in pages[-1]
+    shown = "\n".join(pages)
+    for line in StalingradGame().help().splitlines():
+        assert line.replace("```", "'''") in shown, line
