@@ -34,6 +34,7 @@ from bot.discord.port import (
 )
 from bot.discord.publish import PICTURES_KEY
 from bot.discord.transformers import GAME_HELP, GameOption, bot_of
+from bot.discord.verbs import order_commands
 from bot.records import verify
 from bot.service import Actor, GameInfo, ServiceError
 
@@ -274,11 +275,17 @@ class GameCommands(app_commands.Group, name="game",
         acting = players_of(info, info.to_act) if info.to_act else []
         owing = view.pending.side if view.pending else None
         await bot.publisher.mark_pinged(info, view.to_act, owing)
+        first = order_commands(bot.port.rules(info.game),
+                               await bot.port.legal_orders(info, gm))[:4]
+        does = (f" — first: {', '.join(f'`{c}`' for c in first)} (or `/order`; "
+                f"`/help {bot.port.rules(info.game).name}` lists every order)" if first else "")
+        # (a scenario's briefing, once the service reads one, belongs here too)
         await announce(interaction,
                        f"**The game has started.** Dice commitment (sha256 of the secret "
                        f"seed): `{info.commitment}`\n{seats_text(bot, info)}\n"
-                       f"To act: **{view.to_act}** {fmt.mentions(acting)}",
-                       ping=[*acting, *(players_of(info, owing) if owing else [])])
+                       f"To act: **{view.to_act}** {fmt.mentions(acting)}{does}",
+                       ping=[*acting, *(players_of(info, owing) if owing else [])],
+                       file=await bot.publisher.picture(view, info=info, full=True))
         await bot.publisher.prompt_secret_placement(info)
 
     @app_commands.command(name="status", description="Seats, whose turn, deadline")

@@ -212,6 +212,8 @@ async def test_basic_game_opening_through_discord(
     pictures = [a for m in public for a in m.all_attachments() if a.filename.endswith(".png")]
     assert len(pictures) >= 10
     from render.stalingrad import CROP_SIZE
+    start, *pictures = pictures  # the start shows the whole board (issue 29)
+    assert PIL.Image.open(io.BytesIO(start.data)).size[1] > 2 * CROP_SIZE[1]
     for picture in pictures:
         PIL.Image.open(io.BytesIO(picture.data)).verify()
         # posts zoom on the last action (readable on a phone) ...
