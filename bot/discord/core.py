@@ -301,13 +301,18 @@ class UmpireBot(discord.Client):
                 return waiting[0]
             listed = ", ".join(f"`{g.id}` ({g.game})" for g in games)
             raise Refusal(f"you play several games; add `game:` — one of {listed}")
+        mine = [g for g in await self.port.games_for(self.actor(interaction))
+                if g.status in ("setup", "active", "paused") and g.bindings.get(THREAD_KEY)]
+        where = ("; your game" + ("s are" if len(mine) > 1 else " is") + " in "
+                 + ", ".join(f"<#{g.bindings[THREAD_KEY]}> (`{g.id}`)" for g in mine[:5])
+                 if mine else "")
         command = interaction.command
         if command is not None and not any(
                 getattr(p, "name", None) == "game" for p in getattr(command, "parameters", [])):
             raise Refusal(f"use /{command.qualified_name} in the game's thread (it has no "
-                          "`game:` option)")
+                          f"`game:` option){where}")
         raise Refusal("use this in a game's thread, or add `game:` (start one with /game new "
-                      "in a channel)")
+                      f"in a channel){where}")
 
     # ---- after an action ----------------------------------------------------------------
 

@@ -270,3 +270,15 @@ async def test_29_long_help_comes_in_pages_never_cut_mid_word(table: Table) -> N
     shown = "\n".join(pages)
     for line in StalingradGame().help().splitlines():
         assert line.replace("```", "'''") in shown, line
+
+
+async def test_29_an_order_in_the_wrong_channel_links_to_the_games_thread(
+        table: Table) -> None:
+    """Issue 29: ann gives an order in #general: the private refusal links her game's
+    thread; nothing is stored."""
+    t = table
+    thread = await test_discord_duel.open_game(t)
+    before = cast(UmpireBot, t.h.client).port.service.info("duel1").head_seq
+    refused = await t.h.slash(t.ann, t.fake.general, "duel pass")
+    assert refused.ephemeral and f"<#{thread.id}>" in refused and "duel1" in refused, refused
+    assert cast(UmpireBot, t.h.client).port.service.info("duel1").head_seq == before
