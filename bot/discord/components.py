@@ -313,8 +313,12 @@ class RollbackConfirm(discord.ui.DynamicItem[discord.ui.Button[Any]],
             if info.head_seq != entry.head:
                 raise Refusal("The game moved on since the preview; run /gm rollback again.")
             await interaction.response.defer()
-            result = await bot.port.rollback(entry.game_id, bot.actor(interaction),
-                                             entry.to_seq, entry.reason)
+            gm = bot.actor(interaction)
+            # what the thread is told was undone: the public log of those actions
+            undone = [e for e in await bot.port.call(
+                bot.port.service.log, entry.game_id, gm, info.head_seq - entry.to_seq,
+                audience=PUBLIC) if e.seq > entry.to_seq]
+            result = await bot.port.rollback(entry.game_id, gm, entry.to_seq, entry.reason)
             if not result.ok:
                 raise Refusal(fmt.refusal(result.error, result.error_rule, result.legal))
             try:
@@ -324,6 +328,11 @@ class RollbackConfirm(discord.ui.DynamicItem[discord.ui.Button[Any]],
             except discord.HTTPException:
                 log.info("could not mark the rollback preview done")
             await bot.after_action(interaction, info, result)
+            if undone:
+                await interaction.followup.send(fmt.clip(
+                    "**Undone by the rollback** (these no longer stand):\n"
+                    + fmt.clip_lines(fmt.undone_lines(undone), 1800, more="/game log")),
+                    ephemeral=False)
 
         await bot.guarded(interaction, work)
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from adjudicator.kernel.decisions import SetupGuide
 from bot.durations import bounded
-from bot.messages import Message
+from bot.messages import LogEntry, Message
 from bot.service import GameInfo, SubmitResult
 
 CONTENT_LIMIT = 2000
@@ -72,6 +72,19 @@ def code_pages(title: str, text: str, limit: int = CONTENT_LIMIT) -> list[str]:
         head = f"{title if index == 1 else ''}{mark}".strip()
         pages.append(f"{head}\n```\n" + "\n".join(lines) + "\n```")
     return pages
+
+
+def undone_lines(entries: Sequence[LogEntry]) -> list[str]:
+    """The actions a rollback takes back, in players' words (no action numbers): who
+    gave which order and what it did, as the reader may see them (a secret as
+    "(secret)")."""
+    out = []
+    for entry in entries:
+        said = entry.text or ("(secret)" if entry.withheld else entry.kind)
+        what = "; ".join(entry.lines)
+        who = entry.side or ("GM" if "override" in f"{entry.kind} {said}" else "Umpire")
+        out.append(f"- {who}: {said}" + (f" — {what}" if what else ""))
+    return out
 
 
 def mention(user_id: str | int) -> str:

@@ -180,8 +180,9 @@ async def test_basic_game_opening_through_discord(
     stranger = await h.click(sasha, preview.original, confirm)
     assert stranger.ephemeral and "Only the GM" in stranger
     await h.click(gm, preview.original, confirm)
-    assert f"rolled the game back to action {seq_before}" in last().content
-    assert "the dice were set for a test" in last().content
+    told = "\n".join(m.content for m in posts()[-2:])  # the notice, then what was undone
+    assert f"rolled the game back to action {seq_before}" in told
+    assert "the dice were set for a test" in told and "Undone by the rollback" in told
 
     # The attack again, on fresh dice from the new branch; answered by text this time.
     await h.slash(gm, thread, "gm roll", values="5 4 3 3", reason="second try")

@@ -282,3 +282,23 @@ async def test_29_an_order_in_the_wrong_channel_links_to_the_games_thread(
     refused = await t.h.slash(t.ann, t.fake.general, "duel pass")
     assert refused.ephemeral and f"<#{thread.id}>" in refused and "duel1" in refused, refused
     assert cast(UmpireBot, t.h.client).port.service.info("duel1").head_seq == before
+
+
+async def test_29_a_rollback_is_previewed_and_told_as_the_orders_it_undoes(
+        table: Table) -> None:
+    """Issue 29: the GM's preview lists the orders and outcomes that will disappear (not
+    a state diff); once confirmed, the thread is told which orders no longer stand, in
+    the public's words (red's secret trap as "(secret)")."""
+    t, h = table, table.h
+    thread = await test_discord_duel.open_game(t)
+    await h.slash(t.ann, t.fake.dm_channel(t.ann), "duel trap", cell="3")
+    await h.slash(t.ann, thread, "duel move", unit="r2", cell="3")
+    await h.slash(t.bob, thread, "duel pass")
+    preview = await h.slash(t.gm, thread, "gm rollback", to=0, reason="a fresh start")
+    assert preview.ephemeral and "- blue: pass — blue passes" in preview, preview
+    assert "- red: move r2 3 — r2 moves to Mill" in preview and "->" not in preview.text
+    confirm = next(i for i in preview.original.custom_ids() if i.startswith("umpire:rb:"))
+    await h.click(t.gm, preview.original, confirm)
+    told = _last(t)
+    assert "Undone by the rollback" in told.content and "- blue: pass" in told.content
+    assert "- red: (secret)" in told.content and "trap 3" not in told.content, told.content
