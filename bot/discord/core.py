@@ -369,7 +369,8 @@ class UmpireBot(discord.Client):
         result = await self.port.submit(info.id, actor, text, f"discord:{interaction.id}",
                                         side)
         if not result.ok:
-            raise Refusal(fmt.refusal(result.error, result.error_rule, result.legal))
+            raise Refusal(fmt.refusal(result.error, result.error_rule,
+                                      fmt.nearest(result.legal, text)))
         ack = fmt.result_ack(result)
         public, mine = result.messages.get(PUBLIC), result.messages.get(result.side or "")
         private = fmt.private_lines(mine, public.lines if public else []) if mine else []

@@ -136,6 +136,31 @@ def private_post(message: Message, game_label: str, public_lines: Sequence[str])
                            clip_lines(private, 1700)]))
 
 
+def nearest(legal: Sequence[str], typed: str) -> list[str]:
+    """``legal`` with the orders nearest what was typed first: each typed word scores the
+    longest start it shares with a word of the order (the same unit and verb count whole,
+    hex 1811 shares "181" with 1812, hex 0101 only "1"), so an error's short list shows
+    the choices near the target, never from hex 0101 on (issue 29)."""
+    lines = [line.strip().casefold() for line in typed.splitlines() if line.strip()]
+    if not lines or not legal:
+        return list(legal)
+    wanted = lines[-1].split()
+
+    def shared(a: str, b: str) -> int:
+        count = 0
+        for x, y in zip(a, b, strict=False):
+            if x != y:
+                break
+            count += 1
+        return count
+
+    def score(order: str) -> int:
+        words = order.casefold().split()
+        return -sum(max((shared(w, o) for o in words), default=0) for w in wanted)
+
+    return sorted(legal, key=score)
+
+
 def refusal(error: str | None, rule: str | None, legal: Sequence[str],
             limit: int = CONTENT_LIMIT) -> str:
     """An ephemeral error: what was wrong, the rule that says so, what is legal."""

@@ -302,3 +302,20 @@ async def test_29_a_rollback_is_previewed_and_told_as_the_orders_it_undoes(
     told = _last(t)
     assert "Undone by the rollback" in told.content and "- blue: pass" in told.content
     assert "- red: (secret)" in told.content and "trap 3" not in told.content, told.content
+
+
+def test_29_an_errors_legal_list_starts_near_the_target() -> None:
+    """Issue 29: refused ``move pz-1 to 1812`` (Stalin's Tanks, 6.0) among 3,000 legal
+    moves from hex 0101 on: the list shown (within 2,000 characters) starts with pz-1's
+    moves to the hexes next to 1812, not with 0101."""
+    from bot.discord import formatting as fmt
+
+    legal = [f"move {unit} to {col:02d}{row:02d}" for unit in ("iiij-1", "pz-1", "t34-2")
+             for col in range(1, 31) for row in range(1, 34) if (col, row) != (18, 12)]
+    text = fmt.refusal("cannot reach 1812 facing S", "6.0",
+                       fmt.nearest(legal, "move pz-1 to 1812"))
+    assert len(text) <= 2000
+    shown = text.split("Legal now: ", 1)[1]
+    first = shown.split(" · ")[0]
+    assert first.startswith("`move pz-1 to 181"), first
+    assert "0101" not in shown and "move pz-1 to 1811" in shown
