@@ -22,6 +22,7 @@ never prints counts that would differ between viewers (e.g. units on the map).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -378,8 +379,10 @@ def render(view: TanksView, pack: TanksPack | None = None, *, radius: int = DEFA
     return encode_png(draw(view, pack, radius=radius, crop=crop))
 
 
-def _draw_crop(view: TanksView, pack: TanksPack, st: Static, hl: LastAction | None
-               ) -> Image.Image:
+def crop_box(view: TanksView, st: Static, hl: LastAction | None
+             ) -> tuple[int, int, int, int]:
+    """The crop's window on the full picture: every hex the last action touched with a
+    hex's margin round them (at least 13 hexes wide), kept on the map."""
     hexes = [h for h in (hl.hexes() if hl else ()) if _on_map(st, h)]
     if not hexes:
         hexes = [u.hex for u in view.units if u.hex and _on_map(st, u.hex)][:1] or ["1613"]
@@ -393,7 +396,22 @@ def _draw_crop(view: TanksView, pack: TanksPack, st: Static, hl: LastAction | No
     cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
     x0 = int(max(0, min(cx - w / 2, st.panel_x - w)))
     y0 = int(max(0, min(cy - h / 2, st.size[1] - h)))
-    box = (x0, y0, int(x0 + w), int(y0 + h))
+    return (x0, y0, int(x0 + w), int(y0 + h))
+
+
+def crop_window(view: TanksView, pack: TanksPack | None = None
+                ) -> tuple[tuple[int, int, int, int], Callable[[str], tuple[float, float]]]:
+    """The crop's window on the full picture and each hex's centre there (for tests)."""
+    pack = pack or load_pack()
+    st = build_static(pack, CROP_RADIUS)
+    return (crop_box(view, st, view.last_action),
+            lambda name: centre(st.origin, st.radius, name))
+
+
+def _draw_crop(view: TanksView, pack: TanksPack, st: Static, hl: LastAction | None
+               ) -> Image.Image:
+    box = crop_box(view, st, hl)
+    x0, y0 = box[0], box[1]
     canvas = st.base.crop(box)
     canvas.putpalette(st.palette.flat_bytes)
     _draw_map(canvas, st, view, pack, hl, (x0, y0))
@@ -401,7 +419,7 @@ def _draw_crop(view: TanksView, pack: TanksPack, st: Static, hl: LastAction | No
                f"{PHASE_NAMES.get(view.phase, view.phase)}")
     if hl and hl.shot:
         caption += f" - last shot: {hl.shot.text}"
-    canvas.paste(st.sprites.tag(caption, max(10, r // 3), pad=4), (4, 4))
+    canvas.paste(st.sprites.tag(caption, max(10, st.radius // 3), pad=4), (4, 4))
     return canvas
 
 

@@ -70,9 +70,9 @@ def load_renderer(processes: int = 0) -> Renderer | None:
 def draw(view: View, pack: Path | None = None, /, **options: bool) -> bytes:
     """One picture of ``view`` (in this process)."""
     module = importlib.import_module("render")
-    # Turning Point: Stalingrad's map is tall: posts show the zoom on the last action
-    # (readable on a phone), the whole map on request; Stalin's Tanks is shown whole.
-    crop = view.game == "stalingrad" and not options.get("full", False)
+    # Posts show the zoom on the last action (readable on a phone: Stalin's Tanks' whole
+    # map is 1567x1239), the whole map on request (issue 29).
+    crop = not options.get("full", False)
     data = module.render(view, module.load_pack(view.game, pack), crop=crop)
     assert isinstance(data, bytes)
     return data

@@ -102,24 +102,97 @@ def _agrees(value: str, given: str) -> bool:
     return not wanted or (score is not None and score <= 3)
 
 
-def slot_candidates(spec: OrderSpec, verb: CompiledVerb, legal: Sequence[str], option: str,
-                    filled: Mapping[str, str | None]) -> list[str]:
-    """Values of ``option`` in legal orders of ``verb`` consistent with ``filled``."""
+def _stack_words(value: str) -> list[str]:
+    return [w for w in value.split() if w]
+
+
+def _stack_slots(verb: CompiledVerb) -> frozenset[str]:
+    """The slots of ``verb`` that take several units (a stack: ``UNITS``)."""
+    return frozenset(o.field for o in verb.options()
+                     if o.kind is not None and o.kind.name == "units")
+
+
+def _orders_of(spec: OrderSpec, verb: CompiledVerb, legal: Sequence[str]
+               ) -> Iterable[dict[str, str]]:
+    """The slot values of each legal order of ``verb``."""
     first = verb.path[0] if verb.path else verb.name
-    out: list[str] = []
     for order in legal:
         if not order.startswith(first):
             continue
         found = read_order(spec, order)
-        if found is None or found[0] != verb.name:
-            continue
-        values = dict(found[1])
+        if found is not None and found[0] == verb.name:
+            yield dict(found[1])
+
+
+def slot_candidates(spec: OrderSpec, verb: CompiledVerb, legal: Sequence[str], option: str,
+                    filled: Mapping[str, str | None]) -> list[str]:
+    """Values of ``option`` in legal orders of ``verb`` consistent with ``filled``.
+
+    A stack typed in a units slot (``i/267 ii/267``) is consistent with a value when, for
+    each unit typed, some legal order with that value holds it: a destination is offered
+    for the units typed together (each order may name them one by one)."""
+    stacks = _stack_slots(verb)
+    typed_stacks = {name: _stack_words(typed_value(given)) for name, given in filled.items()
+                    if given and name != option and name in stacks
+                    and len(_stack_words(given)) > 1}
+    covered: dict[str, set[tuple[str, int]]] = {}
+    out: list[str] = []
+    for values in _orders_of(spec, verb, legal):
         if option not in values:
             continue
-        if all(_agrees(values.get(name, ""), given) for name, given in filled.items()
-               if given and name != option):
-            out.append(values[option])
+        if not all(_agrees(values.get(name, ""), given) for name, given in filled.items()
+                   if given and name != option and name not in typed_stacks):
+            continue
+        value = values[option]
+        if not typed_stacks:
+            out.append(value)
+            continue
+        have = covered.setdefault(value, set())
+        for name, words in typed_stacks.items():
+            units = _stack_words(values.get(name, ""))
+            have.update((name, index) for index, word in enumerate(words)
+                        if any(_agrees(unit, word) for unit in units))
+    if typed_stacks:
+        wanted = {(name, index) for name, words in typed_stacks.items()
+                  for index in range(len(words))}
+        out = [value for value, have in covered.items() if have >= wanted]
     return out
+
+
+def stack_suggestions(spec: OrderSpec, verb: CompiledVerb, legal: Sequence[str],
+                      option: str, others: Mapping[str, str], typed: str) -> list[str]:
+    """Choices for a units slot while a stack is typed: the units typed so far (read as
+    the legal orders write them) followed by each unit that may join them — one named in
+    a legal order that agrees with the other slots and shares one of their other slot
+    values (the same destination, the same attack) — ranked by the word being typed."""
+    signatures: dict[str, set[tuple[tuple[str, str], ...]]] = {}
+    for values in _orders_of(spec, verb, legal):
+        if option not in values or not all(_agrees(values.get(name, ""), given)
+                                           for name, given in others.items()):
+            continue
+        signature = tuple(sorted((k, v) for k, v in values.items() if k != option))
+        for unit in _stack_words(values[option]):
+            signatures.setdefault(unit, set()).add(signature)
+    words = _stack_words(typed)
+    done, current = (words, "") if not words or typed.endswith(" ") else (words[:-1],
+                                                                           words[-1])
+    chosen: list[str] = []
+    common: set[tuple[tuple[str, str], ...]] | None = None
+    for word in done:
+        best = rank((u for u in signatures if u not in chosen), word, 1)
+        named = word if word in signatures else (best[0] if best else None)
+        if named is None:
+            return []  # a word that names no unit able to act: nothing fits
+        chosen.append(named)
+        common = signatures[named] if common is None else common & signatures[named]
+    shared = {u: len(signatures[u] & common) if common is not None else 0
+              for u in signatures if u not in chosen}
+    # units that share most with the stack first (those in its Area, for a move)
+    joining = sorted((u for u, count in shared.items() if common is None or count),
+                     key=lambda u: -shared[u])
+    head = " ".join(chosen)
+    return [f"{head} {unit}".strip() for unit in rank(joining, current, len(joining))
+            ][:MAX_CHOICES]
 
 
 def suggest(spec: OrderSpec, verb: CompiledVerb, legal: Sequence[str], option: str,
@@ -128,10 +201,14 @@ def suggest(spec: OrderSpec, verb: CompiledVerb, legal: Sequence[str], option: s
     """Ranked choices for ``option`` while the user has typed ``typed``.
 
     ``canonical`` (the game's parse-then-format) reads names the way the notation does:
-    typing "mill" or "mi" finds the cell whose key is "3" when the name resolves.
+    typing "mill" or "mi" finds the cell whose key is "3" when the name resolves. In a
+    units slot, several units may be typed: the choices keep them and add one more.
     """
     typed = typed_value(typed)
     others = {k: typed_value(v) for k, v in filled.items() if k != option and v}
+    if option in _stack_slots(verb) and (len(_stack_words(typed)) > 1
+                                         or typed.endswith(" ")):
+        return stack_suggestions(spec, verb, legal, option, others, typed)
     candidates = slot_candidates(spec, verb, legal, option, others)
     ranked = rank(candidates, typed)
     if canonical is not None and typed.strip():

@@ -16,6 +16,7 @@ import discord
 from discord import app_commands
 
 from adjudicator.kernel.events import PUBLIC
+from bot import durations
 from bot.discord import formatting as fmt
 from bot.discord import limits
 from bot.discord.autocomplete import rank
@@ -23,9 +24,17 @@ from bot.discord.commands_orders import choices, game_quietly, submit_order
 from bot.discord.core import UmpireBot, announce, defer, reply
 from bot.discord.errors import Refusal
 from bot.discord.permissions import in_dm
-from bot.discord.port import CHANNEL_KEY, GUILD_KEY, THREAD_KEY, players_of, viewer_for
+from bot.discord.port import (
+    CHANNEL_KEY,
+    GUILD_KEY,
+    THREAD_KEY,
+    now,
+    players_of,
+    viewer_for,
+)
 from bot.discord.publish import PICTURES_KEY
 from bot.discord.transformers import GAME_HELP, GameOption, bot_of
+from bot.discord.verbs import order_commands
 from bot.records import verify
 from bot.service import Actor, GameInfo, ServiceError
 
@@ -57,6 +66,15 @@ def parse_options(text: str | None) -> dict[str, Any]:
         except json.JSONDecodeError:
             out[key] = value
     return out
+
+
+def hours_to_seconds(hours: float | None) -> float | None:
+    """A deadline option in hours → seconds (none for none or 0), or a :class:`Refusal`
+    saying what is accepted (:mod:`bot.durations`: more than nothing, at most 60 days)."""
+    try:
+        return durations.from_hours(hours)
+    except durations.DurationError as error:
+        raise Refusal(f"nothing changed: {error}") from error
 
 
 def seats_text(bot: UmpireBot, info: GameInfo) -> str:
@@ -202,7 +220,8 @@ class GameCommands(app_commands.Group, name="game",
         actor = bot.actor(interaction)
         info = await bot.port.call(bot.port.service.seat, info.id, actor, side, actor)
         await reply(interaction, f"{interaction.user.mention} plays **{side}**.\n"
-                    f"{seats_text(bot, info)}", ephemeral=False)
+                    f"{seats_text(bot, info)}", ephemeral=False,
+                    allowed_mentions=NO_PINGS)  # who acts changes at the start, not here
 
     @join.autocomplete("side")
     async def join_side(self, interaction: discord.Interaction[Any],
@@ -248,18 +267,25 @@ class GameCommands(app_commands.Group, name="game",
         bot = bot_of(interaction)
         info = await bot.game_of(interaction)
         gm = await bot.require_gm(interaction, info)
+        seconds = hours_to_seconds(deadline_hours)
         await defer(interaction, ephemeral=True)
-        seconds = deadline_hours * 3600 if deadline_hours else None
         info = await bot.port.call(bot.port.service.start, info.id, gm,
                                    deadline_seconds=seconds)
         view = await bot.port.view(info.id, gm, PUBLIC)
-        to_act = fmt.mentions(players_of(info, info.to_act)) if info.to_act else ""
+        acting = players_of(info, info.to_act) if info.to_act else []
         owing = view.pending.side if view.pending else None
         await bot.publisher.mark_pinged(info, view.to_act, owing)
+        first = order_commands(bot.port.rules(info.game),
+                               await bot.port.legal_orders(info, gm))[:4]
+        does = (f" — first: {', '.join(f'`{c}`' for c in first)} (or `/order`; "
+                f"`/help {bot.port.rules(info.game).name}` lists every order)" if first else "")
+        # (a scenario's briefing, once the service reads one, belongs here too)
         await announce(interaction,
                        f"**The game has started.** Dice commitment (sha256 of the secret "
                        f"seed): `{info.commitment}`\n{seats_text(bot, info)}\n"
-                       f"To act: **{view.to_act}** {to_act}")
+                       f"To act: **{view.to_act}** {fmt.mentions(acting)}{does}",
+                       ping=[*acting, *(players_of(info, owing) if owing else [])],
+                       file=await bot.publisher.picture(view, info=info, full=True))
         await bot.publisher.prompt_secret_placement(info)
 
     @app_commands.command(name="status", description="Seats, whose turn, deadline")
@@ -268,7 +294,8 @@ class GameCommands(app_commands.Group, name="game",
                      game: GameOption | None = None) -> None:
         bot = bot_of(interaction)
         info = await bot.game_of(interaction, game)
-        deadline = f"\nDeadline: <t:{int(info.deadline_at)}:R>" if info.deadline_at else ""
+        deadline = (f"\nDeadline: {fmt.deadline_at(info.deadline_at, now())}"
+                    if info.deadline_at else "")
         state = (info.result and f"over — {info.result}") or info.status
         if info.paused:
             state += f" by the GM ({info.pause_reason}); the clock is stopped"
@@ -405,11 +432,8 @@ class GameCommands(app_commands.Group, name="game",
         bot = bot_of(interaction)
         info = await bot.game_of(interaction)
         gm = await bot.require_gm(interaction, info)
-        seconds = hours * 3600 if hours > 0 else None
-        try:
-            info = await bot.port.call(bot.port.service.set_deadline, info.id, gm, seconds)
-        except ValueError as error:
-            raise Refusal(str(error)) from error
+        seconds = hours_to_seconds(hours if hours > 0 else None)
+        info = await bot.port.call(bot.port.service.set_deadline, info.id, gm, seconds)
         text = (f"Deadline: {hours:g} h per turn or decision (reminders before it ends)."
                 if seconds else "Deadlines are off.")
         await reply(interaction, text, ephemeral=False)

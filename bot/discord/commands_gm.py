@@ -78,13 +78,14 @@ class GmCommands(app_commands.Group, name="gm", description="Game master tools",
         preview = await bot.port.rollback_preview(info.id, gm, to)
         token = secrets.token_hex(8)
         bot.rollbacks.add(token, info.id, to, reason, interaction.user.id, info.head_seq)
-        reverted = fmt.clip_lines(preview.reverted, 800, more="/game log")
-        changes = fmt.clip_lines(preview.changes, 700, more="/game export")
+        # what will disappear, as orders and their outcomes (issue 29), not a state diff
+        undone = await bot.port.log(info.id, gm, info.head_seq - to)
+        reverted = fmt.clip_lines(fmt.undone_lines([e for e in undone if e.seq > to]), 1500,
+                                  more="/game log")
         minutes = int(bot.rollbacks.ttl // 60)
         await reply(interaction, fmt.clip(
             f"**Preview — roll {fmt.game_label(info)} back to action {to}**\n"
-            f"Reverted ({len(preview.reverted)}):\n{reverted}\n"
-            f"Changes:\n{changes or '—'}\n"
+            f"Undone ({len(preview.reverted)} action(s)):\n{reverted}\n"
             f"Dice rolls discarded: {preview.rolls_discarded}. Reason: {reason}\n"
             f"Confirm within {minutes} minutes."), ephemeral=True, view=rollback_view(token))
 
@@ -167,7 +168,7 @@ class GmCommands(app_commands.Group, name="gm", description="Game master tools",
                 view = choose_view(info.id, info.head_seq)
             else:
                 text += f"\nTo act: **{side}** {fmt.mention(player.id)}"
-        await announce(interaction, text, view=view)
+        await announce(interaction, text, view=view, ping=[str(player.id)])
 
     @seat.autocomplete("side")
     async def seat_side(self, interaction: discord.Interaction[Any],

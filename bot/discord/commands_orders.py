@@ -166,7 +166,8 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
         info = await game_quietly(bot, interaction)
         if info is None or name is None or info.game not in keys:
             return []
-        legal = await bot.port.legal_orders(info, bot.actor(interaction))
+        # every legal order, never a sample: what is typed is searched (issue 29)
+        legal = await bot.port.legal_orders(info, bot.actor(interaction), complete=True)
         filled = {o.field: getattr(interaction.namespace, o.field, None)
                   for o in command.options() if not o.flag}
 
@@ -259,7 +260,7 @@ async def order(interaction: discord.Interaction[Any], text: str | None = None,
         return
     lines = [part.strip() for part in text.split(";")]
     if any(is_key(line) for line in lines):
-        legal = await bot.port.legal_orders(info, bot.actor(interaction))
+        legal = await bot.port.legal_orders(info, bot.actor(interaction), complete=True)
         expanded = [expand_key(line, legal) if is_key(line) else line for line in lines]
         if None in expanded:
             raise Refusal("that order is no longer legal (the game moved on); type it again")
@@ -274,7 +275,7 @@ async def order_text(interaction: discord.Interaction[Any],
     info = await game_quietly(bot, interaction)
     if info is None:
         return []
-    legal = await bot.port.legal_orders(info, bot.actor(interaction))
+    legal = await bot.port.legal_orders(info, bot.actor(interaction), complete=True)
     head, _, last = typed_value(current).rpartition(";")
     prefix = head + "; " if head else ""
     out = []
@@ -354,9 +355,11 @@ async def help_(interaction: discord.Interaction[Any], topic: str | None = None)
         body = rules.help(verb.strip() or None)
     except RuleError as error:
         raise Refusal(fmt.refusal(error.message, None, error.legal)) from error
-    await interaction.response.send_message(
-        fmt.clip(f"**{rules.title}** — `/{rules.name} VERB` or `/order`\n"
-                 + fmt.code_block(body)), ephemeral=True)
+    first, *rest = fmt.code_pages(f"**{rules.title}** — `/{rules.name} VERB` or `/order`",
+                                  body)
+    await interaction.response.send_message(first, ephemeral=True)
+    for page in rest:  # long help in pages, never cut mid-word (issue 29)
+        await interaction.followup.send(page, ephemeral=True)
 
 
 @help_.autocomplete("topic")

@@ -142,6 +142,24 @@ def rollback_view(token: str) -> discord.ui.View:
     return view
 
 
+#: How many actions after a decision's post its buttons look back through.
+STILL_OPEN_LOOKBACK = 20
+
+
+async def _still_open(bot: Host, game_id: str, actor: Actor, seq: int, head: int,
+                      owing: str) -> bool:
+    """Whether the decision posted at action ``seq`` is still the one pending: nothing
+    but standing orders (the owing side's, read; another side's, withheld) came since."""
+    if head == seq:
+        return True
+    if not 0 < head - seq <= STILL_OPEN_LOOKBACK:
+        return False
+    since = [e for e in await bot.port.log(game_id, actor, head - seq) if e.seq > seq]
+    return len(since) == head - seq and all(
+        (e.text or "").split()[:1] == ["standing"] or (e.withheld and e.side != owing)
+        for e in since)
+
+
 async def _owing(bot: Host, interaction: discord.Interaction[Any], game_id: str,
                  seq: int) -> tuple[GameInfo, str, Actor]:
     """The game and the owing side, if the clicking user owes this (still open) decision."""
@@ -151,7 +169,8 @@ async def _owing(bot: Host, interaction: discord.Interaction[Any], game_id: str,
                       "until the GM resumes it.")
     actor = bot.actor(interaction)
     public = await bot.port.view(game_id, actor, PUBLIC)
-    if info.head_seq != seq or public.pending is None:
+    if public.pending is None or not await _still_open(bot, game_id, actor, seq,
+                                                         info.head_seq, public.pending.side):
         raise Refusal("This decision is no longer open (it was answered, or the game moved "
                       "on).")
     side = public.pending.side
@@ -294,8 +313,12 @@ class RollbackConfirm(discord.ui.DynamicItem[discord.ui.Button[Any]],
             if info.head_seq != entry.head:
                 raise Refusal("The game moved on since the preview; run /gm rollback again.")
             await interaction.response.defer()
-            result = await bot.port.rollback(entry.game_id, bot.actor(interaction),
-                                             entry.to_seq, entry.reason)
+            gm = bot.actor(interaction)
+            # what the thread is told was undone: the public log of those actions
+            undone = [e for e in await bot.port.call(
+                bot.port.service.log, entry.game_id, gm, info.head_seq - entry.to_seq,
+                audience=PUBLIC) if e.seq > entry.to_seq]
+            result = await bot.port.rollback(entry.game_id, gm, entry.to_seq, entry.reason)
             if not result.ok:
                 raise Refusal(fmt.refusal(result.error, result.error_rule, result.legal))
             try:
@@ -305,6 +328,11 @@ class RollbackConfirm(discord.ui.DynamicItem[discord.ui.Button[Any]],
             except discord.HTTPException:
                 log.info("could not mark the rollback preview done")
             await bot.after_action(interaction, info, result)
+            if undone:
+                await interaction.followup.send(fmt.clip(
+                    "**Undone by the rollback** (these no longer stand):\n"
+                    + fmt.clip_lines(fmt.undone_lines(undone), 1800, more="/game log")),
+                    ephemeral=False)
 
         await bot.guarded(interaction, work)
 

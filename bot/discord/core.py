@@ -28,7 +28,7 @@ from bot.discord.components import PendingRollbacks
 from bot.discord.errors import Refusal, Unexpected
 from bot.discord.inflight import InFlight
 from bot.discord.permissions import DEFAULT_GM_ROLE, in_dm, is_gm
-from bot.discord.port import THREAD_KEY, ServicePort, gms_of, plays_in
+from bot.discord.port import THREAD_KEY, ServicePort, gms_of, players_of, plays_in
 from bot.discord.publish import Publisher, Renderer, extras
 from bot.logs import handled, since
 from bot.service import Actor, GameInfo, ServiceError, SubmitResult
@@ -76,9 +76,12 @@ class BotConfig:
 
 
 async def reply(interaction: discord.Interaction[Any], content: str, *, ephemeral: bool,
-                file: discord.File | None = None, view: discord.ui.View | None = None) -> None:
+                file: discord.File | None = None, view: discord.ui.View | None = None,
+                allowed_mentions: discord.AllowedMentions | None = None) -> None:
     """Answer an interaction: its first response, or a follow-up once it is deferred."""
     kwargs: dict[str, Any] = {"ephemeral": ephemeral, **extras(file, view)}
+    if allowed_mentions is not None:
+        kwargs["allowed_mentions"] = allowed_mentions
     if interaction.response.is_done():
         await interaction.followup.send(fmt.clip(content), **kwargs)
     else:
@@ -91,13 +94,22 @@ async def defer(interaction: discord.Interaction[Any], ephemeral: bool = True) -
         await interaction.response.defer(ephemeral=ephemeral, thinking=True)
 
 
+def pinging(user_ids: Sequence[str]) -> discord.AllowedMentions:
+    """Mentions that notify exactly ``user_ids`` (the others mentioned are shown, silent)."""
+    return discord.AllowedMentions(everyone=False, roles=False, replied_user=False,
+                                   users=[discord.Object(int(u)) for u in user_ids])
+
+
 async def announce(interaction: discord.Interaction[Any], content: str, *,
                    view: discord.ui.View | None = None, file: discord.File | None = None,
-                   ack: str = "Done.") -> None:
+                   ack: str = "Done.", ping: Sequence[str] = ()) -> None:
     """A public answer to a command deferred privately (so that a refusal would have stayed
-    private): a private acknowledgement, then the public message."""
+    private): a private acknowledgement, then the public message, which notifies the users
+    in ``ping`` only (never the one who ran the command)."""
     await reply(interaction, ack, ephemeral=True)
-    await interaction.followup.send(fmt.clip(content), ephemeral=False, **extras(file, view))
+    notified = [u for u in ping if u != str(interaction.user.id)]
+    await interaction.followup.send(fmt.clip(content), ephemeral=False,
+                                    allowed_mentions=pinging(notified), **extras(file, view))
 
 
 class UmpireTree(app_commands.CommandTree[Any]):
@@ -313,10 +325,24 @@ class UmpireBot(discord.Client):
                 return games[0]
             if not games:
                 raise Refusal("you are not seated in any game in progress")
+            uid = str(interaction.user.id)
+            waiting = [g for g in games if g.to_act and uid in players_of(g, g.to_act)]
+            if len(waiting) == 1:  # the one game whose turn or decision is the user's
+                return waiting[0]
             listed = ", ".join(f"`{g.id}` ({g.game})" for g in games)
             raise Refusal(f"you play several games; add `game:` — one of {listed}")
+        mine = [g for g in await self.port.games_for(self.actor(interaction))
+                if g.status in ("setup", "active", "paused") and g.bindings.get(THREAD_KEY)]
+        where = ("; your game" + ("s are" if len(mine) > 1 else " is") + " in "
+                 + ", ".join(f"<#{g.bindings[THREAD_KEY]}> (`{g.id}`)" for g in mine[:5])
+                 if mine else "")
+        command = interaction.command
+        if command is not None and not any(
+                getattr(p, "name", None) == "game" for p in getattr(command, "parameters", [])):
+            raise Refusal(f"use /{command.qualified_name} in the game's thread (it has no "
+                          f"`game:` option){where}")
         raise Refusal("use this in a game's thread, or add `game:` (start one with /game new "
-                      "in a channel)")
+                      f"in a channel){where}")
 
     # ---- after an action ----------------------------------------------------------------
 
@@ -335,13 +361,15 @@ class UmpireBot(discord.Client):
         self.dispatch(DONE_EVENT, interaction)
 
     async def after_action(self, interaction: discord.Interaction[Any], info: GameInfo,
-                           result: SubmitResult) -> None:
-        """Publish a stored action (the actor has had their acknowledgement); what could
-        not be delivered is told to the actor, never as a failure of the action."""
+                           result: SubmitResult, told: bool = False) -> None:
+        """Publish a stored action (the actor has had their acknowledgement, which holds
+        their side's private news if ``told``); what could not be delivered is told to
+        the actor, never as a failure of the action."""
         if result.duplicate:
             return
         try:
-            problems = await self.publisher.publish(info, result)
+            problems = await self.publisher.publish(info, result, str(interaction.user.id),
+                                                    told)
         except Exception:  # the action is stored; a publishing bug must not deny it
             log.exception("game %s: publishing failed", info.id)
             problems = ["the thread post (an internal error, logged)"]
@@ -371,8 +399,14 @@ class UmpireBot(discord.Client):
         result = await self.port.submit(info.id, actor, text, f"discord:{interaction.id}",
                                         side)
         if not result.ok:
-            raise Refusal(fmt.refusal(result.error, result.error_rule, result.legal))
+            raise Refusal(fmt.refusal(result.error, result.error_rule,
+                                      fmt.nearest(result.legal, text)))
         ack = fmt.result_ack(result)
+        public, mine = result.messages.get(PUBLIC), result.messages.get(result.side or "")
+        private = fmt.private_lines(mine, public.lines if public else []) if mine else []
+        if private:
+            ack = fmt.clip(f"{ack}\n**Only you see this** ({result.side}):\n"
+                           + fmt.clip_lines(private, 1200))
         if guide is not None:  # the secret set-up goes on: what is left, and where
             after = await self.port.setup_guide(info.id, actor)
             if after is not None:
@@ -381,7 +415,7 @@ class UmpireBot(discord.Client):
             await reply(interaction, ack, ephemeral=True)
         except discord.HTTPException:
             log.warning("game %s: could not acknowledge a stored action", info.id)
-        await self.after_action(interaction, info, result)
+        await self.after_action(interaction, info, result, told=bool(private))
         return result
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from adjudicator.kernel.decisions import SetupGuide
-from bot.messages import Message
+from bot.durations import bounded
+from bot.messages import LogEntry, Message
 from bot.service import GameInfo, SubmitResult
 
 CONTENT_LIMIT = 2000
@@ -22,6 +23,12 @@ def clip(text: str, limit: int = CONTENT_LIMIT) -> str:
     if len(text) <= limit:
         return text
     return text[: limit - 2].rstrip() + " …"
+
+
+def deadline_at(at: float, now: float) -> str:
+    """When a deadline ends, as Discord shows a time (``in 5 hours``); one stored endless
+    before the bound (:mod:`bot.durations`) reads as the longest period from now."""
+    return f"<t:{int(now + bounded(at - now))}:R>"
 
 
 def clip_lines(lines: Sequence[str], limit: int = BODY_LIMIT, more: str = "/game log") -> str:
@@ -43,6 +50,41 @@ def code_block(text: str, limit: int = 1900) -> str:
     if len(body) + 8 > limit:
         body = body[: limit - 20].rstrip() + "\n…"
     return f"```\n{body}\n```"
+
+
+def code_pages(title: str, text: str, limit: int = CONTENT_LIMIT) -> list[str]:
+    """``text`` as code blocks cut at whole lines into messages of at most ``limit``
+    characters, the first headed by ``title``, each marked "page i/n" when there are
+    several (a long help is never cut mid-word)."""
+    room = limit - len(title) - 40
+    chunks: list[list[str]] = [[]]
+    used = 0
+    for line in text.replace("```", "'" * 3).splitlines():
+        line = clip(line, room)
+        if chunks[-1] and used + len(line) + 1 > room:
+            chunks.append([])
+            used = 0
+        chunks[-1].append(line)
+        used += len(line) + 1
+    pages = []
+    for index, lines in enumerate(chunks, 1):
+        mark = f" (page {index}/{len(chunks)})" if len(chunks) > 1 else ""
+        head = f"{title if index == 1 else ''}{mark}".strip()
+        pages.append(f"{head}\n```\n" + "\n".join(lines) + "\n```")
+    return pages
+
+
+def undone_lines(entries: Sequence[LogEntry]) -> list[str]:
+    """The actions a rollback takes back, in players' words (no action numbers): who
+    gave which order and what it did, as the reader may see them (a secret as
+    "(secret)")."""
+    out = []
+    for entry in entries:
+        said = entry.text or ("(secret)" if entry.withheld else entry.kind)
+        what = "; ".join(entry.lines)
+        who = entry.side or ("GM" if "override" in f"{entry.kind} {said}" else "Umpire")
+        out.append(f"- {who}: {said}" + (f" — {what}" if what else ""))
+    return out
 
 
 def mention(user_id: str | int) -> str:
@@ -74,20 +116,49 @@ def public_post(message: Message, actor_side: str | None, to_act_mentions: str,
     return clip("\n".join(parts))
 
 
+def private_lines(message: Message, public_lines: Sequence[str]) -> list[str]:
+    """What a side's message tells beyond the public one."""
+    public = set(public_lines)
+    return [line for line in message.lines if line not in public]
+
+
 def private_post(message: Message, game_label: str, public_lines: Sequence[str]) -> str | None:
-    """A side's DM after an action: what it learned beyond the public message.
+    """A side's DM after an action: what it learned beyond the public message, and
+    nothing else (no board text repeating the public map: ``/game map private:true``
+    shows the side's whole view on request).
 
     None when the side learned nothing private (no DM is sent then).
     """
-    public = set(public_lines)
-    private = [line for line in message.lines if line not in public]
+    private = private_lines(message, public_lines)
     if not private:
         return None
-    parts = [f"**{game_label}** — for **{message.audience}** only:",
-             clip_lines(private, 1400)]
-    if message.board:
-        parts.append(code_block(message.board, CONTENT_LIMIT - sum(len(p) for p in parts) - 10))
-    return clip("\n".join(parts))
+    return clip("\n".join([f"**{game_label}** — for **{message.audience}** only:",
+                           clip_lines(private, 1700)]))
+
+
+def nearest(legal: Sequence[str], typed: str) -> list[str]:
+    """``legal`` with the orders nearest what was typed first: each typed word scores the
+    longest start it shares with a word of the order (the same unit and verb count whole,
+    hex 1811 shares "181" with 1812, hex 0101 only "1"), so an error's short list shows
+    the choices near the target, never from hex 0101 on (issue 29)."""
+    lines = [line.strip().casefold() for line in typed.splitlines() if line.strip()]
+    if not lines or not legal:
+        return list(legal)
+    wanted = lines[-1].split()
+
+    def shared(a: str, b: str) -> int:
+        count = 0
+        for x, y in zip(a, b, strict=False):
+            if x != y:
+                break
+            count += 1
+        return count
+
+    def score(order: str) -> int:
+        words = order.casefold().split()
+        return -sum(max((shared(w, o) for o in words), default=0) for w in wanted)
+
+    return sorted(legal, key=score)
 
 
 def refusal(error: str | None, rule: str | None, legal: Sequence[str],
@@ -153,10 +224,12 @@ def setup_guide(guide: SetupGuide) -> str:
     return clip("\n".join(lines))
 
 
-def decision_dm(label: str, message: Message) -> str:
-    """A decision's DM to the owing player: the prompt, what they learned, where to answer."""
+def decision_dm(label: str, message: Message, buttons: bool = True) -> str:
+    """A decision's DM to the owing player: the prompt, what they learned, where to answer
+    (``buttons``: whether the DM carries the options as buttons or a menu)."""
     lines = [f"**{label}** — {message.prompt or 'your decision'}"]
     if message.lines:
         lines.append(clip_lines(message.lines, 1200))
-    lines.append("Choose below, or use /decide.")
+    lines.append("Choose below, or use /decide." if buttons else
+                 "Answer with /decide: it lists your options as you type.")
     return clip("\n".join(lines))

@@ -45,7 +45,7 @@ class ServicePort:
     def __init__(self, service: GameService) -> None:
         self.service = service
         self._by_thread: dict[int, str] = {}
-        self._legal: dict[tuple[str, int, int, int, str], list[str]] = {}
+        self._legal: dict[tuple[str, int, int, int, str, bool], list[str]] = {}
 
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.to_thread(partial(fn, *args, **kwargs))
@@ -124,17 +124,20 @@ class ServicePort:
     async def view(self, game_id: str, actor: Actor, viewer: str | None = None) -> View:
         return await self.call(self.service.view, game_id, actor, viewer)
 
-    async def legal_orders(self, info: GameInfo, actor: Actor) -> list[str]:
+    async def legal_orders(self, info: GameInfo, actor: Actor, complete: bool = False
+                           ) -> list[str]:
         """The orders the actor may give now (the service's answer for their seat: empty
-        when it is not their turn, the game is not in play, or they hold no seat)."""
+        when it is not their turn, the game is not in play, or they hold no seat).
+        ``complete``: every legal order, never a sample (autocomplete)."""
         if info.status != "active":
             return []
         seats = hash(tuple((s.side, s.role, s.discord_id) for s in info.seats))
-        key = (info.id, info.branch, info.head_seq, seats, actor.label)
+        key = (info.id, info.branch, info.head_seq, seats, actor.label, complete)
         cached = self._legal.get(key)
         if cached is None:
             try:
-                cached = await self.call(self.service.legal_orders, info.id, actor)
+                cached = await self.call(self.service.legal_orders, info.id, actor,
+                                         complete=complete)
             except ServiceError:
                 cached = []
             if len(self._legal) > 256:

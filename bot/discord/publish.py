@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import io
 import json
 import logging
@@ -74,6 +75,29 @@ def describe(error: discord.HTTPException) -> str:
     if error.code == THREAD_ARCHIVED:
         return "the game's thread is archived and locked (a moderator can reopen it)"
     return f"Discord refused it ({error.status}, code {error.code})"
+
+
+#: View fields that are no part of the board drawn (who acts, decisions, the phase's
+#: name, the last action's highlight): a post whose board is otherwise unchanged gets no
+#: picture.
+NOT_BOARD = frozenset({"viewer", "to_act", "pending", "standing", "result", "phase",
+                       "phasing", "last_action", "box", "turn", "day", "impulse_origin",
+                       "impulse_mf", "advantage_usable", "battle"})
+
+
+def board_digest(view: View) -> str:
+    """A fingerprint of what a picture of ``view`` shows of the board."""
+    data = view.model_dump(mode="json", exclude=set(NOT_BOARD))
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def shows_more(side: View | None, public: View | None) -> bool:
+    """Whether a side's view shows something the public one does not (its hidden units,
+    its mines …): only then is its own picture worth a DM."""
+    if side is None or public is None:
+        return side is not None
+    mine = side.model_dump(exclude={"viewer", "pending", "standing"})
+    return mine != public.model_dump(exclude={"viewer", "pending", "standing"})
 
 
 class Publisher:
@@ -178,21 +202,40 @@ class Publisher:
         return await self.port.call(self.port.service.store.mark, PINGED + game_id,
                                     json.dumps(list(key)))
 
-    async def _picture_due(self, info: GameInfo, to_act: str | None, changed: bool) -> bool:
+    async def _picture_due(self, info: GameInfo, view: View | None, to_act: str | None,
+                           changed: bool) -> bool:
+        """Whether this post gets a picture: as the game's setting says, and only when
+        the board differs from the one last pictured (no identical maps, issue 29)."""
         setting = str(info.bindings.get(PICTURES_KEY, "order"))
-        if setting == "off":
+        if setting == "off" or view is None:
             return False
         if setting == "turn":
             differs = await self.port.call(self.port.service.store.mark,
                                            PICTURED + info.id, json.dumps(to_act))
-            return changed or differs
-        return True
+            if not (changed or differs):
+                return False
+        return await self.port.call(self.port.service.store.mark,
+                                    PICTURED + "board:" + info.id, board_digest(view))
 
-    async def publish(self, info: GameInfo, result: SubmitResult) -> list[str]:
+    async def _new_picture(self, info: GameInfo, picture: discord.File) -> bool:
+        """Whether ``picture`` differs from the last one posted in the game's thread."""
+        data = picture.fp.getvalue() if isinstance(picture.fp, io.BytesIO) else None
+        if data is None:
+            return True
+        return await self.port.call(self.port.service.store.mark, PICTURED + "png:" + info.id,
+                                    hashlib.sha256(data).hexdigest())
+
+    async def publish(self, info: GameInfo, result: SubmitResult,
+                      actor_id: str | None = None, actor_told: bool = False) -> list[str]:
         """After an action: one public message in the thread, then each side's DMs.
 
         The public message is built from the public audience's message only; each side's
-        DM from that side's own message; the GM's DM from the GM's. Returns what could not
+        DM from that side's own message; the GM's DM from the GM's. A change of who must
+        act is always posted (even when nothing else is to tell) and pings that side's
+        players, never ``actor_id`` (the Discord user who just acted). A DM carries only
+        what that side may know beyond the public post, or must decide, once: no DM to
+        the actor when their own acknowledgement told them (``actor_told``), a picture
+        only when the side's view shows more than the public one. Returns what could not
         be delivered (for the actor's acknowledgement).
         """
         problems: list[str] = []
@@ -212,14 +255,21 @@ class Publisher:
         owing = result.pending_side
         key = (public.to_act, owing, public.result is not None)
         ping = await self._ping_due(info.id, key)
-        to_act_ids = players_of(info, public.to_act) if public.to_act and ping else []
-        owing_ids = players_of(info, owing) if owing and ping else []
-        if public.lines or public.result or owing:
-            content = fmt.public_post(public, None, fmt.mentions(to_act_ids),
-                                      fmt.mentions(owing_ids))
+        to_act_ids = self._to_ping(info, public.to_act if ping else None, actor_id)
+        owing_ids = self._to_ping(info, owing if ping else None, actor_id)
+        # a standing order set while a decision waits changes nothing anyone else sees:
+        # no post in the thread, the decision's DM and buttons stay as they are (issue 29)
+        quiet = not (public.lines or public.result or ping) and bool(result.applied) and all(
+            text.split()[:1] == ["standing"] for text in result.applied)
+        if (public.lines or public.result or owing or ping) and not quiet:
+            content = fmt.public_post(public, self._given_by(info, result, actor_id),
+                                      fmt.mentions(to_act_ids), fmt.mentions(owing_ids))
             view = choose_view(info.id, info.head_seq) if owing and not public.result else None
-            picture = (await self.picture(public.view, info=info)
-                       if await self._picture_due(info, public.to_act, ping) else None)
+            board = public.view
+            picture = (await self.picture(board, info=info)
+                       if await self._picture_due(info, board, public.to_act, ping) else None)
+            if picture is not None and not await self._new_picture(info, picture):
+                picture = None  # the very map posted last (a crop the change lies outside)
             problem = await self.post(info, content, picture, view)
             if problem:
                 problems.append(f"the thread post: {problem}")
@@ -231,15 +281,52 @@ class Publisher:
             text = fmt.private_post(message, label, public.lines)
             owes = owing == side and bool(message.options)
             for user_id in players_of(info, side):
+                if owes and quiet:
+                    continue
                 if owes:
-                    await self.dm(info, user_id, fmt.decision_dm(label, message),
-                                  view=options_view(info.id, info.head_seq, message))
-                elif text is not None:
-                    await self.dm(info, user_id, text, file=await self.picture(
-                        message.view, f"{side}.png", info))
+                    buttons = options_view(info.id, info.head_seq, message)
+                    await self.dm(info, user_id,
+                                  fmt.decision_dm(label, message, buttons is not None),
+                                  view=buttons)
+                elif text is not None and not (actor_told and user_id == actor_id):
+                    file = (await self.picture(message.view, f"{side}.png", info)
+                            if shows_more(message.view, public.view) else None)
+                    await self.dm(info, user_id, text, file=file)
         await self.dm_gm_only(info, result)
         await self.prompt_secret_placement(info)
         return problems
+
+    @staticmethod
+    def _given_by(info: GameInfo, result: SubmitResult, actor_id: str | None) -> str | None:
+        """Who gave the orders, for the post's header: the side when one of its players
+        did, "the GM for" the side when a GM did (issue 29); None (Umpire) otherwise."""
+        side = result.side
+        if side is None or actor_id is None:
+            return None
+        if actor_id in players_of(info, side):
+            return side
+        return f"{side}, given by the GM"
+
+    @staticmethod
+    def _to_ping(info: GameInfo, side: str | None, actor_id: str | None) -> list[str]:
+        """The players of ``side`` to notify: all of them but the one who just acted."""
+        return [u for u in players_of(info, side) if u != actor_id] if side else []
+
+    async def to_act_line(self, info: GameInfo) -> str:
+        """Who must act now, with a ping to their players if that is news (the first
+        process to see this change of who acts pings; the line is shown either way)."""
+        if info.result or info.status != "active":
+            return ""
+        view = await self.port.view(info.id, Actor(), PUBLIC)
+        owing = view.pending.side if view.pending else None
+        ping = await self._ping_due(info.id, (view.to_act, owing, False))
+        if owing is not None and view.pending is not None:
+            ids = self._to_ping(info, owing if ping else None, None)
+            return f"{fmt.mentions(ids)} {view.pending.prompt}".strip()
+        if view.to_act is None:
+            return ""
+        ids = self._to_ping(info, view.to_act if ping else None, None)
+        return f"To act: **{view.to_act}** {fmt.mentions(ids)}".rstrip()
 
     async def dm_gm_only(self, info: GameInfo, result: SubmitResult) -> None:
         """DM every GM of the game what only the GM's message holds (GM-only events)."""
@@ -282,7 +369,9 @@ class Publisher:
         for notice in await self.port.tick():
             info = await self.port.info(notice.game_id)
             if notice.audience == PUBLIC:
-                await self.post(info, notice.text)
+                # a deadline that ran out played a default: say who acts next, and ping them
+                after = await self.to_act_line(info) if notice.kind == "expired" else ""
+                await self.post(info, f"{notice.text}\n{after}".strip())
             else:
                 targets = await self.port.gm_readers(info) if notice.audience == GM else players_of(
                     info, notice.audience)

@@ -79,11 +79,19 @@ def is_secret_order(game: Game[Any], text: str) -> bool:
 
 def secret_commands(game: Game[Any], legal: list[str]) -> list[str]:
     """The commands (``/tanks hide``) of the secret verbs among ``legal`` orders."""
+    return sorted(set(order_commands(game, legal, secret=True)))
+
+
+def order_commands(game: Game[Any], legal: list[str], secret: bool = False) -> list[str]:
+    """The commands (``/stalingrad setup``) of the verbs among ``legal`` orders, in the
+    order they first appear (``secret``: only the secret verbs')."""
     spec = game.order_spec
     commands = {command.verb.name: command for command in verb_commands(game.name, spec)}
-    found = []
+    found: list[str] = []
     for order in legal:
         read = spec.read(order)
-        if read is not None and read[0].verb.secret:
-            found.append("/" + commands[read[0].name].qualified_name)
-    return sorted(set(found))
+        if read is not None and (read[0].verb.secret or not secret):
+            command = "/" + commands[read[0].name].qualified_name
+            if command not in found:
+                found.append(command)
+    return found

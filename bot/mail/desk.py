@@ -32,7 +32,7 @@ from bot.mail.outbound import PRIVATE, Outgoing, tagged
 from bot.mail.pictures import picture
 from bot.mail.session import FOOTER, Refusal, Session
 from bot.messages import Message
-from bot.service import GameInfo, GameService, ServiceError
+from bot.service import Actor, GameInfo, GameService, ServiceError
 
 log = logging.getLogger("umpire.mail")
 
@@ -306,13 +306,18 @@ class Desk:
     # ---- telling everyone else --------------------------------------------------------------
 
     def recipients(self, info: GameInfo) -> dict[str, str]:
-        """Who by email follows a game, and as which audience (GM, a side, public)."""
+        """Who by email follows a game, and as which audience (GM, a side, public). A GM
+        seat reads as the GM only while it has GM powers (the service's call: a GM who also
+        plays is their side's player during play, issue 27.3)."""
         found: dict[str, str] = {}
         for seat in info.seats:
-            if seat.email:
-                audience = GM if seat.role == "gm" else str(seat.side)
-                if found.get(seat.email) != GM:
-                    found[seat.email] = audience
+            if seat.email and seat.role == "player" and found.get(seat.email) != GM:
+                found[seat.email] = str(seat.side)
+        for seat in info.seats:
+            if seat.email and seat.role == "gm" and found.get(seat.email) != GM and (
+                    seat.email not in found
+                    or self.service.has_gm_powers(info.id, Actor.mail(seat.email))):
+                found[seat.email] = GM
         for address in self.ledger.observers(info.id):
             found.setdefault(address, PUBLIC)
         return found

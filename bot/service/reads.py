@@ -83,8 +83,11 @@ class Reads(ServiceBase):
                 return True
         return False
 
-    def legal_orders(self, game_id: str, actor: Actor, side: str | None = None) -> list[str]:
-        """The orders ``side`` may give now, from the game's own rules and data pack.
+    def legal_orders(self, game_id: str, actor: Actor, side: str | None = None, *,
+                     complete: bool = False) -> list[str]:
+        """The orders ``side`` may give now, from the game's own rules and data pack
+        (``complete``: every one, where the game's list is a sample — what autocomplete
+        searches, issue 29).
 
         Without ``side``: the side to act if the actor holds it (a GM: the side to act),
         else the actor's own side (usually nothing until it is their turn). A player may
@@ -95,6 +98,8 @@ class Reads(ServiceBase):
         side = self._asked_side(ctx, actor, side)
         if side is None or ctx.row["status"] != "active":
             return []
+        if complete:
+            return [o.order for o in ctx.game.legal_options(ctx.state, side, complete=True)]
         return list(ctx.game.legal_orders(ctx.state, side))
 
     def setup_guide(self, game_id: str, actor: Actor) -> SetupGuide | None:

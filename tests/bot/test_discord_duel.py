@@ -279,9 +279,13 @@ async def test_pictures_are_drawn_from_each_audiences_view(
         assert mine.ephemeral and drawn_for(mine.original.attachments[0].data) == (
             "red", "2")
     public = [a for m in fake.public_messages() for a in m.all_attachments()]
-    assert len(public) >= 3
+    # the public board's stand-in picture is the same after every order: posted once
+    # (issue 29: no map identical to the one before)
+    assert len(public) >= 1
     assert {drawn_for(a.data) for a in public} == {("public", "None")}
     private = [a for m in fake.dms_to(ann) for a in m.all_attachments()]
-    assert private and {drawn_for(a.data) for a in private} == {("red", "2")}
+    # red's own action was told in her acknowledgement (issue 29: a DM only for what she
+    # did not know); any picture she is sent is of red's view
+    assert {drawn_for(a.data) for a in private} <= {("red", "2")}
     assert not [a for m in fake.dms_to(bob) for a in m.all_attachments()
                 if drawn_for(a.data)[0] != "blue"]

@@ -126,6 +126,11 @@ async def test_basic_game_opening_through_discord(
     # ---- impulses: move and end; the Russian passes ---------------------------------------
     movers = await h.autocomplete(gerd, thread, "stalingrad move", "units", units="g14pz:ar")
     assert "g14pz:arko14" in movers
+    # issue 29: every legal order is searched, not the first 400 (Area 2's units only)
+    assert "g94:i/267" in await h.autocomplete(gerd, thread, "stalingrad move", "units",
+                                               units="i/2")
+    assert "3" in await h.autocomplete(gerd, thread, "stalingrad move", "to",
+                                       units="i/267 ii/267")
     assert "3" in await h.autocomplete(gerd, thread, "stalingrad move", "to", units="g14pz:arko14")
     applied(await h.slash(gerd, thread, "stalingrad move", units="g14pz:arko14", to="3"))
     assert "g14pz:arko14 enters Voroponovo Road (3)" in last().content
@@ -175,8 +180,9 @@ async def test_basic_game_opening_through_discord(
     stranger = await h.click(sasha, preview.original, confirm)
     assert stranger.ephemeral and "Only the GM" in stranger
     await h.click(gm, preview.original, confirm)
-    assert f"rolled the game back to action {seq_before}" in last().content
-    assert "the dice were set for a test" in last().content
+    told = "\n".join(m.content for m in posts()[-2:])  # the notice, then what was undone
+    assert f"rolled the game back to action {seq_before}" in told
+    assert "the dice were set for a test" in told and "Undone by the rollback" in told
 
     # The attack again, on fresh dice from the new branch; answered by text this time.
     await h.slash(gm, thread, "gm roll", values="5 4 3 3", reason="second try")
@@ -207,6 +213,8 @@ async def test_basic_game_opening_through_discord(
     pictures = [a for m in public for a in m.all_attachments() if a.filename.endswith(".png")]
     assert len(pictures) >= 10
     from render.stalingrad import CROP_SIZE
+    start, *pictures = pictures  # the start shows the whole board (issue 29)
+    assert PIL.Image.open(io.BytesIO(start.data)).size[1] > 2 * CROP_SIZE[1]
     for picture in pictures:
         PIL.Image.open(io.BytesIO(picture.data)).verify()
         # posts zoom on the last action (readable on a phone) ...
@@ -225,3 +233,13 @@ async def test_basic_game_opening_through_discord(
             assert "4, 4, 3, 3" not in text and "5, 4, 3, 3" not in text, text
     for message in fake.dms_to(gerd):
         assert "decide casualties" not in " ".join(message.texts())
+    # Issue 29: DMs carry only what the side may know beyond the thread, or must decide:
+    # no board as text, no copy of the public map, no "Choose below" without buttons.
+    for player in (gerd, sasha):
+        for message in fake.dms_to(player):
+            if message.ephemeral:
+                continue
+            assert "```" not in message.content, message.content
+            assert not message.attachments, message.content
+            if "Choose below" in message.content:
+                assert message.custom_ids() or message.history, message.content

@@ -40,6 +40,8 @@ from tests.fakediscord import schema
 HOST = "127.0.0.1"
 API = "/api/v10"
 EPHEMERAL = 64
+#: A user mention in a message's content (``<@123>`` or ``<@!123>``).
+MENTION = re.compile(r"<@!?([0-9]+)>")
 COMPONENTS_V2 = 1 << 15
 ADMINISTRATOR = 1 << 3
 #: Permissions of an ordinary member in the fake guild (view, send, threads, attach).
@@ -121,6 +123,10 @@ class Message:
     #: Earlier versions (content, embeds, attachments) before each edit.
     history: list[tuple[str, list[JSON], list[Attachment]]] = field(default_factory=list)
     deferred: bool = False
+    #: The users this message notified (pinged) when it was posted: the user mentions in
+    #: its content that its ``allowed_mentions`` let through; an ephemeral message and an
+    #: edit ping nobody, as on Discord.
+    pings: list[int] = field(default_factory=list)
 
     @property
     def ephemeral(self) -> bool:
@@ -640,6 +646,21 @@ class FakeDiscord:
                 future.set_result(message)
         return message
 
+    @staticmethod
+    def _pings(payload: JSON, content: str) -> list[int]:
+        """Whom a new message notifies: Discord pings the user mentions in its content
+        that ``allowed_mentions`` (absent: all of them) lets through, never from an
+        ephemeral message."""
+        if int(payload.get("flags") or 0) & EPHEMERAL:
+            return []
+        mentioned = list(dict.fromkeys(int(found) for found in MENTION.findall(content)))
+        allowed = payload.get("allowed_mentions")
+        if allowed is None:
+            return mentioned
+        users = {int(u) for u in allowed.get("users") or []}
+        every = "users" in (allowed.get("parse") or [])
+        return [user for user in mentioned if every or user in users]
+
     def _new_message(self, channel_id: int, payload: JSON, files: list[Attachment],
                      source: str, interaction_id: int | None = None) -> Message:
         message = Message(
@@ -648,6 +669,7 @@ class FakeDiscord:
             attachments=files, components=list(payload.get("components") or []),
             flags=int(payload.get("flags") or 0), source=source, interaction_id=interaction_id,
         )
+        message.pings = self._pings(payload, message.content)
         self._check_limits(message)
         return self._store(message)
 
@@ -835,6 +857,8 @@ class FakeDiscord:
             original.deferred = False
             self._edit(original, {k: v for k, v in payload.items() if k != "flags"}, files)
             original.history.clear()
+            original.pings = self._pings({**payload, "flags": original.flags},
+                                         original.content)
             return json_response(self.message_payload(original))
         message = self._new_message(record.channel_id, payload, files, "followup", record.id)
         record.followups.append(message)

@@ -256,3 +256,25 @@ def test_every_other_command_by_mail(office: Desk) -> None:
     assert "secret until the game is over" in send(GM, "seed")
     assert "GM's seat" in send(RED, "seed")
     assert "blue has no player now" in send(GM, "unseat blue because left the club")
+
+
+def test_a_gm_who_plays_gets_no_gm_only_mail_while_the_game_runs(office: Desk) -> None:
+    """Issue 27.3: a GM who also plays is a player during play, so the mail a GM alone may
+    read (red's secret trap, D4) does not reach their address; before the start and
+    after the end they read as the GM."""
+    created = one(handle(office, inbound(GM, "create duel")))
+    game_id = created.game_id
+    assert game_id is not None
+    secrets = {GM: secret_in(created)}
+    assert office.recipients(office.service.info(game_id, contacts=True))[GM] == "gm"
+    secrets[RED] = secret_in(one(handle(office, inbound(RED, f"join {game_id} red"))))
+    handle(office, inbound(GM, f"password {secrets[GM]}\njoin {game_id} blue"))
+    handle(office, inbound(GM, f"password {secrets[GM]}\nstart", subject=f"[umpire {game_id}]"))
+    info = office.service.info(game_id, contacts=True)
+    assert info.status == "active"
+    assert office.recipients(info)[GM] == "blue"
+    handle(office, inbound(RED, f"password {secrets[RED]}\ntrap 1", subject=f"[umpire {game_id}]"))
+    notices = catch_up(office)
+    to_gm = [n for n in notices if n.to == GM]
+    assert to_gm and all(n.audience == "blue" for n in to_gm)
+    assert all("Ford" not in n.body for n in to_gm)
