@@ -178,6 +178,11 @@ class Game(ABC, Generic[S]):
         """Parse one line of this game's notation (forgiving) into an order model."""
         return self.order_spec.parse(text, self.order_names())
 
+    def order_names_in(self, state: S) -> Names:
+        """The name resolvers for an order given in ``state``: the game's own board's
+        (a conformance case's local counters), default the pack's (:meth:`order_names`)."""
+        return self.order_names()
+
     def format_game_order(self, order: Order) -> str:
         """The canonical text of an order."""
         return self.order_spec.format(order)
@@ -240,6 +245,16 @@ class Game(ABC, Generic[S]):
         if parts and parts[0].lower() == "resign":
             return parse_resign(text)
         return self.parse_game_order(text)
+
+    def parse_in(self, state: S, text: str) -> Order:
+        """:meth:`parse` with names read against ``state``'s own board
+        (:meth:`order_names_in`): an exact id of a unit in play wins over a prefix of
+        another counter of the game."""
+        parts = words(text)
+        if parts and parts[0].lower() in ("standing", "resign"):
+            return self.parse(text)
+        check_line(text)
+        return self.order_spec.parse(text, self.order_names_in(state))
 
     def format(self, order: Order) -> str:
         if isinstance(order, SetStanding):
@@ -370,7 +385,7 @@ class Game(ABC, Generic[S]):
 
     def apply_text(self, state: S, side: str, text: str, dice: Dice, *,
                    owned: bool = False) -> Outcome[S]:
-        return self.apply(state, side, self.parse(text), dice, owned=owned)
+        return self.apply(state, side, self.parse_in(state, text), dice, owned=owned)
 
     def submit_lines(self, state: S, side: str, text: str, dice: Dice) -> Batch[S]:
         """Apply each order line in turn; stop at the first pending decision or error.
@@ -550,7 +565,7 @@ def apply_lines(game: Game[S], state: S, side: str, lines: Sequence[str],
     for number, text in enumerate(lines, start=1):
         try:
             line_dice = dice()
-            order = game.parse(text)
+            order = game.parse_in(state, text)
             outcome = game.apply(state, side, order, line_dice)
         except RuleError as error:
             yield Refused(number, text, error)

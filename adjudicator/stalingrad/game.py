@@ -133,6 +133,32 @@ class PackUnavailable(ValueError):
     """The data pack cannot be loaded (its :class:`PackError` in the message)."""
 
 
+def _board_notation(board: Board, in_play: frozenset[str] = frozenset()) -> Notation:
+    """The notation reading names against ``board``: an exact id of a unit in ``in_play``
+    wins; a token the board does not know is kept as typed, and the rules refuse it with
+    the board's suggestions."""
+
+    def area(text: str) -> str:
+        plain = text.strip()
+        if plain.upper() in board.areas:
+            return plain.upper()
+        try:
+            return board.resolve_area(plain)
+        except RuleError:
+            return plain.upper() if len(plain) == 1 else plain
+
+    def unit(text: str) -> str:
+        wanted = text.strip().lower()
+        if wanted in in_play:
+            return wanted
+        try:
+            return board.resolve_unit(text)
+        except RuleError:
+            return wanted
+
+    return Notation(area, unit)
+
+
 class StalingradGame(Game[StalingradState], name="stalingrad",
                      title="Turning Point: Stalingrad", sides=SIDES,
                      state_type=StalingradState, order_spec=SPEC):
@@ -211,31 +237,18 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
     @cached_property
     def notation(self) -> Notation:
         if self.has_pack():
-            board = self.pack_board
-
-            # Names resolve against the pack; a token the pack does not know is kept as
-            # typed, and the rules resolve it against the game's own board (a case's
-            # local map) or refuse it there with the pack's suggestions.
-            def area(text: str) -> str:
-                plain = text.strip()
-                if plain.upper() in board.areas:
-                    return plain.upper()
-                try:
-                    return board.resolve_area(plain)
-                except RuleError:
-                    return plain.upper() if len(plain) == 1 else plain
-
-            def unit(text: str) -> str:
-                try:
-                    return board.resolve_unit(text)
-                except RuleError:
-                    return text.strip().lower()
-
-            return Notation(area, unit)
+            return _board_notation(self.pack_board)
         return Notation()
 
     def order_names(self) -> Names:
         return self.notation.names
+
+    def order_names_in(self, state: StalingradState) -> Names:
+        """A case's own counters and map name its units and Areas: ``stz``, a case's unit,
+        is not the pack's ``r:stzmil`` it is a prefix of."""
+        if state.local is None or not self.has_pack():
+            return self.order_names()
+        return _board_notation(self.board_for(state), frozenset(state.units)).names
 
     # ---- rules -------------------------------------------------------------------------
 

@@ -282,6 +282,21 @@ def test_an_exact_unit_id_of_a_case_wins_over_a_prefix_of_a_shipped_counter(
     assert unit_index([("r:stzmil", ("STZMil infantry",))]).index.candidates("r-s") == []
 
 
+STZ = R_S.replace("r-s", "stz")
+
+
+def test_a_case_unit_whose_id_prefixes_a_shipped_counter_name_is_the_case_unit(
+    tmp_path: Path,
+) -> None:
+    """8.2 (names): `stz`, a case's own unit, is a prefix of the shipped `stzmil`; the
+    game's own board reads it, and an exact id of a unit in play wins."""
+    from adjudicator.stalingrad.game import StalingradGame
+
+    assert run_text(tmp_path, STZ) == []
+    game = StalingradGame()
+    assert game.parse("move stz to 2").model_dump()["units"] == ("r:stzmil",)
+
+
 EXIT = """
 game = "tanks"
 source = "6.6, 8.2"
