@@ -603,10 +603,26 @@ def _date(board: Board, value: Any) -> int:
         return board.parse_date_code(month[0] + day)
 
 
+#: The position keys a case starting from its scenario (``start = true``) may give.
+START_KEYS = {"start", "scenario", "options", "standing"}
+
+
 def case_state(game: StalingradGame, position: Mapping[str, Any]) -> StalingradState:
-    """A state from a case's ``[position]``: its own ``map`` and ``units`` (or the pack)."""
+    """A state from a case's ``[position]``: its own ``map`` and ``units`` (or the pack);
+    with ``start = true``, the chosen scenario's first position as ``umpire play`` sets it
+    up (5.1-5.7), with only the case's ``standing`` orders over it."""
     units = list(position.get("units", []))
     options = dict(position.get("options", {}))
+    if position.get("start"):
+        extra = set(position) - START_KEYS
+        if extra:
+            raise ValueError(f"position keys {sorted(extra)} cannot be used with start = true "
+                             f"(the scenario sets the position up); allowed: "
+                             f"{', '.join(sorted(START_KEYS))}")
+        started = game.setup(position.get("scenario"), options)
+        for side, policies in position.get("standing", {}).items():
+            started.standing[str(side)] = {str(k): str(v) for k, v in policies.items()}
+        return started
     if "map" in position:
         # ``map = "pack"``: the shipped pack's Areas and adjacency, the case's own counters.
         spec_map = position["map"]
