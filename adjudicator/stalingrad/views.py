@@ -58,6 +58,8 @@ class StalingradView(View):
     phase: str
     date: int
     date_label: str
+    #: the date's year, from the pack's calendar (the Turn Record Track's first date, 5.1)
+    year: int
     day: bool
     box: int
     turn: str
@@ -138,7 +140,8 @@ def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> 
     vp, vp_areas = german_vp(board, state)
     return StalingradView.model_construct(
         game=game, viewer=viewer, scenario=state.scenario, phase=state.phase, date=state.date,
-        date_label=board.date_label(state.date), day=state.day, box=state.box, turn=state.turn,
+        date_label=board.date_label(state.date), year=board.day_of(state.date).year,
+        day=state.day, box=state.box, turn=state.turn,
         advantage=state.advantage,
         advantage_usable=not state.advantage_used and state.advantage == state.advantage_start,
         areas=areas, units=units,
