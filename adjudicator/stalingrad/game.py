@@ -159,6 +159,24 @@ def _board_notation(board: Board, in_play: frozenset[str] = frozenset()) -> Nota
     return Notation(area, unit)
 
 
+def _say_what_next(ctx: Ctx) -> None:
+    """After an attack is over (nothing pending, no attack in progress), tell the side
+    whose impulse it is what comes next: 'end' (8.1), or what must come before it."""
+    state = ctx.state
+    if state.impulse is None or state.battle is not None or state.pending is not None or \
+            not any(e.kind == "attack-result" for e in ctx.events):
+        return
+    side = state.impulse.side
+    try:
+        sequence.check_end(ctx, side)
+    except RuleError as error:
+        ctx.emit("next", f"the attack is over; before 'end': {error.message} ({error.rule})",
+                 error.rule, audience=side)
+        return
+    ctx.emit("next", "the attack is over: type 'end' to end the impulse once its units are "
+             "done (8.1); 'legal' lists what else they may do", "8.1", audience=side)
+
+
 class StalingradGame(Game[StalingradState], name="stalingrad",
                      title="Turning Point: Stalingrad", sides=SIDES,
                      state_type=StalingradState, order_spec=SPEC):
@@ -308,6 +326,7 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
             if state.phase == "play":
                 artillery.sweep_observers(ctx)  # 8.3556
                 bombardment.next_strike(ctx, run)  # 20.4
+                _say_what_next(ctx)  # 8.1
         except advantage.RollPause as pause:
             if snapshot is None:
                 assert untouched is not None

@@ -96,3 +96,31 @@ def test_the_russian_is_asked_about_his_artillery_and_may_refuse_15_3() -> None:
     after = GAME.apply_text(outcome.state, "russian", "decide artillery none",
                             FixedDice([3, 3, 3, 3]))
     assert not any(e.kind == "counter-battery" for e in after.events)
+
+
+def test_an_observer_in_a_combat_attack_is_told_it_attacks_alone_8_24_15_2() -> None:
+    """8.24, 15.2: an Observer listed with Combat units is refused, and the refusal says
+    what it can do instead (attack on its own as the impulse's action), with the order."""
+    state = played()
+    with pytest.raises(RuleError) as error:
+        GAME.apply_text(state, "german", "attack 20 with ii/2 i/79 ii/79 arko16", FixedDice())
+    assert error.value.rule == "8.24"
+    assert error.value.message == (
+        "arko16 is Artillery, not a Combat unit: it does not join an attack by Combat units "
+        "(8.24); it attacks on its own, as the impulse's action (15.2): attack 20 with arko16")
+    outcome = GAME.apply_text(state, "german", "attack 20 with arko16", FixedDice([4, 4, 2, 2]))
+    assert any(e.kind == "attack" for e in outcome.events)
+
+
+def test_after_an_attack_the_side_is_told_to_end_the_impulse_8_1() -> None:
+    """8.1: once an attack is over with nothing pending, the side whose impulse it is is
+    told what comes next ('end'); while a decision is pending nothing is said yet."""
+    state = played()
+    outcome = GAME.apply_text(state, "german", "attack 20 with arko16", FixedDice([6, 6, 1, 1]))
+    [hint] = [e for e in outcome.events if e.kind == "next"]
+    assert hint.audience == "german" and hint.rule == "8.1"
+    assert "type 'end' to end the impulse" in hint.text
+    assert outcome.events[-1] is hint and GAME.legal_orders(outcome.state, "german") == ["end"]
+    waiting = GAME.apply_text(state, "german", "attack 20 with arko16", FixedDice([4, 4, 2, 3]))
+    assert waiting.state.pending is not None  # 3 CP: whose loss is first waits for a choice
+    assert not any(e.kind == "next" for e in waiting.events)
