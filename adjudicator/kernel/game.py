@@ -28,6 +28,7 @@ from adjudicator.kernel.decisions import Option, PendingDecision, SetupGuide, St
 from adjudicator.kernel.dice import Dice, Roll
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import PUBLIC, Event
+from adjudicator.kernel.journal import ROLL_MARKS, RollMarks
 from adjudicator.kernel.orders import (
     Order,
     Resign,
@@ -365,8 +366,20 @@ class Game(ABC, Generic[S]):
             raise RuleError("sides", f"unknown side {side!r}", list(self.sides))
         work = state if owned else state.copy_for_apply()
         first_roll = len(dice.rolls)
-        events: list[Event] = []
         applied = [self.format(order)]
+        marks = RollMarks(dice)
+        marking = ROLL_MARKS.set(marks)
+        try:
+            events = self._apply_order(work, state, side, order, dice, applied, owned)
+        finally:
+            ROLL_MARKS.reset(marking)
+        rolls = list(dice.rolls[first_roll:])
+        events = _with_dice_lines(events, self._roll_events(rolls), marks, first_roll)
+        return Outcome[S](state=work, events=events, rolls=rolls, applied=applied)
+
+    def _apply_order(self, work: S, state: S, side: str, order: Order, dice: Dice,
+                     applied: list[str], owned: bool) -> list[Event]:
+        events: list[Event] = []
         if isinstance(order, SetStanding):
             events.append(self._set_standing(work, side, order))
         elif isinstance(order, Resign):
@@ -379,9 +392,7 @@ class Game(ABC, Generic[S]):
             finally:
                 _APPLYING.reset(applying)
             events.extend(self._answer_by_standing_orders(work, dice, applied))
-        rolls = list(dice.rolls[first_roll:])
-        events = [*self._roll_events(rolls), *events] if rolls else events
-        return Outcome[S](state=work, events=events, rolls=rolls, applied=applied)
+        return events
 
     def apply_text(self, state: S, side: str, text: str, dice: Dice, *,
                    owned: bool = False) -> Outcome[S]:
@@ -527,6 +538,23 @@ class Game(ABC, Generic[S]):
             for roll in rolls
         ]
 
+
+
+def _with_dice_lines(events: list[Event], dice_lines: list[Event], marks: RollMarks,
+                     first_roll: int) -> list[Event]:
+    """``events`` with each dice line placed just before the first event emitted after
+    the roll (so after the action line it belongs to); the rest at the end."""
+    if not dice_lines:
+        return events
+    out: list[Event] = []
+    placed = 0
+    for event in events:
+        before = marks.rolls_before(event)
+        if before is not None and before - first_roll > placed:
+            out += dice_lines[placed:before - first_roll]
+            placed = before - first_roll
+        out.append(event)
+    return out + dice_lines[placed:]
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import PUBLIC, Event
 from adjudicator.kernel.game import Game, Original, original_of
+from adjudicator.kernel.journal import retext
+from adjudicator.kernel.names import short_ids
 from adjudicator.kernel.orders import Order
 from adjudicator.kernel.packs import PackError
 from adjudicator.kernel.spec import Names
@@ -340,9 +342,12 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
                                "use the Advantage to reroll it",
                           data={"label": pause.roll.label, "total": pause.roll.total,
                                 "holder": pause.holder, "loser": pause.loser})]
+        # One form for unit names in what the rules say: the short name a player types.
+        events = [retext(event, short_ids(event.text, ctx.board.short_unit))
+                  for event in ctx.events]
         if in_impulse and state.last_action is not None:
-            self._record(state, side, order, ctx.events, before)
-        return ctx.events
+            self._record(state, side, order, events, before)
+        return events
 
     def _record(self, state: StalingradState, side: str, order: Order, events: list[Event],
                 before: Mapping[str, str]) -> None:

@@ -124,3 +124,24 @@ def test_after_an_attack_the_side_is_told_to_end_the_impulse_8_1() -> None:
     waiting = GAME.apply_text(state, "german", "attack 20 with arko16", FixedDice([4, 4, 2, 3]))
     assert waiting.state.pending is not None  # 3 CP: whose loss is first waits for a choice
     assert not any(e.kind == "next" for e in waiting.events)
+
+
+def test_dice_lines_follow_their_action_line_and_units_have_one_name_5_7_8_35() -> None:
+    """8.35: the attack's line comes first, then its two DRs, then what they decided; 5.7:
+    each initial Rubble dr just before its result. Unit names in what the rules say are
+    the short names players type (arko16, 1rb115), never the ids with their formation."""
+    state = GAME.setup("historical")
+    for side in ("german", "russian"):
+        state = GAME.apply_text(state, side, "standing advantage never", FixedDice()).state
+    rubble = GAME.apply_text(state, "german", "rubble", FixedDice([1] * 8)).events
+    assert [e.kind for e in rubble[:4]] == ["roll", "initial-rubble", "roll", "initial-rubble"]
+    assert "(33)" in rubble[0].text and "(33)" in rubble[1].text
+    state = played()
+    events = GAME.apply_text(state, "german", "attack 20 with arko16",
+                             FixedDice([6, 6, 1, 1])).events
+    kinds = [e.kind for e in events]
+    assert kinds[:4] == ["attack", "roll", "roll", "attack-dice"]
+    assert kinds.index("attack-result") > 3
+    texts = " ".join(e.text for e in events)
+    assert "with arko16" in texts and "1rb115 is eliminated" in texts
+    assert "g16pz:" not in texts and "r115rb:" not in texts
