@@ -28,6 +28,8 @@ ANY = 6  # node slot: on the hex after a facing change, any facing still to choo
 ENTRY = 7  # node slot: just entered at this hex, facing chosen by the next step (6.5, 8.2)
 SLOTS = 8
 MINE_WEIGHT = 64  # a path's key is cost * MINE_WEIGHT + known minefields entered
+#: The note on every move a hidden unit may make (20.0: moving places it on the map).
+REVEALS = "reveals it: a hidden unit that moves is placed on the map (20.0)"
 #: How many reachable hexes a "cannot reach" refusal lists, the nearest to the target first.
 NEAREST = 8
 
@@ -356,6 +358,8 @@ class Mover:
         if self.kind == "tank" and self.ctx.state.options.get("overrun") and (
                 self.ctx.state.phase == "move1") and not self.road_bound:
             out += [(o, "") for o in self._overruns(searches)]
+        if unit.hidden and unit.hex is not None:  # 20.0: said before the order is given
+            out = [(order, f"{label}; {REVEALS}" if label else REVEALS) for order, label in out]
         return out
 
     def path_to(self, h: int, face: str | None) -> list[str] | None:

@@ -125,3 +125,33 @@ def test_the_legal_list_offers_each_hex_once_with_its_cost() -> None:
     assert len(destinations) == len(set(destinations)) > 20
     labels = {o.order: o.label for o in options}
     assert labels["move pz to 1013"] == "3 MF"
+
+
+def test_a_facing_for_a_unit_without_one_is_refused_or_noted_never_dropped_8_1() -> None:
+    """8.1: only tanks and SP guns have a facing. `move inf to HEX face N` is refused with
+    the order without it (as the step form `move inf 1011 face N` is); a facing typed in a
+    set-up order is noted to its owner alone."""
+    state = position({"id": "inf", "side": "german", "type": "inf-de", "hex": "1010"})
+    with pytest.raises(RuleError) as error:
+        GAME.apply_text(state, "german", "move inf to 1012 face N", FixedDice())
+    assert error.value.rule == "8.1" and "has no facing" in error.value.message
+    assert error.value.legal == ["move inf to 1012"]
+    set_up = GAME.setup("pakfront")
+    order = next(o for o in GAME.legal_orders(set_up, "german") if o.startswith("hide pak"))
+    events = GAME.apply_text(set_up, "german", f"{order} face N", FixedDice()).events
+    [note] = [e for e in events if e.kind == "note"]
+    assert note.audience == "german" and "has no facing (8.1): 'N' is ignored" in note.text
+
+
+def test_a_hidden_units_move_says_it_reveals_the_unit_before_and_as_it_is_given_20_0() -> None:
+    """20.0: a hidden unit is placed on the map when it moves. The listed moves say so
+    before the order is given; the reply tells the owner first, then all see it revealed."""
+    state = position({"id": "hid", "side": "german", "type": "inf-de", "hex": "0510",
+                      "hidden": True},
+                     {"id": "su", "side": "soviet", "type": "inf-su", "hex": "2020"})
+    options = GAME.legal_options(state, "german")
+    moves = [o for o in options if o.order.startswith("move hid")]
+    assert moves and all("reveals it" in o.label and "(20.0)" in o.label for o in moves)
+    events = GAME.apply_text(state, "german", "move hid to 0512", FixedDice()).events
+    kinds = [(e.kind, e.audience) for e in events]
+    assert kinds.index(("note", "german")) < kinds.index(("revealed", "public"))
