@@ -397,12 +397,20 @@ def _draw_crop(view: TanksView, pack: TanksPack, st: Static, hl: LastAction | No
     canvas = st.base.crop(box)
     canvas.putpalette(st.palette.flat_bytes)
     _draw_map(canvas, st, view, pack, hl, (x0, y0))
+    canvas.paste(st.sprites.tag(crop_caption(view, hl), max(10, r // 3), pad=4), (4, 4))
+    return canvas
+
+
+def crop_caption(view: TanksView, hl: LastAction | None) -> str:
+    """The crop's caption: the scenario, turn and phase, and what the last action did —
+    a mine attack on the mover (19.2), the last shot's result — not only its arrow."""
     caption = (f"{view.scenario} - turn {view.turn}/{view.last_turn}, {view.phasing}, "
                f"{PHASE_NAMES.get(view.phase, view.phase)}")
+    if hl and hl.move and hl.move.outcome:
+        caption += f" - {hl.move.unit} moved: {hl.move.outcome}"
     if hl and hl.shot:
         caption += f" - last shot: {hl.shot.text}"
-    canvas.paste(st.sprites.tag(caption, max(10, r // 3), pad=4), (4, 4))
-    return canvas
+    return caption
 
 
 def _on_map(st: Static, name: str) -> bool:
