@@ -432,6 +432,8 @@ class Session:
                                markup=False, highlight=False)
 
     def cmd_map(self, side: str, args: list[str]) -> None:
+        if len(args) == 1 and args[0].lower().endswith(".png"):
+            args = [side, args[0]]  # `map FILE`: your own view, as help's [SIDE] default
         viewer = self._viewer(side, args, "map")
         if viewer is None:
             return
