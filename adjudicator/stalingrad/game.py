@@ -162,21 +162,22 @@ def _board_notation(board: Board, in_play: frozenset[str] = frozenset()) -> Nota
 
 
 def _say_what_next(ctx: Ctx) -> None:
-    """After an attack is over (nothing pending, no attack in progress), tell the side
-    whose impulse it is what comes next: 'end' (8.1), or what must come before it."""
+    """After an attack is over (nothing pending, no attack in progress), say what the side
+    whose impulse it is does next: 'end' (8.1), or what must come before it (8.34)."""
     state = ctx.state
     if state.impulse is None or state.battle is not None or state.pending is not None or \
             not any(e.kind == "attack-result" for e in ctx.events):
         return
     side = state.impulse.side
+    # Public, like the attack it follows: every frontend shows it in the same post.
     try:
         sequence.check_end(ctx, side)
     except RuleError as error:
-        ctx.emit("next", f"the attack is over; before 'end': {error.message} ({error.rule})",
-                 error.rule, audience=side)
+        ctx.emit("next", f"the attack is over; before {side} may 'end': {error.message} "
+                 f"({error.rule})", error.rule, side=side)
         return
-    ctx.emit("next", "the attack is over: type 'end' to end the impulse once its units are "
-             "done (8.1); 'legal' lists what else they may do", "8.1", audience=side)
+    ctx.emit("next", f"the attack is over: {side} types 'end' to end the impulse once its "
+             "units are done (8.1); 'legal' lists what else they may do", "8.1", side=side)
 
 
 class StalingradGame(Game[StalingradState], name="stalingrad",

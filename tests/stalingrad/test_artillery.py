@@ -113,13 +113,13 @@ def test_an_observer_in_a_combat_attack_is_told_it_attacks_alone_8_24_15_2() -> 
 
 
 def test_after_an_attack_the_side_is_told_to_end_the_impulse_8_1() -> None:
-    """8.1: once an attack is over with nothing pending, the side whose impulse it is is
-    told what comes next ('end'); while a decision is pending nothing is said yet."""
+    """8.1: once an attack is over with nothing pending, what the side whose impulse it is
+    does next ('end') is said with the attack; while a decision is pending, nothing yet."""
     state = played()
     outcome = GAME.apply_text(state, "german", "attack 20 with arko16", FixedDice([6, 6, 1, 1]))
     [hint] = [e for e in outcome.events if e.kind == "next"]
-    assert hint.audience == "german" and hint.rule == "8.1"
-    assert "type 'end' to end the impulse" in hint.text
+    assert hint.audience == "public" and hint.rule == "8.1" and hint.data["side"] == "german"
+    assert "german types 'end' to end the impulse" in hint.text
     assert outcome.events[-1] is hint and GAME.legal_orders(outcome.state, "german") == ["end"]
     waiting = GAME.apply_text(state, "german", "attack 20 with arko16", FixedDice([4, 4, 2, 3]))
     assert waiting.state.pending is not None  # 3 CP: whose loss is first waits for a choice
