@@ -3,8 +3,7 @@
 The record (a kernel :class:`~adjudicator.kernel.last_action.ActionRecord`) holds up to three
 entries, each with the audience of the event it was made from:
 
-* ``move``: the unit that moved and its path, start hex first, and what befell it on the
-  way (``outcome``: a mine attack, 19.2);
+* ``move``: the unit that moved and its path, start hex first;
 * ``shot``: fire or a close assault — the firers' hexes, the target's, whether it hit and
   what it did (``text``: "HIT - destroyed", "MISS", "assault: no effect");
 * ``barrage``: the target hex, where the barrage scattered to, the hexes it fell on.
@@ -21,23 +20,13 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from adjudicator.kernel.events import PUBLIC, Event
+from adjudicator.kernel.events import Event
 from adjudicator.kernel.last_action import ActionRecord, Entry
 
 
 class MoveEntry(Entry):
     unit: str | None = None
     path: list[str]
-    #: what befell the mover on its way ("mine in 1213: t34c-5 destroyed", 19.2); absent
-    #: (and left out of the stored form, so older states keep their hash) when nothing did
-    outcome: str | None = None
-
-    @model_serializer(mode="wrap")
-    def _outcome_when_any(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if data.get("outcome") is None:
-            data.pop("outcome", None)
-        return data
 
 
 class ShotEntry(Entry):
@@ -98,12 +87,8 @@ def fold(events: Iterable[Event]) -> LastAction:
     """The record of one order, from its events (empty when the order did none of these
     things)."""
     record = LastAction()
-    befell: list[str] = []
     for event in events:
         data = event.data
-        if event.kind == "mine-attack" and event.audience == PUBLIC:  # 19.2
-            befell.append(f"mine in {data.get('hex')}: {data.get('unit')} "
-                          + ("destroyed" if data.get("destroyed") else "survives"))
         if event.kind == "move" and data.get("hexes"):
             record.move = MoveEntry(unit=data.get("unit"), path=list(data["hexes"]),
                                     audience=event.audience)
@@ -134,8 +119,6 @@ def fold(events: Iterable[Event]) -> LastAction:
                                           scatter_to=data["hex"] if scattered else None,
                                           hexes=list(data.get("hexes", [])),
                                           audience=event.audience)
-    if record.move is not None and befell:
-        record.move.outcome = "; ".join(befell)
     return record
 
 

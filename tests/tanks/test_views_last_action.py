@@ -154,9 +154,9 @@ def test_the_record_is_stored_as_states_always_stored_it() -> None:
     assert again.model_dump(mode="json")["last_action"] == {"shot": shot}
 
 
-def test_a_mine_kill_is_said_in_the_record_and_the_crop_caption_19_2() -> None:
-    """19.2: a unit destroyed by a mine on its way: the last action's move says so, and the
-    zoomed picture's caption tells what happened, not only the arrow of the move."""
+def test_a_mine_kill_is_said_in_the_crop_caption_19_2() -> None:
+    """19.2: a unit destroyed by a minefield on its way: the zoomed picture's caption says
+    so, not only the arrow of the move; the stored state is what it always was."""
     from render.tanks import crop_caption
 
     state = GAME.case_position({
@@ -166,11 +166,12 @@ def test_a_mine_kill_is_said_in_the_record_and_the_crop_caption_19_2() -> None:
     })
     after = GAME.apply_text(state, "german", "move a 1011 1012", FixedDice([1, 1])).state
     seen = view(after, "soviet")
-    assert seen.last_action is not None and seen.last_action.move is not None
-    assert seen.last_action.move.outcome == "mine in 1012: a destroyed"
     assert crop_caption(seen, seen.last_action).endswith(
-        " - a moved: mine in 1012: a destroyed")
-    quiet = GAME.apply_text(state, "german", "move a 1011", FixedDice()).state
-    record = view(quiet, "soviet").last_action
-    assert record is not None and record.move is not None and record.move.outcome is None
-    assert "outcome" not in quiet.model_dump()["last_action"]["move"]  # stored form unchanged
+        " - a destroyed by the minefield in 1012 (19.2)")
+    assert set(after.model_dump()["last_action"]["move"]) == {"audience", "unit", "path"}
+    lucky = GAME.apply_text(state, "german", "move a 1011 1012", FixedDice([6, 6])).state
+    shown = view(lucky, "german")
+    assert "attacked by the minefield in 1012, survived (19.2)" in crop_caption(
+        shown, shown.last_action)
+    quiet = view(GAME.apply_text(state, "german", "move a 1011", FixedDice()).state, "german")
+    assert "minefield" not in crop_caption(quiet, quiet.last_action)
