@@ -161,12 +161,13 @@ def _board_notation(board: Board, in_play: frozenset[str] = frozenset()) -> Nota
     return Notation(area, unit)
 
 
-def _say_what_next(ctx: Ctx) -> None:
-    """After an attack is over (nothing pending, no attack in progress), say what the side
-    whose impulse it is does next: 'end' (8.1), or what must come before it (8.34)."""
+def _say_what_next(ctx: Ctx, fighting: bool) -> None:
+    """After an attack is over — in this order, or in the decision (``fighting``: an attack
+    was in progress) that ended it — with nothing pending, say what the side whose impulse
+    it is does next: 'end' (8.1), or what must come before it (8.34)."""
     state = ctx.state
     if state.impulse is None or state.battle is not None or state.pending is not None or \
-            not any(e.kind == "attack-result" for e in ctx.events):
+            not (fighting or any(e.kind == "attack-result" for e in ctx.events)):
         return
     side = state.impulse.side
     # Public, like the attack it follows: every frontend shows it in the same post.
@@ -322,6 +323,7 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
         # the impulse's record (last_action.py): where units were, and whether this order
         # belongs to an impulse (a decision at Dawn does not)
         before = {uid: unit.loc for uid, unit in state.units.items()}
+        fighting = state.battle is not None  # an attack awaiting a decision
         in_impulse = state.phase == "play" and (state.impulse is not None
                                                 or state.pending is None)
         try:
@@ -329,7 +331,7 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
             if state.phase == "play":
                 artillery.sweep_observers(ctx)  # 8.3556
                 bombardment.next_strike(ctx, run)  # 20.4
-                _say_what_next(ctx)  # 8.1
+                _say_what_next(ctx, fighting)  # 8.1
         except advantage.RollPause as pause:
             if snapshot is None:
                 assert untouched is not None

@@ -124,6 +124,13 @@ def test_after_an_attack_the_side_is_told_to_end_the_impulse_8_1() -> None:
     waiting = GAME.apply_text(state, "german", "attack 20 with arko16", FixedDice([4, 4, 2, 3]))
     assert waiting.state.pending is not None  # 3 CP: whose loss is first waits for a choice
     assert not any(e.kind == "next" for e in waiting.events)
+    state, said = waiting.state, []
+    while state.pending is not None:  # answered as the first option each time
+        pending = state.pending
+        outcome = GAME.apply(state, pending.side, GAME.parse(pending.options[0].order),
+                             FixedDice([3] * 8))
+        state, said = outcome.state, [e for e in outcome.events if e.kind == "next"]
+    assert len(said) == 1 and "german types 'end'" in said[0].text
 
 
 def test_dice_lines_follow_their_action_line_and_units_have_one_name_5_7_8_35() -> None:
