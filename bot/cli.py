@@ -633,7 +633,8 @@ def games(db: DbOption = None) -> None:
         who = ", ".join(sorted({str(s.side) for s in info.seats if s.role == "player"}))
         status = info.status + (f": {info.result}" if info.result else "")
         created = datetime.fromtimestamp(float(info.created or 0)).strftime("%Y-%m-%d %H:%M")
-        table.add_row(info.id, info.game, info.scenario or "-", status, info.to_act or "-",
+        table.add_row(info.id, info.game, _scenario_label(info.game, info.scenario), status,
+                      info.to_act or "-",
                       str(info.head_seq or 0), created, who or "-")
     _print_whole(table)
 
@@ -673,6 +674,17 @@ def _print_whole(table: Any) -> None:
         return
     width = Measurement.get(console, console.options.update_width(10_000), table).maximum
     Console(file=console.file, width=max(width, console.width), no_color=True).print(table)
+
+
+def _scenario_label(game: str, scenario: str | None) -> str:
+    """A stored game's scenario; a game started without one names its game's default."""
+    if scenario:
+        return scenario
+    try:
+        default = next(iter(_game(game).scenarios()), None)
+    except Exception:  # a game this install no longer has: nothing more to say
+        default = None
+    return f"{default} (default)" if default else "-"
 
 
 @app.command()

@@ -511,6 +511,8 @@ class Session:
                        self.audience_of(viewer))
 
     def cmd_map(self, side: str, args: list[str]) -> None:
+        if len(args) == 1 and args[0].lower().endswith(".png"):
+            args = [side, args[0]]  # `map FILE`: your own view, as help's [SIDE] default
         viewer = self._viewer(side, args)
         if viewer is None:
             return

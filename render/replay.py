@@ -65,7 +65,7 @@ def heading(view: View) -> str:
     if view.game == "stalingrad":
         label = getattr(view, "date_label", "")
         day = "day" if getattr(view, "day", True) else "night"
-        return f"{label} 1942, {day}, impulse box {getattr(view, 'box', '')}"
+        return f"{label} {getattr(view, 'year', '')}, {day}, impulse box {getattr(view, 'box', '')}"
     if view.game == "tanks":
         return (f"turn {getattr(view, 'turn', '')}/{getattr(view, 'last_turn', '')}, "
                 f"{getattr(view, 'phasing', '')}, {getattr(view, 'phase', '')}")

@@ -415,12 +415,37 @@ def _draw_crop(view: TanksView, pack: TanksPack, st: Static, hl: LastAction | No
     canvas = st.base.crop(box)
     canvas.putpalette(st.palette.flat_bytes)
     _draw_map(canvas, st, view, pack, hl, (x0, y0))
+    canvas.paste(st.sprites.tag(crop_caption(view, hl), max(10, st.radius // 3), pad=4), (4, 4))
+    return canvas
+
+
+def move_outcome(view: TanksView, hl: LastAction | None) -> str | None:
+    """What befell the last move's unit at its path's end, read from the View: destroyed by
+    a minefield there, or through one and on (19.2: each enemy unit entering a mined hex is
+    attacked). Nothing is kept in the state for it, so stored states keep their hashes."""
+    move = hl.move if hl else None
+    if move is None or not move.path or move.unit is None:
+        return None
+    end = move.path[-1]
+    unit = next((u for u in view.units if u.id == move.unit), None)
+    if unit is None or end not in view.known_mines:
+        return None
+    if unit.status == "destroyed":
+        return f"{unit.id} destroyed by the minefield in {end} (19.2)"
+    return f"{unit.id} attacked by the minefield in {end}, survived (19.2)"
+
+
+def crop_caption(view: TanksView, hl: LastAction | None) -> str:
+    """The crop's caption: the scenario, turn and phase, and what the last action did —
+    a minefield's attack on the mover (19.2), the last shot's result — not only its arrow."""
     caption = (f"{view.scenario} - turn {view.turn}/{view.last_turn}, {view.phasing}, "
                f"{PHASE_NAMES.get(view.phase, view.phase)}")
+    befell = move_outcome(view, hl)
+    if befell:
+        caption += f" - {befell}"
     if hl and hl.shot:
         caption += f" - last shot: {hl.shot.text}"
-    canvas.paste(st.sprites.tag(caption, max(10, st.radius // 3), pad=4), (4, 4))
-    return canvas
+    return caption
 
 
 def _on_map(st: Static, name: str) -> bool:

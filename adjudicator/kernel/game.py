@@ -26,6 +26,7 @@ from adjudicator.kernel.decisions import Option, PendingDecision, SetupGuide, St
 from adjudicator.kernel.dice import Dice, Roll
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import PUBLIC, Event
+from adjudicator.kernel.journal import ROLL_MARKS, RollMarks
 from adjudicator.kernel.orders import (
     Order,
     Resign,
@@ -185,6 +186,11 @@ class Game(ABC, Generic[S]):
         """Parse one line of this game's notation (forgiving) into an order model."""
         return self.order_spec.parse(text, self.order_names())
 
+    def order_names_in(self, state: S) -> Names:
+        """The name resolvers for an order given in ``state``: the game's own board's
+        (a conformance case's local counters), default the pack's (:meth:`order_names`)."""
+        return self.order_names()
+
     def format_game_order(self, order: Order) -> str:
         """The canonical text of an order."""
         return self.order_spec.format(order)
@@ -247,6 +253,16 @@ class Game(ABC, Generic[S]):
         if parts and parts[0].lower() == "resign":
             return parse_resign(text)
         return self.parse_game_order(text)
+
+    def parse_in(self, state: S, text: str) -> Order:
+        """:meth:`parse` with names read against ``state``'s own board
+        (:meth:`order_names_in`): an exact id of a unit in play wins over a prefix of
+        another counter of the game."""
+        parts = words(text)
+        if parts and parts[0].lower() in ("standing", "resign"):
+            return self.parse(text)
+        check_line(text)
+        return self.order_spec.parse(text, self.order_names_in(state))
 
     def format(self, order: Order) -> str:
         if isinstance(order, SetStanding):
@@ -357,8 +373,20 @@ class Game(ABC, Generic[S]):
             raise RuleError("sides", f"unknown side {side!r}", list(self.sides))
         work = state if owned else state.copy_for_apply()
         first_roll = len(dice.rolls)
-        events: list[Event] = []
         applied = [self.format(order)]
+        marks = RollMarks(dice)
+        marking = ROLL_MARKS.set(marks)
+        try:
+            events = self._apply_order(work, state, side, order, dice, applied, owned)
+        finally:
+            ROLL_MARKS.reset(marking)
+        rolls = list(dice.rolls[first_roll:])
+        events = _with_dice_lines(events, self._roll_events(rolls), marks, first_roll)
+        return Outcome[S](state=work, events=events, rolls=rolls, applied=applied)
+
+    def _apply_order(self, work: S, state: S, side: str, order: Order, dice: Dice,
+                     applied: list[str], owned: bool) -> list[Event]:
+        events: list[Event] = []
         if isinstance(order, SetStanding):
             events.append(self._set_standing(work, side, order))
         elif isinstance(order, Resign):
@@ -371,13 +399,11 @@ class Game(ABC, Generic[S]):
             finally:
                 _APPLYING.reset(applying)
             events.extend(self._answer_by_standing_orders(work, dice, applied))
-        rolls = list(dice.rolls[first_roll:])
-        events = [*self._roll_events(rolls), *events] if rolls else events
-        return Outcome[S](state=work, events=events, rolls=rolls, applied=applied)
+        return events
 
     def apply_text(self, state: S, side: str, text: str, dice: Dice, *,
                    owned: bool = False) -> Outcome[S]:
-        return self.apply(state, side, self.parse(text), dice, owned=owned)
+        return self.apply(state, side, self.parse_in(state, text), dice, owned=owned)
 
     def view(self, state: S, viewer: str) -> View:
         check_viewer(viewer, self.sides)
@@ -496,6 +522,23 @@ class Game(ABC, Generic[S]):
             for roll in rolls
         ]
 
+
+
+def _with_dice_lines(events: list[Event], dice_lines: list[Event], marks: RollMarks,
+                     first_roll: int) -> list[Event]:
+    """``events`` with each dice line placed just before the first event emitted after
+    the roll (so after the action line it belongs to); the rest at the end."""
+    if not dice_lines:
+        return events
+    out: list[Event] = []
+    placed = 0
+    for event in events:
+        before = marks.rolls_before(event)
+        if before is not None and before - first_roll > placed:
+            out += dice_lines[placed:before - first_roll]
+            placed = before - first_roll
+        out.append(event)
+    return out + dice_lines[placed:]
 
 
 class Views(Generic[S]):

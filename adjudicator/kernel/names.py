@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from adjudicator.kernel.errors import NotationError
@@ -127,6 +127,17 @@ class NameIndex:
         if not labels:
             return ""
         return " — did you mean " + " or ".join(labels[:4]) + "?"
+
+
+#: A word that may be a unit id with a formation prefix ("g14pz:i/103", "r:fag-s").
+UNIT_ID = re.compile(r"(?<![\w:])[a-z][a-z0-9]*:[a-z0-9/-]+(?![\w:/])")
+
+
+def short_ids(text: str, short: Callable[[str], str]) -> str:
+    """``text`` with each unit id written by ``short`` (its short name, as players type
+    it): one form for unit names in what the rules say. ``short`` returns a word that is
+    no unit's id unchanged."""
+    return UNIT_ID.sub(lambda match: short(match.group(0)), text)
 
 
 def short_unit_name(uid: str) -> str:

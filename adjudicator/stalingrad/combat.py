@@ -88,7 +88,12 @@ def attacker_error(ctx: Ctx, uid: str, area: str, group: str | None = None) -> R
     imp = ctx.state.impulse
     act = imp.acts.get(uid) if imp is not None else None
     if not ctx.d(uid).combat:
-        return RuleError("8.24", f"{uid} is Artillery, not a Combat unit: it does not attack")
+        name = ctx.board.short_unit(uid)
+        what, rule = ("the Luftwaffe", "17.2") if ctx.d(uid).kind == "air" else (
+            "Artillery", "15.2")
+        return RuleError("8.24", f"{name} is {what}, not a Combat unit: it does not join an "
+                         f"attack by Combat units (8.24); it attacks on its own, as the "
+                         f"impulse's action ({rule}): attack {area} with {name}")
     if act is not None and act.no_attack:
         return RuleError("18.51", f"{uid} was Disrupted landing in a Free Area: no attack")
     if act is not None and act.doubled:

@@ -21,6 +21,7 @@ returns those errors as "file: record: message" lines without raising, with the 
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -179,6 +180,13 @@ def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, packs.
     zones, known_zones = _keyed(Zone, docs["zones.toml"], "zones.toml", "zone", "letter", str,
                                 "Zone", read)
 
+    # ---- calendar.toml (first: the units' date codes are days of its year, 5.1)
+    calendar = read.validate(Calendar, docs["calendar.toml"], "calendar.toml") \
+        if docs["calendar.toml"] is not None else None
+    # Without a calendar the pack is refused for it; the units are still checked, their
+    # dates in a placeholder year.
+    year = calendar.first.year if calendar is not None else date.min.year
+
     # ---- units.toml
     formations: list[Formation] = []
     units: dict[str, Unit] = {}
@@ -190,13 +198,11 @@ def _build(path: Path, *, thorough: bool) -> tuple[StalingradPack | None, packs.
         f = read.validate(Formation, raw, f"units.toml: {what}")
         if f is not None:
             formations.append(f)
-            for u in expand(f, len(formations) - 1):
+            for u in expand(f, len(formations) - 1, year):
                 unit_list.append(u)
                 units.setdefault(u.id, u)
 
-    # ---- calendar.toml / tables.toml / scenarios.toml
-    calendar = read.validate(Calendar, docs["calendar.toml"], "calendar.toml") \
-        if docs["calendar.toml"] is not None else None
+    # ---- tables.toml / scenarios.toml
     tables = read.validate(Tables, docs["tables.toml"], "tables.toml") \
         if docs["tables.toml"] is not None else None
     scenarios: dict[str, Scenario] = {}

@@ -14,6 +14,8 @@ from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import PUBLIC, Event
 from adjudicator.kernel.game import Game, Original, original_of
+from adjudicator.kernel.journal import retext
+from adjudicator.kernel.names import short_ids
 from adjudicator.kernel.orders import Order
 from adjudicator.kernel.packs import PackError
 from adjudicator.kernel.spec import Names
@@ -139,6 +141,52 @@ class PackUnavailable(ValueError):
     """The data pack cannot be loaded (its :class:`PackError` in the message)."""
 
 
+def _board_notation(board: Board, in_play: frozenset[str] = frozenset()) -> Notation:
+    """The notation reading names against ``board``: an exact id of a unit in ``in_play``
+    wins; a token the board does not know is kept as typed, and the rules refuse it with
+    the board's suggestions."""
+
+    def area(text: str) -> str:
+        plain = text.strip()
+        if plain.upper() in board.areas:
+            return plain.upper()
+        try:
+            return board.resolve_area(plain)
+        except RuleError:
+            return plain.upper() if len(plain) == 1 else plain
+
+    def unit(text: str) -> str:
+        wanted = text.strip().lower()
+        if wanted in in_play:
+            return wanted
+        try:
+            return board.resolve_unit(text)
+        except RuleError:
+            return wanted
+
+    return Notation(area, unit)
+
+
+def _say_what_next(ctx: Ctx, fighting: bool) -> None:
+    """After an attack is over — in this order, or in the decision (``fighting``: an attack
+    was in progress) that ended it — with nothing pending, say what the side whose impulse
+    it is does next: 'end' (8.1), or what must come before it (8.34)."""
+    state = ctx.state
+    if state.impulse is None or state.battle is not None or state.pending is not None or \
+            not (fighting or any(e.kind == "attack-result" for e in ctx.events)):
+        return
+    side = state.impulse.side
+    # Public, like the attack it follows: every frontend shows it in the same post.
+    try:
+        sequence.check_end(ctx, side)
+    except RuleError as error:
+        ctx.emit("next", f"the attack is over; before {side} may 'end': {error.message} "
+                 f"({error.rule})", error.rule, side=side)
+        return
+    ctx.emit("next", f"the attack is over: {side} types 'end' to end the impulse once its "
+             "units are done (8.1); 'legal' lists what else they may do", "8.1", side=side)
+
+
 class StalingradGame(Game[StalingradState], name="stalingrad",
                      title="Turning Point: Stalingrad", sides=SIDES,
                      state_type=StalingradState, order_spec=SPEC):
@@ -221,31 +269,18 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
     @cached_property
     def notation(self) -> Notation:
         if self.has_pack():
-            board = self.pack_board
-
-            # Names resolve against the pack; a token the pack does not know is kept as
-            # typed, and the rules resolve it against the game's own board (a case's
-            # local map) or refuse it there with the pack's suggestions.
-            def area(text: str) -> str:
-                plain = text.strip()
-                if plain.upper() in board.areas:
-                    return plain.upper()
-                try:
-                    return board.resolve_area(plain)
-                except RuleError:
-                    return plain.upper() if len(plain) == 1 else plain
-
-            def unit(text: str) -> str:
-                try:
-                    return board.resolve_unit(text)
-                except RuleError:
-                    return text.strip().lower()
-
-            return Notation(area, unit)
+            return _board_notation(self.pack_board)
         return Notation()
 
     def order_names(self) -> Names:
         return self.notation.names
+
+    def order_names_in(self, state: StalingradState) -> Names:
+        """A case's own counters and map name its units and Areas: ``stz``, a case's unit,
+        is not the pack's ``r:stzmil`` it is a prefix of."""
+        if state.local is None or not self.has_pack():
+            return self.order_names()
+        return _board_notation(self.board_for(state), frozenset(state.units)).names
 
     # ---- rules -------------------------------------------------------------------------
 
@@ -298,6 +333,7 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
         # the impulse's record (last_action.py): where units were, and whether this order
         # belongs to an impulse (a decision at Dawn does not)
         before = {uid: unit.loc for uid, unit in state.units.items()}
+        fighting = state.battle is not None  # an attack awaiting a decision
         in_impulse = state.phase == "play" and (state.impulse is not None
                                                 or state.pending is None)
         try:
@@ -305,6 +341,7 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
             if state.phase == "play":
                 artillery.sweep_observers(ctx)  # 8.3556
                 bombardment.next_strike(ctx, run)  # 20.4
+                _say_what_next(ctx, fighting)  # 8.1
         except advantage.RollPause as pause:
             if snapshot is None:
                 assert untouched is not None
@@ -318,9 +355,12 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
                                "use the Advantage to reroll it",
                           data={"label": pause.roll.label, "total": pause.roll.total,
                                 "holder": pause.holder, "loser": pause.loser})]
+        # One form for unit names in what the rules say: the short name a player types.
+        events = [retext(event, short_ids(event.text, ctx.board.short_unit))
+                  for event in ctx.events]
         if in_impulse and state.last_action is not None:
-            self._record(state, side, order, ctx.events, before)
-        return ctx.events
+            self._record(state, side, order, events, before)
+        return events
 
     def _record(self, state: StalingradState, side: str, order: Order, events: list[Event],
                 before: Mapping[str, str]) -> None:
@@ -602,10 +642,26 @@ def _date(board: Board, value: Any) -> int:
         return board.parse_date_code(month[0] + day)
 
 
+#: The position keys a case starting from its scenario (``start = true``) may give.
+START_KEYS = {"start", "scenario", "options", "standing"}
+
+
 def case_state(game: StalingradGame, position: Mapping[str, Any]) -> StalingradState:
-    """A state from a case's ``[position]``: its own ``map`` and ``units`` (or the pack)."""
+    """A state from a case's ``[position]``: its own ``map`` and ``units`` (or the pack);
+    with ``start = true``, the chosen scenario's first position as ``umpire play`` sets it
+    up (5.1-5.7), with only the case's ``standing`` orders over it."""
     units = list(position.get("units", []))
     options = dict(position.get("options", {}))
+    if position.get("start"):
+        extra = set(position) - START_KEYS
+        if extra:
+            raise ValueError(f"position keys {sorted(extra)} cannot be used with start = true "
+                             f"(the scenario sets the position up); allowed: "
+                             f"{', '.join(sorted(START_KEYS))}")
+        started = game.setup(position.get("scenario"), options)
+        for side, policies in position.get("standing", {}).items():
+            started.standing[str(side)] = {str(k): str(v) for k, v in policies.items()}
+        return started
     if "map" in position:
         # ``map = "pack"``: the shipped pack's Areas and adjacency, the case's own counters.
         spec_map = position["map"]

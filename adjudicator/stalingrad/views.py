@@ -26,12 +26,14 @@ from adjudicator.stalingrad.victory import german_vp
 
 #: What frontends and pictures read of the game: the Views, their last-action record, the
 #: sides and the places off the board.
-__all__ = ["DEAD", "EAST", "OFFBOARD", "POOL", "SIDES", "AreaView", "LastAction",
+__all__ = ["DEAD", "EAST", "LEGEND", "OFFBOARD", "POOL", "SIDES", "AreaView", "LastAction",
            "StalingradView", "UnitView", "board_text", "build_view", "unit_token"]
 
 
 class UnitView(BaseModel):
     id: str
+    #: the short name players type and every message uses ("i/103"; the id when ambiguous)
+    name: str = ""
     side: str
     kind: str
     loc: str
@@ -58,6 +60,8 @@ class StalingradView(View):
     phase: str
     date: int
     date_label: str
+    #: the date's year, from the pack's calendar (the Turn Record Track's first date, 5.1)
+    year: int
     day: bool
     box: int
     turn: str
@@ -119,7 +123,8 @@ def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> 
         if made is None:
             d = board.units[uid]
             made = unit_views[key] = make_unit(
-                id=uid, side=d.side, kind=d.kind, loc=unit.loc, fresh=fresh, duration=duration,
+                id=uid, name=board.short_unit(uid), side=d.side, kind=d.kind, loc=unit.loc,
+                fresh=fresh, duration=duration,
                 attack=d.attack, defense=d.defense if fresh else d.spent_defense, mf=d.mf,
                 label=d.name, isolated=isolation > 0, isolation=isolation)
         units.append(made)
@@ -138,7 +143,8 @@ def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> 
     vp, vp_areas = german_vp(board, state)
     return StalingradView.model_construct(
         game=game, viewer=viewer, scenario=state.scenario, phase=state.phase, date=state.date,
-        date_label=board.date_label(state.date), day=state.day, box=state.box, turn=state.turn,
+        date_label=board.date_label(state.date), year=board.day_of(state.date).year,
+        day=state.day, box=state.box, turn=state.turn,
         advantage=state.advantage,
         advantage_usable=not state.advantage_used and state.advantage == state.advantage_start,
         areas=areas, units=units,
@@ -161,10 +167,19 @@ def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> 
 
 
 def unit_token(u: UnitView) -> str:
+    """``i/103[4-4-7]`` Fresh: Attack-Defense-MF; ``i/103(s2/1)`` Spent: its Spent Defense,
+    then the dates until it is Fresh again (its Duration marker, 4.4) — :data:`LEGEND`."""
+    name = u.name or u.id
     if u.fresh:
         attack = "*" if u.attack is None else str(u.attack)
-        return f"{u.id}[{attack}-{u.defense}-{u.mf}]"
-    return f"{u.id}(s{u.defense}{'/' + str(u.duration) if u.duration else ''})"
+        return f"{name}[{attack}-{u.defense}-{u.mf}]"
+    return f"{name}(s{u.defense}{'/' + str(u.duration) if u.duration else ''})"
+
+
+#: The board's key, printed under it: what a token and an Area's bracket mean.
+LEGEND = ("key: i/103[4-4-7] Fresh (Attack-Defense-MF; * no Attack Factor); i/103(s2/1) "
+          "Spent, Defense 2, Duration marker: Fresh again in 1 date (4.4); (s2) Spent, no "
+          "marker: Fresh at the next Dawn if supplied (6.32); [G R1] German Control, Rubble 1")
 
 
 PHASE_HINTS = {
@@ -214,4 +229,5 @@ def board_text(view: StalingradView) -> str:
                  f" Russian {view.eliminated.get('russian', 0)} ({dead} in the dead pile)")
     if view.battle:
         lines.append(f"attack in progress: {view.battle}")
+    lines.append(LEGEND)
     return "\n".join(lines)

@@ -2,8 +2,9 @@
 
 Every problem is one line, ``"file: record: message"``, like the kernel's validation lines
 (:mod:`adjudicator.kernel.packs`). Most are errors: the rules cannot read a pack that breaks
-them. The shape the rulebook's printed tables have — a better-armoured row never easier to
-destroy (10.5), better Anti-Personnel odds never needing a lower roll (13.4) — is a
+them. The shape the rulebook's printed tables and map have — a better-armoured row never
+easier to destroy and a row's values never falling left to right (10.5), better
+Anti-Personnel odds never needing a lower roll (13.4), a bridge on a road (7.7) — is a
 :class:`~adjudicator.kernel.packs.PackWarning`: a GM correcting a cell from the physical game
 may depart from it, so ``umpire data check`` shows it (an error only with ``--strict``) and
 the pack still loads.
@@ -117,8 +118,13 @@ def _check_map(mf: MapFile) -> list[str]:
             p.append(f"map.toml: bridge {b.hex}: off the map")
             continue
         if b.hex not in road_hexes:
-            p.append(f"map.toml: bridge {b.hex}: not on a road (7.7)")
+            # A map fact, not a structural one: the rules count a bridge hex as a road hex
+            # on their own (7.7), so a corrected map whose bridge is off the printed road
+            # net still plays; warned, as the shipped map has every bridge on a road.
+            p.append(PackWarning(f"map.toml: bridge {b.hex}: not on a road (7.7)"))
         if terrain[b.hex] is not Terrain.STREAM:
+            # Structural: the rules read a bridge as the stream it negates made clear (7.7);
+            # on any other terrain it would silently erase that terrain (woods, a hill).
             p.append(f"map.toml: bridge {b.hex}: the hex is {terrain[b.hex].value}, not stream")
     return p
 
@@ -160,6 +166,7 @@ def _check_tables(tf: TablesFile) -> list[str]:
     classes = [r.class_ for r in he.row]
     wanted = list(ARMOR_CLASSES[: ARMOR_CLASSES.index(he.lowest_class) + 1])
     if classes != wanted:
+        # Structural: the rules shift a target's Armour Class along this order (8.5, 10.7).
         p.append(f"tables.toml: hit_effects: rows must be {', '.join(wanted)} in order, "
                  f"found {', '.join(classes)}")
     for row in he.row:
@@ -169,8 +176,11 @@ def _check_tables(tf: TablesFile) -> list[str]:
             continue
         ranks = [_cell_rank(v) for v in row.values]
         if ranks != sorted(ranks):
-            p.append(f"tables.toml: hit_effects row {row.class_}: a stronger AT factor never "
-                     "needs a lower roll; values must not fall left to right")
+            # The printed table's shape (10.5), not its structure: the rules read each cell
+            # on its own, so a GM's cell corrected from the physical game may break it.
+            p.append(PackWarning(
+                f"tables.toml: hit_effects row {row.class_}: a stronger AT factor never "
+                "needs a lower roll; values must not fall left to right (10.5)"))
         bad = sorted(set(row.cell_sources) - set(he.columns))
         if bad:
             p.append(f"tables.toml: hit_effects row {row.class_}: cell_sources name unknown "

@@ -206,7 +206,13 @@ class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SI
     @staticmethod
     def _move_to(ctx: Ctx, side: str, unit: Unit, dest: str, face: str | None) -> None:
         """``move UNIT to HEX [face D]``: the cheapest legal path within the Movement
-        Factor, found on what the side knows (never on a secret); the reply says which."""
+        Factor, found on what the side knows (never on a secret); the reply says which.
+        A facing asked of a unit that has none is refused, never dropped (8.1)."""
+        kind = ctx.type_of(unit)
+        if face and not kind.has_facing:
+            raise RuleError("8.1", f"{unit.id} ({kind.label}) has no facing: only tanks and "
+                            f"SP guns face a hexside; leave out 'face {face}'",
+                            [f"move {unit.id} to {dest}"])
         tokens, cost = paths.path_to(ctx, side, unit, dest, face)
         if not tokens:  # already there, facing as asked: nothing to do, and no error
             ctx.emit("note", f"{unit.id} is already in {dest}"

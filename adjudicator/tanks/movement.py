@@ -384,6 +384,8 @@ def execute(ctx: Ctx, move: Plan, loading: Unit | None = None) -> bool:
     state = ctx.state
     unit = move.unit
     if unit.hidden:
+        ctx.emit("note", f"{unit.id} was hidden: moving places it on the map, in view of the "
+                 "enemy (20.0)", "20.0", audience=unit.side, unit=unit.id)
         ctx.reveal(unit, "it moves")
     passenger = ctx.passenger_of(unit)
     start = unit.hex or "off the map"

@@ -218,7 +218,7 @@ SPEC = OrderSpec("tanks", [
                    "face": "the facing to end with"}),
     Verb(Fire, ("fire UNITS [at] UNIT:target [{at|ap|he}:mode]",),
          "fire at a unit (infantry may combine: a+b)", ("10.0", "13.0", "14.0", "15.2"),
-         ("fire ivh-2 at kvia-1", "fire infde-1+infde-2 at infsu-3 ap", "fire ivh-2 at infsu-1 he"),
+         ("fire ivh-2 at kvia-1", "fire infde-1+infde-2 at infsu-3 ap", "fire ivh-2 at t34c-1 he"),
          describe={"target": "the unit fired at", "mode": "ammunition: AT, AP or HE"}),
     Verb(Assault, ("assault UNIT [at] UNIT:target [suicide]:suicide",),
          "close assault an adjacent unit", ("16.0", "24.0"),
@@ -236,7 +236,7 @@ SPEC = OrderSpec("tanks", [
     Verb(Place, ("place UNIT HEX [[face|facing] FACING]",), "set up a unit in sight of both "
          "sides", ("4.0",), ("place ht-1 0910", "place panther-1 2413 face SE")),
     Verb(Hide, ("hide UNIT HEX [[face|facing] FACING]",), "set up a hidden unit", ("20.0",),
-         ("hide pak88-1 1205 face NW",), secret=True),
+         ("hide pak88-1 1205",), secret=True),
     Verb(Mine, ("mine HEX",), "mine a hex", ("19.1",), ("mine 1418",), secret=True),
     Verb(Remove, ("remove mine HEX:mine", "remove UNIT"), "during your set-up, before "
          "'done': take back a unit set up or a mine written down (then set it up again)",

@@ -19,7 +19,7 @@ from adjudicator.kernel.memo import Memo
 from adjudicator.tanks import movement
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.exits import exit_token, exit_ways
-from adjudicator.tanks.hexgrid import Direction, Hex, neighbour
+from adjudicator.tanks.hexgrid import Direction, Hex, distance, neighbour
 from adjudicator.tanks.spec import PROHIBITED, MapSpec, UnitType
 from adjudicator.tanks.state import Unit
 
@@ -28,6 +28,10 @@ ANY = 6  # node slot: on the hex after a facing change, any facing still to choo
 ENTRY = 7  # node slot: just entered at this hex, facing chosen by the next step (6.5, 8.2)
 SLOTS = 8
 MINE_WEIGHT = 64  # a path's key is cost * MINE_WEIGHT + known minefields entered
+#: The note on every move a hidden unit may make (20.0: moving places it on the map).
+REVEALS = "reveals it: a hidden unit that moves is placed on the map (20.0)"
+#: How many reachable hexes a "cannot reach" refusal lists, the nearest to the target first.
+NEAREST = 8
 
 # ---- the map as integer tables (cached per map) -----------------------------------------------
 
@@ -203,9 +207,11 @@ class Mover:
                               if s is not None]
         return self._searches
 
-    def search(self, road: bool) -> Search | None:
-        """Dijkstra over (hex, facing slot); ``road``: the 7.2 all-road search."""
-        budget = self.road_budget if road else self.budget
+    def search(self, road: bool, budget: int | None = None) -> Search | None:
+        """Dijkstra over (hex, facing slot); ``road``: the 7.2 all-road search; ``budget``
+        (default the MF the unit has left) bounds it."""
+        if budget is None:
+            budget = self.road_budget if road else self.budget
         if budget is None or budget < 0:
             return None
         fw = self.w.road if road else self.w.forward
@@ -352,6 +358,8 @@ class Mover:
         if self.kind == "tank" and self.ctx.state.options.get("overrun") and (
                 self.ctx.state.phase == "move1") and not self.road_bound:
             out += [(o, "") for o in self._overruns(searches)]
+        if unit.hidden and unit.hex is not None:  # 20.0: said before the order is given
+            out = [(order, f"{label}; {REVEALS}" if label else REVEALS) for order, label in out]
         return out
 
     def path_to(self, h: int, face: str | None) -> list[str] | None:
@@ -387,6 +395,36 @@ class Mover:
                     if best is None or rank < best[0]:
                         best = (rank, tokens)
         return best[1] if best else None
+
+    def full_cost(self, h: int) -> int | None:
+        """The MF of the cheapest path into hex ``h`` whatever the unit has left (None: no
+        path at all): what "cannot reach" explains a refusal with."""
+        bound = (self.back * sum(c for c in self.cost if c != PROHIBITED)
+                 + self.face_cost * len(self.cost))
+        found = self.search(False, bound)
+        if found is None:
+            return None
+        keys = [key for slot in range(SLOTS) if slot != ANY
+                and (key := found.best.get(h * SLOTS + slot)) is not None]
+        return min(keys) // MINE_WEIGHT if keys else None
+
+    def why_not(self, h: int) -> str:
+        """Why the unit cannot end its move in hex ``h`` this phase: the hex is closed to
+        it (prohibited terrain, a known enemy, off the road when road-bound), or the
+        cheapest path costs more than the MF it has left (6.1)."""
+        name = self.grid.names[h]
+        terrain = self.ctx.terrain(name)
+        if h in self.enemy:
+            return f"an enemy unit is in {name} (6.3)"
+        if self.cost[h] == PROHIBITED:
+            return f"{name} is {terrain}, which a {self.kind.replace('_', ' ')} may not enter"
+        if self.road_bound and not self.roads[h]:
+            return f"{name} is off the road and the side is road-bound"
+        cost = self.full_cost(h)
+        if cost is None:
+            return f"no path leads to {name}"
+        return (f"the cheapest path costs {cost} MF ({name} is {terrain}: {self.cost[h]} MF "
+                f"to enter) and it has {self.budget} MF left")
 
     def reach_tokens(self, h: int) -> list[str] | None:
         """The cheapest legal path ending in hex ``h`` whatever stands there (loading)."""
@@ -546,11 +584,16 @@ def path_to(ctx: Ctx, side: str, unit: Unit, dest: str, face: str | None
             raise RuleError("6.2", f"{unit.id} may not end its move in {dest}: a friend is "
                             "there", [f"move {unit.id} to {w}" for w in where[:12]])
         facing = f" facing {face}" if face else ""
-        shown = ", ".join(where[:16]) + (f" and {len(where) - 16} more" if len(where) > 16
-                                         else "")
-        raise RuleError("6.1", f"{unit.id} cannot reach {dest}{facing} this phase"
-                        + (f"; it can reach {shown}" if where else "; it cannot move now"),
-                        [f"move {unit.id} to {w}" for w in where[:12]])
+        target = Hex.parse(dest)
+        where.sort(key=lambda w: (distance(Hex.parse(w), target), w))  # the nearest first
+        shown = ", ".join(where[:NEAREST]) + (
+            f" and {len(where) - NEAREST} more" if len(where) > NEAREST else "")
+        why = mover.why_not(h) if not face or mover.path_to(h, None) is None else (
+            f"it cannot also face {face} there")
+        raise RuleError("6.1", f"{unit.id} cannot reach {dest}{facing} this phase: {why}"
+                        + (f"; nearest it can reach: {shown}" if where
+                           else "; it cannot move now"),
+                        [f"move {unit.id} to {w}" for w in where[:NEAREST]])
     key = _tokens_cost(mover, tokens)
     return tokens, key
 

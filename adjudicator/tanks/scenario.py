@@ -303,6 +303,9 @@ def place(ctx: Ctx, side: str, unit_id: str, hex_name: str, facing: str | None,
         raise RuleError("17.1", "a passenger is hidden exactly when its halftrack is")
     unit.status, unit.hex = "on", hex_name
     unit.facing = (facing or DEFAULT_FACING[side]) if kind_type.has_facing else None
+    if facing and not kind_type.has_facing:  # 8.1: said, never silently dropped
+        ctx.emit("note", f"{unit.id} ({kind_type.label}) has no facing (8.1): '{facing}' is "
+                 "ignored", "8.1", audience=side, unit=unit.id)
     unit.hidden = hidden
     unit.concealed = face_down
     unit.carrier = carrier.id if carrier else None

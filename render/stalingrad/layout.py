@@ -4,7 +4,6 @@ polygon in pixels, the counter slots inside it, and where its ID, number, name a
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -34,9 +33,6 @@ CROP_SCALE = 72
 
 #: The zoomed picture's size in pixels (a Discord preview shows about this much).
 CROP_SIZE = (640, 720)
-
-
-FIRST_DATE = _dt.date(1942, 9, 13)
 
 
 Point = tuple[float, float]

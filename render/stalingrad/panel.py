@@ -31,7 +31,7 @@ from render.stalingrad.counters import (
     units_of_pack,
 )
 from render.stalingrad.highlight import attack_results, last_attack, touched_spaces
-from render.stalingrad.layout import DEFAULT_SCALE, FIRST_DATE, MIN_TEXT, Point, Static
+from render.stalingrad.layout import DEFAULT_SCALE, MIN_TEXT, Point, Static
 from render.stalingrad.static import build_static
 
 
@@ -81,9 +81,9 @@ def draw_panel(canvas: Image.Image, st: Static, view: StalingradView, pack: Stal
         canvas.paste(tag, at)
     # date and tracks
     x, y = p["date_at"]
-    day = FIRST_DATE + _dt.timedelta(days=view.date)
+    day = pack.calendar.first + _dt.timedelta(days=view.date)  # 5.1: the track's first date
     period = "Day" if view.day else "Night"
-    head = sprites.tag(f"{view.date_label}, 1942 — {period}", fs + 5, bg="panel",
+    head = sprites.tag(f"{view.date_label}, {view.year} — {period}", fs + 5, bg="panel",
                        border=None, pad=0)
     canvas.paste(head, (x, y))
     turn = view.date + 1

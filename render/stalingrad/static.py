@@ -471,6 +471,15 @@ def _draw_panel_static(im: Image.Image, pack: StalingradPack,
                           + round(0.3 * s))
 
 
+#: The legend's colour swatches: an Area's fill is its Control (7.3), a counter's colour
+#: Fresh or Spent (10.1) — two meanings the legend keeps apart.
+SWATCHES = (
+    ("german_tint", "Area: German Control"), ("russian_tint", "Area: Russian Control"),
+    ("german", "German Fresh (A-D-M)"), ("german_spent", "German Spent (D)"),
+    ("russian", "Russian Fresh"), ("russian_spent", "Russian Spent"),
+)
+
+
 def _draw_legend(d: ImageDraw.ImageDraw, x: int, y: int, w: int, s: int, fs: int,
                  height: int) -> int:
     """The legend from ``y`` down; returns where it ends."""
@@ -488,16 +497,13 @@ def _draw_legend(d: ImageDraw.ImageDraw, x: int, y: int, w: int, s: int, fs: int
         draw_symbol(d, (cx, cy + 2, cx + c, cy + c * 0.62), kind, rgb("ink"))
         d.text((cx + c + 5, cy + 1), label, font=font(fs), fill=rgb("ink"))
     y += (len(rows) + 1) // 2 * (c + 4) + 4
-    items = [
-        ("german", "German Fresh (A-D-M)"), ("german_spent", "German Spent (D)"),
-        ("russian", "Russian Fresh"), ("russian_spent", "Russian Spent"),
-    ]
+    items = SWATCHES
     for i, (colour, label) in enumerate(items):
         cx = x + (i % 2) * col_w
         cy = y + (i // 2) * round(c * 0.7 + 4)
         d.rectangle((cx, cy, cx + c * 0.7, cy + c * 0.7), fill=rgb(colour), outline=rgb("ink"))
         d.text((cx + c * 0.7 + 5, cy), label, font=font(fs), fill=rgb("ink"))
-    y += 2 * (round(c * 0.7) + 4) + 4
+    y += (len(items) + 1) // 2 * (round(c * 0.7) + 4) + 4
     notes = [
         ("duration", "2", "Duration: dates to recover"),
         ("rubble_light", "R2", "Rubble level"),

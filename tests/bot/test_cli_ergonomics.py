@@ -27,6 +27,7 @@ def test_games_lists_the_stored_games_with_their_status(tmp_path: Path) -> None:
     game_id = Store(db).games()[0]["id"]
     assert game_id in listed.output and "stalingrad" in listed.output
     assert "active" in listed.output and "german, russian" in listed.output
+    assert "historical (default)" in listed.output  # not "-" for the default scenario
 
 
 def test_a_game_in_progress_goes_on_elsewhere_with_its_seed(tmp_path: Path) -> None:
@@ -75,3 +76,14 @@ def test_help_names_the_scenarios_with_plain_metavars() -> None:
     assert "<str>" not in text and "TEXT" not in text
     data = runner.invoke(app, ["data", "show", "tanks"], terminal_width=200)
     assert data.exit_code == 0 and "kursk-salient" in data.output
+
+
+def test_map_with_only_a_file_writes_your_own_view(tmp_path: Path) -> None:
+    """`help` shows `map [SIDE|public|gm] [FILE]`: `map FILE` alone is your own view to FILE,
+    not "no viewer"."""
+    picture = tmp_path / "mine.png"
+    played = runner.invoke(app, ["play", "stalingrad", "--db", str(tmp_path / "u.db")],
+                           input=f"map {picture}\nquit\n")
+    assert played.exit_code == 0, played.output
+    assert "no viewer" not in played.output
+    assert picture.read_bytes().startswith(b"\x89PNG")

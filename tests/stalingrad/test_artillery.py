@@ -96,3 +96,59 @@ def test_the_russian_is_asked_about_his_artillery_and_may_refuse_15_3() -> None:
     after = GAME.apply_text(outcome.state, "russian", "decide artillery none",
                             FixedDice([3, 3, 3, 3]))
     assert not any(e.kind == "counter-battery" for e in after.events)
+
+
+def test_an_observer_in_a_combat_attack_is_told_it_attacks_alone_8_24_15_2() -> None:
+    """8.24, 15.2: an Observer listed with Combat units is refused, and the refusal says
+    what it can do instead (attack on its own as the impulse's action), with the order."""
+    state = played()
+    with pytest.raises(RuleError) as error:
+        GAME.apply_text(state, "german", "attack 20 with ii/2 i/79 ii/79 arko16", FixedDice())
+    assert error.value.rule == "8.24"
+    assert error.value.message == (
+        "arko16 is Artillery, not a Combat unit: it does not join an attack by Combat units "
+        "(8.24); it attacks on its own, as the impulse's action (15.2): attack 20 with arko16")
+    outcome = GAME.apply_text(state, "german", "attack 20 with arko16", FixedDice([4, 4, 2, 2]))
+    assert any(e.kind == "attack" for e in outcome.events)
+
+
+def test_after_an_attack_the_side_is_told_to_end_the_impulse_8_1() -> None:
+    """8.1: once an attack is over with nothing pending, what the side whose impulse it is
+    does next ('end') is said with the attack; while a decision is pending, nothing yet."""
+    state = played()
+    outcome = GAME.apply_text(state, "german", "attack 20 with arko16", FixedDice([6, 6, 1, 1]))
+    [hint] = [e for e in outcome.events if e.kind == "next"]
+    assert hint.audience == "public" and hint.rule == "8.1" and hint.data["side"] == "german"
+    assert "german types 'end' to end the impulse" in hint.text
+    assert outcome.events[-1] is hint and GAME.legal_orders(outcome.state, "german") == ["end"]
+    waiting = GAME.apply_text(state, "german", "attack 20 with arko16", FixedDice([4, 4, 2, 3]))
+    assert waiting.state.pending is not None  # 3 CP: whose loss is first waits for a choice
+    assert not any(e.kind == "next" for e in waiting.events)
+    state, said = waiting.state, []
+    while state.pending is not None:  # answered as the first option each time
+        pending = state.pending
+        outcome = GAME.apply(state, pending.side, GAME.parse(pending.options[0].order),
+                             FixedDice([3] * 8))
+        state, said = outcome.state, [e for e in outcome.events if e.kind == "next"]
+    assert len(said) == 1 and "german types 'end'" in said[0].text
+
+
+def test_dice_lines_follow_their_action_line_and_units_have_one_name_5_7_8_35() -> None:
+    """8.35: the attack's line comes first, then its two DRs, then what they decided; 5.7:
+    each initial Rubble dr just before its result. Unit names in what the rules say are
+    the short names players type (arko16, 1rb115), never the ids with their formation."""
+    state = GAME.setup("historical")
+    for side in ("german", "russian"):
+        state = GAME.apply_text(state, side, "standing advantage never", FixedDice()).state
+    rubble = GAME.apply_text(state, "german", "rubble", FixedDice([1] * 8)).events
+    assert [e.kind for e in rubble[:4]] == ["roll", "initial-rubble", "roll", "initial-rubble"]
+    assert "(33)" in rubble[0].text and "(33)" in rubble[1].text
+    state = played()
+    events = GAME.apply_text(state, "german", "attack 20 with arko16",
+                             FixedDice([6, 6, 1, 1])).events
+    kinds = [e.kind for e in events]
+    assert kinds[:4] == ["attack", "roll", "roll", "attack-dice"]
+    assert kinds.index("attack-result") > 3
+    texts = " ".join(e.text for e in events)
+    assert "with arko16" in texts and "1rb115 is eliminated" in texts
+    assert "g16pz:" not in texts and "r115rb:" not in texts

@@ -8,7 +8,12 @@ from datetime import date
 import pytest
 
 from adjudicator.stalingrad.data import load_pack
-from adjudicator.stalingrad.data_models import StalingradPack, date_code, parse_date_code
+from adjudicator.stalingrad.data_models import (
+    StalingradPack,
+    check_date_code,
+    date_code,
+    parse_date_code,
+)
 
 
 @pytest.fixture(scope="module")
@@ -205,11 +210,14 @@ def test_regimental_integrity_regiments_have_battalions_glossary(pack: Stalingra
 
 
 def test_date_codes_5_4() -> None:
-    assert parse_date_code("S15") == date(1942, 9, 15)
-    assert parse_date_code("O4") == date(1942, 10, 4)
+    """5.4: a date code is a day of the year the pack's calendar gives (5.1)."""
+    assert parse_date_code("S15", 1942) == date(1942, 9, 15)
+    assert parse_date_code("O4", 1943) == date(1943, 10, 4)
     assert date_code(date(1942, 11, 9)) == "N9"
     with pytest.raises(ValueError):
-        parse_date_code("X15")
+        parse_date_code("X15", 1942)
+    with pytest.raises(ValueError):
+        check_date_code("S31")
 
 
 def test_every_unit_carries_provenance(pack: StalingradPack) -> None:

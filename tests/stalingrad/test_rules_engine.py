@@ -213,3 +213,17 @@ def test_free_setup_checks_colour_and_shape_and_russians_first_5_4() -> None:
     with pytest.raises(RuleError) as error:
         GAME.apply_text(state, "russian", "setup done", FixedDice())
     assert error.value.rule == "5.4"
+
+
+@pytest.mark.skipif(not GAME.has_pack(), reason="needs the shipped data pack")
+def test_the_board_uses_short_names_and_explains_its_tokens_4_4() -> None:
+    """4.4: a Spent unit's "(s2/1)" is its Spent Defense and the dates its Duration marker
+    has left; the board prints that key, and names units as players type them."""
+    state = GAME.setup("historical")
+    state.units["g14pz:i/103"].fresh = False
+    state.units["g14pz:i/103"].recover = state.date + 1
+    text = GAME.board_text(GAME.view(state, "public"))
+    assert " i/103(s" in text and "/1)" in text.split(" i/103(s")[1][:4]
+    assert "g14pz:" not in text
+    key = text.splitlines()[-1]
+    assert key.startswith("key: ") and "Duration marker: Fresh again in 1 date (4.4)" in key

@@ -24,6 +24,7 @@ from adjudicator.stalingrad.losses import retreat_options
 from adjudicator.stalingrad.setup import check_options
 from adjudicator.stalingrad.state import StalingradState
 from adjudicator.stalingrad.victory import last_week
+from adjudicator.stalingrad.views import StalingradView
 from tests.packs import copy_pack
 
 SHIPPED = StalingradGame()
@@ -324,3 +325,24 @@ def test_dates_and_weeks_come_from_the_calendar_5_1_6_4_19_3() -> None:
     assert check_options(spec, {"tie_breaker": 9}, 9) == {"tie_breaker": 9}
     with pytest.raises(ValueError, match="1-8"):
         check_options(spec, {"tie_breaker": 9}, 8)
+
+
+def test_the_year_comes_from_the_calendar_5_1_5_4(tmp_path: Path) -> None:
+    """5.1, 5.4: the Turn Record Track's first date is the pack's (``calendar.first``); a
+    counter's date code ("S15") is a day of that year, and the view and pictures say it."""
+    from render.replay import heading
+
+    dest = copy_pack(DEFAULT_PACK, tmp_path)
+    for name in ("calendar.toml", "scenarios.toml"):
+        path = dest / name
+        path.write_text(re.sub(r"\b1942-", "1943-", path.read_text()))
+    game = StalingradGame(pack=dest)
+    board, shipped = game.pack_board, SHIPPED.pack_board
+    assert board.day_of(0) == date(1943, 9, 13)
+    assert {u: d.arrival for u, d in board.units.items()} == {
+        u: d.arrival for u, d in shipped.units.items()}
+    assert board.units["g:stahel"].arrival == shipped.parse_date_code("S15") == 2
+    view, before = (g.view(g.setup("historical"), "german") for g in (game, SHIPPED))
+    assert isinstance(view, StalingradView) and isinstance(before, StalingradView)
+    assert view.year == 1943 and heading(view).startswith("Sep 13 1943, day")
+    assert before.year == 1942 and heading(before).startswith("Sep 13 1942, day")

@@ -6,7 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from adjudicator.kernel.packs import warnings_of
 from adjudicator.tanks.data import DEFAULT_PACK, PackError, check_pack, load_pack, pack_hash
+from adjudicator.tanks.hexgrid import Hex
+from adjudicator.tanks.spec import from_pack
 from tests.packs import edit_text, pack_copy_fixture
 
 copy = pack_copy_fixture(DEFAULT_PACK)
@@ -91,12 +94,29 @@ def test_map_row_of_wrong_length_and_unknown_code_2_0(copy: Path) -> None:
 
 
 def test_broken_road_and_bridge_7_7(copy: Path) -> None:
+    """A road with a gap and a bridge on clear terrain are errors (7.7: the rules read a
+    bridge as the stream it negates); its being off the road net is only a warning."""
     edit(copy, "map.toml", '"1606", "1607", "1708"', '"1606", "1708"')
     edit(copy, "map.toml", 'hex = "1616"', 'hex = "0101"')
     problems = check_pack(copy)
     assert "map.toml: road north-south road: 1606 and 1708 are not adjacent" in problems
-    assert "map.toml: bridge 0101: not on a road (7.7)" in problems
     assert "map.toml: bridge 0101: the hex is clear, not stream" in problems
+    assert "map.toml: bridge 0101: not on a road (7.7)" in warnings_of(problems)
+    assert "map.toml: bridge 0101: not on a road (7.7)" not in problems
+
+
+def test_a_bridge_off_the_road_net_loads_with_a_warning_7_7(copy: Path) -> None:
+    """7.7: "the bridge hex is considered a road hex for all purposes" — the rules make it
+    one themselves, so a GM's map with a bridge off the printed road still loads, warned."""
+    with (copy / "map.toml").open("a", encoding="utf-8") as handle:
+        handle.write('\n[[bridge]]\nhex = "0416"\n'
+                     'source = "reconstructed: a GM\'s corrected map"\n')
+    problems = check_pack(copy)
+    assert problems == []
+    assert warnings_of(problems) == ["map.toml: bridge 0416: not on a road (7.7)"]
+    rules = from_pack(copy)
+    assert rules.map.is_road(Hex.parse("0416")) and rules.map.terrain_of(Hex.parse("0416")) \
+        == "clear"
 
 
 def test_hit_effects_row_missing_or_out_of_order_10_5(copy: Path) -> None:
@@ -106,11 +126,16 @@ def test_hit_effects_row_missing_or_out_of_order_10_5(copy: Path) -> None:
 
 
 def test_hit_effects_value_that_breaks_the_armour_order_10_5(copy: Path) -> None:
+    """10.5: a row whose values fall left to right departs from the printed table's shape,
+    which a GM's corrected cell may do: a warning, and the rules read the cell as given."""
     edit(copy, "tables.toml", 'values = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11]',
          'values = [2, 3, 4, 5, 6, 7, 8, 9, 10, 2]')
     problems = check_pack(copy)
     assert "tables.toml: hit_effects row E: a stronger AT factor never needs a lower roll; " \
-           "values must not fall left to right" in problems
+           "values must not fall left to right (10.5)" in warnings_of(problems)
+    assert not any("values must not fall" in p for p in problems)
+    row = load_pack(copy).tables.hit_effects
+    assert [r.values[-1] for r in row.row if r.class_ == "E"] == [2]
 
 
 def test_entry_hex_not_on_its_edge_25_7(copy: Path) -> None:

@@ -152,3 +152,26 @@ def test_the_record_is_stored_as_states_always_stored_it() -> None:
     again = TanksState.model_validate({**state.model_dump(mode="json"),
                                        "last_action": {"shot": shot}})
     assert again.model_dump(mode="json")["last_action"] == {"shot": shot}
+
+
+def test_a_mine_kill_is_said_in_the_crop_caption_19_2() -> None:
+    """19.2: a unit destroyed by a minefield on its way: the zoomed picture's caption says
+    so, not only the arrow of the move; the stored state is what it always was."""
+    from render.tanks import crop_caption
+
+    state = GAME.case_position({
+        "blank_map": True, "phasing": "german", "phase": "move1",
+        "mines": {"soviet": ["1012"]},
+        "units": [{"id": "a", "side": "german", "type": "ivh", "hex": "1010", "facing": "S"}],
+    })
+    after = GAME.apply_text(state, "german", "move a 1011 1012", FixedDice([1, 1])).state
+    seen = view(after, "soviet")
+    assert crop_caption(seen, seen.last_action).endswith(
+        " - a destroyed by the minefield in 1012 (19.2)")
+    assert set(after.model_dump()["last_action"]["move"]) == {"audience", "unit", "path"}
+    lucky = GAME.apply_text(state, "german", "move a 1011 1012", FixedDice([6, 6])).state
+    shown = view(lucky, "german")
+    assert "attacked by the minefield in 1012, survived (19.2)" in crop_caption(
+        shown, shown.last_action)
+    quiet = view(GAME.apply_text(state, "german", "move a 1011", FixedDice()).state, "german")
+    assert "minefield" not in crop_caption(quiet, quiet.last_action)

@@ -20,6 +20,7 @@ from adjudicator.stalingrad.data_models.common import (
     Side,
     Sourced,
     Supply,
+    check_date_code,
     date_code,
     parse_date_code,
 )
@@ -119,6 +120,7 @@ __all__ = [
     "Week",
     "Withdrawal",
     "Zone",
+    "check_date_code",
     "date_code",
     "expand",
     "parse_date_code",

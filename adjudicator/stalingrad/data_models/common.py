@@ -27,6 +27,7 @@ __all__ = [
     "Side",
     "Sourced",
     "Supply",
+    "check_date_code",
     "date_code",
     "parse_date_code",
 ]
@@ -40,15 +41,21 @@ Colour = Annotated[str, Field(pattern=r"^[a-z]+$")]
 
 DATE_CODE_RE = re.compile(r"^([SON])(\d{1,2})$")
 MONTHS = {"S": 9, "O": 10, "N": 11}
-YEAR = 1942
 
 
-def parse_date_code(code: str) -> date:
-    """A counter's date code ("S15" = September 15th, 5.4; "O4", "N9") as a 1942 date."""
+def parse_date_code(code: str, year: int) -> date:
+    """A counter's date code ("S15" = September 15th, 5.4; "O4", "N9") as a date of
+    ``year``, the year of the pack's Turn Record Track (``calendar.first``, 5.1)."""
     m = DATE_CODE_RE.match(code)
     if not m:
         raise ValueError(f"date code {code!r} is not S/O/N followed by a day, like 'S15'")
-    return date(YEAR, MONTHS[m.group(1)], int(m.group(2)))
+    return date(year, MONTHS[m.group(1)], int(m.group(2)))
+
+
+def check_date_code(code: str) -> None:
+    """Raise ``ValueError`` unless ``code`` is a date code naming a real day of its month
+    (in any year: September, October and November have no leap day)."""
+    parse_date_code(code, date.min.year)
 
 
 def date_code(day: date) -> str:

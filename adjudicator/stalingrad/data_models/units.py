@@ -14,6 +14,7 @@ from adjudicator.stalingrad.data_models.common import (
     QuadrantKey,
     Side,
     Sourced,
+    check_date_code,
     parse_date_code,
 )
 from adjudicator.stalingrad.data_models.map import Area
@@ -108,7 +109,7 @@ class Formation(Sourced):
     @classmethod
     def _date_form(cls, v: str | None) -> str | None:
         if v is not None:
-            parse_date_code(v)
+            check_date_code(v)
         return v
 
     @model_validator(mode="after")
@@ -213,8 +214,9 @@ class Unit(BaseModel):
         return f"{a}-{d}-{self.movement}"
 
 
-def expand(formation: Formation, index: int) -> list[Unit]:
-    """The counters of one Setup-card line."""
+def expand(formation: Formation, index: int, year: int) -> list[Unit]:
+    """The counters of one Setup-card line; their date codes are days of ``year`` (the
+    pack's calendar's)."""
     attack = defense = movement = None
     if formation.factors:
         m = FACTORS_RE.match(formation.factors)
@@ -248,8 +250,8 @@ def expand(formation: Formation, index: int) -> list[Unit]:
             quadrant=formation.quadrant,
             setup=symbols,
             historical=area,
-            arrive=parse_date_code(formation.arrive) if formation.arrive else None,
-            withdraw=parse_date_code(formation.withdraw) if formation.withdraw else None,
+            arrive=parse_date_code(formation.arrive, year) if formation.arrive else None,
+            withdraw=parse_date_code(formation.withdraw, year) if formation.withdraw else None,
             source=formation.source,
             field_sources=formation.field_sources,
             formation=index,
