@@ -373,6 +373,9 @@ def _shard_range(part: str) -> range:
 def mail(
     config: Annotated[Path, typer.Option(help="the gateway's TOML file (docs/email.md)")],
     db: Annotated[str | None, typer.Option("--db", help=DB_HELP)] = None,
+    status: Annotated[bool, typer.Option(
+        "--status", help="show the gateway's health (last poll, last send, queue, last "
+        "error) from its database, and exit")] = False,
 ) -> None:
     """Run the play-by-email gateway: read the mailbox, answer, keep every player told."""
     import logging
@@ -387,6 +390,18 @@ def mail(
         console.print(f"[red]{error}[/red]", highlight=False)
         raise typer.Exit(code=2) from error
     path = default_db(db or settings.database)
+    if status:
+        from bot.mail.health import describe, read
+        from bot.store import Store
+
+        store = Store(path)
+        try:
+            health = read(store)
+        finally:
+            store.close()
+        for line in describe(health):
+            console.print(line, highlight=False, markup=False)
+        raise typer.Exit(code=1 if health is not None and health.failing_since else 0)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     console.print(f"Umpire mail gateway for {settings.address}: database {redact(path)}",
                   highlight=False)

@@ -136,6 +136,11 @@ class MailConfig(_Section):
     limits: Limits = Limits()
     #: Seconds between deadline checks and looks for actions taken elsewhere.
     tick_seconds: float = Field(default=30.0, gt=0)
+    #: After a failure to receive or send, the gateway waits 1 s, then 2, 4, … up to this.
+    retry_max_seconds: float = Field(default=300.0, ge=1)
+    #: A failure that lasts this long is reported to the GMs of the games it holds up,
+    #: by Discord where the game has it (else the log and the status say so).
+    report_after_minutes: float = Field(default=15.0, gt=0)
 
     @field_validator("address")
     @classmethod

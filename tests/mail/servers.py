@@ -269,7 +269,7 @@ class SmtpSink:
                       data: Any) -> AuthResult:
         ok = isinstance(data, LoginPassword) and data.login == SMTP_USER.encode() \
             and data.password == SMTP_PASSWORD.encode()
-        return AuthResult(success=ok)
+        return AuthResult(success=ok, handled=False)  # a refusal is answered: 535
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         with self.changed:
