@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import signal
 import threading
+import time
 from pathlib import Path
 
 from bot.mail.config import MailConfig, password
@@ -16,6 +17,9 @@ from bot.service import GameService
 from bot.store import Store
 
 log = logging.getLogger("umpire.mail")
+#: How long a stop waits for the gateway to finish what it is doing (a systemd unit's
+#: TimeoutStopSec gives it more: deploy/systemd/umpire-mail@.service).
+STOP_SECONDS = 8.0
 
 
 def build(config: MailConfig, db: Path | str) -> tuple[Gateway, Listener | None]:
@@ -31,7 +35,10 @@ def build(config: MailConfig, db: Path | str) -> tuple[Gateway, Listener | None]
 
 
 def run(config: MailConfig, db: Path | str) -> None:
-    """Run until SIGINT or SIGTERM; mail being handled is finished first."""
+    """Run until SIGINT or SIGTERM; mail being handled is finished first, within
+    :data:`STOP_SECONDS`: a call waiting on a mail server is cut at once, and a gateway
+    that still has not stopped then is left behind (its work is stored before anything is
+    sent, so at worst a reply goes out twice after the restart)."""
     gateway, listener = build(config, db)
     tune_gc()  # after start-up (bot.runtime)
     stop = threading.Event()
@@ -39,6 +46,7 @@ def run(config: MailConfig, db: Path | str) -> None:
     def request_stop(signum: int, frame: object) -> None:
         log.info("stopping (signal %d)", signum)
         stop.set()
+        gateway.interrupt()
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
@@ -46,13 +54,23 @@ def run(config: MailConfig, db: Path | str) -> None:
         listener.start()
         assert config.listen is not None
         log.info("listening for SMTP on %s:%d", config.listen.host, config.listen.port)
-    try:
-        gateway.run(stop)
-    finally:
-        if listener is not None:
-            listener.stop()
-        if gateway.inbox is not None:
-            close = getattr(gateway.inbox, "close", None)
-            if callable(close):
-                close()
-        gateway.desk.service.store.close()
+    worker = threading.Thread(target=gateway.run, args=(stop,), name="mail-gateway",
+                              daemon=True)
+    worker.start()
+    while worker.is_alive() and not stop.is_set():
+        stop.wait(1.0)  # the main thread takes the signals
+    deadline = time.monotonic() + STOP_SECONDS
+    while worker.is_alive() and time.monotonic() < deadline:
+        gateway.interrupt()  # again: a connection may have been opening at the signal
+        worker.join(0.25)
+    if listener is not None:
+        listener.stop()
+    if worker.is_alive():
+        log.warning("mail gateway: still waiting on a server %.0f s after the stop; "
+                    "leaving it", STOP_SECONDS)
+        return
+    if gateway.inbox is not None:
+        close = getattr(gateway.inbox, "close", None)
+        if callable(close):
+            close()
+    gateway.desk.service.store.close()

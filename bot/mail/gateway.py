@@ -303,6 +303,13 @@ class Gateway:
                             "the game has no other channel than mail", game_id)
         self.health.save()
 
+    def interrupt(self) -> None:
+        """Cut the mail connections under a call waiting on a server (a stop)."""
+        for end in (self.inbox, self.outbox):
+            abort = getattr(end, "abort", None)
+            if callable(abort):
+                abort()
+
     def run(self, stop: threading.Event) -> None:
         """Until ``stop`` is set: poll, tick, wait (IDLE or sleep); after a failure, log it
         and wait 1 s, 2 s, 4 s, … up to ``retry_max_seconds`` (reconnecting)."""
@@ -320,6 +327,9 @@ class Gateway:
                                self.config.imap.poll_seconds if self.config.imap else 30.0)
                     self.inbox.wait(wait)
             except Exception as error:
+                if stop.is_set():
+                    log.info("mail gateway: stopped (%s)", cause_of(error))
+                    break
                 self.failed(error, backoff)
                 close = getattr(self.inbox, "close", None)
                 if callable(close):

@@ -13,6 +13,7 @@ import contextlib
 import logging
 import re
 import smtplib
+import socket
 import ssl
 import time
 from collections.abc import Callable
@@ -73,6 +74,12 @@ class Inbox:
                 self.box.logout()
             self.box = None
 
+    def abort(self) -> None:
+        """Cut the connection under a call that waits on the server (from another thread
+        or a signal handler): the call fails at once instead of at its timeout."""
+        if self.box is not None:
+            _shut(getattr(self.box.client, "sock", None))
+
     @property
     def _box(self) -> BaseMailBox:
         if self.box is None:
@@ -130,20 +137,35 @@ class Outbox:
         self.password = password
         self.sender = sender
         self.smtp: smtplib.SMTP | None = None
+        #: The connection being opened (greeting, STARTTLS, login), for :meth:`abort`.
+        self._opening: smtplib.SMTP | None = None
 
     def _connect(self) -> smtplib.SMTP:
+        """Connect, greet, STARTTLS and log in; every step bounded by ``timeout``."""
         config = self.config
         smtp: smtplib.SMTP
         if config.tls == "implicit":
-            smtp = smtplib.SMTP_SSL(config.host, config.port, timeout=config.timeout,
-                                    context=config.ssl_context())
+            smtp = _SmtpTls(timeout=config.timeout, context=config.ssl_context())
         else:
-            smtp = smtplib.SMTP(config.host, config.port, timeout=config.timeout)
+            smtp = smtplib.SMTP(timeout=config.timeout)
+        smtp._host = config.host  # type: ignore[attr-defined]  # STARTTLS checks it
+        self._opening = smtp
+        try:
+            smtp.connect(config.host, config.port)
             if config.tls == "starttls":
                 smtp.starttls(context=config.ssl_context())
+            self._log_in(smtp)
+        except BaseException:
+            smtp.close()
+            raise
+        finally:
+            self._opening = None
+        return smtp
+
+    def _log_in(self, smtp: smtplib.SMTP) -> None:
+        config = self.config
         if config.user and self.password is not None:
             smtp.login(config.user, self.password.reveal())
-        return smtp
 
     def send(self, message: EmailMessage, to: str) -> None:
         """Send one mail; raise (the caller retries later) when the server refuses it."""
@@ -163,6 +185,32 @@ class Outbox:
             with contextlib.suppress(Exception):
                 self.smtp.quit()
             self.smtp = None
+
+    def abort(self) -> None:
+        """Cut the connection under a call that waits on the server (see
+        :meth:`Inbox.abort`), also while it is being opened."""
+        for smtp in (self._opening, self.smtp):
+            _shut(getattr(smtp, "raw_sock", None) or getattr(smtp, "sock", None))
+
+
+class _SmtpTls(smtplib.SMTP_SSL):
+    """SMTP over implicit TLS whose socket can be cut during the TLS handshake."""
+
+    raw_sock: socket.socket | None = None
+
+    def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+        raw = socket.create_connection((host, port), timeout, self.source_address)
+        tls = self.context.wrap_socket(raw, server_hostname=host,
+                                       do_handshake_on_connect=False)
+        self.raw_sock = tls  # seen by abort() during the handshake
+        tls.do_handshake()
+        return tls
+
+
+def _shut(sock: object) -> None:
+    if isinstance(sock, socket.socket):
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
 
 
 class Listener:
