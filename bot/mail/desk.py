@@ -237,8 +237,8 @@ class Desk:
                         attachments.append((f"{game_id}-{viewer}.png", data))
         main = session.game_id if session.game_id in session.touched else (
             next(iter(session.touched), None))
-        reader = PRIVATE
-        if main is not None:
+        reader = PRIVATE  # a mail handing out a seat's secret, or about no game
+        if main is not None and not session.hands_secret:
             with contextlib.suppress(ServiceError):
                 reader = session.audience(self.service.info(main, contacts=True))
         return Outgoing(

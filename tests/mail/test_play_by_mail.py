@@ -168,7 +168,9 @@ def test_stalingrad_opening_with_a_decision_answered_by_mail(table: Table) -> No
 
 def scan(table: Table, audiences: dict[str, str], secrets: dict[str, str]) -> None:
     """Every mail Umpire sent: to one address only; seat secrets only to their owner;
-    labelled with an audience its recipient has; no GM-only or other side's event line."""
+    labelled with its true audience (issue 24): a mail that hands out a seat's secret is
+    ``private`` (its recipient alone), any other one names an audience its recipient has;
+    no GM-only or other side's event line."""
     own = {"gm": set(audiences.values()) | {"public", "private"}}
     for mail in table.sink.received:
         assert len(mail.to) == 1, mail.to
@@ -178,6 +180,8 @@ def scan(table: Table, audiences: dict[str, str], secrets: dict[str, str]) -> No
         label = mail.header("X-Umpire-Audience")
         reader = audiences.get(to, "public")
         assert label in own.get(reader, {reader, "public", "private"}), (to, label)
+        if "secret:" in mail.text:
+            assert label == "private", (to, label, mail.subject)
         for owner, secret in secrets.items():
             if owner != to:
                 assert secret not in mail.text, f"{owner}'s seat secret mailed to {to}"
