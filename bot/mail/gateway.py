@@ -45,6 +45,7 @@ from bot.mail.desk import Desk
 from bot.mail.health import HealthBook
 from bot.mail.inbound import Inbound, read_mail
 from bot.mail.outbound import PRIVATE, Outgoing, compose
+from bot.mail.threads import Threads
 from bot.store import holder_name
 
 log = logging.getLogger("umpire.mail")
@@ -121,6 +122,8 @@ class Gateway:
         #: This gateway's name among the gateways sharing the database (leases).
         self.holder = holder_name()
         self.health = HealthBook(desk.service.store, self.holder)
+        store = desk.service.store
+        self.threads = Threads(store.get_meta, store.set_meta, config.domain, self._title)
         #: Games whose mail could not be sent during the current failure.
         self._failing_games: set[str] = set()
 
@@ -177,7 +180,17 @@ class Gateway:
         return outcome
 
     def _compose(self, mail: Outgoing) -> EmailMessage:
-        return compose(mail, self.config.address, self.config.name)
+        message = compose(mail, self.config.address, self.config.name)
+        self.threads.place(message, mail)
+        return message
+
+    def _title(self, game_id: str) -> str:
+        """A game's title for its threads' subject."""
+        try:
+            return str(self.desk.service.rules(game_id).title)
+        except Exception:  # a game whose rules cannot be loaded: its id says enough
+            log.warning("game %s: no title for its mail thread", game_id, exc_info=True)
+            return "game"
 
     def _send(self, mails: Sequence[Outgoing]) -> None:
         for mail in mails:
@@ -189,6 +202,7 @@ class Gateway:
             self.outbox.send(message, mail.to)
         except Exception as error:
             raise SendFailed(mail.game_id) from error
+        self.threads.sent(message, mail)
         self.health.sent()
         self.desk.sent(mail)
 

@@ -194,9 +194,31 @@ def _actor(player: Player) -> object:
 
 
 def test_every_mail_is_threaded_per_game(table: Table) -> None:
-    _gm, _gerd, _sasha, game_id = seat_everyone(table, "tanks", "pakfront", ("german", "soviet"))
+    """Issue 24: each recipient's mails of a game are one thread — one subject (Re: after
+    the first), the first mail the root, each later one In-Reply-To the one before it (or
+    the player's mail it answers) and References the root and what it answers."""
+    *players, game_id = seat_everyone(table, "tanks", "pakfront", ("german", "soviet"))
+    for player in players:
+        table.send(player, "status")  # a reply in the thread its seat began
     mails: list[Received] = [m for m in table.sink.received if m.header("X-Umpire-Game")]
-    assert mails
+    by_address: dict[str, list[Received]] = {}
     for mail in mails:
-        assert f"<game.{game_id}@umpire.test>" in mail.header("References")
-        assert mail.subject.startswith(f"[umpire {game_id}]")
+        by_address.setdefault(mail.to[0], []).append(mail)
+    assert len(by_address) == 3
+    for _address, thread in by_address.items():
+        root, *later = thread
+        subject = f"[umpire {game_id}] Stalin's Tanks"
+        assert root.subject == subject and root.header("Thread-Topic") == subject
+        root_id = root.header("Message-ID")
+        assert root_id.startswith(f"<game.{game_id}.")
+        assert later, "a seat hears more than once"
+        before = root_id
+        for mail in later:
+            assert mail.subject == "Re: " + subject, mail.subject
+            references = mail.header("References").split()
+            assert references[0] == root_id and before in references
+            parent = mail.header("In-Reply-To")
+            assert parent == before or parent.endswith("@player.test>"), parent
+            assert parent in references
+            assert mail.header("Message-ID") not in (root_id, before)
+            before = mail.header("Message-ID")
