@@ -376,10 +376,12 @@ def mail(
     status: Annotated[bool, typer.Option(
         "--status", help="show the gateway's health (last poll, last send, queue, last "
         "error) from its database, and exit")] = False,
+    log_format: Annotated[str, typer.Option(
+        "--log-format", help="text (one line per record) or json (one object per line)"
+    )] = "text",
 ) -> None:
     """Run the play-by-email gateway: read the mailbox, answer, keep every player told."""
-    import logging
-
+    from bot.logformat import configure
     from bot.mail.app import run
     from bot.mail.config import ConfigError, load_config
     from bot.store import default_db, redact
@@ -389,6 +391,10 @@ def mail(
     except ConfigError as error:
         console.print(f"[red]{error}[/red]", highlight=False)
         raise typer.Exit(code=2) from error
+    if log_format not in ("text", "json"):
+        console.print(f"--log-format is text or json, not {log_format!r}", highlight=False,
+                      markup=False)
+        raise typer.Exit(code=2)
     path = default_db(db or settings.database)
     if status:
         from bot.mail.health import describe, read
@@ -402,7 +408,7 @@ def mail(
         for line in describe(health):
             console.print(line, highlight=False, markup=False)
         raise typer.Exit(code=1 if health is not None and health.failing_since else 0)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    configure("json" if log_format == "json" else "text")
     console.print(f"Umpire mail gateway for {settings.address}: database {redact(path)}",
                   highlight=False)
     run(settings, path)

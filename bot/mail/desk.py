@@ -77,7 +77,9 @@ class Desk:
 
     def handle(self, inbound: Inbound) -> list[Outgoing]:
         """The mail to send for ``inbound`` (nothing for mail that must not be answered:
-        automatic mail, a flood, a sender who keeps writing without a valid command)."""
+        automatic mail, a flood, a sender who keeps writing without a valid command);
+        :attr:`verbs` holds what it asked, for the gateway's log line."""
+        self.verbs: list[str] = []
         if inbound.silent is not None:
             self.unanswered[inbound.silent.split(" (")[0].split(":")[0]] += 1
             log.info("not answering %s from %s: %s", inbound.key, inbound.sender,
@@ -103,6 +105,7 @@ class Desk:
         if inbound.problem is not None:
             return [self._reply(inbound, None, [inbound.problem, *self._idle(inbound)])]
         script = parse_script(inbound.subject, inbound.text, self.config.limits.max_commands)
+        self.verbs = verbs(script)
         session = Session(self, inbound, script, game_id=script.subject_game)
         if not script.lines:
             session.say("Umpire found no command in your mail. Write one per line; "
@@ -401,6 +404,13 @@ class Desk:
                 out += [mail for mail in self._announce(game_id, notice.audience, notice.text)
                         if mail.audience == notice.audience]
         return out
+
+
+def verbs(script: Script) -> list[str]:
+    """What a mail asked, for the operator's log: the names of its commands, and ``orders``
+    for its order lines (an order's words may be a side's secret: never logged)."""
+    named = [line.name if line.name in META else "orders" for line in script.lines]
+    return list(dict.fromkeys(named))
 
 
 def _reader(audience: str) -> str:

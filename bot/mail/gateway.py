@@ -126,6 +126,9 @@ class Gateway:
         self.threads = Threads(store.get_meta, store.set_meta, config.domain, self._title)
         #: Games whose mail could not be sent during the current failure.
         self._failing_games: set[str] = set()
+        #: For the log line of the mail being handled: its game, whether the desk read it.
+        self._game_of: dict[str, str] = {}
+        self._handled_now = False
 
     # ---- one mail ----------------------------------------------------------------------------
 
@@ -139,10 +142,25 @@ class Gateway:
                 log.info("mail %s from %s is being handled by another gateway",
                          inbound.key, inbound.sender)
                 return ELSEWHERE
+            started = time.perf_counter()
+            outcome = "error"
             try:
-                return self._receive(inbound)
+                outcome = self._receive(inbound)
+                return outcome
             finally:
                 ledger.unclaim(inbound.key, self.holder)
+                self._log_mail(inbound, outcome, time.perf_counter() - started)
+
+    def _log_mail(self, inbound: Inbound, outcome: str, seconds: float) -> None:
+        """One line per handled mail: game, actor, verbs, outcome, milliseconds."""
+        fields = {"event": "mail", "game": self._game_of.get(inbound.key),
+                  "actor": f"email:{inbound.sender}" if inbound.sender else None,
+                  "verb": ",".join(self.desk.verbs if self._handled_now else []) or None,
+                  "outcome": outcome, "ms": round(seconds * 1000)}
+        self._game_of.pop(inbound.key, None)
+        log.info("mail %s: game %s, actor %s, verb %s, outcome %s, %d ms", inbound.key,
+                 fields["game"] or "-", fields["actor"] or "-", fields["verb"] or "-",
+                 outcome, fields["ms"], extra={"fields": fields})
 
     def accept(self, raw: bytes) -> str:
         """:meth:`receive` for the SMTP listener: a mail another gateway is handling is
@@ -155,12 +173,17 @@ class Gateway:
     def _receive(self, inbound: Inbound) -> str:
         """:meth:`receive`, the mail claimed."""
         ledger = self.desk.ledger
+        self._handled_now = False
         if ledger.handled(inbound.key) is not None:
             log.info("mail %s from %s was handled before: not answered again",
                      inbound.key, inbound.sender)
             return "duplicate"
+        self._handled_now = True
         try:
             out = self.desk.handle(inbound)
+            game = next((m.game_id for m in out if m.game_id), None)
+            if game is not None:
+                self._game_of[inbound.key] = game
             composed = [(mail, self._compose(mail)) for mail in out]
         except Exception:
             self.failures[inbound.key] += 1
@@ -262,8 +285,19 @@ class Gateway:
             return
         self._last_tick = now
         with self.lock:
-            if self._leading():
-                self._send(self.desk.tick())
+            if not self._leading():
+                return
+            started = time.perf_counter()
+            mails = self.desk.tick()
+            self._send(mails)
+            ms = round((time.perf_counter() - started) * 1000)
+            games = sorted({m.game_id for m in mails if m.game_id})
+            # A line when the tick did something (deadlines, reminders, news); else debug.
+            log.log(logging.INFO if mails else logging.DEBUG,
+                    "deadline tick: %d mail for games %s, %d ms", len(mails),
+                    ", ".join(games) or "-", ms,
+                    extra={"fields": {"event": "tick", "games": games, "mails": len(mails),
+                                      "ms": ms}})
 
     def _leading(self) -> bool:
         return self.desk.ledger.lead(self.holder, max(120.0, 4 * self.config.tick_seconds))

@@ -4,6 +4,7 @@ cut, not left to its 60 s timeout."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -70,7 +71,8 @@ user = "umpire"
            "UMPIRE_SMTP_PASSWORD": "never-asked", "COLUMNS": "200"}
     gateway = subprocess.Popen(
         [sys.executable, "-c", "from bot.cli import app; app()", "mail", "--config",
-         str(config)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+         str(config), "--log-format", "json"], env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True)
     try:
         assert silent.accepted.wait(60), "the gateway never tried to send its reply"
         started = time.monotonic()
@@ -85,6 +87,11 @@ user = "umpire"
     assert gateway.returncode == 0, output
     assert took <= BUDGET + SLACK, (took, output)
     assert "stopping (signal 15)" in output and "stopped" in output, output
+    # The log in JSON, one object a line after the banner, and no colour codes in a pipe.
+    banner, *lines = output.splitlines()
+    assert banner.startswith("Umpire mail gateway for") and "\x1b[" not in output
+    records = [json.loads(line) for line in lines]
+    assert any(r["message"] == "stopping (signal 15)" for r in records)
 
 
 @pytest.mark.parametrize("tls", ["implicit", "none"])
