@@ -69,6 +69,8 @@ class Desk:
         self.ledger = ledger or Ledger(service.store, clock)
         self.draw = draw
         self.clock = clock
+        #: What the last mail handled asked (its commands), for the gateway's log line.
+        self.verbs: list[str] = []
         self._pictures: dict[tuple[str, str, int, int], bytes | None] = {}
         #: Mails not answered, by why (automatic mail, floods, no valid command).
         self.unanswered: Counter[str] = Counter()
@@ -79,7 +81,7 @@ class Desk:
         """The mail to send for ``inbound`` (nothing for mail that must not be answered:
         automatic mail, a flood, a sender who keeps writing without a valid command);
         :attr:`verbs` holds what it asked, for the gateway's log line."""
-        self.verbs: list[str] = []
+        self.verbs = []
         if inbound.silent is not None:
             self.unanswered[inbound.silent.split(" (")[0].split(":")[0]] += 1
             log.info("not answering %s from %s: %s", inbound.key, inbound.sender,
