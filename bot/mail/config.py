@@ -141,6 +141,9 @@ class MailConfig(_Section):
     #: A failure that lasts this long is reported to the GMs of the games it holds up,
     #: by Discord where the game has it (else the log and the status say so).
     report_after_minutes: float = Field(default=15.0, gt=0)
+    #: The authserv-ids whose Authentication-Results are believed (the provider that
+    #: receives Umpire's mail): a mail that failed SPF/DKIM/DMARC there gets no reply.
+    trusted_authserv_ids: list[str] = Field(default_factory=list)
 
     @field_validator("address")
     @classmethod

@@ -40,6 +40,7 @@ from email.message import EmailMessage
 from typing import Protocol
 
 from bot import gm_notices
+from bot.mail.authresults import failure
 from bot.mail.config import MailConfig
 from bot.mail.desk import Desk
 from bot.mail.health import HealthBook
@@ -178,6 +179,13 @@ class Gateway:
             log.info("mail %s from %s was handled before: not answered again",
                      inbound.key, inbound.sender)
             return "duplicate"
+        forged = failure(inbound.auth_results, self.config.trusted_authserv_ids)
+        if forged is not None:  # its From may be someone else's: no reply (backscatter)
+            log.warning("mail %s from %s failed its sender's authentication: %s; not read, "
+                        "not answered", inbound.key, inbound.sender, forged)
+            self.health.unauthenticated()
+            ledger.mark_handled(inbound.key, inbound.sender, None, "unauthenticated")
+            return "unauthenticated"
         self._handled_now = True
         try:
             out = self.desk.handle(inbound)
