@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
 import time
 from pathlib import Path
 
-from bot.mail.config import MailConfig, password
+from bot.mail.config import MailConfig, ServerConfig, password
 from bot.mail.desk import Desk
 from bot.mail.gateway import Gateway
+from bot.mail.oauth import TokenSource
 from bot.mail.transport import Inbox, Listener, Outbox
 from bot.runtime import tune_gc
 from bot.service import GameService
@@ -22,11 +24,19 @@ log = logging.getLogger("umpire.mail")
 STOP_SECONDS = 8.0
 
 
+def tokens(server: ServerConfig) -> TokenSource | None:
+    """The OAuth2 access tokens of a server logged in to with one (None: a password)."""
+    if server.oauth is None:
+        return None
+    return TokenSource(server.oauth, os.environ)
+
+
 def build(config: MailConfig, db: Path | str) -> tuple[Gateway, Listener | None]:
     service = GameService(Store(db))
     desk = Desk(service, config)
-    outbox = Outbox(config.smtp, password(config.smtp), config.address)
-    inbox = Inbox(config.imap, password(config.imap)) if config.imap is not None else None
+    outbox = Outbox(config.smtp, password(config.smtp), config.address, tokens(config.smtp))
+    inbox = (Inbox(config.imap, password(config.imap), tokens(config.imap))
+             if config.imap is not None else None)
     gateway = Gateway(desk, config, outbox, inbox)
     listener = None
     if config.listen is not None:

@@ -76,12 +76,37 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class OAuthConfig(_Section):
+    """OAuth2 (``[imap.oauth]``, ``[smtp.oauth]``): the provider's token endpoint and the
+    app's client id; the refresh token (and a client secret, if the app has one) come from
+    the environment, like passwords."""
+
+    token_url: str
+    client_id: str
+    refresh_token_env: str = "UMPIRE_OAUTH_REFRESH_TOKEN"
+    client_secret_env: str | None = None
+    scope: str | None = None
+    timeout: float = Field(default=30.0, gt=0)
+
+    @field_validator("token_url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        if not value.startswith(("https://", "http://127.", "http://localhost")):
+            raise ValueError("the token endpoint is an https:// URL (http:// on loopback "
+                             "only)")
+        return value
+
+
 class ServerConfig(_Section):
     host: str
     port: int = Field(ge=1, le=65535)
     tls: TlsMode
     user: str | None = None
     password_env: str
+    #: How the server is logged in to: a password, or an OAuth2 access token (then
+    #: ``oauth`` says where it comes from).
+    auth: Literal["password", "xoauth2", "oauthbearer"] = "password"
+    oauth: OAuthConfig | None = None
     #: A CA bundle to trust instead of the system's (a private server, the tests).
     ca_file: Path | None = None
     timeout: float = Field(default=60.0, gt=0)
@@ -181,6 +206,10 @@ def load_config(path: Path) -> MailConfig:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
                              for e in error.errors())
         raise ConfigError(f"{path}: {problems}") from error
+    for server in (config.imap, config.smtp):
+        if server is not None and (server.auth != "password") != (server.oauth is not None):
+            raise ConfigError(f"{path}: auth = \"xoauth2\" or \"oauthbearer\" goes with an "
+                              "[imap.oauth] or [smtp.oauth] section, and only with one")
     if config.imap is None and config.listen is None:
         raise ConfigError(f"{path}: give an [imap] mailbox to read, or a [listen] address, "
                           "or both")
