@@ -150,6 +150,15 @@ class Limits(_Section):
     idle_per_hour: int = Field(default=5, ge=1)
 
 
+class QuotaConfig(_Section):
+    """The sending budget (bot.mail.quota): notices to players wait past it."""
+
+    per_hour: int | None = Field(default=None, ge=1)
+    per_day: int | None = Field(default=None, ge=1)
+    #: Digest mode: at most one notice per game and recipient every this many minutes.
+    digest_minutes: float | None = Field(default=None, gt=0)
+
+
 class MailConfig(_Section):
     address: str
     name: str = "Umpire"
@@ -159,6 +168,7 @@ class MailConfig(_Section):
     smtp: SmtpConfig
     listen: ListenConfig | None = None
     limits: Limits = Limits()
+    quota: QuotaConfig = QuotaConfig()
     #: Seconds between deadline checks and looks for actions taken elsewhere.
     tick_seconds: float = Field(default=30.0, gt=0)
     #: After a failure to receive or send, the gateway waits 1 s, then 2, 4, … up to this.
@@ -168,7 +178,7 @@ class MailConfig(_Section):
     report_after_minutes: float = Field(default=15.0, gt=0)
     #: The authserv-ids whose Authentication-Results are believed (the provider that
     #: receives Umpire's mail): a mail that failed SPF/DKIM/DMARC there gets no reply.
-    trusted_authserv_ids: list[str] = Field(default_factory=list)
+    trusted_authserv_ids: list[str] | None = None
 
     @field_validator("address")
     @classmethod

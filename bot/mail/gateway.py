@@ -39,6 +39,7 @@ from collections.abc import Callable, Sequence
 from email.message import EmailMessage
 from typing import Protocol
 
+from adjudicator.kernel.events import GM
 from bot import gm_notices
 from bot.mail.authresults import failure
 from bot.mail.config import MailConfig
@@ -46,6 +47,7 @@ from bot.mail.desk import Desk
 from bot.mail.health import HealthBook
 from bot.mail.inbound import Inbound, read_mail
 from bot.mail.outbound import PRIVATE, Outgoing, compose
+from bot.mail.quota import Quota
 from bot.mail.threads import Threads
 from bot.store import holder_name
 
@@ -125,6 +127,7 @@ class Gateway:
         self.health = HealthBook(desk.service.store, self.holder)
         store = desk.service.store
         self.threads = Threads(store.get_meta, store.set_meta, config.domain, self._title)
+        self.quota = Quota(store, config.quota)
         #: Games whose mail could not be sent during the current failure.
         self._failing_games: set[str] = set()
         #: For the log line of the mail being handled: its game, whether the desk read it.
@@ -179,7 +182,7 @@ class Gateway:
             log.info("mail %s from %s was handled before: not answered again",
                      inbound.key, inbound.sender)
             return "duplicate"
-        forged = failure(inbound.auth_results, self.config.trusted_authserv_ids)
+        forged = failure(inbound.auth_results, self.config.trusted_authserv_ids or [])
         if forged is not None:  # its From may be someone else's: no reply (backscatter)
             log.warning("mail %s from %s failed its sender's authentication: %s; not read, "
                         "not answered", inbound.key, inbound.sender, forged)
@@ -224,8 +227,41 @@ class Gateway:
             return "game"
 
     def _send(self, mails: Sequence[Outgoing]) -> None:
+        """Send notices, but for those the budget or the digest mode holds back (their
+        recipients are told at the next notice, bot.mail.quota)."""
+        waiting: set[str] = set()
         for mail in mails:
+            if mail.kind == "notice" and mail.audience != GM and mail.game_id is not None:
+                if not self.quota.digest_due(mail.game_id, mail.to):
+                    continue
+                if self.quota.reached() is not None:
+                    waiting.add(mail.game_id)
+                    continue
             self._deliver(self._compose(mail), mail)
+            if mail.kind == "notice" and mail.game_id is not None:
+                self.quota.noticed(mail.game_id, mail.to)
+        budget = self.quota.reached()
+        if waiting and budget is not None and self.quota.first_time(budget):
+            self._budget_reached(budget, sorted(waiting))
+
+    def _budget_reached(self, budget: str, games: list[str]) -> None:
+        """The log line, and a mail to each GM by email of the games whose notices wait."""
+        until = time.strftime("%H:%M UTC", time.gmtime(self.quota.until(budget)))
+        log.warning("mail budget of %s reached: notices to players of games %s wait until "
+                    "%s; replies and mail to GMs still go", budget, ", ".join(games), until)
+        store = self.desk.service.store
+        for game_id in games:
+            for seat in store.seats(game_id):
+                if seat["role"] != "gm" or not seat["email"]:
+                    continue
+                notice = Outgoing(
+                    to=str(seat["email"]), audience=GM, game_id=game_id, kind="notice",
+                    subject="mail budget reached",
+                    body=(f"Umpire's mail budget of {budget} is spent: notices to the "
+                          f"players of game {game_id} wait until {until}, then each player "
+                          "gets one mail with everything since and the latest picture. "
+                          "Replies to their own mail, and mail to you, still go."))
+                self._deliver(self._compose(notice), notice)
 
     def _deliver(self, message: EmailMessage, mail: Outgoing) -> None:
         """Send one mail and record it sent; :class:`SendFailed` when the server refuses."""
@@ -234,6 +270,7 @@ class Gateway:
         except Exception as error:
             raise SendFailed(mail.game_id) from error
         self.threads.sent(message, mail)
+        self.quota.count()
         self.health.sent()
         self.desk.sent(mail)
 
