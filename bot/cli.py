@@ -411,7 +411,11 @@ def mail(
     configure("json" if log_format == "json" else "text")
     console.print(f"Umpire mail gateway for {settings.address}: database {redact(path)}",
                   highlight=False)
-    run(settings, path)
+    try:
+        run(settings, path)
+    except ConfigError as error:  # found at start-up: an OAuth2 refresh token not set
+        console.print(str(error), highlight=False, markup=False)
+        raise typer.Exit(code=2) from error
 
 
 def _bench_dir() -> Path:

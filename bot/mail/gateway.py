@@ -46,6 +46,7 @@ from bot.mail.config import MailConfig
 from bot.mail.desk import Desk
 from bot.mail.health import HealthBook
 from bot.mail.inbound import Inbound, read_mail
+from bot.mail.oauth import TokenError
 from bot.mail.outbound import PRIVATE, Outgoing, compose
 from bot.mail.quota import Quota
 from bot.mail.threads import Threads
@@ -88,7 +89,8 @@ def _expected(error: BaseException) -> bool:
     """A failure of the network or of a server (logged without a traceback)."""
     if isinstance(error, SendFailed) and error.__cause__ is not None:
         error = error.__cause__
-    return isinstance(error, (OSError, smtplib.SMTPException, imaplib.IMAP4.error)) \
+    return isinstance(error, (OSError, smtplib.SMTPException, imaplib.IMAP4.error,
+                              TokenError)) \
         or type(error).__module__.startswith("imap_tools")
 
 

@@ -135,3 +135,20 @@ def test_the_config_pairs_an_oauth_login_with_its_token_endpoint(tmp_path: Path)
     loaded = load_config(path).smtp
     assert loaded.auth == "oauthbearer" and loaded.oauth is not None
     assert loaded.oauth.refresh_token_env == "UMPIRE_SMTP_REFRESH_TOKEN"
+
+
+def test_a_missing_refresh_token_stops_the_start_with_its_variable_named(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from bot.cli import app
+
+    monkeypatch.delenv("UMPIRE_OAUTH_REFRESH_TOKEN", raising=False)
+    path = tmp_path / "mail.toml"
+    path.write_text(f'address = "{UMPIRE}"\ndatabase = "{tmp_path / "u.db"}"\n'
+                    '[listen]\nport = 2525\n[smtp]\nhost = "smtp.example.org"\n'
+                    'auth = "xoauth2"\n[smtp.oauth]\n'
+                    'token_url = "https://oauth2.example.org/token"\nclient_id = "c"\n')
+    result = CliRunner().invoke(app, ["mail", "--config", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "UMPIRE_OAUTH_REFRESH_TOKEN" in result.output and "Traceback" not in result.output
