@@ -94,6 +94,41 @@ user = "umpire"
     assert any(r["message"] == "stopping (signal 15)" for r in records)
 
 
+def test_sigterm_while_an_imap_server_never_greets_stops_within_10_s(tmp_path: Path) -> None:
+    """No connection to cut yet (the IMAP client waits for the TLS handshake inside its
+    constructor): the gateway is left behind after its 8 s and the process still ends."""
+    silent = SilentServer()
+    config = tmp_path / "mail.toml"
+    config.write_text(f"""address = "{UMPIRE}"
+database = "{tmp_path / 'umpire.db'}"
+[imap]
+host = "127.0.0.1"
+port = {silent.port}
+user = "umpire"
+[smtp]
+host = "127.0.0.1"
+port = {silent.port}
+""")
+    env = {**os.environ, "UMPIRE_IMAP_PASSWORD": "x", "COLUMNS": "200"}
+    gateway = subprocess.Popen(
+        [sys.executable, "-c", "from bot.cli import app; app()", "mail", "--config",
+         str(config)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert silent.accepted.wait(60), "the gateway never connected"
+        started = time.monotonic()
+        gateway.send_signal(signal.SIGTERM)
+        output, _ = gateway.communicate(timeout=60)
+        took = time.monotonic() - started
+    finally:
+        if gateway.poll() is None:
+            gateway.kill()
+            gateway.wait()
+        silent.close()
+    assert gateway.returncode == 0, output
+    assert took <= BUDGET + SLACK, (took, output)
+    assert "still waiting on a server" in output, output
+
+
 @pytest.mark.parametrize("tls", ["implicit", "none"])
 def test_an_smtp_connection_being_opened_is_cut_by_abort(tls: str) -> None:
     """The cut reaches a connection still waiting for the server's greeting (or, over
