@@ -36,7 +36,17 @@ port = 8025
 max_bytes = 1000000                   # larger mails are refused unread
 per_hour = 60                         # mails per sender and hour, then silence
 idle_per_hour = 5                     # of them without a valid command, then silence
+
+[quota]                               # optional: Umpire's own sending budget
+per_hour = 60
+per_day = 450
+digest_minutes = 30                   # at most one notice per game and player this often
 ```
+
+Top-level keys besides: ``retry_max_seconds`` and ``report_after_minutes`` (failures,
+bot.mail.gateway), ``trusted_authserv_ids`` (bot.mail.authresults). A server section may
+log in with OAuth2 instead of a password: ``auth = "xoauth2"`` or ``"oauthbearer"`` and an
+``[imap.oauth]`` / ``[smtp.oauth]`` section (bot.mail.oauth; docs/email.md).
 """
 
 from __future__ import annotations
