@@ -46,7 +46,9 @@ class Quota:
         return counts
 
     def count(self) -> None:
-        """One more mail sent."""
+        """One more mail sent (counted only when there is a budget: no write otherwise)."""
+        if self.config.per_hour is None and self.config.per_day is None:
+            return
         counts = self._counts()
         counts["hour_sent"] += 1
         counts["day_sent"] += 1
@@ -54,8 +56,10 @@ class Quota:
 
     def reached(self) -> str | None:
         """Which budget is spent ("… per hour"/"… per day"), or None."""
-        counts = self._counts()
         config = self.config
+        if config.per_hour is None and config.per_day is None:
+            return None
+        counts = self._counts()
         if config.per_hour is not None and counts["hour_sent"] >= config.per_hour:
             return f"{config.per_hour} mails per hour"
         if config.per_day is not None and counts["day_sent"] >= config.per_day:
