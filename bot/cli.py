@@ -415,6 +415,9 @@ def _shard_range(part: str) -> range:
 def mail(
     config: Annotated[Path, typer.Option(help="the gateway's TOML file (docs/email.md)")],
     db: Annotated[str | None, typer.Option("--db", help=DB_HELP)] = None,
+    status: Annotated[bool, typer.Option(
+        "--status", help="show the gateway's health (last poll, last send, queue, last "
+        "error) from its database, and exit")] = False,
     log_format: Annotated[str, typer.Option("--log-format", help=LOG_FORMAT_HELP)] = "text",
 ) -> None:
     """Run the play-by-email gateway: read the mailbox, answer, keep every player told."""
@@ -427,13 +430,30 @@ def mail(
     except ConfigError as error:
         console.print(f"[red]{error}[/red]", highlight=False)
         raise typer.Exit(code=2) from error
+    fmt = _log_format(log_format)
     target = _store_target(db or settings.database)
-    configure(_log_format(log_format))
+    if status:
+        from bot.mail.health import describe, read
+        from bot.store import Store
+
+        store = Store(target.where)
+        try:
+            health = read(store)
+        finally:
+            store.close()
+        for line in describe(health):
+            console.print(line, highlight=False, markup=False)
+        raise typer.Exit(code=1 if health is not None and health.failing_since else 0)
+    configure(fmt)
     console.print(f"Umpire mail gateway for {settings.address}: database {target.label}"
                   + ("" if db or settings.database or os.environ.get(DB_ENV) else
                      f" (the default file: no database in {config}, no --db, no ${DB_ENV})"),
                   markup=False, highlight=False, soft_wrap=True)
-    run(settings, str(target.where))
+    try:
+        run(settings, str(target.where))
+    except ConfigError as error:  # found at start-up: an OAuth2 refresh token not set
+        console.print(str(error), highlight=False, markup=False)
+        raise typer.Exit(code=2) from error
 
 
 def _bench_dir() -> Path:

@@ -23,6 +23,7 @@ from discord import app_commands
 from adjudicator.kernel.events import PUBLIC
 from adjudicator.kernel.game import Game
 from adjudicator.registry import available
+from bot import gm_notices
 from bot.discord import formatting as fmt
 from bot.discord.components import PendingRollbacks
 from bot.discord.errors import Refusal, Unexpected
@@ -257,6 +258,7 @@ class UmpireBot(discord.Client):
         lease = max(60.0, 4 * self.config.follow_seconds)
         if not await self.port.call(service.store.lease, FOLLOW_LEASE, service.instance, lease):
             return
+        await self.deliver_gm_notices()
         for info in await self.port.call(service.games_behind, THREAD_KEY, PUBLISHED):
             key = PUBLISHED + info.id
             seen = await self.port.call(service.store.get_meta, key)
@@ -266,6 +268,20 @@ class UmpireBot(discord.Client):
                 await self.publisher.publish(info, result)
             done = max([info.head_seq, *result.seqs])
             await self.port.call(service.store.set_meta, key, str(done))
+
+    async def deliver_gm_notices(self) -> None:
+        """DM each game's GMs the notices another frontend left for them (the mail
+        gateway's report of a lasting failure, :mod:`bot.gm_notices`); audience: GMs."""
+        store = self.port.service.store
+        for key, game_id, text in await self.port.call(gm_notices.waiting, store,
+                                                        gm_notices.DISCORD):
+            try:
+                info = await self.port.call(self.port.service.info, game_id)
+            except ServiceError:  # the game is gone: nobody to tell
+                info = None
+            for gm in gms_of(info) if info is not None else []:
+                await self.publisher.dm(info, gm, text)
+            await self.port.call(gm_notices.delivered, store, key)
 
     async def on_app_command_completion(self, interaction: discord.Interaction[Any],
                                         command: Any) -> None:

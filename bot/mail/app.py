@@ -4,26 +4,40 @@
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
+import time
 from pathlib import Path
 
-from bot.mail.config import MailConfig, password
+from bot.mail.config import MailConfig, ServerConfig, password
 from bot.mail.desk import Desk
 from bot.mail.gateway import Gateway
+from bot.mail.oauth import TokenSource
 from bot.mail.transport import Inbox, Listener, Outbox
 from bot.runtime import release_leases, tune_gc
 from bot.service import GameService
 from bot.store import Store
 
 log = logging.getLogger("umpire.mail")
+#: How long a stop waits for the gateway to finish what it is doing (a systemd unit's
+#: TimeoutStopSec gives it more: deploy/systemd/umpire-mail@.service).
+STOP_SECONDS = 8.0
+
+
+def tokens(server: ServerConfig) -> TokenSource | None:
+    """The OAuth2 access tokens of a server logged in to with one (None: a password)."""
+    if server.oauth is None:
+        return None
+    return TokenSource(server.oauth, os.environ)
 
 
 def build(config: MailConfig, db: Path | str) -> tuple[Gateway, Listener | None]:
     service = GameService(Store(db))
     desk = Desk(service, config)
-    outbox = Outbox(config.smtp, password(config.smtp), config.address)
-    inbox = Inbox(config.imap, password(config.imap)) if config.imap is not None else None
+    outbox = Outbox(config.smtp, password(config.smtp), config.address, tokens(config.smtp))
+    inbox = (Inbox(config.imap, password(config.imap), tokens(config.imap))
+             if config.imap is not None else None)
     gateway = Gateway(desk, config, outbox, inbox)
     listener = None
     if config.listen is not None:
@@ -32,7 +46,10 @@ def build(config: MailConfig, db: Path | str) -> tuple[Gateway, Listener | None]
 
 
 def run(config: MailConfig, db: Path | str) -> None:
-    """Run until SIGINT or SIGTERM; mail being handled is finished first."""
+    """Run until SIGINT or SIGTERM; mail being handled is finished first, within
+    :data:`STOP_SECONDS`: a call waiting on a mail server is cut at once, and a gateway
+    that still has not stopped then is left behind (its work is stored before anything is
+    sent, so at worst a reply goes out twice after the restart)."""
     gateway, listener = build(config, db)
     log.info("store: %s (%s)", gateway.desk.service.store.label,
              gateway.desk.service.store.backend)
@@ -42,6 +59,7 @@ def run(config: MailConfig, db: Path | str) -> None:
     def request_stop(signum: int, frame: object) -> None:
         log.info("stopping (signal %d)", signum)
         stop.set()
+        gateway.interrupt()
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
@@ -49,16 +67,27 @@ def run(config: MailConfig, db: Path | str) -> None:
         listener.start()
         assert config.listen is not None
         log.info("listening for SMTP on %s:%d", config.listen.host, config.listen.port)
-    try:
-        gateway.run(stop)
-    finally:
-        if listener is not None:
-            listener.stop()
-        if gateway.inbox is not None:
-            close = getattr(gateway.inbox, "close", None)
-            if callable(close):
-                close()
+    worker = threading.Thread(target=gateway.run, args=(stop,), name="mail-gateway",
+                              daemon=True)
+    worker.start()
+    while worker.is_alive() and not stop.is_set():
+        stop.wait(1.0)  # the main thread takes the signals
+    deadline = time.monotonic() + STOP_SECONDS
+    while worker.is_alive() and time.monotonic() < deadline:
+        gateway.interrupt()  # again: a connection may have been opening at the signal
+        worker.join(0.25)
+    if listener is not None:
+        listener.stop()
+    if worker.is_alive():
+        log.warning("mail gateway: still waiting on a server %.0f s after the stop; "
+                    "leaving it", STOP_SECONDS)
         release_leases(gateway.desk.service.store, gateway.holder,
                        gateway.desk.service.instance, log=log)
-        gateway.desk.service.store.close()
-
+        return
+    if gateway.inbox is not None:
+        close = getattr(gateway.inbox, "close", None)
+        if callable(close):
+            close()
+    release_leases(gateway.desk.service.store, gateway.holder,
+                   gateway.desk.service.instance, log=log)
+    gateway.desk.service.store.close()

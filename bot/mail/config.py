@@ -38,7 +38,17 @@ port = 8025
 max_bytes = 1000000                   # larger mails are refused unread
 per_hour = 60                         # mails per sender and hour, then silence
 idle_per_hour = 5                     # of them without a valid command, then silence
+
+[quota]                               # optional: Umpire's own sending budget
+per_hour = 60
+per_day = 450
+digest_minutes = 30                   # at most one notice per game and player this often
 ```
+
+Top-level keys besides: ``retry_max_seconds`` and ``report_after_minutes`` (failures,
+bot.mail.gateway), ``trusted_authserv_ids`` (bot.mail.authresults). A server section may
+log in with OAuth2 instead of a password: ``auth = "xoauth2"`` or ``"oauthbearer"`` and an
+``[imap.oauth]`` / ``[smtp.oauth]`` section (bot.mail.oauth; docs/email.md).
 """
 
 from __future__ import annotations
@@ -80,12 +90,37 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class OAuthConfig(_Section):
+    """OAuth2 (``[imap.oauth]``, ``[smtp.oauth]``): the provider's token endpoint and the
+    app's client id; the refresh token (and a client secret, if the app has one) come from
+    the environment, like passwords."""
+
+    token_url: str
+    client_id: str
+    refresh_token_env: str = "UMPIRE_OAUTH_REFRESH_TOKEN"
+    client_secret_env: str | None = None
+    scope: str | None = None
+    timeout: float = Field(default=30.0, gt=0)
+
+    @field_validator("token_url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        if not value.startswith(("https://", "http://127.", "http://localhost")):
+            raise ValueError("the token endpoint is an https:// URL (http:// on loopback "
+                             "only)")
+        return value
+
+
 class ServerConfig(_Section):
     host: str
     port: int = Field(ge=1, le=65535)
     tls: TlsMode
     user: str | None = None
     password_env: str
+    #: How the server is logged in to: a password, or an OAuth2 access token (then
+    #: ``oauth`` says where it comes from).
+    auth: Literal["password", "xoauth2", "oauthbearer"] = "password"
+    oauth: OAuthConfig | None = None
     #: A CA bundle to trust instead of the system's (a private server, the tests).
     ca_file: Path | None = None
     timeout: float = Field(default=60.0, gt=0)
@@ -129,6 +164,15 @@ class Limits(_Section):
     idle_per_hour: int = Field(default=5, ge=1)
 
 
+class QuotaConfig(_Section):
+    """The sending budget (bot.mail.quota): notices to players wait past it."""
+
+    per_hour: int | None = Field(default=None, ge=1)
+    per_day: int | None = Field(default=None, ge=1)
+    #: Digest mode: at most one notice per game and recipient every this many minutes.
+    digest_minutes: float | None = Field(default=None, gt=0)
+
+
 class MailConfig(_Section):
     address: str
     name: str = "Umpire"
@@ -139,8 +183,17 @@ class MailConfig(_Section):
     smtp: SmtpConfig
     listen: ListenConfig | None = None
     limits: Limits = Limits()
+    quota: QuotaConfig = QuotaConfig()
     #: Seconds between deadline checks and looks for actions taken elsewhere.
     tick_seconds: float = Field(default=30.0, gt=0)
+    #: After a failure to receive or send, the gateway waits 1 s, then 2, 4, … up to this.
+    retry_max_seconds: float = Field(default=300.0, ge=1)
+    #: A failure that lasts this long is reported to the GMs of the games it holds up,
+    #: by Discord where the game has it (else the log and the status say so).
+    report_after_minutes: float = Field(default=15.0, gt=0)
+    #: The authserv-ids whose Authentication-Results are believed (the provider that
+    #: receives Umpire's mail): a mail that failed SPF/DKIM/DMARC there gets no reply.
+    trusted_authserv_ids: list[str] | None = None
 
     @field_validator("address")
     @classmethod
@@ -178,6 +231,10 @@ def load_config(path: Path) -> MailConfig:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
                              for e in error.errors())
         raise ConfigError(f"{path}: {problems}") from error
+    for server in (config.imap, config.smtp):
+        if server is not None and (server.auth != "password") != (server.oauth is not None):
+            raise ConfigError(f"{path}: auth = \"xoauth2\" or \"oauthbearer\" goes with an "
+                              "[imap.oauth] or [smtp.oauth] section, and only with one")
     if config.imap is None and config.listen is None:
         raise ConfigError(f"{path}: give an [imap] mailbox to read, or a [listen] address, "
                           "or both")

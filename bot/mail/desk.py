@@ -69,6 +69,8 @@ class Desk:
         self.ledger = ledger or Ledger(service.store, clock)
         self.draw = draw
         self.clock = clock
+        #: What the last mail handled asked (its commands), for the gateway's log line.
+        self.verbs: list[str] = []
         self._pictures: dict[tuple[str, str, int, int], bytes | None] = {}
         #: Mails not answered, by why (automatic mail, floods, no valid command).
         self.unanswered: Counter[str] = Counter()
@@ -77,7 +79,9 @@ class Desk:
 
     def handle(self, inbound: Inbound) -> list[Outgoing]:
         """The mail to send for ``inbound`` (nothing for mail that must not be answered:
-        automatic mail, a flood, a sender who keeps writing without a valid command)."""
+        automatic mail, a flood, a sender who keeps writing without a valid command);
+        :attr:`verbs` holds what it asked, for the gateway's log line."""
+        self.verbs = []
         if inbound.silent is not None:
             self.unanswered[inbound.silent.split(" (")[0].split(":")[0]] += 1
             log.info("not answering %s from %s: %s", inbound.key, inbound.sender,
@@ -103,6 +107,7 @@ class Desk:
         if inbound.problem is not None:
             return [self._reply(inbound, None, [inbound.problem, *self._idle(inbound)])]
         script = parse_script(inbound.subject, inbound.text, self.config.limits.max_commands)
+        self.verbs = verbs(script)
         session = Session(self, inbound, script, game_id=script.subject_game)
         if not script.lines:
             session.say("Umpire found no command in your mail. Write one per line; "
@@ -237,8 +242,8 @@ class Desk:
                         attachments.append((f"{game_id}-{viewer}.png", data))
         main = session.game_id if session.game_id in session.touched else (
             next(iter(session.touched), None))
-        reader = PRIVATE
-        if main is not None:
+        reader = PRIVATE  # a mail handing out a seat's secret, or about no game
+        if main is not None and not session.hands_secret:
             with contextlib.suppress(ServiceError):
                 reader = session.audience(self.service.info(main, contacts=True))
         return Outgoing(
@@ -406,6 +411,13 @@ class Desk:
                 out += [mail for mail in self._announce(game_id, notice.audience, notice.text)
                         if mail.audience == notice.audience]
         return out
+
+
+def verbs(script: Script) -> list[str]:
+    """What a mail asked, for the operator's log: the names of its commands, and ``orders``
+    for its order lines (an order's words may be a side's secret: never logged)."""
+    named = [line.name if line.name in META else "orders" for line in script.lines]
+    return list(dict.fromkeys(named))
 
 
 def _reader(audience: str) -> str:

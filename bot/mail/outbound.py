@@ -3,8 +3,8 @@
 Every outgoing mail names its audience (a side, ``public``, ``gm``, or ``private``: the
 one recipient only) so that a test, or the red-team scan, can check that no secret went
 to anyone who may not read it. Each mail about a game carries the subject tag
-``[umpire GAMEID]`` and ``References`` to the game's thread, so mail clients keep a
-game's mail in one thread; a reply answers the player's mail (``In-Reply-To``). Mail
+``[umpire GAMEID]``; the gateway chains each recipient's mails of a game into one thread
+(:mod:`bot.mail.threads`); a reply answers the player's mail (``In-Reply-To``). Mail
 Umpire sends is marked automatic (``Auto-Submitted``, ``X-Loop``) so that well-behaved
 auto-responders do not answer it, and Umpire never answers such mail either.
 """
@@ -40,11 +40,6 @@ class Outgoing:
     advance: list[tuple[str, str, int]] = field(default_factory=list)
 
 
-def thread_id(game_id: str, domain: str) -> str:
-    """The Message-ID every mail of a game refers to (the game's thread)."""
-    return f"<game.{game_id}@{domain}>"
-
-
 def tagged(subject: str, game_id: str | None) -> str:
     """``[umpire GAMEID] subject``, with one tag and one ``Re:`` at most."""
     subject = " ".join(SUBJECT_TAG.sub("", subject).split())
@@ -66,14 +61,10 @@ def compose(out: Outgoing, sender: str, name: str) -> EmailMessage:
     message["Date"] = formatdate(time.time(), localtime=False, usegmt=True)
     message["Message-ID"] = make_msgid("umpire", domain=domain)
     references = list(out.references)
-    if out.game_id is not None:
-        references.insert(0, thread_id(out.game_id, domain))
     if out.in_reply_to:
         message["In-Reply-To"] = out.in_reply_to
         if out.in_reply_to not in references:
             references.append(out.in_reply_to)
-    elif out.game_id is not None:
-        message["In-Reply-To"] = thread_id(out.game_id, domain)
     if references:
         message["References"] = " ".join(dict.fromkeys(references))
     message["Auto-Submitted"] = "auto-replied" if out.kind == "reply" else "auto-generated"

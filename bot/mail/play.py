@@ -112,6 +112,7 @@ def cmd_create(s: Session, line: Line) -> None:
         s.call(s.service.set_seat_secret, game_id, s.actor, secret, holder=s.actor)
     s.game_id = info.id
     s.touch(info)
+    s.hands_secret = True
     s.desk.ledger.set_cursor(info.id, s.sender, info.head_seq)
     rules = s.rules(info)
     s.say(f"  game {info.id} created: {rules.title}, scenario "
@@ -134,6 +135,7 @@ def cmd_join(s: Session, line: Line) -> None:
     s.game_id = info.id
     secret = seat_secrets.new_secret()
     info = s.call(s.service.seat, info.id, s.actor, side, s.actor, secret=secret)
+    s.hands_secret = True
     s.desk.ledger.set_cursor(info.id, s.sender, info.head_seq)
     s.say(f"  you play {side} in game {info.id}.",
           f"  Your seat secret: {secret}",

@@ -59,6 +59,8 @@ class Session:
     #: Whether the mail held a valid command: a command carried out, or an order line the
     #: game read (applied, or refused by a rule rather than unreadable).
     understood: bool = False
+    #: Whether the reply hands out a seat's secret (then it is for its recipient alone).
+    hands_secret: bool = False
     _warned: set[str] = field(default_factory=set)
     _checked: set[str] = field(default_factory=set)
 

@@ -13,6 +13,7 @@ import contextlib
 import logging
 import re
 import smtplib
+import socket
 import ssl
 import time
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from imap_tools.errors import MailboxFolderCreateError
 
 from bot.mail.config import ImapConfig, ListenConfig, Secret, SmtpConfig
 from bot.mail.inbound import MAX_HEADER_BYTES
+from bot.mail.oauth import TokenSource, sasl
 
 log = logging.getLogger("umpire.mail")
 
@@ -35,9 +37,12 @@ HANDLED_FLAG = "UmpireHandled"
 class Inbox:
     """One IMAP mailbox: list what waits, fetch it, mark it handled, wait for more."""
 
-    def __init__(self, config: ImapConfig, password: Secret | None) -> None:
+    def __init__(self, config: ImapConfig, password: Secret | None,
+                 tokens: TokenSource | None = None) -> None:
         self.config = config
         self.password = password
+        #: OAuth2 access tokens (``auth`` = xoauth2 or oauthbearer) instead of the password.
+        self.tokens = tokens
         self.box: BaseMailBox | None = None
         self.idle = False
 
@@ -53,8 +58,11 @@ class Inbox:
                                   ssl_context=config.ssl_context())
         else:
             box = MailBoxUnencrypted(config.host, config.port, timeout=config.timeout)
-        box.login(config.user or "", self.password.reveal() if self.password else "",
-                  initial_folder=config.folder)
+        if self.tokens is not None:
+            self._oauth(box)
+        else:
+            box.login(config.user or "", self.password.reveal() if self.password else "",
+                      initial_folder=config.folder)
         # Servers list more after login (MOVE, for one atomic move of a handled mail).
         status, data = box.client.capability()
         if status == "OK" and data and isinstance(data[0], bytes):
@@ -67,11 +75,38 @@ class Inbox:
         log.info("IMAP %s:%s connected (%s)", config.host, config.port,
                  "IDLE" if self.idle else f"polling every {config.poll_seconds:g} s")
 
+    def _oauth(self, box: BaseMailBox) -> None:
+        """Log in with an OAuth2 access token (AUTHENTICATE XOAUTH2 or OAUTHBEARER)."""
+        assert self.tokens is not None
+        config = self.config
+        initial = sasl(config.auth, config.user or "", self.tokens.token(), config.host,
+                       config.port).encode()
+
+        def answer(challenge: bytes) -> bytes:
+            # The first challenge is empty; a second one is the server's error (RFC 7628:
+            # answered with %x01, XOAUTH2: with nothing), then the server says NO.
+            if not challenge:
+                return initial
+            return b"\x01" if config.auth == "oauthbearer" else b""
+
+        try:
+            box.client.authenticate(config.auth.upper(), answer)
+        except Exception:
+            self.tokens.forget()  # expired or revoked: the next try fetches a new one
+            raise
+        box.folder.set(config.folder)
+
     def close(self) -> None:
         if self.box is not None:
             with contextlib.suppress(Exception):
                 self.box.logout()
             self.box = None
+
+    def abort(self) -> None:
+        """Cut the connection under a call that waits on the server (from another thread
+        or a signal handler): the call fails at once instead of at its timeout."""
+        if self.box is not None:
+            _shut(getattr(self.box.client, "sock", None))
 
     @property
     def _box(self) -> BaseMailBox:
@@ -125,25 +160,58 @@ class Inbox:
 class Outbox:
     """The SMTP server Umpire sends through (one connection, opened again when dropped)."""
 
-    def __init__(self, config: SmtpConfig, password: Secret | None, sender: str) -> None:
+    def __init__(self, config: SmtpConfig, password: Secret | None, sender: str,
+                 tokens: TokenSource | None = None) -> None:
         self.config = config
         self.password = password
         self.sender = sender
+        #: OAuth2 access tokens (``auth`` = xoauth2 or oauthbearer) instead of the password.
+        self.tokens = tokens
         self.smtp: smtplib.SMTP | None = None
+        #: The connection being opened (greeting, STARTTLS, login), for :meth:`abort`.
+        self._opening: smtplib.SMTP | None = None
 
     def _connect(self) -> smtplib.SMTP:
+        """Connect, greet, STARTTLS and log in; every step bounded by ``timeout``."""
         config = self.config
         smtp: smtplib.SMTP
         if config.tls == "implicit":
-            smtp = smtplib.SMTP_SSL(config.host, config.port, timeout=config.timeout,
-                                    context=config.ssl_context())
+            smtp = _SmtpTls(timeout=config.timeout, context=config.ssl_context())
         else:
-            smtp = smtplib.SMTP(config.host, config.port, timeout=config.timeout)
+            smtp = smtplib.SMTP(timeout=config.timeout)
+        smtp._host = config.host  # type: ignore[attr-defined]  # STARTTLS checks it
+        self._opening = smtp
+        try:
+            smtp.connect(config.host, config.port)
             if config.tls == "starttls":
                 smtp.starttls(context=config.ssl_context())
-        if config.user and self.password is not None:
-            smtp.login(config.user, self.password.reveal())
+            self._log_in(smtp)
+        except BaseException:
+            smtp.close()
+            raise
+        finally:
+            self._opening = None
         return smtp
+
+    def _log_in(self, smtp: smtplib.SMTP) -> None:
+        config = self.config
+        if self.tokens is not None:
+            initial = sasl(config.auth, config.user or "", self.tokens.token(), config.host,
+                           config.port)
+
+            def answer(challenge: bytes | None = None) -> str:
+                if challenge is None:
+                    return initial
+                return "\x01" if config.auth == "oauthbearer" else ""  # after an error
+
+            try:
+                smtp.ehlo_or_helo_if_needed()
+                smtp.auth(config.auth.upper(), answer, initial_response_ok=True)
+            except smtplib.SMTPException:
+                self.tokens.forget()
+                raise
+        elif config.user and self.password is not None:
+            smtp.login(config.user, self.password.reveal())
 
     def send(self, message: EmailMessage, to: str) -> None:
         """Send one mail; raise (the caller retries later) when the server refuses it."""
@@ -163,6 +231,32 @@ class Outbox:
             with contextlib.suppress(Exception):
                 self.smtp.quit()
             self.smtp = None
+
+    def abort(self) -> None:
+        """Cut the connection under a call that waits on the server (see
+        :meth:`Inbox.abort`), also while it is being opened."""
+        for smtp in (self._opening, self.smtp):
+            _shut(getattr(smtp, "raw_sock", None) or getattr(smtp, "sock", None))
+
+
+class _SmtpTls(smtplib.SMTP_SSL):
+    """SMTP over implicit TLS whose socket can be cut during the TLS handshake."""
+
+    raw_sock: socket.socket | None = None
+
+    def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+        raw = socket.create_connection((host, port), timeout, self.source_address)
+        tls = self.context.wrap_socket(raw, server_hostname=host,
+                                       do_handshake_on_connect=False)
+        self.raw_sock = tls  # seen by abort() during the handshake
+        tls.do_handshake()
+        return tls
+
+
+def _shut(sock: object) -> None:
+    if isinstance(sock, socket.socket):
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
 
 
 class Listener:

@@ -3,11 +3,12 @@ SMTP sink per test, and a gateway configuration pointing at them."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import pytest
 
@@ -31,12 +32,35 @@ def ca() -> LocalCA:
 
 @pytest.fixture(scope="session")
 def dovecot(ca: LocalCA) -> Iterator[Dovecot]:
+    with running_dovecot(ca) as server:
+        yield server
+
+
+@contextlib.contextmanager
+def running_dovecot(ca: LocalCA, introspection_url: str | None = None) -> Iterator[Dovecot]:
+    """A dovecot started for the tests (with OAuth2 logins checked at
+    ``introspection_url``), stopped after; skipped where dovecot is not installed."""
     if dovecot_binary() is None:
         if os.environ.get("UMPIRE_MAIL_SERVERS") == "required":
             pytest.fail("dovecot is not installed, and .ci/run requires the mail servers")
         pytest.skip("dovecot is not installed: `apt-get install dovecot-imapd` (.ci/run "
                     "installs it and fails when it cannot)")
-    server = Dovecot(ca)
+    with started(Dovecot(ca, introspection_url)) as server:
+        yield server
+
+
+class Server(Protocol):
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+S = TypeVar("S", bound=Server)
+
+
+@contextlib.contextmanager
+def started(server: S) -> Iterator[S]:
+    """A test server, started, and stopped after."""
     server.start()
     try:
         yield server
@@ -52,12 +76,8 @@ def mailbox(dovecot: Dovecot) -> str:
 
 @pytest.fixture
 def sink(ca: LocalCA) -> Iterator[SmtpSink]:
-    server = SmtpSink(ca)
-    server.start()
-    try:
+    with started(SmtpSink(ca)) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

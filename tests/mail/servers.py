@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import getpass
 import imaplib
+import json
 import logging
 import os
 import shutil
@@ -96,7 +97,10 @@ class LocalCA:
 class Dovecot:
     """A dovecot IMAP server for one test session, on free loopback ports."""
 
-    def __init__(self, ca: LocalCA) -> None:
+    def __init__(self, ca: LocalCA, introspection_url: str | None = None) -> None:
+        #: With an OAuth2 introspection URL, XOAUTH2 and OAUTHBEARER logins too (checked
+        #: there: dovecot's oauth2 passdb).
+        self.introspection_url = introspection_url
         binary = dovecot_binary()
         if binary is None:
             raise RuntimeError("dovecot is not installed (apt-get install dovecot-imapd)")
@@ -131,8 +135,7 @@ listen = 127.0.0.1
 ssl_cert = <{self.ca.cert_file}
 ssl_key = <{self.ca.key_file}
 disable_plaintext_auth = no
-auth_mechanisms = plain login
-passdb {{
+{self._oauth_text()}passdb {{
   driver = passwd-file
   args = scheme=PLAIN {root}/passwd
 }}
@@ -153,6 +156,19 @@ service imap-login {{
   }}
 }}
 """
+
+    def _oauth_text(self) -> str:
+        if self.introspection_url is None:
+            return "auth_mechanisms = plain login\n"
+        (self.root / "oauth2.conf").write_text(
+            "introspection_mode = post\n"
+            f"introspection_url = {self.introspection_url}\n"
+            "force_introspection = yes\n"
+            "username_attribute = username\n"
+            "active_attribute = active\nactive_value = true\n")
+        return (f"auth_mechanisms = plain login xoauth2 oauthbearer\n"
+                f"passdb {{\n  driver = oauth2\n  mechanisms = xoauth2 oauthbearer\n"
+                f"  args = {self.root}/oauth2.conf\n}}\n")
 
     def start(self) -> None:
         for name in ("run", "state", "home"):
@@ -269,7 +285,7 @@ class SmtpSink:
                       data: Any) -> AuthResult:
         ok = isinstance(data, LoginPassword) and data.login == SMTP_USER.encode() \
             and data.password == SMTP_PASSWORD.encode()
-        return AuthResult(success=ok)
+        return AuthResult(success=ok, handled=False)  # a refusal is answered: 535
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         with self.changed:
@@ -301,3 +317,63 @@ class SmtpSink:
                     raise AssertionError(f"{len(self.received)} mails arrived, not {count}")
                 self.changed.wait(left)
             return list(self.received)
+
+
+class OAuthProvider:
+    """An OAuth2 provider on loopback: ``/token`` trades its refresh token for a new access
+    token (RFC 6749 §6), ``/introspect`` tells dovecot whose a token is (RFC 7662)."""
+
+    def __init__(self, refresh_token: str, user: str) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from urllib.parse import parse_qs
+
+        self.refresh_token, self.user = refresh_token, user
+        self.issued: list[str] = []
+        self.asked: list[str] = []
+        provider = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                form = {k: v[0] for k, v in
+                        parse_qs(self.rfile.read(length).decode()).items()}
+                provider.asked.append(self.path)
+                status, answer = provider.answer(self.path, form)
+                data = json.dumps(answer).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = int(self.server.server_address[1])
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def answer(self, path: str, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        if path == "/token":
+            if form.get("grant_type") != "refresh_token" or \
+                    form.get("refresh_token") != self.refresh_token:
+                return 400, {"error": "invalid_grant"}
+            token = f"access-{len(self.issued) + 1}-{os.urandom(6).hex()}"
+            self.issued.append(token)
+            return 200, {"access_token": token, "token_type": "Bearer", "expires_in": 3600}
+        if path.startswith("/introspect"):
+            active = form.get("token") in self.issued
+            return 200, ({"active": True, "username": self.user} if active
+                         else {"active": False})
+        return 404, {"error": "not_found"}
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

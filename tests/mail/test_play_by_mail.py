@@ -168,7 +168,9 @@ def test_stalingrad_opening_with_a_decision_answered_by_mail(table: Table) -> No
 
 def scan(table: Table, audiences: dict[str, str], secrets: dict[str, str]) -> None:
     """Every mail Umpire sent: to one address only; seat secrets only to their owner;
-    labelled with an audience its recipient has; no GM-only or other side's event line."""
+    labelled with its true audience (issue 24): a mail that hands out a seat's secret is
+    ``private`` (its recipient alone), any other one names an audience its recipient has;
+    no GM-only or other side's event line."""
     own = {"gm": set(audiences.values()) | {"public", "private"}}
     for mail in table.sink.received:
         assert len(mail.to) == 1, mail.to
@@ -178,6 +180,8 @@ def scan(table: Table, audiences: dict[str, str], secrets: dict[str, str]) -> No
         label = mail.header("X-Umpire-Audience")
         reader = audiences.get(to, "public")
         assert label in own.get(reader, {reader, "public", "private"}), (to, label)
+        if "secret:" in mail.text:
+            assert label == "private", (to, label, mail.subject)
         for owner, secret in secrets.items():
             if owner != to:
                 assert secret not in mail.text, f"{owner}'s seat secret mailed to {to}"
@@ -190,9 +194,31 @@ def _actor(player: Player) -> object:
 
 
 def test_every_mail_is_threaded_per_game(table: Table) -> None:
-    _gm, _gerd, _sasha, game_id = seat_everyone(table, "tanks", "pakfront", ("german", "soviet"))
+    """Issue 24: each recipient's mails of a game are one thread — one subject (Re: after
+    the first), the first mail the root, each later one In-Reply-To the one before it (or
+    the player's mail it answers) and References the root and what it answers."""
+    *players, game_id = seat_everyone(table, "tanks", "pakfront", ("german", "soviet"))
+    for player in players:
+        table.send(player, "status")  # a reply in the thread its seat began
     mails: list[Received] = [m for m in table.sink.received if m.header("X-Umpire-Game")]
-    assert mails
+    by_address: dict[str, list[Received]] = {}
     for mail in mails:
-        assert f"<game.{game_id}@umpire.test>" in mail.header("References")
-        assert mail.subject.startswith(f"[umpire {game_id}]")
+        by_address.setdefault(mail.to[0], []).append(mail)
+    assert len(by_address) == 3
+    for _address, thread in by_address.items():
+        root, *later = thread
+        subject = f"[umpire {game_id}] Stalin's Tanks"
+        assert root.subject == subject and root.header("Thread-Topic") == subject
+        root_id = root.header("Message-ID")
+        assert root_id.startswith(f"<game.{game_id}.")
+        assert later, "a seat hears more than once"
+        before = root_id
+        for mail in later:
+            assert mail.subject == "Re: " + subject, mail.subject
+            references = mail.header("References").split()
+            assert references[0] == root_id and before in references
+            parent = mail.header("In-Reply-To")
+            assert parent == before or parent.endswith("@player.test>"), parent
+            assert parent in references
+            assert mail.header("Message-ID") not in (root_id, before)
+            before = mail.header("Message-ID")
