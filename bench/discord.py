@@ -35,6 +35,7 @@ import contextlib
 import random
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -109,13 +110,70 @@ def pipeline_p95(actions: int) -> float:
     return percentile(series["pipeline_wall"], 0.95)
 
 
-async def open_games(harness: Any, count: int) -> list[Seat]:
-    fake = harness.fake
+class FakeThread:
+    """The fake Discord on an event loop of its own, in a thread of its own: what the fake
+    does (it checks every request against Discord's schema) is not the bot's loop's work,
+    as Discord's servers are not. Its coroutines are run there, awaited from the bot's."""
+
+    def __init__(self, fake: Any) -> None:
+        self.fake = fake
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="fake-discord",
+                                       daemon=True)
+
+    async def run(self, work: Any) -> Any:
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self.loop))
+
+    def start(self) -> None:
+        self.thread.start()
+        asyncio.run_coroutine_threadsafe(self.fake.start(), self.loop).result(60)
+
+    def stop(self) -> None:
+        try:
+            asyncio.run_coroutine_threadsafe(self.fake.stop(), self.loop).result(60)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(60)
+            self.loop.close()
+
+
+async def send(remote: FakeThread, client: Any, type_: int, user: Any, channel: Any,
+               data: dict[str, Any], timeout: float, wait_done: bool = True
+               ) -> tuple[Any, float, float | None]:
+    """Send one interaction: its record, seconds to the first response and to the bot's
+    end of it (None: not waited for)."""
+    loop = asyncio.get_running_loop()
+    iid = remote.fake.new_id()
+    done = (asyncio.ensure_future(client.wait_for(
+        "umpire_interaction_done", check=lambda i: i.id == iid, timeout=timeout))
+        if wait_done else None)
+    sent = loop.time()
+    record = await remote.run(remote.fake.interact(type_, user, channel, data, iid=iid))
+    await remote.run(asyncio.wait_for(record.responded.wait(), timeout))
+    first = loop.time() - sent
+    if done is None:
+        return record, first, None
+    await done
+    return record, first, loop.time() - sent
+
+
+async def open_games(remote: FakeThread, client: Any, count: int) -> list[Seat]:
+    fake = remote.fake
     gm = fake.add_user("gm", admin=True)
     seats = []
+
+    async def slash(user: Any, channel: Any, path: str, **options: Any) -> None:
+        await send(remote, client, 2, user, channel,
+                   fake.command_data(path, options, channel, user), 120.0)
+
     for number in range(count):
         players = {side: fake.add_user(f"{side}{number}") for side in ("german", "russian")}
-        thread, _started = await harness.open_game(gm, "stalingrad", "historical", players)
+        before = {c.id for c in fake.threads()}
+        await slash(gm, fake.general, "game new", game="stalingrad", scenario="historical")
+        (thread,) = [c for c in fake.threads() if c.id not in before]
+        for side, player in players.items():
+            await slash(player, thread, "game join", side=side)
+        await slash(gm, thread, "game start")
         seats.append(Seat(f"b{number}", thread, players))  # the bot's ``game_ids``, in turn
     return seats
 
@@ -149,29 +207,22 @@ def plan_burst(service: Any, seats: list[Seat], rnd: random.Random
     return planned
 
 
-async def burst(harness: Any, planned: list[tuple[Seat, str, Any, str, dict[str, Any]]],
+async def burst(remote: FakeThread, client: Any,
+                planned: list[tuple[Seat, str, Any, str, dict[str, Any]]],
                 pipeline: float, samples: Samples, timeout: float) -> None:
-    fake, client = harness.fake, harness.client
-    loop = asyncio.get_running_loop()
+    fake = remote.fake
 
     async def one(place: int, seat: Seat, kind: str, user: Any, path: str,
                   options: dict[str, Any]) -> None:
         focused = "text" if kind == "autocomplete" else None
         data = fake.command_data(path, options, seat.thread, user, focused=focused)
-        iid = fake.new_id()
-        done = (None if kind == "autocomplete" else asyncio.ensure_future(client.wait_for(
-            "umpire_interaction_done", check=lambda i, n=iid: i.id == n, timeout=timeout)))
         before = len(fake.channel_messages(seat.thread))
-        sent = loop.time()
-        record = await fake.interact(4 if kind == "autocomplete" else 2, user, seat.thread,
-                                     data, iid=iid)
-        await asyncio.wait_for(record.responded.wait(), timeout)
-        samples.first.append(loop.time() - sent)
+        record, first, took = await send(remote, client, 4 if focused else 2, user,
+                                         seat.thread, data, timeout, wait_done=not focused)
+        samples.first.append(first)
         samples.kinds[kind] = samples.kinds.get(kind, 0) + 1
-        if done is None:
+        if took is None:
             return
-        await done
-        took = loop.time() - sent
         samples.follow.append(took)
         samples.follow_ratio.append(took / max(pipeline * place, 1e-6))
         posted = [*record.messages(), *fake.channel_messages(seat.thread)[before:]]
@@ -192,36 +243,47 @@ async def burst(harness: Any, planned: list[tuple[Seat, str, Any, str, dict[str,
 async def measure(actions: int, pipeline: float, out: Out) -> Samples:
     import pytest
 
-    from bot.discord.app import load_renderer
-    from tests.fakediscord import FakeDiscord, run_umpire
+    from bot.discord.app import create_bot, load_renderer
+    from bot.discord.core import BotConfig
+    from bot.discord.errors import Refusal
+    from bot.service import GameService, ServiceError
+    from bot.store import Store
+    from tests.fakediscord import FakeDiscord, run_client
 
     games = max(2, actions // 10)
     rounds = max(1, actions // games)
     samples = Samples()
     monkeypatch = pytest.MonkeyPatch()
+    remote = FakeThread(FakeDiscord())
+    remote.start()
     try:
         with tempfile.TemporaryDirectory() as folder:
-            fake = FakeDiscord()
-            async with run_umpire(fake, Path(folder) / "umpire.db", monkeypatch,
-                                  seed_source=lambda n: bytes([26]) * n,
-                                  renderer=load_renderer(),
-                                  game_ids=[f"b{n}" for n in range(games)]) as harness:
-                harness.timeout = 120.0
-                seats = await open_games(harness, games)
-                out(f"{games} games opened, started and seated through the fake Discord")
-                service = harness.client.port.service
-                rnd = random.Random(26)
-                probe = LagProbe()
-                probe.start()
-                for _ in range(rounds):
-                    planned = await asyncio.to_thread(plan_burst, service, seats, rnd)
-                    probe.running = True
-                    await burst(harness, planned, pipeline, samples, timeout=300.0)
-                    probe.running = False
-                await probe.stop()
-                samples.lag = probe.lags
-                harness.forgive()  # refusals of a random order are answers, not failures
+            store = Store(Path(folder) / "umpire.db")
+            service = GameService(store, seed_source=lambda n: bytes([26]) * n)
+            bot = create_bot(service, BotConfig(
+                tick_seconds=0, guild_id=remote.fake.guild_id, follow_seconds=0,
+                game_ids=[f"b{n}" for n in range(games)]), load_renderer(),
+                guild_ready_timeout=0.05)
+            try:
+                async with run_client(remote.fake, bot, bot.tree, monkeypatch,
+                                      expected=(Refusal, ServiceError)) as harness:
+                    seats = await open_games(remote, bot, games)
+                    out(f"{games} games opened, started and seated through the fake Discord")
+                    rnd = random.Random(26)
+                    probe = LagProbe()
+                    probe.start()
+                    for _ in range(rounds):
+                        planned = await asyncio.to_thread(plan_burst, service, seats, rnd)
+                        probe.running = True
+                        await burst(remote, bot, planned, pipeline, samples, timeout=300.0)
+                        probe.running = False
+                    await probe.stop()
+                    samples.lag = probe.lags
+                    harness.check()  # the bot raised nothing, Discord refused nothing
+            finally:
+                store.close()
     finally:
+        remote.stop()
         monkeypatch.undo()
     return samples
 
