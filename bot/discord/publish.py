@@ -29,6 +29,7 @@ from bot.discord import formatting as fmt
 from bot.discord.components import choose_view, options_view
 from bot.discord.port import THREAD_KEY, ServicePort, gms_of, players_of
 from bot.discord.verbs import secret_commands
+from bot.messages import Message
 from bot.service import Actor, GameInfo, SubmitResult
 
 log = logging.getLogger("umpire.discord")
@@ -218,7 +219,7 @@ class Publisher:
             content = fmt.public_post(public, None, fmt.mentions(to_act_ids),
                                       fmt.mentions(owing_ids))
             view = choose_view(info.id, info.head_seq) if owing and not public.result else None
-            picture = (await self.picture(public.view, info=info)
+            picture = (await self.picture(await _view_of(public), info=info)
                        if await self._picture_due(info, public.to_act, ping) else None)
             problem = await self.post(info, content, picture, view)
             if problem:
@@ -236,7 +237,7 @@ class Publisher:
                                   view=options_view(info.id, info.head_seq, message))
                 elif text is not None:
                     await self.dm(info, user_id, text, file=await self.picture(
-                        message.view, f"{side}.png", info))
+                        await _view_of(message), f"{side}.png", info))
         await self.dm_gm_only(info, result)
         await self.prompt_secret_placement(info)
         return problems
@@ -266,7 +267,7 @@ class Publisher:
         rules = self.port.rules(info.game)
         for user_id in players_of(info, side):
             legal = await self.port.legal_orders(info, Actor.discord(user_id))
-            commands = secret_commands(rules, legal)
+            commands = await asyncio.to_thread(secret_commands, rules, legal)
             if commands:
                 if not claimed and not await self.port.call(store.mark, PROMPTED + info.id,
                                                             key):
@@ -288,3 +289,9 @@ class Publisher:
                     info, notice.audience)
                 for user_id in targets:
                     await self.dm(info, user_id, f"**{fmt.game_label(info)}**: {notice.text}")
+
+
+async def _view_of(message: Message) -> View | None:
+    """A message's View, built (on first use) in a worker thread, off the event loop: a
+    TP:S View is a few ms of work, and a burst of orders builds one per post (issue 26)."""
+    return await asyncio.to_thread(lambda: message.view)
