@@ -78,23 +78,28 @@ def peak_rss_mb() -> float:
 
 @dataclass
 class Figure:
-    """One reported figure and its target: ``value`` must be <= ``target``."""
+    """One reported figure and its target: ``value`` must be <= ``target`` (>= with
+    ``at_least``)."""
 
     name: str
     value: float
     target: float | None
     unit: str = ""
+    at_least: bool = False
 
     @property
     def ok(self) -> bool:
-        return self.target is None or self.value <= self.target
+        if self.target is None:
+            return True
+        return self.value >= self.target if self.at_least else self.value <= self.target
 
     def line(self) -> str:
         shown = f"{self.value:.2f}{self.unit}"
         if self.target is None:
             return f"FIGURE {self.name}: {shown} (no target)"
         verdict = "ok" if self.ok else "MISSED"
-        return f"FIGURE {self.name}: {shown} (target <= {self.target:g}{self.unit}) {verdict}"
+        bound = ">=" if self.at_least else "<="
+        return f"FIGURE {self.name}: {shown} (target {bound} {self.target:g}{self.unit}) {verdict}"
 
 
 @dataclass
@@ -102,8 +107,8 @@ class Figures:
     items: list[Figure] = field(default_factory=list)
 
     def add(self, name: str, value: float, target: float | None = None,
-            unit: str = "") -> None:
-        self.items.append(Figure(name, value, target, unit))
+            unit: str = "", at_least: bool = False) -> None:
+        self.items.append(Figure(name, value, target, unit, at_least))
 
     def report(self, out: Out) -> bool:
         """The closing lines: one per figure with its target; True when every target is met."""

@@ -12,9 +12,14 @@ Printed figures (no timed asserts):
 * ``latency``: from IMAP APPEND to the reply arriving at the SMTP server, the gateway
   running with IDLE — median and 90th percentile over M single mails (dovecot tells an
   idling client of new mail about half a second after it arrives; the APPEND itself, a
-  new TLS login, is counted too).
+  new TLS login, is counted too);
+* ``burst`` (issue 26): one order mail to each of 20 games appended at once, the gateway
+  running with IDLE — APPEND to each game's reply, p50/p95/max, and the p95 of each
+  reply's wait over (one mail's median latency + one mail's cost in the ``orders`` run x
+  its place among the 20): how far a burst's replies fall behind a queue served in turn.
 
-Run: ``uv run umpire bench mail`` (``--actions N``: mails in the orders run, at most 400).
+Run: ``uv run umpire bench mail`` (``--actions N``: mails in the orders run, at most 400;
+below 20, a smoke run: 3 latency mails, a 3-game burst, no set-up run).
 Needs Debian's dovecot (``apt-get install dovecot-imapd``).
 """
 
@@ -87,7 +92,7 @@ def _passes(game_id: str, keys: dict[str, str], count: int, start: int = 0) -> l
 
 
 def _orders(dovecot: Dovecot, sink: SmtpSink, ca: LocalCA, folder: Path, count: int,
-            out: Callable[[str], None]) -> None:
+            out: Callable[[str], None]) -> float:
     config = _config_for(folder / "orders", dovecot, sink, ca)
     assert config.imap is not None
     table = Table(dovecot, str(config.imap.user), sink, config)
@@ -110,6 +115,7 @@ def _orders(dovecot: Dovecot, sink: SmtpSink, ca: LocalCA, folder: Path, count: 
     out(f"orders   {handled} mails in {seconds:.2f} s: {handled / seconds:.1f} mails/s "
         f"({mails_out} mails sent); one mail {per_mail * 1000:.0f} ms = "
         f"{per_mail / alone:.0f} x the order alone ({alone * 1000:.1f} ms)")
+    return per_mail
 
 
 def _config_for(folder: Path, dovecot: Dovecot, sink: SmtpSink, ca: LocalCA) -> MailConfig:
@@ -154,7 +160,7 @@ def _setup(dovecot: Dovecot, sink: SmtpSink, ca: LocalCA, folder: Path,
 
 
 def _latency(dovecot: Dovecot, sink: SmtpSink, ca: LocalCA, folder: Path, count: int,
-             out: Callable[[str], None]) -> None:
+             out: Callable[[str], None]) -> float:
     config = _config_for(folder / "latency", dovecot, sink, ca)
     assert config.imap is not None
     table = Table(dovecot, str(config.imap.user), sink, config)
@@ -187,6 +193,54 @@ def _latency(dovecot: Dovecot, sink: SmtpSink, ca: LocalCA, folder: Path, count:
     p90 = times[min(len(times) - 1, int(0.9 * len(times)))]
     out(f"latency  APPEND -> reply over {count} mails (IDLE): median "
         f"{statistics.median(times) * 1000:.0f} ms, p90 {p90 * 1000:.0f} ms")
+    return statistics.median(times)
+
+
+def _replied(sink: SmtpSink) -> dict[str, float]:
+    """When the first auto-reply about each game arrived (perf_counter seconds), by id."""
+    seen: dict[str, float] = {}
+    for mail in sink.received:
+        game = mail.header("X-Umpire-Game")
+        if game and mail.header("Auto-Submitted") == "auto-replied" and game not in seen:
+            seen[game] = 0.0
+    return seen
+
+
+def _burst(dovecot: Dovecot, sink: SmtpSink, ca: LocalCA, folder: Path, games: int,
+           single: float, per_mail: float, out: Callable[[str], None]) -> None:
+    config = _config_for(folder / "burst", dovecot, sink, ca)
+    assert config.imap is not None
+    table = Table(dovecot, str(config.imap.user), sink, config)
+    duels = [_duel(table.service) for _ in range(games)]
+    before = set(_replied(sink))
+    stop = threading.Event()
+    runner = threading.Thread(target=table.gateway.run, args=(stop,), daemon=True)
+    runner.start()
+    arrived: dict[str, float] = {}
+    try:
+        time.sleep(0.5)
+        mails = [_passes(game_id, keys, 1)[0] for game_id, keys in duels]
+        started = time.perf_counter()
+        dovecot.append(*mails, user=table.mailbox)
+        deadline = started + 60 + 2 * games
+        while len(arrived) < games and time.perf_counter() < deadline:
+            now = time.perf_counter()
+            for game in set(_replied(sink)) - before - set(arrived):
+                arrived[game] = now - started
+            time.sleep(0.005)
+    finally:
+        stop.set()
+        runner.join(timeout=10)
+    if len(arrived) < games:
+        raise RuntimeError(f"{games - len(arrived)} of {games} games got no reply in time")
+    waits = sorted(arrived.values())
+    ratios = sorted(wait / (single + per_mail * place)
+                    for place, wait in enumerate(waits, start=1))
+    p95 = waits[min(len(waits) - 1, round(0.95 * (len(waits) - 1)))]
+    out(f"burst    {games} games, one mail each appended at once (IDLE): APPEND -> reply "
+        f"p50 {statistics.median(waits) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, "
+        f"max {waits[-1] * 1000:.0f} ms; / (one mail's latency + its cost x its place) "
+        f"p95 {ratios[min(len(ratios) - 1, round(0.95 * (len(ratios) - 1)))]:.2f}x")
 
 
 def run(actions: int = 100, out: Callable[[str], Any] = print) -> None:
@@ -203,9 +257,13 @@ def run(actions: int = 100, out: Callable[[str], Any] = print) -> None:
     try:
         out("umpire bench mail — dovecot (IMAP, TLS) and an SMTP server (STARTTLS, login) "
             "on loopback")
-        _orders(dovecot, sink, ca, folder, max(10, min(actions, 400)), out)
-        _setup(dovecot, sink, ca, folder, out)
-        _latency(dovecot, sink, ca, folder, 20, out)
+        smoke = actions < 20  # a smoke run: fewer mails, no set-up run
+        per_mail = _orders(dovecot, sink, ca, folder, max(4 if smoke else 10,
+                                                          min(actions, 400)), out)
+        if not smoke:
+            _setup(dovecot, sink, ca, folder, out)
+        single = _latency(dovecot, sink, ca, folder, 3 if smoke else 20, out)
+        _burst(dovecot, sink, ca, folder, 3 if smoke else 20, single, per_mail, out)
     finally:
         sink.stop()
         dovecot.stop()

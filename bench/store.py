@@ -286,7 +286,7 @@ def run(actions: int = 5000, out: Out = print, db: str | None = None) -> dict[st
 
         out("")
         out("several writer processes (bench/writers.py):")
-        writers.run(min(actions, 120), out, db)
+        writers.run(min(actions, 60), out, db)  # TP:S orders now: its own default size
     return figures.as_dict()
 
 

@@ -30,6 +30,7 @@ from bot.discord import formatting as fmt
 from bot.discord.components import choose_view, options_view
 from bot.discord.port import THREAD_KEY, ServicePort, players_of
 from bot.discord.verbs import secret_commands
+from bot.messages import Message
 from bot.service import Actor, GameInfo, SubmitResult
 
 log = logging.getLogger("umpire.discord")
@@ -265,7 +266,7 @@ class Publisher:
             content = fmt.public_post(public, self._given_by(info, result, actor_id),
                                       fmt.mentions(to_act_ids), fmt.mentions(owing_ids))
             view = choose_view(info.id, info.head_seq) if owing and not public.result else None
-            board = public.view
+            board = await _view_of(public)
             picture = (await self.picture(board, info=info)
                        if await self._picture_due(info, board, public.to_act, ping) else None)
             if picture is not None and not await self._new_picture(info, picture):
@@ -289,8 +290,9 @@ class Publisher:
                                   fmt.decision_dm(label, message, buttons is not None),
                                   view=buttons)
                 elif text is not None and not (actor_told and user_id == actor_id):
-                    file = (await self.picture(message.view, f"{side}.png", info)
-                            if shows_more(message.view, public.view) else None)
+                    mine = await _view_of(message)
+                    file = (await self.picture(mine, f"{side}.png", info)
+                            if shows_more(mine, await _view_of(public)) else None)
                     await self.dm(info, user_id, text, file=file)
         await self.dm_gm_only(info, result)
         await self.prompt_secret_placement(info)
@@ -353,7 +355,7 @@ class Publisher:
         rules = self.port.rules(info.game)
         for user_id in players_of(info, side):
             legal = await self.port.legal_orders(info, Actor.discord(user_id))
-            commands = secret_commands(rules, legal)
+            commands = await asyncio.to_thread(secret_commands, rules, legal)
             if commands:
                 if not claimed and not await self.port.call(store.mark, PROMPTED + info.id,
                                                             key):
@@ -377,3 +379,9 @@ class Publisher:
                     info, notice.audience)
                 for user_id in targets:
                     await self.dm(info, user_id, f"**{fmt.game_label(info)}**: {notice.text}")
+
+
+async def _view_of(message: Message) -> View | None:
+    """A message's View, built (on first use) in a worker thread, off the event loop: a
+    TP:S View is a few ms of work, and a burst of orders builds one per post (issue 26)."""
+    return await asyncio.to_thread(lambda: message.view)

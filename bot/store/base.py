@@ -264,6 +264,11 @@ class Store:
     backend: ClassVar[str] = ""
     #: Where the database is, for messages (a path, or a URL without its password).
     label: str = ""
+    #: Statements this store object has sent so far, for the benchmarks: PostgreSQL's round
+    #: trips to the server (a pipeline is one), SQLite's statements run in the library
+    #: (each a call into it: no round trip). Counted without a lock (a figure, not a total
+    #: anything depends on).
+    round_trips: int = 0
 
     #: The backend class for a kind (``sqlite``, ``postgresql``): set once by the package
     #: (:func:`bot.store.backends.backend_class`), so that this module imports no backend

@@ -142,30 +142,66 @@ def _translate(error: psycopg.Error) -> StoreError:
 
 
 class PgTx(Tx):
-    def __init__(self, conn: psycopg.Connection[dict[str, Any]]) -> None:
+    """One connection's statements, counted as round trips on ``store``. A transaction's
+    ``BEGIN`` waits for its first statement and goes with it in one pipeline (one round
+    trip, not two); a transaction that sends nothing sends no ``BEGIN`` and no ``COMMIT``."""
+
+    def __init__(self, conn: psycopg.Connection[dict[str, Any]], store: Store,
+                 begin: str | None = None) -> None:
         self.conn = conn
+        self.store = store
+        self.begin = begin
+        self.begun = False
+        self.batching = False
+
+    def _run(self, sql: str, params: Sequence[Any]) -> psycopg.Cursor[dict[str, Any]]:
+        try:
+            if self.begin is not None and not self.begun:
+                self.begun = True
+                if not self.batching:
+                    self.store.round_trips += 1
+                with self.conn.pipeline():
+                    self.conn.execute(self.begin)
+                    return self.conn.execute(to_pyformat(sql), params_of(params))
+            if not self.batching:
+                self.store.round_trips += 1
+            return self.conn.execute(to_pyformat(sql), params_of(params))
+        except psycopg.Error as error:
+            raise _translate(error) from error
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        cursor = self._run(sql, params)
         try:
-            cursor = self.conn.execute(to_pyformat(sql), params_of(params))
             return cursor.fetchall() if cursor.description is not None else []
         except psycopg.Error as error:
             raise _translate(error) from error
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        try:
-            cursor = self.conn.execute(to_pyformat(sql), params_of(params))
-        except psycopg.Error as error:
-            raise _translate(error) from error
-        return max(cursor.rowcount, 0)
+        return max(self._run(sql, params).rowcount, 0)
+
+    def end(self, sql: str) -> None:
+        """``COMMIT`` or ``ROLLBACK``, if a ``BEGIN`` was sent."""
+        if self.begun and not self.conn.closed:
+            self.store.round_trips += 1
+            self.conn.execute(sql)
 
     @contextmanager
     def batch(self) -> Iterator[None]:
+        if self.batching:
+            yield
+            return
+        self.store.round_trips += 1  # the pipeline's one sync
+        self.batching = True
         try:
             with self.conn.pipeline():
+                if self.begin is not None and not self.begun:
+                    self.begun = True
+                    self.conn.execute(self.begin)
                 yield
         except psycopg.Error as error:
             raise _translate(error) from error
+        finally:
+            self.batching = False
 
 
 class PostgresStore(Store):
@@ -251,29 +287,30 @@ class PostgresStore(Store):
     @contextmanager
     def _transaction(self, begin: str) -> Iterator[Tx]:
         with self._conn() as conn:
-            tx = PgTx(conn)
-            if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
-                yield tx  # joins the transaction this thread has open
+            held: PgTx | None = getattr(self._local, "tx", None)
+            idle = conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+            if held is not None or not idle:
+                yield held or PgTx(conn, self)  # joins the transaction this thread has open
                 return
+            tx = PgTx(conn, self, begin)
+            self._local.tx = tx
             try:
-                conn.execute(begin)
-            except psycopg.Error as error:
-                raise _translate(error) from error
-            try:
-                yield tx
-            except BaseException:
-                if not conn.closed:
-                    conn.execute("ROLLBACK")
-                raise
-            try:
-                conn.execute("COMMIT")
-            except psycopg.Error as error:
-                raise _translate(error) from error
+                try:
+                    yield tx
+                except BaseException:
+                    tx.end("ROLLBACK")
+                    raise
+                try:
+                    tx.end("COMMIT")
+                except psycopg.Error as error:
+                    raise _translate(error) from error
+            finally:
+                self._local.tx = None
 
     @contextmanager
     def plain(self) -> Iterator[Tx]:
         with self._conn() as conn:
-            yield PgTx(conn)
+            yield getattr(self._local, "tx", None) or PgTx(conn, self)
 
     def write(self) -> Any:
         return self._transaction("BEGIN")
@@ -289,6 +326,7 @@ class PostgresStore(Store):
         with self._conn() as conn:
             key = lock_key("game:" + game_id)
             try:
+                self.round_trips += 1
                 conn.execute("SELECT pg_advisory_lock(%s)", [key])
             except psycopg.Error as error:
                 raise _translate(error) from error
@@ -298,6 +336,7 @@ class PostgresStore(Store):
             finally:
                 self._local.locked = None
                 if not conn.closed:
+                    self.round_trips += 1
                     conn.execute("SELECT pg_advisory_unlock(%s)", [key])
 
     def restart_identities(self, tx: Tx) -> None:

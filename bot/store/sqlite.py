@@ -73,16 +73,19 @@ def translated() -> Iterator[None]:
 
 
 class SqliteTx(Tx):
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, store: Store) -> None:
         self.db = db
+        self.store = store
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         values = params_of(params)
+        self.store.round_trips += 1
         with translated():
             return list(self.db.query(sql, values))
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         values = params_of(params)
+        self.store.round_trips += 1
         with translated():
             cursor = self.db.execute(sql, values)
         return max(cursor.rowcount, 0)
@@ -170,12 +173,13 @@ class SqliteStore(Store):
         """One ``BEGIN IMMEDIATE`` transaction: all of it is committed, or none of it."""
         db = self.db
         if db.conn.in_transaction:
-            yield SqliteTx(db)
+            yield SqliteTx(db, self)
             return
+        self.round_trips += 2  # BEGIN and COMMIT (or ROLLBACK)
         with translated():
             db.execute("BEGIN IMMEDIATE")
         try:
-            yield SqliteTx(db)
+            yield SqliteTx(db, self)
             with translated():
                 db.execute("COMMIT")
         except (sqlite3.Error, UnicodeDecodeError) as error:  # sqlite-utils calls (migrations)
@@ -187,7 +191,7 @@ class SqliteStore(Store):
 
     @contextmanager
     def plain(self) -> Iterator[Tx]:
-        yield SqliteTx(self.db)
+        yield SqliteTx(self.db, self)
 
     @contextmanager
     def read(self) -> Iterator[Tx]:
@@ -195,12 +199,13 @@ class SqliteStore(Store):
         file (WAL: another process's commit meanwhile is not seen). Nests."""
         db = self.db
         if db.conn.in_transaction:
-            yield SqliteTx(db)
+            yield SqliteTx(db, self)
             return
+        self.round_trips += 2  # BEGIN and COMMIT
         with translated():
             db.execute("BEGIN")
         try:
-            yield SqliteTx(db)
+            yield SqliteTx(db, self)
         except BaseException:
             _end(db)
             raise

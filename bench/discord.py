@@ -1,0 +1,325 @@
+"""``umpire bench discord``: the bot under a burst of interactions.
+
+Umpire's real bot (``bot.discord.core``, the real discord.py client) runs against the local
+fake Discord of the tests (``tests.fakediscord``: REST and gateway on 127.0.0.1, in this
+process, on the bot's own event loop), with the service on a SQLite store in a temporary
+folder and the renderer the bot loads. Set-up (not timed): ``--actions``/10 Turning Point:
+Stalingrad games (default 50), each opened in Discord by a GM, joined by two players and
+started (``/game new``, ``/game join``, ``/game start``).
+
+Then ``--actions`` interactions (default 500) in bursts: in each burst every game gets one
+interaction, all sent at once — an order of the side to act (``/order``, from the legal
+orders listed before the burst), the answer to a decision owed (``/decide``), the public map
+(``/game map``) or an autocomplete of ``/order``'s text, chosen at random (seeded).
+For each interaction it measures (wall clock, the loop's own):
+
+* interaction → first response (the acknowledgement or defer Discord must get within 3 s);
+* interaction → follow-up: the bot done with it, its picture posted (orders, decisions and
+  maps; an autocomplete has no follow-up);
+* the event loop's lag during the bursts: a ticker asks to wake every 10 ms and records how
+  late it woke (rendering and the store run in threads, off the loop).
+
+Targets (issue 26): first response p99 <= 1 s; the event loop's lag p99 <= 50 ms; the
+follow-up p95 <= 1.5x the pipeline's p95 (``bench pipeline``'s submit + View + picture,
+wall, measured in the same run on the same kind of orders) summed over what was queued
+before it: each follow-up is divided by (pipeline p95 x its place in its burst's queue,
+the work sent before it and itself), and the p95 of that quotient is the figure.
+
+Run: ``uv run umpire bench discord`` (``--actions N``: interactions; games = N/10).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path[:1]:  # as a script, bench/ must not hide the packages
+    sys.path.insert(0, str(ROOT))
+
+from bench.common import Figures, Out, percentile  # noqa: E402
+
+FIRST_RESPONSE_P99_S = 1.0
+FOLLOW_UP_P95 = 1.5
+LOOP_LAG_P99_MS = 50.0
+TICK_S = 0.010
+
+
+class Seat:
+    """One game: its id, its Discord thread and its players by side. (Plain classes here:
+    ``umpire bench`` loads this file as a module of no package, where dataclasses fail.)"""
+
+    def __init__(self, game_id: str, thread: Any, players: dict[str, Any]) -> None:
+        self.game_id, self.thread, self.players = game_id, thread, players
+
+
+class Samples:
+    def __init__(self) -> None:
+        self.first: list[float] = []
+        self.follow: list[float] = []
+        self.follow_ratio: list[float] = []
+        self.lag: list[float] = []
+        self.kinds: dict[str, int] = {}
+        self.refused = 0  # follow-ups without a picture: a refused order
+        self.pictures = 0
+
+
+class LagProbe:
+    """How late the event loop wakes a task that sleeps ``TICK_S``, while running."""
+
+    def __init__(self) -> None:
+        self.lags: list[float] = []
+        self.running = False
+        self.task: asyncio.Task[None] | None = None
+
+    async def _tick(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            asked = loop.time()
+            await asyncio.sleep(TICK_S)
+            if self.running:
+                self.lags.append(max(0.0, loop.time() - asked - TICK_S))
+
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._tick())
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+
+
+def pipeline_p95(actions: int) -> float:
+    """The pipeline's p95 (wall seconds: submit + View + the posted picture) of TP:S orders,
+    measured now (``bench.pipeline``)."""
+    from bench.pipeline import bot_renderer, measure_game
+    from bot.service import GameService
+    from bot.store import Store
+
+    with tempfile.TemporaryDirectory() as folder:
+        service = GameService(Store(Path(folder) / "pipeline.db"))
+        series = measure_game(service, "stalingrad", ["historical"], actions, bot_renderer())
+        service.store.close()
+    return percentile(series["pipeline_wall"], 0.95)
+
+
+class FakeThread:
+    """The fake Discord on an event loop of its own, in a thread of its own: what the fake
+    does (it checks every request against Discord's schema) is not the bot's loop's work,
+    as Discord's servers are not. Its coroutines are run there, awaited from the bot's."""
+
+    def __init__(self, fake: Any) -> None:
+        self.fake = fake
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="fake-discord",
+                                       daemon=True)
+
+    async def run(self, work: Any) -> Any:
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self.loop))
+
+    def start(self) -> None:
+        self.thread.start()
+        asyncio.run_coroutine_threadsafe(self.fake.start(), self.loop).result(60)
+
+    def stop(self) -> None:
+        try:
+            asyncio.run_coroutine_threadsafe(self.fake.stop(), self.loop).result(60)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(60)
+            self.loop.close()
+
+
+async def send(remote: FakeThread, client: Any, type_: int, user: Any, channel: Any,
+               data: dict[str, Any], timeout: float, wait_done: bool = True
+               ) -> tuple[Any, float, float | None]:
+    """Send one interaction: its record, seconds to the first response and to the bot's
+    end of it (None: not waited for)."""
+    loop = asyncio.get_running_loop()
+    iid = remote.fake.new_id()
+    done = (asyncio.ensure_future(client.wait_for(
+        "umpire_interaction_done", check=lambda i: i.id == iid, timeout=timeout))
+        if wait_done else None)
+    sent = loop.time()
+    record = await remote.run(remote.fake.interact(type_, user, channel, data, iid=iid))
+    await remote.run(asyncio.wait_for(record.responded.wait(), timeout))
+    first = loop.time() - sent
+    if done is None:
+        return record, first, None
+    await done
+    return record, first, loop.time() - sent
+
+
+async def open_games(remote: FakeThread, client: Any, count: int) -> list[Seat]:
+    fake = remote.fake
+    gm = fake.add_user("gm", admin=True)
+    seats = []
+
+    async def slash(user: Any, channel: Any, path: str, **options: Any) -> None:
+        await send(remote, client, 2, user, channel,
+                   fake.command_data(path, options, channel, user), 120.0)
+
+    for number in range(count):
+        players = {side: fake.add_user(f"{side}{number}") for side in ("german", "russian")}
+        before = {c.id for c in fake.threads()}
+        await slash(gm, fake.general, "game new", game="stalingrad", scenario="historical")
+        (thread,) = [c for c in fake.threads() if c.id not in before]
+        for side, player in players.items():
+            await slash(player, thread, "game join", side=side)
+        await slash(gm, thread, "game start")
+        seats.append(Seat(f"b{number}", thread, players))  # the bot's ``game_ids``, in turn
+    return seats
+
+
+def plan_burst(service: Any, seats: list[Seat], rnd: random.Random
+               ) -> list[tuple[Seat, str, Any, str, dict[str, Any]]]:
+    """(seat, kind, user, command path, options) of one interaction per game."""
+    from bot.service import Actor
+
+    planned = []
+    for seat in seats:
+        info = service.info(seat.game_id)
+        side = info.to_act
+        roll = rnd.random()
+        if side is None or info.status != "active" or roll < 0.2:
+            planned.append((seat, "map", seat.players["german"], "game map", {}))
+            continue
+        user = seat.players[side]
+        if roll < 0.35:
+            planned.append((seat, "autocomplete", user, "order", {"text": "mo"}))
+            continue
+        legal = service.legal_orders(seat.game_id, Actor.discord(user.id), side)
+        decisions = [o for o in legal if o.startswith("decide")]
+        busy = [o for o in legal if o not in ("done", "pass", "end")] or legal
+        if decisions:
+            planned.append((seat, "decision", user, "decide", {"answer": rnd.choice(decisions)}))
+        elif busy:
+            planned.append((seat, "order", user, "order", {"text": rnd.choice(busy)}))
+        else:
+            planned.append((seat, "map", user, "game map", {}))
+    return planned
+
+
+async def burst(remote: FakeThread, client: Any,
+                planned: list[tuple[Seat, str, Any, str, dict[str, Any]]],
+                pipeline: float, samples: Samples, timeout: float) -> None:
+    fake = remote.fake
+
+    async def one(place: int, seat: Seat, kind: str, user: Any, path: str,
+                  options: dict[str, Any]) -> None:
+        focused = "text" if kind == "autocomplete" else None
+        data = fake.command_data(path, options, seat.thread, user, focused=focused)
+        before = len(fake.channel_messages(seat.thread))
+        record, first, took = await send(remote, client, 4 if focused else 2, user,
+                                         seat.thread, data, timeout, wait_done=not focused)
+        samples.first.append(first)
+        samples.kinds[kind] = samples.kinds.get(kind, 0) + 1
+        if took is None:
+            return
+        samples.follow.append(took)
+        samples.follow_ratio.append(took / max(pipeline * place, 1e-6))
+        posted = [*record.messages(), *fake.channel_messages(seat.thread)[before:]]
+        if any(m.attachments for m in posted):
+            samples.pictures += 1
+        else:
+            samples.refused += 1  # an order refused (or a map without a picture)
+
+    queued = 0
+    tasks = []
+    for seat, kind, user, path, options in planned:
+        if kind != "autocomplete":
+            queued += 1  # the work sent before it, and itself
+        tasks.append(one(max(queued, 1), seat, kind, user, path, options))
+    await asyncio.gather(*tasks)
+
+
+async def measure(actions: int, pipeline: float, out: Out) -> Samples:
+    import pytest
+
+    from bot.discord.app import create_bot, load_renderer
+    from bot.discord.core import BotConfig
+    from bot.discord.errors import Refusal
+    from bot.service import GameService, ServiceError
+    from bot.store import Store
+    from tests.fakediscord import FakeDiscord, run_client
+
+    games = max(2, actions // 10)
+    rounds = max(1, actions // games)
+    samples = Samples()
+    monkeypatch = pytest.MonkeyPatch()
+    remote = FakeThread(FakeDiscord())
+    remote.start()
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            store = Store(Path(folder) / "umpire.db")
+            service = GameService(store, seed_source=lambda n: bytes([26]) * n)
+            bot = create_bot(service, BotConfig(
+                tick_seconds=0, guild_id=remote.fake.guild_id, follow_seconds=0,
+                game_ids=[f"b{n}" for n in range(games)]), load_renderer(),
+                guild_ready_timeout=0.05)
+            try:
+                async with run_client(remote.fake, bot, bot.tree, monkeypatch,
+                                      expected=(Refusal, ServiceError)) as harness:
+                    seats = await open_games(remote, bot, games)
+                    out(f"{games} games opened, started and seated through the fake Discord")
+                    rnd = random.Random(26)
+                    probe = LagProbe()
+                    probe.start()
+                    for _ in range(rounds):
+                        planned = await asyncio.to_thread(plan_burst, service, seats, rnd)
+                        probe.running = True
+                        await burst(remote, bot, planned, pipeline, samples, timeout=300.0)
+                        probe.running = False
+                    await probe.stop()
+                    samples.lag = probe.lags
+                    harness.check()  # the bot raised nothing, Discord refused nothing
+            finally:
+                store.close()
+    finally:
+        remote.stop()
+        monkeypatch.undo()
+    return samples
+
+
+def run(actions: int = 500, out: Out = print) -> dict[str, float]:
+    from bot.discord.app import prepare_pictures
+
+    prepare_pictures(["stalingrad"])  # as the bot starts (``umpire discord``)
+    pipeline = pipeline_p95(max(20, min(actions // 5, 100)))
+    samples = asyncio.run(measure(actions, pipeline, out))
+    figures = Figures()
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(samples.kinds.items()))
+    out(f"{len(samples.first)} interactions in bursts ({kinds}); {samples.pictures} follow-ups "
+        f"with a picture, {samples.refused} without (refused)")
+    out(f"pipeline p95 (TP:S submit + View + posted picture, wall, this run): "
+        f"{1000 * pipeline:.1f} ms")
+
+    def row(label: str, values: list[float], scale: float = 1000.0, unit: str = "ms") -> None:
+        out(f"  {label:<44} p50 {scale * percentile(values, 0.5):8.1f} {unit}  "
+            f"p95 {scale * percentile(values, 0.95):8.1f} {unit}  "
+            f"p99 {scale * percentile(values, 0.99):8.1f} {unit}")
+
+    row("interaction -> first response", samples.first)
+    row("interaction -> follow-up with picture", samples.follow)
+    row("follow-up / (pipeline p95 x queue place)", samples.follow_ratio, 1.0, "x ")
+    row("event loop lag during the bursts", samples.lag)
+    figures.add("discord first response p99", percentile(samples.first, 0.99),
+                FIRST_RESPONSE_P99_S, " s")
+    figures.add("discord follow-up / (pipeline p95 x queue place) p95",
+                percentile(samples.follow_ratio, 0.95), FOLLOW_UP_P95, "x")
+    figures.add("discord event loop lag p99", 1000 * percentile(samples.lag, 0.99),
+                LOOP_LAG_P99_MS, " ms")
+    figures.add("discord follow-up p95", 1000 * percentile(samples.follow, 0.95), None, " ms")
+    figures.report(out)
+    return figures.as_dict()
+
+
+if __name__ == "__main__":
+    run(int(sys.argv[1]) if len(sys.argv) > 1 else 500)

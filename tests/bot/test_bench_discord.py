@@ -1,0 +1,62 @@
+"""``umpire bench discord`` runs the real bot against the fake Discord under a burst and
+ends with its figures and their targets (no timing is asserted)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from bot.cli import app
+
+
+def test_bench_discord_bursts_through_the_fake_and_ends_with_its_figures() -> None:
+    result = CliRunner().invoke(app, ["bench", "discord", "--actions", "20"])
+    assert result.exit_code == 0, result.output
+    assert "2 games opened, started and seated through the fake Discord" in result.output
+    assert "20 interactions in bursts" in result.output
+    lines = result.output.strip().splitlines()
+    figures = [line for line in lines if line.startswith("FIGURE ")]
+    assert figures and lines[-len(figures):] == figures
+    for name, target in (("discord first response p99", "<= 1 s"),
+                         ("discord follow-up / (pipeline p95 x queue place) p95", "<= 1.5x"),
+                         ("discord event loop lag p99", "<= 50 ms")):
+        assert any(f.startswith(f"FIGURE {name}: ") and f"(target {target})" in f
+                   for f in figures), name
+    # every order, decision and map the burst sent was answered with a picture
+    assert " 0 without (refused)" in result.output
+
+
+def test_secret_commands_skips_unread_only_what_reading_finds_public(tmp_path: Path) -> None:
+    """``secret_commands`` (run after every action on the bot's loop) reads only the legal
+    orders a secret verb may lead; what it finds is what reading every order finds, on
+    positions of both games, secret placements (Stalin's Tanks' hide, Pakfront) included."""
+    from bench.common import Table
+    from bot.discord.verbs import secret_commands, verb_commands
+    from bot.service import GameService
+    from bot.store import Store
+
+    def read_all(rules: Any, legal: list[str]) -> list[str]:
+        spec = rules.order_spec
+        commands = {c.verb.name: c for c in verb_commands(rules.name, spec)}
+        return sorted({"/" + commands[read[0].name].qualified_name for order in legal
+                       if (read := spec.read(order)) is not None and read[0].verb.secret})
+
+    service = GameService(Store(tmp_path / "secret.db"))
+    found = 0
+    for game, scenario in (("stalingrad", "historical"), ("tanks", "pakfront")):
+        table = Table(service, game, scenario, seed=5)
+        rules = service.rules(table.game_id)
+        for _ in range(6):
+            side = service.info(table.game_id).to_act
+            assert side is not None
+            legal = service.legal_orders(table.game_id, table.players[side], side)
+            expected = read_all(rules, legal)
+            assert secret_commands(rules, legal) == expected
+            found += bool(expected)
+            step = table.next_order()
+            assert step is not None
+            assert service.submit(table.game_id, *step, table.key()).ok
+    assert found  # some position offered a secret placement
+    service.store.close()
