@@ -148,7 +148,7 @@ def is_secret_order(game: Game[Any], order: Order) -> bool:
     The game decides (:meth:`Game.is_secret`): standing orders always are, and each game
     adds its secret placements (Stalin's Tanks ``hide`` and ``mine``, Duel's ``trap``).
     """
-    return game.is_secret(order)
+    return game.secrecy(order).hidden
 
 
 class LogEntry(BaseModel):

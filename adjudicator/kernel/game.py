@@ -39,6 +39,7 @@ from adjudicator.kernel.orders import (
     parse_standing,
     words,
 )
+from adjudicator.kernel.secrecy import Secrecy, unreadable_secrecy
 from adjudicator.kernel.spec import Names, OrderSpec
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View, check_viewer, pending_for
@@ -267,15 +268,38 @@ class Game(ABC, Generic[S]):
             return "resign"
         return self.format_game_order(order)
 
-    def is_secret(self, order: Order) -> bool:
-        """Whether an order's text belongs to the side that gives it (and the GM) only.
+    def secrecy(self, order: Order | str, state: S | None = None,
+                side: str | None = None) -> Secrecy:
+        """The one answer to "is this order secret?" (:mod:`adjudicator.kernel.secrecy`).
 
-        Standing orders always are, and the orders the game's spec marks secret (hidden
-        units, mines, traps). Frontends take such orders only privately and never echo them.
-        """
+        ``order``: an order or a line of text (unreadable text is secret when it could be
+        a mistyped secret verb). The order spec's ``secret`` verbs are; standing orders
+        are their sender's (:attr:`Secrecy.SENDER`); given ``state`` and the ``side``
+        giving it, the position may make an order secret too
+        (:meth:`secret_in_position`)."""
+        if isinstance(order, str):
+            text = order
+            try:
+                order = self.parse(text)
+            except (RuleError, ValueError):
+                return unreadable_secrecy(self.order_spec, text)
         if isinstance(order, SetStanding):
-            return True
-        return self.order_spec.declares_secret(order)
+            return Secrecy.SENDER
+        if self.order_spec.declares_secret(order) or (
+                state is not None and side is not None
+                and self.secret_in_position(state, side, order)):
+            return Secrecy.SECRET
+        return Secrecy.PUBLIC
+
+    def secret_in_position(self, state: S, side: str, order: Order) -> bool:
+        """The game's hook for :meth:`secrecy`: whether the position makes ``order``,
+        given by ``side``, secret. By default every order a side gives while it enters
+        secrets (:meth:`private_input`)."""
+        return self.private_input(state) == side
+
+    def is_secret(self, order: Order) -> bool:
+        """Whether an order's text is hidden from others (:meth:`secrecy`)."""
+        return self.secrecy(order).hidden
 
     def help(self, verb: str | None = None) -> str:
         """Every order in one line each, or one verb in full (forms, rules, examples)."""
@@ -285,11 +309,8 @@ class Game(ABC, Generic[S]):
         return text if verb is not None else f"{text}\n{STANDING_HELP.splitlines()[0]}"
 
     def is_secret_text(self, text: str) -> bool:
-        """:meth:`is_secret` for a line of text; text that is no order is not secret."""
-        try:
-            return self.is_secret(self.parse(text))
-        except RuleError:
-            return False
+        """:meth:`is_secret` for a line of text (:meth:`secrecy`)."""
+        return self.secrecy(text).hidden
 
     def private_input(self, state: S) -> str | None:
         """The side now entering secrets (hidden set-up, mines), if any.
@@ -315,11 +336,9 @@ class Game(ABC, Generic[S]):
         return {}
 
     def is_private(self, state: S, side: str, order: Order) -> bool:
-        """Whether the text of ``order``, given by ``side`` in ``state``, is that side's
-        (and the GM's) only: a secret order (:meth:`is_secret`), or any order the side
-        gives while it enters secrets (:meth:`private_input`, e.g. a face-down set-up,
-        where a plain placement names what the other side may not know)."""
-        return self.is_secret(order) or self.private_input(state) == side
+        """Whether ``order``, given by ``side`` in ``state``, is hidden from others
+        (:meth:`secrecy` with the position)."""
+        return self.secrecy(order, state, side).hidden
 
     # ---- hooks the service offers games (each with the behaviour of a game without it) ----
 

@@ -135,13 +135,13 @@ class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SI
             return None
         return side if scenario.sets_up_secrets(state, side) else None
 
-    def is_private(self, state: TanksState, side: str, order: Order) -> bool:
-        """Secret orders (hide 20.0, mine 19.1, standing orders), and in a face-down set-up
-        (25.7) a plain placement too: it names the unit the other side may not know."""
+    def secret_in_position(self, state: TanksState, side: str, order: Order) -> bool:
+        """Beside the secret verbs (hide 20.0, mine 19.1): in a face-down set-up (25.7) a
+        plain placement, which names the unit the other side may not know."""
         rules = state.flags.get("hidden", {}).get(side)
         face_down = (scenario.setup_side(state) == side and bool(rules)
                      and rules["mode"] == "face-down")
-        return self.is_secret(order) or (face_down and isinstance(order, Placement))
+        return face_down and isinstance(order, Placement)
 
     def undo_reveals(self, public_events: list[Event]) -> list[str]:
         """What an order's public events disclosed that an undo could not take back.

@@ -16,9 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.game import Game, order_lines
-from adjudicator.kernel.orders import SetStanding, words
 from adjudicator.kernel.spec import CompiledVerb, Option, OrderSpec
 
 
@@ -63,18 +61,7 @@ def is_secret_order(game: Game[Any], text: str) -> bool:
     game cannot read counts as secret when its first word could abbreviate one of the
     spec's secret verbs, so a mistyped secret is not echoed either.
     """
-    secret_words = game.order_spec.secret_words()
-    for line in order_lines(text):
-        try:
-            order = game.parse(line)
-        except (RuleError, ValueError):  # unreadable: decide from the first word alone
-            head = words(line)[0].lower()
-            if any(word.startswith(head) for word in secret_words):
-                return True
-            continue
-        if not isinstance(order, SetStanding) and game.is_secret(order):
-            return True
-    return False
+    return any(game.secrecy(line).private_only for line in order_lines(text))
 
 
 def secret_commands(game: Game[Any], legal: list[str]) -> list[str]:
@@ -84,6 +71,6 @@ def secret_commands(game: Game[Any], legal: list[str]) -> list[str]:
     found = []
     for order in legal:
         read = spec.read(order)
-        if read is not None and read[0].verb.secret:
+        if read is not None and game.secrecy(order).private_only:
             found.append("/" + commands[read[0].name].qualified_name)
     return sorted(set(found))
