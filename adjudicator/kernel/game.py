@@ -34,21 +34,15 @@ from adjudicator.kernel.orders import (
     Resign,
     SetStanding,
     check_line,
-    format_standing,
-    parse_resign,
-    parse_standing,
     words,
 )
 from adjudicator.kernel.secrecy import Secrecy, unreadable_secrecy
+from adjudicator.kernel.shared_orders import SHARED_SPEC, shared_verb
 from adjudicator.kernel.spec import Names, OrderSpec
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View, check_viewer, pending_for
 
 S = TypeVar("S", bound=GameState)
-
-STANDING_HELP = ("standing KIND POLICY                          answer a kind of decision "
-                 "at once (standing KIND off clears it)\n"
-                 "  the game's kinds and policies: 'policies' (console), /game standing (Discord)")
 
 #: How many decisions standing orders may answer in a row before the kernel stops
 #: (a guard against a policy that keeps creating the decision it answers).
@@ -253,19 +247,17 @@ class Game(ABC, Generic[S]):
     # ---- kernel behaviour shared by every game -----------------------------------------
 
     def parse(self, text: str) -> Order:
+        """An order from its text: the shared orders (``standing``, ``resign``) from the
+        kernel's :data:`~adjudicator.kernel.shared_orders.SHARED_SPEC`, the rest from the
+        game's ``order_spec``."""
         check_line(text)
-        parts = words(text)
-        if parts and parts[0].lower() == "standing":
-            return parse_standing(text)
-        if parts and parts[0].lower() == "resign":
-            return parse_resign(text)
+        if shared_verb(text):
+            return SHARED_SPEC.parse(text)
         return self.parse_game_order(text)
 
     def format(self, order: Order) -> str:
-        if isinstance(order, SetStanding):
-            return format_standing(order)
-        if isinstance(order, Resign):
-            return "resign"
+        if isinstance(order, (SetStanding, Resign)):
+            return SHARED_SPEC.format(order)
         return self.format_game_order(order)
 
     def secrecy(self, order: Order | str, state: S | None = None,
@@ -303,10 +295,10 @@ class Game(ABC, Generic[S]):
 
     def help(self, verb: str | None = None) -> str:
         """Every order in one line each, or one verb in full (forms, rules, examples)."""
-        if verb is not None and verb.lower() == "standing":
-            return STANDING_HELP
+        if verb is not None and shared_verb(verb):
+            return SHARED_SPEC.help(verb)
         text = self.order_spec.help(verb)
-        return text if verb is not None else f"{text}\n{STANDING_HELP.splitlines()[0]}"
+        return text if verb is not None else f"{text}\n{SHARED_SPEC.help()}"
 
     def is_secret_text(self, text: str) -> bool:
         """:meth:`is_secret` for a line of text (:meth:`secrecy`)."""
