@@ -9,7 +9,8 @@ not differ between games:
   orders from a side that is not to act, handles ``standing`` orders, and lets standing
   orders answer pending decisions at once;
 * ``submit_lines`` applies a multi-line message in order and stops at the first pending
-  decision or error (the :func:`apply_lines` generator, which the service runs too);
+  decision or error (the :func:`apply_lines` generator: the one loop, which the
+  service's submissions run too);
 * ``view`` fills the common view fields and checks the viewer.
 """
 
@@ -410,7 +411,7 @@ class Game(ABC, Generic[S]):
         decision pending when more lines follow).
         """
         batch = Batch[S](state=state, events=[], rolls=[], applied=[])
-        for step in apply_lines(self, state, side, order_lines(text), lambda: dice):
+        for step in apply_lines(self, state, side, order_lines(text), lambda order: dice):
             if isinstance(step, Refused):
                 batch.stopped_at = step.number
                 batch.error = str(step.error)
@@ -547,8 +548,9 @@ class Game(ABC, Generic[S]):
 @dataclass(frozen=True)
 class Applied(Generic[S]):
     """One line of a multi-line submission, applied: the state it was applied to, the
-    order read from it and its outcome; ``waits``: a decision is now pending and more
-    lines follow, so they are not applied (the owing side answers first)."""
+    order read from it, the dice it was handed and its outcome; ``waits``: a decision is
+    now pending and more lines follow, so they are not applied (the owing side answers
+    first)."""
 
     number: int
     text: str
@@ -556,6 +558,7 @@ class Applied(Generic[S]):
     order: Order
     outcome: Outcome[S]
     waits: bool
+    dice: Dice
 
 
 @dataclass(frozen=True)
@@ -568,25 +571,35 @@ class Refused:
 
 
 def apply_lines(game: Game[S], state: S, side: str, lines: Sequence[str],
-                dice: Callable[[], Dice]) -> Iterator[Applied[S] | Refused]:
+                dice: Callable[[Order], Dice],
+                internal: Callable[[Exception, int], RuleError] | None = None
+                ) -> Iterator[Applied[S] | Refused]:
     """Apply ``lines`` (1-based ``number``) in turn for ``side``, each on the state the one
     before left; stop after a refused line, or after a line that leaves a decision pending
     while more lines follow. What was applied before a stop stays applied.
 
     The one loop every multi-line submission runs (:meth:`Game.submit_lines`, the game
-    service). ``dice()`` is called once per line, just before it is applied, so a caller
-    that stores each line as an action can hand each its own dice.
+    service's submissions). ``dice(order)`` is called once per line, with the order read
+    from it, just before it is applied, so a caller that stores each line as an action can
+    hand each its own dice (the service: the dice a rolled-back action rolled for the same
+    order). ``internal``: turns any other exception met on a line into its refusal (the
+    service's "internal error", logged); without it such an exception propagates.
     """
     for number, text in enumerate(lines, start=1):
         try:
-            line_dice = dice()
             order = game.parse(text)
+            line_dice = dice(order)
             outcome = game.apply(state, side, order, line_dice)
         except RuleError as error:
             yield Refused(number, text, error)
             return
+        except Exception as caught:
+            if internal is None:
+                raise
+            yield Refused(number, text, internal(caught, number))
+            return
         waits = outcome.state.pending is not None and number < len(lines)
-        yield Applied(number, text, state, order, outcome, waits)
+        yield Applied(number, text, state, order, outcome, waits, line_dice)
         if waits:
             return
         state = outcome.state
