@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from adjudicator.kernel.game import Game
+from adjudicator.kernel.shared_orders import SHARED_SPEC
 from adjudicator.registry import load_game
 
 GAMES = ("stalingrad", "tanks")
@@ -87,7 +88,7 @@ def game_page(game: Game[Any]) -> str:
                 lines.append(f"- {_code(example)} → {_code(game.format(game.parse(example)))}")
         lines.append("")
     lines += [f"### standing ({game.title})", "",
-              "    standing KIND POLICY", "    standing KIND off", "",
+              *(f"    {usage}" for usage in SHARED_SPEC.verb("standing").usage()), "",
               "A standing order answers a kind of decision at once. A policy marked *default* "
               "answers for a side that set none (it is not asked); `standing KIND ask`, where "
               "offered, asks again.", "", "| kind | policy | what it does |", "|---|---|---|"]

@@ -9,9 +9,15 @@ decision answers at once.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from adjudicator.kernel.dice import Dice
+from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.orders import Order
 
 
 class Option(BaseModel):
@@ -72,3 +78,103 @@ class SetupGuide(BaseModel):
     forfeit: list[str] = Field(default_factory=list)
     blocked: str | None = None
     placed: list[str] = Field(default_factory=list)
+
+
+# ---- decisions as objects: what a kind of decision is, beside the rule that raises it ------
+
+#: The rules' context a game's decisions read and change (each game's ``Ctx``).
+C = TypeVar("C")
+
+#: How an answer applies: ``apply(ctx, side, order, dice)`` changes the state (or refuses).
+Apply = Callable[[C, str, Order, Dice], None]
+#: The order text a standing policy gives: ``standing(ctx, decision, policy)``; None: ask.
+Standing = Callable[[C, PendingDecision, str], "str | None"]
+
+#: The policy name that always means "ask me" (no answer by standing order).
+ASK = "ask"
+
+
+@dataclass(frozen=True)
+class Decision(Generic[C]):
+    """One kind of decision the rules give a side, declared beside the rule that raises it.
+
+    ``kind`` names it (``standing KIND POLICY``); ``verb`` is the order that answers it
+    (``decide casualties``); ``rule`` the rule number. ``answers``: the order types that
+    answer it and ``apply``: how such an answer changes the state (None when the phase's
+    own orders answer it, as Stalin's Tanks' Defensive Fire). ``policies``: the standing
+    policies a side may set for it, ``(policy, description)`` in the order players read
+    them (the first is what the default answer does); ``automatic``: the policy that
+    answers for a side that has set none, if any; ``standing``: the order text a policy
+    gives (None: ask). The prompt and options of a pending decision are built where the
+    rule raises it, in the same module.
+
+    >>> Decision(kind="tie", verb="decide tie", rule="10.4",
+    ...          policies=(("strongest", "the strongest loses first"),)).policy_names()
+    ['strongest']
+    """
+
+    kind: str
+    verb: str
+    rule: str
+    answers: tuple[type[Order], ...] = ()
+    apply: Apply[C] | None = None
+    policies: tuple[tuple[str, str], ...] = ()
+    automatic: str | None = None
+    standing: Standing[C] | None = None
+
+    def policy_names(self) -> list[str]:
+        return [name for name, _ in self.policies]
+
+    def standing_policies(self) -> list[StandingPolicy]:
+        return [StandingPolicy(kind=self.kind, policy=name, description=description,
+                               default=name == self.automatic)
+                for name, description in self.policies]
+
+    def takes(self, order: Order) -> bool:
+        """Whether ``order`` answers this kind of decision."""
+        return self.apply is not None and isinstance(order, self.answers)
+
+
+class Decisions(Generic[C]):
+    """A game's kinds of decision, written once for both games: the registry the game's
+    ``resolve`` routes a pending decision's answer through, and standing orders read.
+
+    >>> tie = Decision(kind="tie", verb="decide tie", rule="10.4")
+    >>> Decisions(tie).get("tie") is tie
+    True
+    """
+
+    def __init__(self, *decisions: Decision[C]) -> None:
+        self._kinds: dict[str, Decision[C]] = {}
+        for decision in decisions:
+            if decision.kind in self._kinds:
+                raise ValueError(f"decision kind {decision.kind!r} declared twice")
+            self._kinds[decision.kind] = decision
+
+    def __iter__(self) -> Iterator[Decision[C]]:
+        return iter(self._kinds.values())
+
+    def get(self, kind: str) -> Decision[C] | None:
+        return self._kinds.get(kind)
+
+    def policies(self) -> list[StandingPolicy]:
+        """Every kind's standing policies, kind by kind in declaration order."""
+        return [policy for decision in self for policy in decision.standing_policies()]
+
+    def answer(self, ctx: C, pending: PendingDecision, side: str, order: Order,
+               dice: Dice) -> None:
+        """Apply ``order`` as the answer to ``pending``; refused (the pending prompt and
+        its options) when it does not answer that kind of decision."""
+        decision = self._kinds.get(pending.kind)
+        if decision is None or decision.apply is None or not decision.takes(order):
+            raise RuleError(pending.rule or "decision",
+                            f"answer the pending decision first: {pending.prompt}",
+                            pending.option_orders())
+        decision.apply(ctx, side, order, dice)
+
+    def standing_answer(self, ctx: C, pending: PendingDecision, policy: str) -> str | None:
+        """The order text ``policy`` gives for ``pending``; None to ask the side."""
+        decision = self._kinds.get(pending.kind)
+        if decision is None or decision.standing is None or policy == ASK:
+            return None
+        return decision.standing(ctx, pending, policy)

@@ -8,14 +8,17 @@ not differ between games:
 * ``apply`` works on a copy (a :class:`RuleError` leaves the state untouched), refuses
   orders from a side that is not to act, handles ``standing`` orders, and lets standing
   orders answer pending decisions at once;
+* :func:`apply_lines` applies a multi-line message in order and stops at the first pending
+  decision or error: the one loop, which the service's submissions run;
 * ``view`` fills the common view fields and checks the viewer.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -32,20 +35,15 @@ from adjudicator.kernel.orders import (
     Resign,
     SetStanding,
     check_line,
-    format_standing,
-    parse_resign,
-    parse_standing,
     words,
 )
+from adjudicator.kernel.secrecy import Secrecy, unreadable_secrecy
+from adjudicator.kernel.shared_orders import SHARED_SPEC, shared_verb
 from adjudicator.kernel.spec import Names, OrderSpec
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View, check_viewer, pending_for
 
 S = TypeVar("S", bound=GameState)
-
-STANDING_HELP = ("standing KIND POLICY                          answer a kind of decision "
-                 "at once (standing KIND off clears it)\n"
-                 "  the game's kinds and policies: 'policies' (console), /game standing (Discord)")
 
 #: How many decisions standing orders may answer in a row before the kernel stops
 #: (a guard against a policy that keeps creating the decision it answers).
@@ -246,12 +244,12 @@ class Game(ABC, Generic[S]):
     # ---- kernel behaviour shared by every game -----------------------------------------
 
     def parse(self, text: str) -> Order:
+        """An order from its text: the shared orders (``standing``, ``resign``) from the
+        kernel's :data:`~adjudicator.kernel.shared_orders.SHARED_SPEC`, the rest from the
+        game's ``order_spec``."""
         check_line(text)
-        parts = words(text)
-        if parts and parts[0].lower() == "standing":
-            return parse_standing(text)
-        if parts and parts[0].lower() == "resign":
-            return parse_resign(text)
+        if shared_verb(text):
+            return SHARED_SPEC.parse(text)
         return self.parse_game_order(text)
 
     def parse_in(self, state: S, text: str) -> Order:
@@ -265,35 +263,53 @@ class Game(ABC, Generic[S]):
         return self.order_spec.parse(text, self.order_names_in(state))
 
     def format(self, order: Order) -> str:
-        if isinstance(order, SetStanding):
-            return format_standing(order)
-        if isinstance(order, Resign):
-            return "resign"
+        if isinstance(order, (SetStanding, Resign)):
+            return SHARED_SPEC.format(order)
         return self.format_game_order(order)
 
-    def is_secret(self, order: Order) -> bool:
-        """Whether an order's text belongs to the side that gives it (and the GM) only.
+    def secrecy(self, order: Order | str, state: S | None = None,
+                side: str | None = None) -> Secrecy:
+        """The one answer to "is this order secret?" (:mod:`adjudicator.kernel.secrecy`).
 
-        Standing orders always are, and the orders the game's spec marks secret (hidden
-        units, mines, traps). Frontends take such orders only privately and never echo them.
-        """
+        ``order``: an order or a line of text (unreadable text is secret when it could be
+        a mistyped secret verb). The order spec's ``secret`` verbs are; standing orders
+        are their sender's (:attr:`Secrecy.SENDER`); given ``state`` and the ``side``
+        giving it, the position may make an order secret too
+        (:meth:`secret_in_position`)."""
+        if isinstance(order, str):
+            text = order
+            try:
+                order = self.parse(text)
+            except (RuleError, ValueError):
+                return unreadable_secrecy(self.order_spec, text)
         if isinstance(order, SetStanding):
-            return True
-        return self.order_spec.declares_secret(order)
+            return Secrecy.SENDER
+        if self.order_spec.declares_secret(order) or (
+                state is not None and side is not None
+                and self.secret_in_position(state, side, order)):
+            return Secrecy.SECRET
+        return Secrecy.PUBLIC
+
+    def secret_in_position(self, state: S, side: str, order: Order) -> bool:
+        """The game's hook for :meth:`secrecy`: whether the position makes ``order``,
+        given by ``side``, secret. By default every order a side gives while it enters
+        secrets (:meth:`private_input`)."""
+        return self.private_input(state) == side
+
+    def is_secret(self, order: Order) -> bool:
+        """Whether an order's text is hidden from others (:meth:`secrecy`)."""
+        return self.secrecy(order).hidden
 
     def help(self, verb: str | None = None) -> str:
         """Every order in one line each, or one verb in full (forms, rules, examples)."""
-        if verb is not None and verb.lower() == "standing":
-            return STANDING_HELP
+        if verb is not None and shared_verb(verb):
+            return SHARED_SPEC.help(verb)
         text = self.order_spec.help(verb)
-        return text if verb is not None else f"{text}\n{STANDING_HELP.splitlines()[0]}"
+        return text if verb is not None else f"{text}\n{SHARED_SPEC.help()}"
 
     def is_secret_text(self, text: str) -> bool:
-        """:meth:`is_secret` for a line of text; text that is no order is not secret."""
-        try:
-            return self.is_secret(self.parse(text))
-        except RuleError:
-            return False
+        """:meth:`is_secret` for a line of text (:meth:`secrecy`)."""
+        return self.secrecy(text).hidden
 
     def private_input(self, state: S) -> str | None:
         """The side now entering secrets (hidden set-up, mines), if any.
@@ -319,11 +335,9 @@ class Game(ABC, Generic[S]):
         return {}
 
     def is_private(self, state: S, side: str, order: Order) -> bool:
-        """Whether the text of ``order``, given by ``side`` in ``state``, is that side's
-        (and the GM's) only: a secret order (:meth:`is_secret`), or any order the side
-        gives while it enters secrets (:meth:`private_input`, e.g. a face-down set-up,
-        where a plain placement names what the other side may not know)."""
-        return self.is_secret(order) or self.private_input(state) == side
+        """Whether ``order``, given by ``side`` in ``state``, is hidden from others
+        (:meth:`secrecy` with the position)."""
+        return self.secrecy(order, state, side).hidden
 
     # ---- hooks the service offers games (each with the behaviour of a game without it) ----
 
@@ -539,6 +553,66 @@ def _with_dice_lines(events: list[Event], dice_lines: list[Event], marks: RollMa
             placed = before - first_roll
         out.append(event)
     return out + dice_lines[placed:]
+
+
+@dataclass(frozen=True)
+class Applied(Generic[S]):
+    """One line of a multi-line submission, applied: the state it was applied to, the
+    order read from it, the dice it was handed and its outcome; ``waits``: a decision is
+    now pending and more lines follow, so they are not applied (the owing side answers
+    first)."""
+
+    number: int
+    text: str
+    before: S
+    order: Order
+    outcome: Outcome[S]
+    waits: bool
+    dice: Dice
+
+
+@dataclass(frozen=True)
+class Refused:
+    """One line of a multi-line submission, refused: nothing of it was applied."""
+
+    number: int
+    text: str
+    error: RuleError
+
+
+def apply_lines(game: Game[S], state: S, side: str, lines: Sequence[str],
+                dice: Callable[[Order], Dice],
+                internal: Callable[[Exception, int], RuleError] | None = None
+                ) -> Iterator[Applied[S] | Refused]:
+    """Apply ``lines`` (1-based ``number``) in turn for ``side``, each on the state the one
+    before left; stop after a refused line, or after a line that leaves a decision pending
+    while more lines follow. What was applied before a stop stays applied.
+
+    The one loop every multi-line submission runs (the game service's submissions).
+    ``dice(order)`` is called once per line, with the order read
+    from it, just before it is applied, so a caller that stores each line as an action can
+    hand each its own dice (the service: the dice a rolled-back action rolled for the same
+    order). ``internal``: turns any other exception met on a line into its refusal (the
+    service's "internal error", logged); without it such an exception propagates.
+    """
+    for number, text in enumerate(lines, start=1):
+        try:
+            order = game.parse_in(state, text)
+            line_dice = dice(order)
+            outcome = game.apply(state, side, order, line_dice)
+        except RuleError as error:
+            yield Refused(number, text, error)
+            return
+        except Exception as caught:
+            if internal is None:
+                raise
+            yield Refused(number, text, internal(caught, number))
+            return
+        waits = outcome.state.pending is not None and number < len(lines)
+        yield Applied(number, text, state, order, outcome, waits, line_dice)
+        if waits:
+            return
+        state = outcome.state
 
 
 class Views(Generic[S]):

@@ -83,26 +83,25 @@ def check_line(line: str) -> None:
                             f"this one has {count}")
 
 
+#: A comma between units or clauses: a token of its own (:func:`tokens`).
+COMMA = ","
+
+
+def tokens(text: str, commas: bool = True) -> list[str]:
+    """The one tokenizer of order lines: the words of ``text``, extra spaces and a trailing
+    '#...' comment ignored; each comma a token of its own (``commas=False``: commas stay
+    inside the words, as :func:`words` reads a line).
+
+    >>> tokens("move a,b to 3  # go")
+    ['move', 'a', ',', 'b', 'to', '3']
+    >>> tokens("move a,b to 3", commas=False)
+    ['move', 'a,b', 'to', '3']
+    """
+    text = text.split("#", 1)[0]
+    return (text.replace(",", f" {COMMA} ") if commas else text).split()
+
+
 def words(text: str) -> list[str]:
-    """Split an order line into words, ignoring extra spaces and a trailing '#...' comment."""
-    return text.split("#", 1)[0].split()
-
-
-def parse_standing(text: str) -> SetStanding:
-    parts = [word.lower() for word in words(text)]
-    if not parts or parts[0] != "standing" or len(parts) != 3:
-        raise NotationError(
-            "a standing order is 'standing KIND POLICY' or 'standing KIND off'",
-        )
-    kind, policy = parts[1], parts[2]
-    return SetStanding(kind=kind, policy=None if policy == "off" else policy)
-
-
-def format_standing(order: SetStanding) -> str:
-    return f"standing {order.kind} {order.policy or 'off'}"
-
-
-def parse_resign(text: str) -> Resign:
-    if [word.lower() for word in words(text)] != ["resign"]:
-        raise NotationError("'resign' takes nothing after it")
-    return Resign()
+    """Split an order line into words, ignoring extra spaces and a trailing '#...' comment
+    (:func:`tokens` with commas kept inside words)."""
+    return tokens(text, commas=False)

@@ -42,20 +42,12 @@ from typing import Any, TypeAlias
 from pydantic import ValidationError
 
 from adjudicator.kernel.errors import NotationError
-from adjudicator.kernel.orders import Order
+from adjudicator.kernel.orders import COMMA, Order, tokens
 
 #: A game's name resolvers, by what they resolve ("unit", "area", "cell"…).
 Names: TypeAlias = Mapping[str, Callable[[str], str]]
 Reader: TypeAlias = Callable[[list[str], Names], Any]
 Writer: TypeAlias = Callable[[Any], str]
-
-COMMA = ","
-
-
-def tokens(text: str) -> list[str]:
-    """The words of an order line: commas are words of their own; a '#' comment is dropped."""
-    return text.split("#", 1)[0].replace(",", " , ").split()
-
 
 def plain(words: Sequence[str]) -> list[str]:
     """The words without commas."""

@@ -304,3 +304,44 @@ def reroll_decision(pause: RollPause, order: str, by: str, values: list[tuple[in
               "total": total, "loser": pause.loser,
               "resume": resume.model_dump(mode="json") if resume is not None else None},
     )
+
+
+# ---- the Advantage's standing orders ---------------------------------------------------------
+
+#: The Advantage decision's standing policies, as players read them (:data:`HELPS` answers
+#: for a holder who has set none).
+POLICIES = (
+    (NEVER, "never use the Advantage: you are not asked"),
+    (HELPS,
+     "ask me only when the Advantage can turn a roll my way: my attack failed, an attack on "
+     "me succeeded, the impulse DR ends my time of day, a DR/dr went against me in play "
+     "(the default)"),
+    (ASK, "ask me each time the Advantage may be used"),
+    ("reroll-bad", "reroll an attack, or any other DR/dr (9.4), that goes against me"),
+    ("prolong-mine", "prolong my time of day (German day, Russian night)"),
+    ("both", "prolong my time of day, else reroll a roll that goes against me"),
+)
+
+
+def standing_answer(ctx: Ctx, decision: PendingDecision, policy: str) -> str | None:
+    """A standing order's answer to an Advantage decision (9.2-9.4); None for the
+    policies that ask (``helps``, ``ask``)."""
+    if policy in (HELPS, ASK):
+        return None
+    state = ctx.state
+    holder = decision.side
+    context = decision.data.get("context")
+    if context == "roll":  # 9.4
+        bad = decision.data.get("loser") == holder
+        return "advantage reroll" if bad and policy in ("reroll-bad", "both") \
+            else "advantage decline"
+    ends_mine = period_ends_against(state, holder)
+    if policy in ("prolong-mine", "both") and ends_mine \
+            and "advantage prolong" in decision.option_orders():
+        return "advantage prolong"
+    if policy in ("reroll-bad", "both") and (
+            (context == "battle" and state.battle is not None
+             and battle_against(state, holder))
+            or (context == "impulse" and ends_mine)):
+        return "advantage reroll"
+    return "advantage decline"

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from typing import cast
 
+from adjudicator.kernel.decisions import Decision, PendingDecision
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.orders import Order
 from adjudicator.stalingrad.advantage import fixed_day, offer_advantage, set_switch
 from adjudicator.stalingrad.artillery import (
     apply_counter_battery,
@@ -48,8 +51,8 @@ from adjudicator.stalingrad.odds import (
     rubble_defense,
     rubble_offense,
 )
-from adjudicator.stalingrad.optional import draw_battle
-from adjudicator.stalingrad.orders import Attack, Notation
+from adjudicator.stalingrad.optional import answer_card, draw_battle
+from adjudicator.stalingrad.orders import ArtilleryAnswer, Attack, CardPick, Notation
 from adjudicator.stalingrad.places import BOX, EAST
 from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, other
 from adjudicator.stalingrad.state import Act, Battle
@@ -515,3 +518,44 @@ def resolve_rubble(ctx: Ctx, battle: Battle, diff: int) -> None:
     finish_battle(ctx)
 
 
+
+
+# ---- the decisions of an attack, with their standing orders -----------------------------------
+
+
+def _apply_artillery(ctx: Ctx, side: str, order: Order, dice: Dice) -> None:
+    answer_defensive_fire(ctx, cast(ArtilleryAnswer, order).unit, dice)
+
+
+def _apply_card(ctx: Ctx, side: str, order: Order, dice: Dice) -> None:
+    if answer_card(ctx, side, cast(CardPick, order).value, dice):
+        after_draw(ctx, dice)
+
+
+def _card_standing(ctx: Ctx, decision: PendingDecision, policy: str) -> str | None:
+    """22.22: the card nearest 7 (the decision's default), the highest or the lowest."""
+    values = [int(v) for v in decision.data.get("values", [])]
+    if policy == "middle" or not values:
+        return decision.default
+    return f"decide card {max(values) if policy == 'highest' else min(values)}"
+
+
+ARTILLERY: Decision[Ctx] = Decision(
+    kind="artillery", verb="decide artillery", rule="15.3", answers=(ArtilleryAnswer,),
+    apply=_apply_artillery,
+    policies=(
+        ("always",
+         "add a Fresh FAG of the Quadrant to every defense against a German attack "
+         "(the default)"),
+        ("never", "never add Russian Artillery to a defense"),
+    ),
+    standing=lambda ctx, decision, policy: (decision.default if policy == "always"
+                                            else "decide artillery none"))
+
+CARD: Decision[Ctx] = Decision(
+    kind="card", verb="decide card", rule="22.22", answers=(CardPick,), apply=_apply_card,
+    policies=(
+        ("middle", "play the card nearest 7 (Feints, 22.22; the default)"),
+        ("highest", "play my highest card"),
+        ("lowest", "play my lowest card"),
+    ), standing=_card_standing)

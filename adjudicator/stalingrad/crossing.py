@@ -8,8 +8,9 @@ landing safely in a Rubbled Area then makes its Rubble Entrance DR.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
-from adjudicator.kernel.decisions import Option, PendingDecision
+from adjudicator.kernel.decisions import Decision, Option, PendingDecision
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.advantage import offer_reroll
@@ -21,7 +22,7 @@ from adjudicator.stalingrad.movement import (
     rubble_entry,
     start_units,
 )
-from adjudicator.stalingrad.orders import Cross, Recross
+from adjudicator.stalingrad.orders import Cross, Recross, Reinforce
 from adjudicator.stalingrad.places import EAST, OFFBOARD, OUT, POOL
 from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, other
 
@@ -418,3 +419,24 @@ def do_recross(ctx: Ctx, side: str, order: Recross, dice: Dice) -> None:
         else:
             act.penalty = max(duration, 1)
     update_control(ctx, src)
+
+
+# ---- the reinforcements decision (6.2, 18.2), with its standing orders ----------------------
+
+
+def _reinforcements_standing(ctx: Ctx, decision: PendingDecision, policy: str) -> str | None:
+    if policy == "spread":
+        return spread_answer(decision.data)
+    return "decide reinforcements delay" if policy == "delay" else decision.default
+
+
+REINFORCEMENTS: Decision[Ctx] = Decision(
+    kind="reinforcements", verb="decide reinforcements", rule="6.2", answers=(Reinforce,),
+    apply=lambda ctx, side, order, dice: answer_reinforce(
+        ctx, cast(Reinforce, order).zone, cast(Reinforce, order).units),
+    policies=(
+        ("first-zone",
+         "place German reinforcements in the first friendly Zone of C-F (the default)"),
+        ("delay", "keep German reinforcements off the board"),
+        ("spread", "share German reinforcements out over the friendly Zones of C-F"),
+    ), standing=_reinforcements_standing)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from adjudicator.kernel.briefing import Briefing
-from adjudicator.kernel.decisions import Option, PendingDecision, StandingPolicy
+from adjudicator.kernel.decisions import Decisions, Option, PendingDecision, StandingPolicy
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import PUBLIC, Event
@@ -85,56 +85,13 @@ ROLLING_ORDERS = (Move, Regroup, Infiltrate, Fortify, Cross, Recross, Casualties
                   Overflow, RollRubble, Refit, Pass, End)  # Pass/End: a Dawn's Attrition
 
 
-#: The standing orders a side may set, by kind of decision; each kind's first policy is
-#: what the decision's default answer does.
-#: Policies that answer for a side that has set none (docs/rulings.md, "Decisions only
-#: when they matter"): a choice that rarely pays is not asked each time; 'standing KIND
-#: ask' asks again.
-AUTOMATIC = {("voluntary", "never"), ("advantage", advantage.HELPS)}
-
-STANDING_POLICIES = tuple(StandingPolicy(kind=kind, policy=policy, description=description,
-                                         default=(kind, policy) in AUTOMATIC)
-                          for kind, policy, description in (
-    ("casualties", "disrupt-first",
-     "Disrupt Fresh units first, then retreat, then eliminate the weakest (the default)"),
-    ("casualties", "hold", "never retreat: Disrupt, then eliminate the weakest"),
-    ("casualties", "retreat", "pay as disrupt-first and retreat the whole Group"),
-    ("voluntary", "never", "stay after a failed attack (the default: you are not asked)"),
-    ("voluntary", "always", "retreat the whole Group after a failed attack"),
-    ("voluntary", "ask", "ask me after each failed attack"),
-    ("tie", "strongest",
-     "the tied unit with the highest Attack Factor loses first (the default)"),
-    ("retreat", "first", "the first Area the priorities allow (the default)"),
-    ("overflow", "strongest-stay",
-     "when a retreat overfills an Area, the strongest units stay and the weakest retreat on "
-     "(the default)"),
-    ("overflow", "weakest-stay",
-     "when a retreat overfills an Area, the weakest units stay and the strongest retreat on"),
-    ("advantage", "never", "never use the Advantage: you are not asked"),
-    ("advantage", advantage.HELPS,
-     "ask me only when the Advantage can turn a roll my way: my attack failed, an attack on "
-     "me succeeded, the impulse DR ends my time of day, a DR/dr went against me in play "
-     "(the default)"),
-    ("advantage", "ask", "ask me each time the Advantage may be used"),
-    ("advantage", "reroll-bad",
-     "reroll an attack, or any other DR/dr (9.4), that goes against me"),
-    ("advantage", "prolong-mine", "prolong my time of day (German day, Russian night)"),
-    ("advantage", "both", "prolong my time of day, else reroll a roll that goes against me"),
-    ("artillery", "always",
-     "add a Fresh FAG of the Quadrant to every defense against a German attack (the default)"),
-    ("artillery", "never", "never add Russian Artillery to a defense"),
-    ("card", "middle", "play the card nearest 7 (Feints, 22.22; the default)"),
-    ("card", "highest", "play my highest card"),
-    ("card", "lowest", "play my lowest card"),
-    ("withdrawals", "withdraw",
-     "withdraw the German units due to leave on their dates (21.3, the default)"),
-    ("withdrawals", "keep", "keep them in play; the Russian is compensated (21.3)"),
-    ("reinforcements", "first-zone",
-     "place German reinforcements in the first friendly Zone of C-F (the default)"),
-    ("reinforcements", "delay", "keep German reinforcements off the board"),
-    ("reinforcements", "spread",
-     "share German reinforcements out over the friendly Zones of C-F"),
-))
+#: Every decision the rules give a side, declared beside the rule that raises it (what
+#: answers it, how the answer applies, the standing policies that answer it), in the order
+#: players read their standing orders.
+DECISIONS: Decisions[Ctx] = Decisions(
+    losses.CASUALTIES, losses.VOLUNTARY, losses.TIE, losses.RETREAT, losses.OVERFLOW,
+    sequence.ADVANTAGE, combat.ARTILLERY, combat.CARD, withdrawals.WITHDRAWALS,
+    crossing.REINFORCEMENTS)
 
 
 class PackUnavailable(ValueError):
@@ -493,31 +450,11 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
                 raise RuleError("8.1", f"'{self.format(order)}' is not an impulse order",
                                 self.legal_orders(state, side)[:12])
 
-    def _answer(self, ctx: Ctx, side: str, order: Order, dice: Dice) -> None:
+    @staticmethod
+    def _answer(ctx: Ctx, side: str, order: Order, dice: Dice) -> None:
         pending = ctx.state.pending
         assert pending is not None
-        kind = pending.kind
-        if kind == "advantage" and isinstance(order, Advantage):
-            sequence.answer_advantage(ctx, side, order.action, dice)
-        elif kind == "tie" and isinstance(order, Tie):
-            losses.answer_tie(ctx, order.unit)
-        elif kind in ("casualties", "voluntary") and isinstance(order, Casualties):
-            losses.answer_casualties(ctx, order, dice)
-        elif kind == "retreat" and isinstance(order, RetreatTo):
-            losses.answer_retreat(ctx, order.area, dice)
-        elif kind == "reinforcements" and isinstance(order, Reinforce):
-            crossing.answer_reinforce(ctx, order.zone, order.units)
-        elif kind == "overflow" and isinstance(order, Overflow):
-            losses.answer_overflow(ctx, order.units, dice)
-        elif kind == "artillery" and isinstance(order, ArtilleryAnswer):
-            combat.answer_defensive_fire(ctx, order.unit, dice)
-        elif kind == "card" and isinstance(order, CardPick):
-            if optional.answer_card(ctx, side, order.value, dice):
-                combat.after_draw(ctx, dice)
-        else:
-            raise RuleError(pending.rule or "decision",
-                            f"answer the pending decision first: {pending.prompt}",
-                            pending.option_orders())
+        DECISIONS.answer(ctx, pending, side, order, dice)
 
     # ---- queries -------------------------------------------------------------------------
 
@@ -564,60 +501,11 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
     # ---- standing orders -------------------------------------------------------------------
 
     def standing_policies(self) -> list[StandingPolicy]:
-        return list(STANDING_POLICIES)
+        return DECISIONS.policies()
 
     def standing_answer(self, state: StalingradState, decision: PendingDecision,
                         policy: str) -> str | None:
-        ctx = Ctx(self.board_for(state), state)
-        kind = decision.kind
-        if kind == "casualties" and state.battle is not None:
-            return Notation.format(losses.allocate(ctx, state.battle, policy))
-        if policy == "ask":
-            return None
-        if kind == "voluntary":
-            return decision.default if policy == "never" else decision.options[-1].order
-        if kind == "reinforcements":
-            if policy == "spread":
-                return crossing.spread_answer(decision.data)
-            return "decide reinforcements delay" if policy == "delay" else decision.default
-        if kind == "overflow":
-            return decision.options[-1].order if policy == "weakest-stay" else decision.default
-        if kind in ("tie", "retreat"):
-            return decision.default
-        if kind == "artillery":
-            return decision.default if policy == "always" else "decide artillery none"
-        if kind == "card":
-            values = [int(v) for v in decision.data.get("values", [])]
-            if policy == "middle" or not values:
-                return decision.default
-            return f"decide card {max(values) if policy == 'highest' else min(values)}"
-        if kind == "advantage":
-            return self._advantage_answer(state, decision, policy)
-        return None
-
-    @staticmethod
-    def _advantage_answer(state: StalingradState, decision: PendingDecision,
-                          policy: str) -> str | None:
-        """A standing order's answer to an Advantage decision (9.2-9.4); None for the
-        policies that ask (``helps``, ``ask``)."""
-        if policy in (advantage.HELPS, advantage.ASK):
-            return None
-        holder = decision.side
-        context = decision.data.get("context")
-        if context == "roll":  # 9.4
-            bad = decision.data.get("loser") == holder
-            return "advantage reroll" if bad and policy in ("reroll-bad", "both") \
-                else "advantage decline"
-        ends_mine = advantage.period_ends_against(state, holder)
-        if policy in ("prolong-mine", "both") and ends_mine \
-                and "advantage prolong" in decision.option_orders():
-            return "advantage prolong"
-        if policy in ("reroll-bad", "both") and (
-                (context == "battle" and state.battle is not None
-                 and advantage.battle_against(state, holder))
-                or (context == "impulse" and ends_mine)):
-            return "advantage reroll"
-        return "advantage decline"
+        return DECISIONS.standing_answer(Ctx(self.board_for(state), state), decision, policy)
 
     # ---- conformance -------------------------------------------------------------------------
 

@@ -13,8 +13,9 @@ Mistaken Attack (17.3) takes its German losses the same way. The attack itself i
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
-from adjudicator.kernel.decisions import Option, PendingDecision
+from adjudicator.kernel.decisions import Decision, Option, PendingDecision, Standing
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.advantage import offer_reroll
@@ -23,7 +24,7 @@ from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.control import eliminate, update_control
 from adjudicator.stalingrad.movement import rubble_drm, rubble_need
 from adjudicator.stalingrad.odds import defense_factor
-from adjudicator.stalingrad.orders import Casualties, Notation, Overflow
+from adjudicator.stalingrad.orders import Casualties, Notation, Overflow, RetreatTo, Tie
 from adjudicator.stalingrad.places import DEAD
 from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, other
 from adjudicator.stalingrad.state import Battle
@@ -529,3 +530,72 @@ def continue_retreat(ctx: Ctx, side: str, going: list[str], here: str, dice: Dic
 
 def drop_dead(ctx: Ctx, units: Sequence[str]) -> list[str]:
     return [u for u in units if ctx.loc(u) != DEAD]
+
+
+# ---- the decisions of a battle's losses, with their standing orders ------------------------
+
+
+def _casualties_standing(ctx: Ctx, decision: PendingDecision, policy: str) -> str | None:
+    """8.354: a casualties policy allocates the whole loss (:func:`allocate`)."""
+    battle = ctx.state.battle
+    return None if battle is None else Notation.format(allocate(ctx, battle, policy))
+
+
+def _default_answer(ctx: Ctx, decision: PendingDecision, policy: str) -> str | None:
+    return decision.default
+
+
+def _last_unless(policy_for_last: str) -> Standing[Ctx]:
+    """The decision's last option under ``policy_for_last``, its default otherwise."""
+    def answer(ctx: Ctx, decision: PendingDecision, policy: str) -> str | None:
+        return decision.options[-1].order if policy == policy_for_last else decision.default
+    return answer
+
+
+CASUALTIES: Decision[Ctx] = Decision(
+    kind="casualties", verb="decide casualties", rule="8.354", answers=(Casualties,),
+    apply=lambda ctx, side, order, dice: answer_casualties(ctx, cast(Casualties, order), dice),
+    policies=(
+        ("disrupt-first",
+         "Disrupt Fresh units first, then retreat, then eliminate the weakest (the default)"),
+        ("hold", "never retreat: Disrupt, then eliminate the weakest"),
+        ("retreat", "pay as disrupt-first and retreat the whole Group"),
+    ), standing=_casualties_standing)
+
+VOLUNTARY: Decision[Ctx] = Decision(
+    kind="voluntary", verb="decide casualties", rule="8.3554", answers=(Casualties,),
+    apply=CASUALTIES.apply,
+    policies=(
+        ("never", "stay after a failed attack (the default: you are not asked)"),
+        ("always", "retreat the whole Group after a failed attack"),
+        ("ask", "ask me after each failed attack"),
+    ), automatic="never",
+    standing=lambda ctx, decision, policy: (decision.default if policy == "never"
+                                            else decision.options[-1].order))
+
+TIE: Decision[Ctx] = Decision(
+    kind="tie", verb="decide tie", rule="8.354", answers=(Tie,),
+    apply=lambda ctx, side, order, dice: answer_tie(ctx, cast(Tie, order).unit),
+    policies=(("strongest",
+               "the tied unit with the highest Attack Factor loses first (the default)"),),
+    standing=_default_answer)
+
+RETREAT: Decision[Ctx] = Decision(
+    kind="retreat", verb="decide retreat", rule="8.3551", answers=(RetreatTo,),
+    apply=lambda ctx, side, order, dice: answer_retreat(ctx, cast(RetreatTo, order).area,
+                                                        dice),
+    policies=(("first", "the first Area the priorities allow (the default)"),),
+    standing=_default_answer)
+
+OVERFLOW: Decision[Ctx] = Decision(
+    kind="overflow", verb="decide overflow", rule="8.3553", answers=(Overflow,),
+    apply=lambda ctx, side, order, dice: answer_overflow(ctx, cast(Overflow, order).units,
+                                                         dice),
+    policies=(
+        ("strongest-stay",
+         "when a retreat overfills an Area, the strongest units stay and the weakest retreat "
+         "on (the default)"),
+        ("weakest-stay",
+         "when a retreat overfills an Area, the weakest units stay and the strongest retreat "
+         "on"),
+    ), standing=_last_unless("weakest-stay"))

@@ -20,8 +20,8 @@ from typing import Literal
 from pydantic import field_validator
 
 from adjudicator.kernel.errors import NotationError
-from adjudicator.kernel.orders import Order
-from adjudicator.kernel.spec import COMMA, Kind, Names, OrderSpec, Verb, plain, resolver
+from adjudicator.kernel.orders import COMMA, Order
+from adjudicator.kernel.spec import Kind, Names, OrderSpec, Verb, plain, resolver
 
 Group = Literal["fresh", "spent", "rubble"]
 Resolver = Callable[[str], str]

@@ -11,8 +11,13 @@ attack DR this impulse, 8.1), then — if the Advantage is used to reroll it —
 
 from __future__ import annotations
 
+from typing import cast
+
+from adjudicator.kernel.decisions import Decision
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.orders import Order
+from adjudicator.stalingrad import advantage
 from adjudicator.stalingrad.advantage import (
     advance_box,
     fixed_day,
@@ -28,7 +33,7 @@ from adjudicator.stalingrad.combat import resolve_battle, roll_battle
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.control import update_control
 from adjudicator.stalingrad.crossing import reinforcement_phase
-from adjudicator.stalingrad.orders import Notation
+from adjudicator.stalingrad.orders import Advantage, Notation
 from adjudicator.stalingrad.places import DEAD, EAST, GONE, OFF_MAP, OUT, POOL, REMOVED
 from adjudicator.stalingrad.sides import GERMAN, RUSSIAN, SIDES, other
 from adjudicator.stalingrad.supply import dawn_supply
@@ -38,6 +43,18 @@ from adjudicator.stalingrad.works import earn
 
 FMT = Notation.format
 BREAKTHROUGH_ZONES = ("A", "B", "G", "H")
+
+
+def _apply_advantage(ctx: Ctx, side: str, order: Order, dice: Dice) -> None:
+    answer_advantage(ctx, side, cast(Advantage, order).action, dice)
+
+
+#: The Advantage decision (9): answered here (the impulse goes on), its standing orders in
+#: :mod:`adjudicator.stalingrad.advantage`.
+ADVANTAGE: Decision[Ctx] = Decision(
+    kind="advantage", verb="advantage", rule="9", answers=(Advantage,),
+    apply=_apply_advantage, policies=advantage.POLICIES, automatic=advantage.HELPS,
+    standing=advantage.standing_answer)
 
 
 def answer_advantage(ctx: Ctx, side: str, action: str, dice: Dice) -> None:

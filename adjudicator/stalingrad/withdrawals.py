@@ -13,6 +13,7 @@ enter. The pack's ``withdrawal`` table holds the two units and the factor of two
 
 from __future__ import annotations
 
+from adjudicator.kernel.decisions import Decision
 from adjudicator.kernel.errors import RuleError
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.control import update_control
@@ -118,3 +119,13 @@ def recreate_options(ctx: Ctx, side: str) -> list[str]:
         return []
     dead = sorted(u for u in ctx.units_at(DEAD) if ctx.d(u).side == RUSSIAN and ctx.d(u).combat)
     return [f"recreate {u}" for u in dead if recreate_error(ctx, side, [u]) is None][:4]
+
+
+#: The German's standing order for his withdrawals (21.3): not a question the game asks, a
+#: choice :func:`withdrawal_phase` reads when the dates come.
+WITHDRAWALS: Decision[Ctx] = Decision(
+    kind="withdrawals", verb="standing withdrawals", rule="21.3",
+    policies=(
+        ("withdraw", "withdraw the German units due to leave on their dates (21.3, the default)"),
+        ("keep", "keep them in play; the Russian is compensated (21.3)"),
+    ))

@@ -15,14 +15,30 @@ from pathlib import Path
 from typing import Any
 
 from adjudicator.kernel.briefing import Briefing
-from adjudicator.kernel.decisions import Option, PendingDecision, SetupGuide, StandingPolicy
+from adjudicator.kernel.decisions import (
+    Decisions,
+    Option,
+    PendingDecision,
+    SetupGuide,
+    StandingPolicy,
+)
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.orders import Order
 from adjudicator.kernel.views import View
-from adjudicator.tanks import artillery, briefing, data, fire, legal, movement, paths, scenario
+from adjudicator.tanks import (
+    artillery,
+    briefing,
+    data,
+    defensive,
+    fire,
+    legal,
+    movement,
+    paths,
+    scenario,
+)
 from adjudicator.tanks.case_views import check_sees
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.hidden import publish_all
@@ -56,7 +72,8 @@ from adjudicator.tanks.state import (
 )
 from adjudicator.tanks.views import TanksView, board_text, build_view
 
-DEFENSIVE = "defensive-fire"
+#: The decisions the rules give a side (5.1's Defensive Fire), beside their rules.
+DECISIONS: Decisions[Ctx] = Decisions(defensive.DEFENSIVE_FIRE)
 #: The position keys of a case (docs/conformance.md); ``options`` is the case's [options].
 CASE_POSITION_KEYS = frozenset({
     "scenario", "options", "turn", "last_turn", "phasing", "to_act", "first", "phase",
@@ -119,13 +136,13 @@ class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SI
             return None
         return side if scenario.sets_up_secrets(state, side) else None
 
-    def is_private(self, state: TanksState, side: str, order: Order) -> bool:
-        """Secret orders (hide 20.0, mine 19.1, standing orders), and in a face-down set-up
-        (25.7) a plain placement too: it names the unit the other side may not know."""
+    def secret_in_position(self, state: TanksState, side: str, order: Order) -> bool:
+        """Beside the secret verbs (hide 20.0, mine 19.1): in a face-down set-up (25.7) a
+        plain placement, which names the unit the other side may not know."""
         rules = state.flags.get("hidden", {}).get(side)
         face_down = (scenario.setup_side(state) == side and bool(rules)
                      and rules["mode"] == "face-down")
-        return self.is_secret(order) or (face_down and isinstance(order, Placement))
+        return face_down and isinstance(order, Placement)
 
     def undo_reveals(self, public_events: list[Event]) -> list[str]:
         """What an order's public events disclosed that an undo could not take back.
@@ -390,38 +407,16 @@ class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SI
 
     # ---- the Defensive Fire decision --------------------------------------------------------
 
-    def _defensive_decision(self, ctx: Ctx) -> PendingDecision:
-        state = ctx.state
-        side = other(state.phasing)
-        options = [Option(order=o, label=label)
-                   for o, _, label in legal.fire_options(ctx, side)]
-        options.append(Option(order="done", label="end the Defensive Fire Phase"))
-        return PendingDecision(
-            kind=DEFENSIVE, side=side, rule="5.1",
-            prompt=f"{side}: Defensive Fire Phase, turn {state.turn} — fire, close assault, "
-                   "or done", options=tuple(options), default="done")
+    @staticmethod
+    def _defensive_decision(ctx: Ctx) -> PendingDecision:
+        return defensive.decision(ctx)
 
     def standing_policies(self) -> list[StandingPolicy]:
-        return [
-            StandingPolicy(kind=DEFENSIVE, policy="best-shot",
-                           description="each shot the one most likely to destroy: single "
-                                       "shots, combined infantry fire (with no more squads "
-                                       "than it needs), close or suicide assaults when "
-                                       "likelier; hidden units fire too"),
-            StandingPolicy(kind=DEFENSIVE, policy="best-shot-stay-hidden",
-                           description="as best-shot, but hidden units hold their fire"),
-            StandingPolicy(kind=DEFENSIVE, policy="hold", description="never fire"),
-        ]
+        return DECISIONS.policies()
 
     def standing_answer(self, state: TanksState, decision: PendingDecision,
                         policy: str) -> str | None:
-        if decision.kind != DEFENSIVE:
-            return None
-        if policy == "hold":
-            return "done"
-        ctx = self.ctx(state)
-        options = legal.fire_options(ctx, decision.side, include_hidden=policy == "best-shot")
-        return best_shot(options)
+        return DECISIONS.standing_answer(self.ctx(state), decision, policy)
 
     # ---- views --------------------------------------------------------------------------
 
@@ -595,21 +590,6 @@ class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SI
 
     def dump(self, state: TanksState) -> str:
         return json.dumps(state.model_dump(mode="json"), indent=1)
-
-
-def best_shot(options: list[tuple[str, float, str]]) -> str:
-    """The ``best-shot`` standing policy's pick among the legal shots and assaults: the one
-    most likely to destroy its target; on a tie, the one using fewer units (so a combined
-    fire, 15.2, takes no more infantry than it needs), then the first in notation order."""
-    useful = [(p, o) for o, p, _ in options if p > 0]
-    if not useful:
-        return "done"
-    return min(useful, key=lambda item: (-item[0], _firers(item[1]), item[1]))[1]
-
-
-def _firers(order: str) -> int:
-    parts = order.split()
-    return parts[1].count("+") + 1 if parts[0] == "fire" else 1
 
 
 def _tables(value: Any) -> list[Mapping[str, Any]]:

@@ -16,9 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.game import Game, order_lines
-from adjudicator.kernel.orders import SetStanding, words
 from adjudicator.kernel.spec import CompiledVerb, Option, OrderSpec
 
 
@@ -63,18 +61,7 @@ def is_secret_order(game: Game[Any], text: str) -> bool:
     game cannot read counts as secret when its first word could abbreviate one of the
     spec's secret verbs, so a mistyped secret is not echoed either.
     """
-    secret_words = game.order_spec.secret_words()
-    for line in order_lines(text):
-        try:
-            order = game.parse(line)
-        except (RuleError, ValueError):  # unreadable: decide from the first word alone
-            head = words(line)[0].lower()
-            if any(word.startswith(head) for word in secret_words):
-                return True
-            continue
-        if not isinstance(order, SetStanding) and game.is_secret(order):
-            return True
-    return False
+    return any(game.secrecy(line).private_only for line in order_lines(text))
 
 
 def secret_commands(game: Game[Any], legal: list[str]) -> list[str]:
@@ -86,13 +73,15 @@ def order_commands(game: Game[Any], legal: list[str], secret: bool = False) -> l
     """The commands (``/stalingrad setup``) of the verbs among ``legal`` orders, in the
     order they first appear (``secret``: only the secret verbs')."""
     spec = game.order_spec
-    secret_heads = {form.head[0].text.lower() for entry in spec.verbs if entry.verb.secret
-                    for form in entry.forms}
-    if not secret_heads:
-        return []
-    # an order led by the canonical head word of no secret verb is not read (reading every
-    # legal order took tens of ms after every action: issue 26)
-    public_heads = {word.lower() for word in spec.first_words()} - secret_heads
+    public_heads: set[str] = set()
+    if secret:
+        secret_heads = {form.head[0].text.lower() for entry in spec.verbs if entry.verb.secret
+                        for form in entry.forms}
+        if not secret_heads:
+            return []
+        # an order led by the canonical head word of no secret verb is not read (reading
+        # every legal order took tens of ms after every action: issue 26)
+        public_heads = {word.lower() for word in spec.first_words()} - secret_heads
     commands = {command.verb.name: command for command in verb_commands(game.name, spec)}
     found: list[str] = []
     for order in legal:
@@ -100,7 +89,7 @@ def order_commands(game: Game[Any], legal: list[str], secret: bool = False) -> l
         if head and head[0].lower() in public_heads:
             continue
         read = spec.read(order)
-        if read is not None and (read[0].verb.secret or not secret):
+        if read is not None and (not secret or game.secrecy(order).private_only):
             command = "/" + commands[read[0].name].qualified_name
             if command not in found:
                 found.append(command)

@@ -10,10 +10,8 @@ from typing import Any
 
 from adjudicator.kernel.briefing import Briefing
 from adjudicator.kernel.decisions import SetupGuide
-from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC
 from adjudicator.kernel.game import Game, order_lines
-from adjudicator.kernel.orders import SetStanding
 from adjudicator.kernel.views import View
 from bot.messages import (
     LogEntry,
@@ -73,15 +71,8 @@ class Reads(ServiceBase):
         side = self._side_for(ctx, actor, None)
         if isinstance(side, SubmitResult):
             return False
-        for line in order_lines(text):
-            try:
-                order = ctx.game.parse(line)
-            except RuleError:
-                continue
-            if not isinstance(order, SetStanding) and ctx.game.is_private(ctx.state, side,
-                                                                          order):
-                return True
-        return False
+        return any(ctx.game.secrecy(line, ctx.state, side).private_only
+                   for line in order_lines(text))
 
     def legal_orders(self, game_id: str, actor: Actor, side: str | None = None, *,
                      complete: bool = False) -> list[str]:

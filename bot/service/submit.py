@@ -13,8 +13,8 @@ from typing import Any
 from adjudicator.kernel.dice import effective_seed
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import Event
-from adjudicator.kernel.game import order_lines
-from adjudicator.kernel.orders import SetStanding, check_size
+from adjudicator.kernel.game import Refused, apply_lines, order_lines
+from adjudicator.kernel.orders import Order, SetStanding, check_size
 from adjudicator.kernel.state import GameState
 from bot.history import ForcingDice, rolls_to_json
 from bot.messages import events_to_json
@@ -72,26 +72,32 @@ class Submitting(Committing):
         events: list[Event] = list(notice)
         now = self.clock()
         plan = Plan(actions=actions, states=states, events=events, fields={}, side=side)
-        for number, line in enumerate(lines, start=1):
-            before = state.pending
-            try:
-                started = time.thread_time()
-                order = ctx.game.parse(line)
-                stream = None if fresh else self._seen_stream(ctx, side, ctx.game.format(order),
-                                                              before_hash)
-                dice = (self._dice(ctx, next_roll, forced) if stream is None
-                        else self._dice(ctx, stream[1], forced, branch=stream[0]))
-                private = ctx.game.is_private(state, side, order)
-                outcome = ctx.game.apply(state, side, order, dice)
-                plan.costs.append(time.thread_time() - started)
-            except Exception as caught:  # every input gets a refusal, never an exception
-                error = caught if isinstance(caught, RuleError) else _internal(caught, number)
+        streams: list[tuple[int, int] | None] = []
+
+        def dice_for(order: Order) -> ForcingDice:
+            stream = None if fresh else self._seen_stream(ctx, side, ctx.game.format(order),
+                                                          before_hash)
+            streams.append(stream)
+            return (self._dice(ctx, next_roll, forced) if stream is None
+                    else self._dice(ctx, stream[1], forced, branch=stream[0]))
+
+        started = time.thread_time()
+        # the kernel's one multi-line loop; every input gets a refusal, never an exception
+        for step in apply_lines(ctx.game, state, side, lines, dice_for, _internal):
+            if isinstance(step, Refused):
+                number, error = step.number, step.error
                 if not actions:
                     return self._refused(ctx.id, str(error), rule=error.rule, legal=error.legal,
                                          side=side, stopped_at=number)
                 plan.status, plan.stopped_at = "partial", number
                 plan.error, plan.error_rule, plan.legal = str(error), error.rule, error.legal
                 break
+            plan.costs.append(time.thread_time() - started)
+            number, order, outcome, stream = step.number, step.order, step.outcome, streams[-1]
+            dice = step.dice
+            assert isinstance(dice, ForcingDice)
+            before = step.before.pending
+            private = ctx.game.is_private(step.before, side, order)
             forced = forced[dice.used:]
             extra: dict[str, Any] = {}
             if stream is None:
@@ -114,12 +120,14 @@ class Submitting(Committing):
                 next_roll=next_roll, state_hash=state_hash, created=now))
             states.append(outcome.state)
             events.extend(outcome.events)
-            state, before_hash = outcome.state, state_hash
-            if state.pending is not None and number < len(lines):
+            before_hash = state_hash
+            if step.waits:
+                assert outcome.state.pending is not None
                 plan.status, plan.stopped_at = "partial", number + 1
                 plan.error = (f"stopped before line {number + 1}: "
-                              f"{state.pending.side} must decide first")
+                              f"{outcome.state.pending.side} must decide first")
                 break
+            started = time.thread_time()
         plan.fields = {"next_roll": next_roll, "forced_dice": json.dumps(forced)}
         return plan
 

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from adjudicator.kernel.dice import CommittedDice, FixedDice
 from adjudicator.kernel.errors import NotationError, RuleError
 from adjudicator.kernel.events import visible_to
-from adjudicator.kernel.orders import SetStanding
+from adjudicator.kernel.game import Applied, Refused, apply_lines
+from adjudicator.kernel.orders import Order, SetStanding
 from tests.hypothesis_profiles import examples
 from tests.kernel.duel import (
     CELLS,
@@ -193,6 +194,28 @@ def test_pending_options_are_shown_only_to_the_owing_side() -> None:
     assert GAME.view(outcome.state, "blue").pending.options  # type: ignore[union-attr]
     red_pending = GAME.view(outcome.state, "red").pending
     assert red_pending is not None and red_pending.options == () and red_pending.side == "blue"
+
+
+# ---- multi-line submissions -------------------------------------------------------------
+
+def test_apply_lines_hands_each_line_its_own_dice_and_the_state_it_was_applied_to() -> None:
+    state = started()
+    handed: list[FixedDice] = []
+
+    def dice(order: Order) -> FixedDice:
+        handed.append(FixedDice())
+        return handed[-1]
+
+    steps = list(apply_lines(GAME, state, "red", ["move r1 2", "move r2 9", "pass"], dice))
+    assert [type(s).__name__ for s in steps] == ["Applied", "Refused"]
+    first, refused = steps
+    assert isinstance(first, Applied) and isinstance(refused, Refused)
+    assert first.before is state and first.number == 1 and not first.waits
+    assert refused.number == 2 and "unknown cell" in str(refused.error)
+    assert len(handed) == 1  # dice for read orders only: line 2 names no cell, line 3 waits
+    waits = list(apply_lines(GAME, _hit_state(), "red", ["attack r2 4", "pass"],
+                             lambda order: FixedDice([6, 6])))
+    assert len(waits) == 1 and isinstance(waits[0], Applied) and waits[0].waits
 
 
 # ---- hooks every game declares ----------------------------------------------------------
