@@ -37,7 +37,7 @@ from adjudicator.kernel.orders import (
     check_line,
     words,
 )
-from adjudicator.kernel.secrecy import Secrecy, unreadable_secrecy
+from adjudicator.kernel.secrecy import Secrecy, secret_heads, unreadable_secrecy
 from adjudicator.kernel.shared_orders import SHARED_SPEC, shared_verb
 from adjudicator.kernel.spec import Names, OrderSpec
 from adjudicator.kernel.state import GameState
@@ -299,6 +299,13 @@ class Game(ABC, Generic[S]):
     def is_secret(self, order: Order) -> bool:
         """Whether an order's text is hidden from others (:meth:`secrecy`)."""
         return self.secrecy(order).hidden
+
+    def secret_heads(self) -> frozenset[str]:
+        """The first words (lower case) of every form of the order spec's secret verbs: a
+        line led by another of the spec's verb words is no secret order by its verb alone
+        (what :meth:`secrecy` answers without a position), so a caller sorting many orders
+        need not read those."""
+        return secret_heads(self.order_spec)
 
     def help(self, verb: str | None = None) -> str:
         """Every order in one line each, or one verb in full (forms, rules, examples)."""

@@ -57,3 +57,11 @@ def unreadable_secrecy(spec: OrderSpec, text: str) -> Secrecy:
     head = parts[0].lower()
     return Secrecy.SECRET if any(word.startswith(head) for word in spec.secret_words()) \
         else Secrecy.PUBLIC
+
+
+def secret_heads(spec: OrderSpec) -> frozenset[str]:
+    """The first words (lower case) of every form of ``spec``'s secret verbs: a line led by
+    another of the spec's verb words is no secret order by its verb alone (what
+    :meth:`Game.secrecy` answers without a position)."""
+    return frozenset(form.head[0].text.lower() for entry in spec.verbs if entry.verb.secret
+                     for form in entry.forms)

@@ -75,8 +75,7 @@ def order_commands(game: Game[Any], legal: list[str], secret: bool = False) -> l
     spec = game.order_spec
     public_heads: set[str] = set()
     if secret:
-        secret_heads = {form.head[0].text.lower() for entry in spec.verbs if entry.verb.secret
-                        for form in entry.forms}
+        secret_heads = game.secret_heads()
         if not secret_heads:
             return []
         # an order led by the canonical head word of no secret verb is not read (reading

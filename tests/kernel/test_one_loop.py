@@ -15,13 +15,13 @@ from bot.service.submit import Submitting
 from tests.kernel.test_contracts import GAME, started
 
 
-def test_the_service_and_submit_lines_run_the_kernels_one_loop() -> None:
-    """Neither the service nor ``submit_lines`` walks the lines or applies an order
-    itself: both hand their lines to :func:`apply_lines`."""
-    for source in (inspect.getsource(Submitting._lines_plan),
-                   inspect.getsource(Game.submit_lines)):
-        assert "apply_lines(" in source
-        assert ".apply(" not in source and "enumerate(lines" not in source
+def test_the_service_runs_the_kernels_one_loop() -> None:
+    """The service neither walks the lines nor applies an order itself: it hands its lines
+    to :func:`apply_lines` (the only multi-line loop; ``Game`` has none of its own)."""
+    source = inspect.getsource(Submitting._lines_plan)
+    assert "apply_lines(" in source
+    assert ".apply(" not in source and "enumerate(lines" not in source
+    assert not hasattr(Game, "submit_lines")
 
 
 def test_a_defect_on_a_line_is_that_lines_refusal_when_the_caller_asks() -> None:
