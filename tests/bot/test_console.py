@@ -5,12 +5,14 @@ guided secret set-up, tab completion."""
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
-from bot.console import FunctionIO, LocalGame, Session
+from bot.console import LOCAL, FunctionIO, LocalGame, Session
 from bot.service import GameService
 from bot.store import Store
 
@@ -140,3 +142,48 @@ def test_completion_offers_commands_verbs_units_and_places(tmp_path: Path) -> No
     assert "14" in console.completions("move i/103 to 1", "german")
     assert "by" in console.completions("legal ", "german")
     assert "advantage" in console.completions("standing ad")
+
+
+def reading(console: Session, lines: Iterable[str]) -> None:
+    """Answer look-away steps with Enter, questions with y, prompts with ``lines``."""
+    typed = iter(lines)
+
+    def read(prompt: str) -> str:
+        if "press Enter" in prompt:
+            return ""
+        return "y" if "[y/N]" in prompt else next(typed, "quit")
+
+    console.io = FunctionIO(read, read)
+
+
+#: The opening of the console's TP:S game up to a German attack on Yelshanka (32), which
+#: asks the Russian whether to add his Artillery to the defense (15.3).
+ATTACK = ["rubble", "move arko14 to 3", "end", "pass",
+          "attack 32 fresh with pzjg4 i/15 ii/15 iii/15 pz129"]
+
+
+@pytest.mark.parametrize("choice", [0, 1])
+def test_decision_options_show_short_names_that_are_accepted_as_typed_15_3(
+        tmp_path: Path, choice: int) -> None:
+    """A TP:S decision's options are shown with the names players type (``fag-s``, not
+    the stored ``r:fag-s``); the stored options keep their ids; each shown option, typed as
+    it is shown, answers the decision (15.3)."""
+    console, out = session(tmp_path, "stalingrad", "historical", [])
+    reading(console, ATTACK)
+    console.run()
+    pending = console.local.prompt().pending
+    assert pending is not None and pending.rule == "15.3"
+    assert "decide artillery r:fag-s" in pending.option_orders()  # stored texts unchanged
+    text = out.getvalue().split("russian decides (15.3)", 1)[1]
+    shown = re.findall(r"^ {3}(decide artillery \S+)", text, re.M)
+    assert shown == ["decide artillery fag-s", "decide artillery none"]
+    assert "r:fag-s" not in text
+    mark = len(out.getvalue())
+    reading(console, [shown[choice], "quit"])
+    console.run()
+    after = out.getvalue()[mark:]
+    assert "refused" not in after and "not one of" not in after
+    answered = console.local.prompt().pending
+    assert answered is None or answered.kind != "artillery"
+    log = console.service.log(console.local.game_id, LOCAL, 3, audience="russian")
+    assert any(e.text == pending.option_orders()[choice] for e in log if e.side == "russian")
