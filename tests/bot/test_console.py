@@ -187,3 +187,51 @@ def test_decision_options_show_short_names_that_are_accepted_as_typed_15_3(
     assert answered is None or answered.kind != "artillery"
     log = console.service.log(console.local.game_id, LOCAL, 3, audience="russian")
     assert any(e.text == pending.option_orders()[choice] for e in log if e.side == "russian")
+
+
+def test_defensive_fire_options_are_grouped_best_first_and_not_reprinted_after_a_shot_5_1(
+        tmp_path: Path) -> None:
+    """Stalin's Tanks' Defensive Fire (5.1) offers every unit, target and ammunition: the
+    console lists one line per firer (its best shot, how many more), best first, once;
+    after each shot one line says how many are left and the best; a command in between
+    ('board', 'legal fire') reprints nothing."""
+    from tests.bot.test_console_hot_seat import SETUP, new_session, private
+
+    shots = iter(["fire", "board", "legal fire", "fire", "done"])
+    holder: list[Session] = []
+
+    def read(prompt: str) -> str:
+        if "press Enter" in prompt:
+            return ""
+        console = holder[0]
+        if prompt.startswith("[soviet]"):
+            legal = console.service.legal_orders(console.local.game_id, LOCAL, "soviet")
+            return "done" if "done" in legal else legal[0]
+        pending = console.local.prompt().pending
+        word = next(shots, "quit") if pending is not None else "quit"
+        if word == "fire":
+            return next(o.order for o in pending.options  # type: ignore[union-attr]
+                        if o.order.startswith("fire"))
+        return word
+
+    setup = iter([*SETUP, "done", "quit"])
+    console, out = new_session(tmp_path, read, lambda _p: next(setup))
+    holder.append(console)
+    console.run()
+    owner = private(out.getvalue(), "german")
+    phase = out.getvalue().split("german decides (5.1)", 1)[1].split("Mobile Fire Phase")[0]
+    head = re.search(r"(\d+) options in (\d+) groups, best first \('legal fire'", owner)
+    assert head is not None, owner
+    groups = re.findall(r"^ {3}(fire \S+ at \S+(?: \w+)?) +(\d+)% to destroy"
+                        r"(?: +\(\+(\d+) more by \S+\))?$", owner, re.M)
+    assert len(groups) == int(head.group(2)) - 1  # and 'done'
+    assert 1 + sum(1 + int(more or 0) for *_, more in groups) == int(head.group(1))
+    odds = [int(p) for _, p, _ in groups]
+    assert odds == sorted(odds, reverse=True) and len(odds) > 1
+    assert len({g[0].split()[1] for g in groups}) == len(groups)  # one line per firer
+    assert phase.count("options in") == 1  # listed once in the phase
+    left = [int(n) for n in re.findall(r"(\d+) more fire option\(s\) possible \(best: fire",
+                                       owner)]
+    assert len(left) == 2 and left[0] > left[1]  # one line after each of the two shots
+    assert phase.count("german decides (5.1): still open") == 2
+    assert "legal order(s) for german matching 'fire'" in owner
