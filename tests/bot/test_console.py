@@ -235,3 +235,21 @@ def test_defensive_fire_options_are_grouped_best_first_and_not_reprinted_after_a
     assert len(left) == 2 and left[0] > left[1]  # one line after each of the two shots
     assert phase.count("german decides (5.1): still open") == 2
     assert "legal order(s) for german matching 'fire'" in owner
+
+
+def test_a_long_option_list_pages_its_groups_best_first_5_1() -> None:
+    """More firers than a page (5.1): the best PAGE groups, then how many more and where."""
+    from bot.decision_options import PAGE, option_lines, options_left
+
+    options = [(f"fire u{n} at t{t}", f"{n * 5 + t}% to destroy")
+               for n in range(PAGE + 2) for t in (1, 2)] + [("done", "end the phase")]
+    lines = option_lines(options)
+    assert lines[0] == f"{len(options)} options in {PAGE + 3} groups, best first " \
+                       "('legal fire' lists every one):"
+    assert lines[1] == f"fire u{PAGE + 1} at t2   {(PAGE + 1) * 5 + 2}% to destroy   " \
+                       f"(+1 more by u{PAGE + 1})"
+    assert len(lines) == 1 + PAGE + 1 and lines[-1] == "... 3 more group(s): 'legal' lists them all"
+    assert option_lines(options[:3]) == ["fire u1 at t1   6% to destroy",
+                                         "fire u0 at t2   2% to destroy",
+                                         "fire u0 at t1   1% to destroy"]
+    assert options_left([("done", "")], "done") == "only 'done' is left"
