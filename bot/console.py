@@ -396,7 +396,7 @@ class Session:
                 self.screen.show(audience, "   " + escape(decision_options.options_left(
                     shown, texts[-1])))
             return
-        self.screen.show(PUBLIC, header + escape(pending.prompt))
+        self.screen.show(PUBLIC, header + escape(pending.prompt.removeprefix(f"{side}: ")))
         self.screen.show_all(audience, [f"   {escape(line)}" for line in
                                         decision_options.option_lines(shown)])
 

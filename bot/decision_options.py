@@ -4,8 +4,9 @@ The stored options stay as the rules wrote them (full unit ids, notation order);
 functions only format them for display. A long list (Stalin's Tanks' Defensive Fire: every
 unit, target and ammunition, 5.1) is grouped by the order's first words (``fire flak88-2``;
 ``decide artillery r:fag-s``), each group shown by its best option (the highest "N%" in its
-label) with a count of the others, best group first, one page at a time; after a shot the
-same decision is summed up in one line (:func:`options_left`), not reprinted.
+label) with a count of the others and the ``legal`` filter that lists them, best group
+first, one page at a time; after a shot the same decision is summed up in one line
+(:func:`options_left`), not reprinted.
 """
 
 from __future__ import annotations
@@ -58,7 +59,9 @@ def option_lines(options: Sequence[Shown], page: int = PAGE) -> list[str]:
              f"('legal {_verb(options)}' lists every one):"]
     for order, label in ranked[:page]:
         more = sizes[_group_key(order)] - 1
-        extra = f"   (+{more} more by {_group_key(order).split()[-1]})" if more else ""
+        key = _group_key(order).split()
+        word = key[1] if len(key) == 2 else key[0]  # the firer ('legal flak88-2'), or 'decide'
+        extra = f"   (+{more} more: 'legal {word}')" if more else ""
         lines.append(f"{order}   {label}{extra}".rstrip())
     if len(ranked) > page:
         lines.append(f"... {len(ranked) - page} more group(s): 'legal' lists them all")

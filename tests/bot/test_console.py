@@ -223,7 +223,7 @@ def test_defensive_fire_options_are_grouped_best_first_and_not_reprinted_after_a
     head = re.search(r"(\d+) options in (\d+) groups, best first \('legal fire'", owner)
     assert head is not None, owner
     groups = re.findall(r"^ {3}(fire \S+ at \S+(?: \w+)?) +(\d+)% to destroy"
-                        r"(?: +\(\+(\d+) more by \S+\))?$", owner, re.M)
+                        r"(?: +\(\+(\d+) more: 'legal \S+'\))?$", owner, re.M)
     assert len(groups) == int(head.group(2)) - 1  # and 'done'
     assert 1 + sum(1 + int(more or 0) for *_, more in groups) == int(head.group(1))
     odds = [int(p) for _, p, _ in groups]
@@ -235,6 +235,7 @@ def test_defensive_fire_options_are_grouped_best_first_and_not_reprinted_after_a
     assert len(left) == 2 and left[0] > left[1]  # one line after each of the two shots
     assert phase.count("german decides (5.1): still open") == 2
     assert "legal order(s) for german matching 'fire'" in owner
+    assert "german decides (5.1): Defensive Fire Phase, turn 1" in out.getvalue()  # once
 
 
 def test_a_long_option_list_pages_its_groups_best_first_5_1() -> None:
@@ -247,7 +248,7 @@ def test_a_long_option_list_pages_its_groups_best_first_5_1() -> None:
     assert lines[0] == f"{len(options)} options in {PAGE + 3} groups, best first " \
                        "('legal fire' lists every one):"
     assert lines[1] == f"fire u{PAGE + 1} at t2   {(PAGE + 1) * 5 + 2}% to destroy   " \
-                       f"(+1 more by u{PAGE + 1})"
+                       f"(+1 more: 'legal u{PAGE + 1}')"
     assert len(lines) == 1 + PAGE + 1 and lines[-1] == "... 3 more group(s): 'legal' lists them all"
     assert option_lines(options[:3]) == ["fire u1 at t1   6% to destroy",
                                          "fire u0 at t2   2% to destroy",
