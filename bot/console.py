@@ -29,13 +29,13 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from rich.console import Console
 from rich.markup import escape
 
-from adjudicator.kernel.decisions import SetupGuide
+from adjudicator.kernel.decisions import PendingDecision, SetupGuide
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC
 from adjudicator.kernel.game import Game, order_lines
 from adjudicator.kernel.orders import words as order_words
 from adjudicator.kernel.views import View
-from bot import listing
+from bot import decision_options, listing
 from bot.records import verify
 from bot.screen import Screen
 from bot.service import Actor, GameService, Prompt, ServiceError, SubmitResult
@@ -191,6 +191,8 @@ class Session:
         self._entries: tuple[tuple[int, str], list[listing.Entry]] | None = None
         self._audiences: dict[tuple[int, str], str] = {}
         self.seen = local.head  # seated: the newest action shown at this terminal
+        #: the decision last listed at this prompt (kind, side, prompt) and the action then
+        self._decision: tuple[tuple[str, str, str], int] | None = None
 
     # ---- output ---------------------------------------------------------------------------
 
@@ -339,18 +341,14 @@ class Session:
             side = self.seat or to_act
             if self.seat is None and self.screen.private_to not in (None, side):
                 self.screen.close()  # hand the screen over before another side's prompt
+                self._decision = None
             if self.seat is not None:
                 self.news()
             pending = now.pending
             if pending is not None and pending.side == side:
-                self.screen.show(PUBLIC, f"[yellow]{paint(side, game.sides)} decides "
-                                 f"({escape(pending.rule)}):[/yellow] {escape(pending.prompt)}")
-                options = [f"   {escape(o.order)}   [dim]{escape(o.label)}[/dim]"
-                           for o in pending.options[:12]]
-                if len(pending.options) > 12:
-                    options.append(f"   ... {len(pending.options) - 12} more: 'legal' lists "
-                                   "them all")
-                self.screen.show_all(self.audience_of(side), options)
+                self.show_decision(side, pending)
+            else:
+                self._decision = None
             if now.private_input and side == to_act:
                 went = self.private_round(side, setup=True)
                 if went is False:
@@ -366,6 +364,7 @@ class Session:
                 break
             if not line:
                 self.screen.close()
+                self._decision = None  # the list went with the screen: show it again
                 continue
             if line.split()[0].lower() == "quit":
                 break
@@ -375,6 +374,31 @@ class Session:
                 self.refuse(_one_line(error), self.audience_of(side))
         self.screen.close(ask=False)  # the player leaves: no secret stays on the screen
         self.finish(info.game)
+
+    def show_decision(self, side: str, pending: PendingDecision) -> None:
+        """``side``'s pending decision: its question (public), then its options behind
+        ``side``'s look-away step while its View holds secrets — written with the short
+        names players type (the stored options keep their ids), listed best first and
+        grouped when long (:func:`decision_options.option_lines`). Asked again after an
+        answer that left it open (a shot, 5.1), one line says what is left instead."""
+        key = (pending.kind, pending.side, pending.prompt)
+        orders = pending.option_orders()
+        texts = self.service.short_texts(self.local.game_id, [
+            *orders, *(o.label for o in pending.options), pending.default])
+        shown = list(zip(texts[:len(orders)], texts[len(orders):-1], strict=True))
+        audience = self.audience_of(side)
+        last, self._decision = self._decision, (key, self.local.head)
+        header = (f"[yellow]{paint(side, self.game.sides)} decides "
+                  f"({escape(pending.rule)}):[/yellow] ")
+        if last is not None and last[0] == key:
+            if last[1] != self.local.head:  # answered, still open: what is left
+                self.screen.show(PUBLIC, header + "still open")
+                self.screen.show(audience, "   " + escape(decision_options.options_left(
+                    shown, texts[-1])))
+            return
+        self.screen.show(PUBLIC, header + escape(pending.prompt.removeprefix(f"{side}: ")))
+        self.screen.show_all(audience, [f"   {escape(line)}" for line in
+                                        decision_options.option_lines(shown)])
 
     def news(self) -> None:
         """Seated: the actions stored since this terminal last looked (the other terminal's

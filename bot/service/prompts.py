@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.names import short_ids
 from bot import listing
 from bot.service.base import ServiceBase
 from bot.service.models import Actor, InvalidOperation, Prompt
@@ -61,4 +62,5 @@ class Prompts(ServiceBase):
         """``texts`` with unit ids written by their short names (``g14pz:i/103`` ->
         ``i/103``), as a player types them (a unit's designation is public)."""
         ctx = self._load(game_id)
-        return [listing.short_text(ctx.game, ctx.state, text) for text in texts]
+        game, state = ctx.game, ctx.state
+        return [short_ids(text, lambda uid: game.short_unit(state, uid)) for text in texts]

@@ -5,12 +5,14 @@ guided secret set-up, tab completion."""
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
-from bot.console import FunctionIO, LocalGame, Session
+from bot.console import LOCAL, FunctionIO, LocalGame, Session
 from bot.service import GameService
 from bot.store import Store
 
@@ -140,3 +142,115 @@ def test_completion_offers_commands_verbs_units_and_places(tmp_path: Path) -> No
     assert "14" in console.completions("move i/103 to 1", "german")
     assert "by" in console.completions("legal ", "german")
     assert "advantage" in console.completions("standing ad")
+
+
+def reading(console: Session, lines: Iterable[str]) -> None:
+    """Answer look-away steps with Enter, questions with y, prompts with ``lines``."""
+    typed = iter(lines)
+
+    def read(prompt: str) -> str:
+        if "press Enter" in prompt:
+            return ""
+        return "y" if "[y/N]" in prompt else next(typed, "quit")
+
+    console.io = FunctionIO(read, read)
+
+
+#: The opening of the console's TP:S game up to a German attack on Yelshanka (32), which
+#: asks the Russian whether to add his Artillery to the defense (15.3).
+ATTACK = ["rubble", "move arko14 to 3", "end", "pass",
+          "attack 32 fresh with pzjg4 i/15 ii/15 iii/15 pz129"]
+
+
+@pytest.mark.parametrize("choice", [0, 1])
+def test_decision_options_show_short_names_that_are_accepted_as_typed_15_3(
+        tmp_path: Path, choice: int) -> None:
+    """A TP:S decision's options are shown with the names players type (``fag-s``, not
+    the stored ``r:fag-s``); the stored options keep their ids; each shown option, typed as
+    it is shown, answers the decision (15.3)."""
+    console, out = session(tmp_path, "stalingrad", "historical", [])
+    reading(console, ATTACK)
+    console.run()
+    pending = console.local.prompt().pending
+    assert pending is not None and pending.rule == "15.3"
+    assert "decide artillery r:fag-s" in pending.option_orders()  # stored texts unchanged
+    text = out.getvalue().split("russian decides (15.3)", 1)[1]
+    shown = re.findall(r"^ {3}(decide artillery \S+)", text, re.M)
+    assert shown == ["decide artillery fag-s", "decide artillery none"]
+    assert "r:fag-s" not in text
+    mark = len(out.getvalue())
+    reading(console, [shown[choice], "quit"])
+    console.run()
+    after = out.getvalue()[mark:]
+    assert "refused" not in after and "not one of" not in after
+    answered = console.local.prompt().pending
+    assert answered is None or answered.kind != "artillery"
+    log = console.service.log(console.local.game_id, LOCAL, 3, audience="russian")
+    assert any(e.text == pending.option_orders()[choice] for e in log if e.side == "russian")
+
+
+def test_defensive_fire_options_are_grouped_best_first_and_not_reprinted_after_a_shot_5_1(
+        tmp_path: Path) -> None:
+    """Stalin's Tanks' Defensive Fire (5.1) offers every unit, target and ammunition: the
+    console lists one line per firer (its best shot, how many more), best first, once;
+    after each shot one line says how many are left and the best; a command in between
+    ('board', 'legal fire') reprints nothing."""
+    from tests.bot.test_console_hot_seat import SETUP, new_session, private
+
+    shots = iter(["fire", "board", "legal fire", "fire", "done"])
+    holder: list[Session] = []
+
+    def read(prompt: str) -> str:
+        if "press Enter" in prompt:
+            return ""
+        console = holder[0]
+        if prompt.startswith("[soviet]"):
+            legal = console.service.legal_orders(console.local.game_id, LOCAL, "soviet")
+            return "done" if "done" in legal else legal[0]
+        pending = console.local.prompt().pending
+        word = next(shots, "quit") if pending is not None else "quit"
+        if word == "fire":
+            return next(o.order for o in pending.options  # type: ignore[union-attr]
+                        if o.order.startswith("fire"))
+        return word
+
+    setup = iter([*SETUP, "done", "quit"])
+    console, out = new_session(tmp_path, read, lambda _p: next(setup))
+    holder.append(console)
+    console.run()
+    owner = private(out.getvalue(), "german")
+    phase = out.getvalue().split("german decides (5.1)", 1)[1].split("Mobile Fire Phase")[0]
+    head = re.search(r"(\d+) options in (\d+) groups, best first \('legal fire'", owner)
+    assert head is not None, owner
+    groups = re.findall(r"^ {3}(fire \S+ at \S+(?: \w+)?) +(\d+)% to destroy"
+                        r"(?: +\(\+(\d+) more: 'legal \S+'\))?$", owner, re.M)
+    assert len(groups) == int(head.group(2)) - 1  # and 'done'
+    assert 1 + sum(1 + int(more or 0) for *_, more in groups) == int(head.group(1))
+    odds = [int(p) for _, p, _ in groups]
+    assert odds == sorted(odds, reverse=True) and len(odds) > 1
+    assert len({g[0].split()[1] for g in groups}) == len(groups)  # one line per firer
+    assert phase.count("options in") == 1  # listed once in the phase
+    left = [int(n) for n in re.findall(r"(\d+) more fire option\(s\) possible \(best: fire",
+                                       owner)]
+    assert len(left) == 2 and left[0] > left[1]  # one line after each of the two shots
+    assert phase.count("german decides (5.1): still open") == 2
+    assert "legal order(s) for german matching 'fire'" in owner
+    assert "german decides (5.1): Defensive Fire Phase, turn 1" in out.getvalue()  # once
+
+
+def test_a_long_option_list_pages_its_groups_best_first_5_1() -> None:
+    """More firers than a page (5.1): the best PAGE groups, then how many more and where."""
+    from bot.decision_options import PAGE, option_lines, options_left
+
+    options = [(f"fire u{n} at t{t}", f"{n * 5 + t}% to destroy")
+               for n in range(PAGE + 2) for t in (1, 2)] + [("done", "end the phase")]
+    lines = option_lines(options)
+    assert lines[0] == f"{len(options)} options in {PAGE + 3} groups, best first " \
+                       "('legal fire' lists every one):"
+    assert lines[1] == f"fire u{PAGE + 1} at t2   {(PAGE + 1) * 5 + 2}% to destroy   " \
+                       f"(+1 more: 'legal u{PAGE + 1}')"
+    assert len(lines) == 1 + PAGE + 1 and lines[-1] == "... 3 more group(s): 'legal' lists them all"
+    assert option_lines(options[:3]) == ["fire u1 at t1   6% to destroy",
+                                         "fire u0 at t2   2% to destroy",
+                                         "fire u0 at t1   1% to destroy"]
+    assert options_left([("done", "")], "done") == "only 'done' is left"
