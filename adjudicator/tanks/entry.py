@@ -19,6 +19,7 @@ then checked and stored exactly as if typed. The documented order of assignment:
 from __future__ import annotations
 
 from adjudicator.kernel.errors import RuleError
+from adjudicator.tanks import movement
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.hexgrid import Hex, distance, neighbour
 from adjudicator.tanks.movement import EDGE_INWARD
@@ -161,3 +162,31 @@ def expand(ctx: Ctx, side: str, order: Enter) -> list[Move]:
                         f"{'-'.join(order.hexes)}: they enter on {where}",
                         allowed[:NEAR])
     return moves
+
+
+def entry_orders(ctx: Ctx, side: str) -> list[tuple[str, str]]:
+    """6.5: the legal orders to list: per map edge the waiting units may enter by, the
+    whole edge, facing inward (``enter all at 0101-3101 face S``), labelled with how many
+    units it brings on; none outside the First Movement Phase or when none may enter."""
+    if ctx.state.phase != "move1" or ctx.state.phasing != side:
+        return []
+    units = to_enter(ctx, side)
+    if not units:
+        return []
+    edges = sorted({e for u in units for e in (u.enter_edges or "NESW")})
+    found: list[tuple[str, str]] = []
+    for edge in edges:
+        hexes = ctx.map.edge_hexes(edge)
+        order = Enter(hexes=(str(hexes[0]), str(hexes[-1])), face=EDGE_INWARD[edge].name)
+        try:  # listed only when each move, judged on its own, is legal (25.1's road...)
+            moves = expand(ctx, side, order)
+            for move in moves:
+                unit = ctx.state.unit(move.unit)
+                assert unit is not None
+                movement.plan(ctx, side, unit, move.steps)
+        except RuleError:
+            continue
+        if moves:
+            found.append((f"enter all at {'-'.join(order.hexes)} face {order.face}",
+                          f"{len(moves)} units enter by the {EDGE_WORDS[edge]} edge (6.5)"))
+    return found

@@ -147,3 +147,18 @@ def test_6_5_other_edge_and_other_phase_are_refused() -> None:
     assert "north edge" in str(steps[0].error)
     steps = run(GAME.setup("kursk-salient"), "enter all at 0101-3101")
     assert isinstance(steps[0], Refused) and steps[0].error.rule == "5.0"
+
+
+def test_6_5_enter_all_is_listed_only_where_each_move_is_legal() -> None:
+    """6.5: the legal orders offer the whole edge the units enter by, facing inward; not in
+    First Encounter, where 25.1 keeps the German on the road (0101 is off it)."""
+    state = kursk_entry()
+    listed = [o for o in GAME.legal_orders(state, "german") if o.startswith("enter")]
+    assert listed == ["enter all at 0101-3101 face S"]
+    labels = {o.order: o.label for o in GAME.legal_options(state, "german")}
+    assert labels[listed[0]] == "33 units enter by the north edge (6.5)"
+    encounter = GAME.setup("first-encounter")
+    assert not [o for o in GAME.legal_orders(encounter, "german") if o.startswith("enter")]
+    with pytest.raises(RuleError) as caught:
+        GAME.apply_text(encounter, "german", "enter all at 0101-3101 face S", DICE)
+    assert caught.value.rule == "25.1" and "iia-1" in str(caught.value)
