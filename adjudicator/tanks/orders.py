@@ -270,9 +270,10 @@ SPEC = OrderSpec("tanks", [
          "'done': take back a unit set up or a mine written down (then set it up again)",
          ("4.0", "19.1", "20.0"), ("remove pak88-1", "remove mine 1418")),
     Verb(Enter, ("enter all [at] HEXES:hexes [[face|facing] FACING:face]",),
-         "enter every unit still to enter, one per edge hex of the range in turn (the "
-         "range's first hex first; past its last hex, back to its first: 6.5 counts the "
-         "hex again); it becomes one 'move UNIT HEX' per unit, each checked as if typed",
+         "enter every unit still to enter this turn, one per free edge hex of the range "
+         "from its first; units left over enter again from the first and move one hex in "
+         "(6.5 counts the hex double); it becomes one 'move UNIT HEX' per unit, each "
+         "checked and stored as if typed",
          ("6.5",), ("enter all at 0126-1526 face N", "enter all at 0101-3101"),
          describe={"hexes": "the map edge hexes to enter on, first to last",
                    "face": "the facing tanks and SP guns end with"}),
