@@ -183,8 +183,9 @@ class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SI
     def expand(self, state: TanksState, side: str, order: Order) -> list[Order] | None:
         """6.5: ``enter all at HEX-HEX`` stands for one ``move UNIT HEX`` per unit still
         to enter (:mod:`adjudicator.tanks.entry`); every other order is itself."""
-        if not isinstance(order, Enter):
-            return None
+        if not isinstance(order, Enter) or state.pending is not None \
+                or self.acting_side(state) != side:
+            return None  # not this side's to give now: ``apply`` refuses it as it stands
         return list(entry.expand(self.ctx(state), side, order))
 
     def resolve(self, state: TanksState, side: str, order: Order, dice: Dice) -> list[Event]:

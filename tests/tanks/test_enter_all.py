@@ -145,7 +145,10 @@ def test_6_5_other_edge_and_other_phase_are_refused() -> None:
     steps = run(state, "enter all at 0126-1526 face N")
     assert isinstance(steps[0], Refused) and steps[0].error.rule == "6.5"
     assert "north edge" in str(steps[0].error)
-    steps = run(GAME.setup("kursk-salient"), "enter all at 0101-3101")
+    setup = GAME.setup("kursk-salient")
+    assert GAME.acting_side(setup) == "soviet"
+    steps = list(apply_lines(GAME, setup, "soviet", ["enter all at 0101-3101"],
+                             lambda order: DICE))
     assert isinstance(steps[0], Refused) and steps[0].error.rule == "5.0"
 
 
@@ -162,3 +165,15 @@ def test_6_5_enter_all_is_listed_only_where_each_move_is_legal() -> None:
     with pytest.raises(RuleError) as caught:
         GAME.apply_text(encounter, "german", "enter all at 0101-3101 face S", DICE)
     assert caught.value.rule == "25.1" and "iia-1" in str(caught.value)
+
+
+def test_6_5_enter_all_out_of_turn_is_refused_as_any_order_out_of_turn() -> None:
+    """5.0: the Soviet's ``enter all`` during the German's phase is refused for the turn,
+    not expanded (nothing of the Soviet's entry is judged or told)."""
+    state = kursk_entry()
+    steps = list(apply_lines(GAME, state, "soviet", ["enter all at 0126-3126 face N"],
+                             lambda order: DICE))
+    assert len(steps) == 1 and isinstance(steps[0], Refused)
+    plain = list(apply_lines(GAME, state, "soviet", ["done"], lambda order: DICE))
+    assert isinstance(plain[0], Refused)
+    assert steps[0].error.rule == plain[0].error.rule
