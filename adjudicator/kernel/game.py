@@ -422,6 +422,13 @@ class Game(ABC, Generic[S]):
             events.extend(self._answer_by_standing_orders(work, dice, applied))
         return events
 
+    def expand(self, state: S, side: str, order: Order) -> list[Order] | None:
+        """The ordinary orders a shorthand ``order`` stands for (Stalin's Tanks' ``enter
+        all``, 6.5), read on ``state``; None when ``order`` is an ordinary order itself.
+        :func:`apply_lines` applies and stores each in turn as if typed; a
+        :class:`RuleError` refuses the line. The default: no shorthands."""
+        return None
+
     def apply_text(self, state: S, side: str, text: str, dice: Dice, *,
                    owned: bool = False) -> Outcome[S]:
         return self.apply(state, side, self.parse_in(state, text), dice, owned=owned)
@@ -591,9 +598,12 @@ def apply_lines(game: Game[S], state: S, side: str, lines: Sequence[str],
                 dice: Callable[[Order], Dice],
                 internal: Callable[[Exception, int], RuleError] | None = None
                 ) -> Iterator[Applied[S] | Refused]:
-    """Apply ``lines`` (1-based ``number``) in turn for ``side``, each on the state the one
-    before left; stop after a refused line, or after a line that leaves a decision pending
-    while more lines follow. What was applied before a stop stays applied.
+    """Apply ``lines`` in turn for ``side``, each on the state the one before left; stop
+    after a refused line, or after a line that leaves a decision pending while more lines
+    follow. What was applied before a stop stays applied. A line that stands for several
+    orders (:meth:`Game.expand`) is applied as those orders, one after another, as if each
+    were typed on its own line: ``number`` (1-based) counts orders, not lines, and a
+    refusal among them keeps the ones before it, like the lines before a refused line.
 
     The one loop every multi-line submission runs (the game service's submissions).
     ``dice(order)`` is called once per line, with the order read
@@ -602,24 +612,44 @@ def apply_lines(game: Game[S], state: S, side: str, lines: Sequence[str],
     order). ``internal``: turns any other exception met on a line into its refusal (the
     service's "internal error", logged); without it such an exception propagates.
     """
-    for number, text in enumerate(lines, start=1):
+    number = 0  # orders applied so far: a line may stand for several (Game.expand)
+    for line, text in enumerate(lines, start=1):
         try:
-            order = game.parse_in(state, text)
-            line_dice = dice(order)
-            outcome = game.apply(state, side, order, line_dice)
+            read = game.parse_in(state, text)
+            orders = game.expand(state, side, read) or [read]
         except RuleError as error:
-            yield Refused(number, text, error)
+            yield Refused(number + 1, text, error)
             return
         except Exception as caught:
             if internal is None:
                 raise
-            yield Refused(number, text, internal(caught, number))
+            yield Refused(number + 1, text, internal(caught, number + 1))
             return
-        waits = outcome.state.pending is not None and number < len(lines)
-        yield Applied(number, text, state, order, outcome, waits, line_dice)
-        if waits:
-            return
-        state = outcome.state
+        for part, order in enumerate(orders, start=1):
+            number += 1
+            expanded = order is not read
+            shown = game.format(order) if expanded else text
+            try:
+                line_dice = dice(order)
+                outcome = game.apply(state, side, order, line_dice)
+            except RuleError as error:
+                if expanded:  # name the order of the expansion refused (unit and hex)
+                    error = RuleError(error.rule, f"{shown} (order {part} of {len(orders)} "
+                                      f"that '{text}' stands for): {error.message}",
+                                      error.legal)
+                yield Refused(number, shown, error)
+                return
+            except Exception as caught:
+                if internal is None:
+                    raise
+                yield Refused(number, shown, internal(caught, number))
+                return
+            last = line == len(lines) and part == len(orders)
+            waits = outcome.state.pending is not None and not last
+            yield Applied(number, shown, state, order, outcome, waits, line_dice)
+            if waits:
+                return
+            state = outcome.state
 
 
 class Views(Generic[S]):

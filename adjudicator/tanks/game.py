@@ -33,6 +33,7 @@ from adjudicator.tanks import (
     briefing,
     data,
     defensive,
+    entry,
     fire,
     legal,
     movement,
@@ -48,6 +49,7 @@ from adjudicator.tanks.orders import (
     Assault,
     Barrage,
     Done,
+    Enter,
     Fire,
     Hide,
     Load,
@@ -178,7 +180,24 @@ class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SI
 
     # ---- resolving orders -----------------------------------------------------------------
 
+    def expand(self, state: TanksState, side: str, order: Order) -> list[Order] | None:
+        """6.5: ``enter all at HEX-HEX`` stands for one ``move UNIT HEX`` per unit still
+        to enter (:mod:`adjudicator.tanks.entry`); every other order is itself."""
+        if not isinstance(order, Enter) or state.pending is not None \
+                or self.acting_side(state) != side:
+            return None  # not this side's to give now: ``apply`` refuses it as it stands
+        return list(entry.expand(self.ctx(state), side, order))
+
     def resolve(self, state: TanksState, side: str, order: Order, dice: Dice) -> list[Event]:
+        if isinstance(order, Enter):  # applied whole (a conformance step): each move in turn
+            events: list[Event] = []
+            for move in entry.expand(self.ctx(state), side, order):
+                try:
+                    events += self.resolve(state, side, move, dice)
+                except RuleError as error:
+                    raise RuleError(error.rule, f"{self.format(move)}: {error.message}",
+                                    error.legal) from error
+            return events
         ctx = self.ctx(state, dice)
         if state.phase == "setup":
             self._setup_order(ctx, side, order)

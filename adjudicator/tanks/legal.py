@@ -29,7 +29,7 @@ from typing import Any
 
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.memo import Memo
-from adjudicator.tanks import artillery, fire, movement, scenario
+from adjudicator.tanks import artillery, entry, fire, movement, scenario
 from adjudicator.tanks.context import Ctx, two_dice_at_most
 from adjudicator.tanks.hexgrid import Hex, distance, line_of_sight
 from adjudicator.tanks.orders import Assault, Fire, format_order
@@ -382,4 +382,5 @@ def legal_entries(ctx: Ctx, side: str) -> list[tuple[str, str]]:
     moves = movement_entries(ctx, side)
     owed = state.phase == "move1" and side == state.phasing and owed_entries(
         ctx, side, [o for o, _ in moves])[1]
-    return [*([] if owed else done), *((o, "") for o in barrage_orders(ctx, side)), *moves]
+    return [*([] if owed else done), *((o, "") for o in barrage_orders(ctx, side)),
+            *entry.entry_orders(ctx, side), *moves]

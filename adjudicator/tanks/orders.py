@@ -125,6 +125,16 @@ class Remove(TanksOrder, verb="remove"):
         return self
 
 
+class Enter(TanksOrder, verb="enter"):
+    """6.5: every unit of the side still to enter comes on at the map edge hexes from
+    the first of ``hexes`` to the last (facing ``face``). The game expands it into
+    one ordinary ``move UNIT HEX`` per unit (:mod:`adjudicator.tanks.entry`), each checked
+    and stored as if typed."""
+
+    hexes: tuple[str, str]  # the range's first and last hex
+    face: str | None = None
+
+
 class Done(TanksOrder, verb="done"):
     """5.0: the side's phase (or set-up, or Defensive Fire) is over."""
 
@@ -193,6 +203,22 @@ def _split_units(text: str) -> tuple[str, ...]:
     return tuple(_unit(p) for p in parts)
 
 
+_RANGE = re.compile(r"^(\S+?)\s*(?:-|\.\.|\s+to\s+|\s+)\s*(\S+)$", re.IGNORECASE)
+
+
+def parse_hex_range(text: str) -> tuple[str, str]:
+    """``0126-1526`` (or ``0126 to 1526``, ``0126..1526``; one hex alone: that hex only)."""
+    word = text.strip()
+    try:
+        return parse_hex(word), parse_hex(word)
+    except NotationError:
+        pass
+    match = _RANGE.match(word)
+    if not match:
+        raise NotationError(f"{text!r} is not a range of hexes (first-last, e.g. 0126-1526)")
+    return parse_hex(match.group(1)), parse_hex(match.group(2))
+
+
 def _read(function: Callable[[str], object]) -> Callable[[list[str], Names], object]:
     return lambda words, names: function(" ".join(plain(words)))
 
@@ -202,6 +228,8 @@ UNITS = Kind("units", "UNIT[+UNIT]", "a unit, or infantry firing together: a+b",
              read=_read(lambda text: _split_units(text.lower())), write="+".join)
 HEX = Kind("hex", "HEX", "a hex: column then row, e.g. 2413", read=_read(parse_hex))
 FACING = Kind("facing", "D", "a facing: N, NE, SE, S, SW, NW", read=_read(parse_facing))
+HEXES = Kind("hexes", "HEX-HEX", "map edge hexes from the first to the last, e.g. 0126-1526",
+             read=_read(parse_hex_range), write=lambda pair: "-".join(pair))
 STEPS = Kind("steps", "STEP...", "hexes in order; 'face D' turns, 'exit' leaves the map "
              "('exit north': by that edge, where the hexside leaves a doubt), "
              "'overrun HEX' ends it", many=True,
@@ -241,8 +269,17 @@ SPEC = OrderSpec("tanks", [
     Verb(Remove, ("remove mine HEX:mine", "remove UNIT"), "during your set-up, before "
          "'done': take back a unit set up or a mine written down (then set it up again)",
          ("4.0", "19.1", "20.0"), ("remove pak88-1", "remove mine 1418")),
+    Verb(Enter, ("enter all [at] HEXES:hexes [[face|facing] FACING:face]",),
+         "enter every unit still to enter this turn, one per free edge hex of the range "
+         "from its first; units left over enter again from the first and move one hex in "
+         "(6.5 counts the hex double); it becomes one 'move UNIT HEX' per unit, each "
+         "checked and stored as if typed",
+         ("6.5",), ("enter all at 0126-1526 face N", "enter all at 0101-3101"),
+         describe={"hexes": "the map edge hexes to enter on, first to last",
+                   "face": "the facing tanks and SP guns end with"}),
     Verb(Done, ("done",), "end your phase, or your set-up", ("5.0",), ("done",)),
-], kinds={"UNIT": UNIT, "UNITS": UNITS, "HEX": HEX, "FACING": FACING, "STEPS": STEPS})
+], kinds={"UNIT": UNIT, "UNITS": UNITS, "HEX": HEX, "FACING": FACING, "STEPS": STEPS,
+                         "HEXES": HEXES})
 
 
 def parse_order(text: str) -> Order:
