@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from adjudicator.kernel.briefing import Briefing
 from adjudicator.kernel.decisions import SetupGuide
 from bot.durations import bounded
 from bot.messages import LogEntry, Message
@@ -23,6 +24,13 @@ def clip(text: str, limit: int = CONTENT_LIMIT) -> str:
     if len(text) <= limit:
         return text
     return text[: limit - 2].rstrip() + " …"
+
+
+def briefing(brief: Briefing) -> str:
+    """A scenario's briefing as a post: its text in a block, so that the indented lines of
+    victory and special rules keep their shape (clipped to what Discord takes)."""
+    head = f"**Briefing** — {brief.title}\n"
+    return head + "```\n" + clip(brief.text(), CONTENT_LIMIT - len(head) - 8) + "\n```"
 
 
 def deadline_at(at: float, now: float) -> str:
