@@ -219,9 +219,15 @@ def result_ack(result: SubmitResult) -> str:
 
 
 def setup_guide(guide: SetupGuide) -> str:
-    """A secret set-up's guidance for its player's DM: what is left, where, what ``done``
-    would give up."""
-    lines = ["**Left to place:**", *(f"- {line}" for line in guide.left)]
+    """A secret set-up's guidance for its player's DM: what is placed so far (its own
+    secrets: only ever sent to that side, in a DM or an ephemeral answer), what is left,
+    where, what ``done`` would give up."""
+    lines = []
+    if guide.placed:
+        lines += ["**Placed so far** (only you see this):",
+                  clip_lines([f"- {line}" for line in guide.placed], 900, more="/game map "
+                             "private:true")]
+    lines += ["**Left to place:**", *(f"- {line}" for line in guide.left)]
     if guide.where:
         lines += ["**Where:**", *(f"- {line}" for line in guide.where)]
     if guide.blocked:
