@@ -29,11 +29,7 @@ async def test_the_dm_says_what_is_left_and_where_and_confirms_a_forfeiting_done
         table: tuple[Harness, User, User, User]) -> None:
     h, gm, gerd, sasha = table
     fake = h.fake
-    await h.slash(gm, fake.general, "game new", game="tanks", scenario="kursk-salient")
-    (thread,) = fake.threads()
-    await h.slash(gerd, thread, "game join", side="german")
-    await h.slash(sasha, thread, "game join", side="soviet")
-    await h.slash(gm, thread, "game start")
+    await h.open_game(gm, "tanks", "kursk-salient", {"german": gerd, "soviet": sasha})
     prompt = "\n".join(m.content for m in fake.dms_to(sasha))
     assert "Left to place:" in prompt and "17 unit(s) to place" in prompt
     assert "6 of 6 mined hexes" in prompt and "columns 12-31, rows 13-26" in prompt
@@ -59,11 +55,7 @@ async def test_20_0_placed_so_far_is_shown_to_its_owner_only(
     are secret)."""
     h, gm, gerd, sasha = table
     fake = h.fake
-    await h.slash(gm, fake.general, "game new", game="tanks", scenario="kursk-salient")
-    (thread,) = fake.threads()
-    await h.slash(gerd, thread, "game join", side="german")
-    await h.slash(sasha, thread, "game join", side="soviet")
-    await h.slash(gm, thread, "game start")
+    await h.open_game(gm, "tanks", "kursk-salient", {"german": gerd, "soviet": sasha})
     dm = fake.dm_channel(sasha)
     reply = await h.slash(sasha, dm, "order", text="place su76-1 1213\nplace su76-2 1413")
     assert reply.ephemeral and "Placed so far" in reply, reply
