@@ -30,6 +30,7 @@ from bot.discord.autocomplete import (
     suggest,
     suggest_orders,
     typed_value,
+    unlisted_slots,
 )
 from bot.discord.core import UmpireBot
 from bot.discord.errors import Refusal
@@ -42,6 +43,9 @@ from bot.service import GameInfo, ServiceError
 #: each verb, and Discord counts every character of a command, see bot.discord.limits).
 ORDER_GAME_HELP = "game id, if several"
 #: Rule numbers a subcommand's description quotes (more are on /help GAME VERB).
+#: How many values of a slot are asked of the rules, at most, when the legal list cannot
+#: filter them (a move's final facing): each check applies the order to a copy (~3 ms).
+CHECKED_VALUES = 120
 DESCRIPTION_RULES = 2
 #: Most characters of a subcommand's description (Discord allows 100; the whole of a
 #: game's command must stay within bot.discord.limits.COMMAND_BUDGET). /help GAME VERB
@@ -177,7 +181,23 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
             except (RuleError, ValueError):
                 return None
 
-        return choices(suggest(spec, verb, legal, name, filled, current, canonical))
+        loose = unlisted_slots(spec, verb, legal, name, filled)
+        if not loose:
+            return choices(suggest(spec, verb, legal, name, filled, current, canonical))
+        # a part the legal list leaves out (a move's final facing, 8.3): the values that fit
+        # the rest, each asked of the rules with it
+        kept = {k: v for k, v in filled.items() if k not in loose}
+        values = suggest(spec, verb, legal, name, kept, current, canonical, CHECKED_VALUES)
+        given = {k: v for k, v in filled.items() if v and k != name}
+        orders: dict[str, str] = {}
+        for value in values:
+            try:
+                orders[spec.build(verb.name, {**given, name: value})] = value
+            except RuleError:
+                continue
+        accepted = await bot.port.accepted(info.id, bot.actor(interaction), list(orders),
+                                           MAX_CHOICES)
+        return choices([orders[order] for order in accepted])
 
     for option in command.options():
         if not option.choices and not option.flag:

@@ -122,6 +122,11 @@ class ServicePort:
         """What the actor's side has left to place in a secret set-up (DMs only)."""
         return await self.call(self.service.setup_guide, game_id, actor)
 
+    async def accepted(self, game_id: str, actor: Actor, orders: list[str], limit: int
+                       ) -> list[str]:
+        """The first ``limit`` of ``orders`` the rules would accept from the actor now."""
+        return await self.call(self.service.accepted, game_id, actor, orders, limit=limit)
+
     async def briefing(self, game_id: str, actor: Actor) -> Briefing:
         """The scenario's briefing (public: it comes from the scenario, not the state)."""
         return await self.call(self.service.briefing, game_id, actor)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from adjudicator.kernel.dice import DiceExhausted, FixedDice
 from adjudicator.kernel.errors import RuleError
 from bot import listing
 from bot.service.base import ServiceBase
@@ -62,3 +63,27 @@ class Prompts(ServiceBase):
         ``i/103``), as a player types them (a unit's designation is public)."""
         ctx = self._load(game_id)
         return [listing.short_text(ctx.game, ctx.state, text) for text in texts]
+
+    def accepted(self, game_id: str, actor: Actor, texts: Sequence[str], *,
+                 limit: int) -> list[str]:
+        """The first ``limit`` of ``texts`` the rules would accept from the actor's side now
+        (tried on a copy of the state: nothing is stored, no die is rolled — an order that
+        gets as far as asking for a die is accepted). For autocomplete of a value the legal
+        list does not spell out, e.g. a Stalin's Tanks ``move UNIT to HEX face D`` (8.3):
+        only what the submission would accept; what a refusal says is not returned."""
+        ctx = self._load(game_id)
+        side = self._asked_side(ctx, actor, None)
+        if side is None or ctx.row["status"] != "active":
+            return []
+        out: list[str] = []
+        for text in texts:
+            try:
+                ctx.game.apply_text(ctx.state, side, text, FixedDice())
+            except DiceExhausted:
+                pass
+            except (RuleError, ValueError):
+                continue
+            out.append(text)
+            if len(out) >= limit:
+                break
+        return out

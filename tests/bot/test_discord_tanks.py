@@ -50,6 +50,13 @@ async def test_pakfront_hidden_setup_and_reveals(
 
     # The Soviet player sees legal entry moves (nothing about hidden units) and enters.
     assert "0101" in await h.autocomplete(sasha, thread, "tanks move", "to", unit="t34a-1")
+    # 8.3: `to` with a `face` typed offers only the hexes reachable ending with that facing
+    plain = await h.autocomplete(sasha, thread, "tanks move", "to", unit="t34a-1", to="02")
+    faced = await h.autocomplete(sasha, thread, "tanks move", "to", unit="t34a-1", to="02",
+                                 face="N")
+    assert "0206" in plain and faced and "0206" not in faced, (plain, faced)
+    refused = await h.slash(sasha, thread, "tanks move", unit="t34a-1", to="0206", face="N")
+    assert refused.ephemeral and "Applied" not in refused, refused
     for index, unit in enumerate(ENTRIES, start=1):
         reply = await h.slash(sasha, thread, "tanks move", unit=unit, steps=f"{index:02d}01")
         assert "Applied" in reply, reply
