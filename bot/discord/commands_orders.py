@@ -10,6 +10,7 @@ content.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
 from typing import Any, Literal, Optional
 
 import discord
@@ -25,6 +26,7 @@ from bot.discord.autocomplete import (
     choice_key,
     expand_key,
     is_key,
+    labelled,
     matches,
     rank,
     suggest,
@@ -84,10 +86,13 @@ async def game_quietly(bot: UmpireBot, interaction: discord.Interaction[Any]
         return None
 
 
-def choices(values: list[str]) -> list[app_commands.Choice[str]]:
+def choices(values: list[str], names: Mapping[str, str] | None = None
+            ) -> list[app_commands.Choice[str]]:
     """Choices whose value is the whole text: one too long for Discord is left out, never
-    cut (a cut value would submit a different order)."""
-    return [app_commands.Choice(name=v, value=v) for v in values if len(v) <= MAX_CHOICE_LENGTH]
+    cut (a cut value would submit a different order). ``names``: a place's printed name
+    shown after its key ("3 Yellow House"); the value stays the key."""
+    return [app_commands.Choice(name=labelled(v, names) if names else v, value=v)
+            for v in values if len(v) <= MAX_CHOICE_LENGTH]
 
 
 async def submit_order(bot: UmpireBot, interaction: discord.Interaction[Any], text: str,
@@ -163,6 +168,9 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
         name=command.path[-1], description=_words(verb.verb.help, DESCRIPTION_CHARS - len(tail))
         + tail, callback=callback)
 
+    area_slots = {o.field for o in command.options()
+                  if o.kind is not None and o.kind.name == "area"}
+
     async def complete(interaction: discord.Interaction[Any],
                        current: str) -> list[app_commands.Choice[str]]:
         bot = bot_of(interaction)
@@ -181,13 +189,16 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
             except (RuleError, ValueError):
                 return None
 
+        places = rules.place_names() if name in area_slots else None
         loose = unlisted_slots(spec, verb, legal, name, filled)
         if not loose:
-            return choices(suggest(spec, verb, legal, name, filled, current, canonical))
+            return choices(suggest(spec, verb, legal, name, filled, current, canonical,
+                                   names=places), places)
         # a part the legal list leaves out (a move's final facing, 8.3): the values that fit
         # the rest, each asked of the rules with it
         kept = {k: v for k, v in filled.items() if k not in loose}
-        values = suggest(spec, verb, legal, name, kept, current, canonical, CHECKED_VALUES)
+        values = suggest(spec, verb, legal, name, kept, current, canonical, CHECKED_VALUES,
+                         places)
         given = {k: v for k, v in filled.items() if v and k != name}
         orders: dict[str, str] = {}
         for value in values:
@@ -197,7 +208,7 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
                 continue
         accepted = await bot.port.accepted(info.id, bot.actor(interaction), list(orders),
                                            MAX_CHOICES)
-        return choices([orders[order] for order in accepted])
+        return choices([orders[order] for order in accepted], places)
 
     for option in command.options():
         if not option.choices and not option.flag:

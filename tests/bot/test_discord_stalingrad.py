@@ -135,6 +135,10 @@ async def test_basic_game_opening_through_discord(
     assert "3" in await h.autocomplete(gerd, thread, "stalingrad move", "to",
                                        units="i/267 ii/267")
     assert "3" in await h.autocomplete(gerd, thread, "stalingrad move", "to", units="g14pz:arko14")
+    # issue 29, 3.2: Areas are offered with their printed names, and a name finds its Area
+    named = await h.choices(gerd, thread, "stalingrad move", "to", units="g14pz:arko14",
+                            to="voro")
+    assert named[0] == {"name": "3 Voroponovo Road", "value": "3"}, named
     applied(await h.slash(gerd, thread, "stalingrad move", units="g14pz:arko14", to="3"))
     assert "arko14 enters Voroponovo Road (3)" in last().content  # its short name
     applied(await h.slash(gerd, thread, "stalingrad end"))
