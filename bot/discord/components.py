@@ -60,6 +60,8 @@ class Host(Protocol):
     async def after_action(self, interaction: discord.Interaction[Any], info: GameInfo,
                            result: SubmitResult) -> None: ...
 
+    async def mark_undone(self, info: GameInfo, to_seq: int) -> int: ...
+
 
 def host(interaction: discord.Interaction[Any]) -> Host:
     return cast(Host, interaction.client)
@@ -321,12 +323,18 @@ class RollbackConfirm(discord.ui.DynamicItem[discord.ui.Button[Any]],
             result = await bot.port.rollback(entry.game_id, gm, entry.to_seq, entry.reason)
             if not result.ok:
                 raise Refusal(fmt.refusal(result.error, result.error_rule, result.legal))
+            # players never see action numbers: the notice says where the game is again
+            where = fmt.moment(await bot.port.view(entry.game_id, gm, PUBLIC))
+            result = result.model_copy(update={"messages": {
+                audience: message.model_copy(update={
+                    "lines": [fmt.rollback_line(line, where) for line in message.lines]})
+                for audience, message in result.messages.items()}})
             try:
                 await interaction.edit_original_response(
-                    content=f"Rolled back to action {entry.to_seq}. {fmt.result_ack(result)}",
-                    view=None)
+                    content=f"Rolled back to {where}. {fmt.result_ack(result)}", view=None)
             except discord.HTTPException:
                 log.info("could not mark the rollback preview done")
+            await bot.mark_undone(info, entry.to_seq)
             await bot.after_action(interaction, info, result)
             if undone:
                 await interaction.followup.send(fmt.clip(

@@ -7,10 +7,12 @@ limits (2,000 characters of content; longer texts are cut with a pointer to the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from adjudicator.kernel.briefing import Briefing
 from adjudicator.kernel.decisions import SetupGuide
+from adjudicator.kernel.views import View
 from bot.durations import bounded
 from bot.messages import LogEntry, Message
 from bot.service import GameInfo, SubmitResult
@@ -93,6 +95,37 @@ def undone_lines(entries: Sequence[LogEntry]) -> list[str]:
         who = entry.side or ("GM" if "override" in f"{entry.kind} {said}" else "Umpire")
         out.append(f"- {who}: {said}" + (f" — {what}" if what else ""))
     return out
+
+
+def undone_post(content: str) -> str:
+    """A thread post whose action a rollback undid: marked, each line struck through."""
+    struck = [f"~~{line}~~" if line.strip() else line for line in content.splitlines()]
+    return clip("*(undone by the GM)*\n" + "\n".join(struck))
+
+
+def moment(view: View) -> str:
+    """Where a game stands, in its own terms (its date or turn, and phase), from a view's
+    public fields: "Sep 13, rubble phase" or "turn 2, move1 phase"."""
+    parts = []
+    date, turn, phase = (getattr(view, name, None) for name in ("date_label", "turn", "phase"))
+    if date:
+        parts.append(str(date))
+    elif isinstance(turn, int):
+        parts.append(f"turn {turn}")
+    if phase:
+        parts.append(f"{phase} phase")
+    return ", ".join(parts) or "an earlier moment"
+
+
+ROLLBACK_LINE = re.compile(r"^The GM rolled the game back to action \d+ \((\d+) action\(s\) "
+                           r"reverted\)")
+
+
+def rollback_line(line: str, where: str) -> str:
+    """The service's rollback notice in game terms: "back to Sep 13, rubble phase (3
+    order(s) undone)" rather than an action number players never see."""
+    return ROLLBACK_LINE.sub(lambda m: f"The GM rolled the game back to {where} "
+                             f"({m[1]} order(s) undone)", line)
 
 
 def mention(user_id: str | int) -> str:

@@ -188,7 +188,14 @@ async def test_basic_game_opening_through_discord(
     assert stranger.ephemeral and "Only the GM" in stranger
     await h.click(gm, preview.original, confirm)
     told = "\n".join(m.content for m in posts()[-2:])  # the notice, then what was undone
-    assert f"rolled the game back to action {seq_before}" in told
+    # issue 29: in game terms (the date and phase), never an action number; the posts of
+    # the actions undone are edited to say so
+    assert "rolled the game back to Sep " in told and "phase (" in told, told
+    assert f"action {seq_before}" not in told
+    paid = [m for m in fake.public_messages() if m.history and any(
+        "russian pays 5 CP in Yelshanka (32)" in old for old, _, _ in m.history)]
+    assert paid and all(m.content.startswith("*(undone by the GM)*") and "~~" in m.content
+                        and m.components == [] for m in paid)
     assert "the dice were set for a test" in told and "Undone by the rollback" in told
 
     # The attack again, on fresh dice from the new branch; answered by text this time.
