@@ -34,6 +34,7 @@ from bot.discord.autocomplete import (
     typed_value,
     unlisted_slots,
 )
+from bot.discord.components import shown_options
 from bot.discord.core import UmpireBot
 from bot.discord.errors import Refusal
 from bot.discord.permissions import in_dm
@@ -357,8 +358,10 @@ async def decide_answer(interaction: discord.Interaction[Any],
         return []
     scored = []
     current = typed_value(current)
-    for index, option in enumerate(view.pending.options):
-        text = f"{option.order} — {option.label}" if option.label else option.order
+    # shown as players type them (short unit names); the value is the stored option's key
+    shown = await shown_options(bot.port, info.id, view.pending.options)
+    for index, (option, short) in enumerate(zip(view.pending.options, shown, strict=True)):
+        text = f"{short.order} — {short.label}" if short.label else short.order
         score = matches(text, current)
         if score is not None:
             scored.append((score, index, option.order, text))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
@@ -102,7 +102,7 @@ class PendingRollbacks:
         return self.store.held_rollbacks(now=self.clock())
 
 
-def _options_of(message: Message) -> list[Option]:
+def options_of(message: Message) -> list[Option]:
     if message.view is not None and message.view.pending is not None:
         return list(message.view.pending.options)
     out = []
@@ -110,6 +110,19 @@ def _options_of(message: Message) -> list[Option]:
         order, _, label = line.partition("   ")
         out.append(Option(order=order.strip(), label=label.strip()))
     return out
+
+
+async def shown_options(port: ServicePort, game_id: str, options: Sequence[Option]
+                        ) -> list[Option]:
+    """``options`` as players type them, for display only: unit ids by their short names
+    (``decide tie r115rb:1rb115`` -> ``decide tie 1rb115``). The stored option texts do not
+    change: a button or menu entry answers by its index into the live decision."""
+    if not options:
+        return []
+    texts = [o.order for o in options] + [o.label for o in options]
+    short = await port.call(port.service.short_texts, game_id, texts)
+    return [o.model_copy(update={"order": order, "label": text}) for o, order, text in zip(
+        options, short[:len(options)], short[len(options):], strict=True)]
 
 
 def label(option: Option, limit: int = LABEL) -> str:
@@ -126,7 +139,7 @@ def choose_view(game_id: str, seq: int) -> discord.ui.View:
 def options_view(game_id: str, seq: int, message: Message | None = None,
                  options: list[Option] | None = None) -> discord.ui.View | None:
     """Buttons (or a select menu) for each legal answer; None if there are too many."""
-    options = options if options is not None else _options_of(message) if message else []
+    options = options if options is not None else options_of(message) if message else []
     if not options or len(options) > MAX_SELECT:
         return None
     view = discord.ui.View(timeout=None)
@@ -231,7 +244,8 @@ class ChooseButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
             view = await bot.port.view(self.game_id, actor, side)
             pending = view.pending
             assert pending is not None
-            buttons = options_view(self.game_id, self.seq, options=list(pending.options))
+            buttons = options_view(self.game_id, self.seq, options=await shown_options(
+                bot.port, self.game_id, pending.options))
             text = f"{pending.prompt}" + (f" (rule {pending.rule})" if pending.rule else "")
             if buttons is None:
                 text += "\nToo many options for buttons: use /decide (it autocompletes)."

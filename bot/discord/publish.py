@@ -27,7 +27,7 @@ import discord
 from adjudicator.kernel.events import GM, PUBLIC
 from adjudicator.kernel.views import View
 from bot.discord import formatting as fmt
-from bot.discord.components import choose_view, options_view
+from bot.discord.components import choose_view, options_of, options_view, shown_options
 from bot.discord.port import THREAD_KEY, ServicePort, players_of
 from bot.discord.verbs import secret_commands
 from bot.service import Actor, GameInfo, SubmitResult
@@ -325,7 +325,8 @@ class Publisher:
                 if owes and quiet:
                     continue
                 if owes:
-                    buttons = options_view(info.id, info.head_seq, message)
+                    buttons = options_view(info.id, info.head_seq, options=await shown_options(
+                        self.port, info.id, options_of(message)))
                     await self.dm(info, user_id,
                                   fmt.decision_dm(label, message, buttons is not None),
                                   view=buttons)

@@ -164,6 +164,8 @@ async def test_basic_game_opening_through_discord(
         "decision", "")
     dm = next(m for m in fake.dms_to(sasha) if m.custom_ids())
     assert len(dm.custom_ids()) == 3
+    labels = [b["label"] for row in dm.components for b in row["components"]]
+    assert labels and not any("r35g:" in text or "r:" in text for text in labels), labels
     wrong = await h.click(gerd, dm, dm.custom_ids()[0])
     assert wrong.ephemeral and "Only" in wrong
     assert not any(m.custom_ids() for m in fake.dms_to(gerd))
@@ -206,6 +208,8 @@ async def test_basic_game_opening_through_discord(
     offered = await h.choices(sasha, thread, "decide", "answer")
     assert len(offered) == 2 and all(c["name"].startswith("decide casualties") for c in offered)
     assert all(len(c["value"]) <= 20 for c in offered)  # short stable keys, never the order
+    # issue 29: the options as players type them (short unit names), not the stored ids
+    assert not any("r35g:" in c["name"] or "r:56tb" in c["name"] for c in offered), offered
     options = [str(c["value"]) for c in offered]
     assert await h.autocomplete(gerd, thread, "decide", "answer") == []
     not_his = await h.slash(gerd, thread, "decide", answer=options[0])
