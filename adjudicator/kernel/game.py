@@ -335,6 +335,12 @@ class Game(ABC, Generic[S]):
         """The name listings show for a unit: its shortest unique name (default: its id)."""
         return uid
 
+    def place_names(self) -> Mapping[str, str]:
+        """The printed name of each named place, by key, as the game's pack gives it (a
+        Turning Point: Stalingrad Area: ``"3"`` -> ``"Yellow House"``), for frontends that
+        show a key with its name; places without a name are left out (default: none)."""
+        return {}
+
     def name_resolvers(self, state: S, side: str) -> dict[str, Callable[[str], str]]:
         """Resolvers frontends use to read names in filters and completion: ``unit`` (a
         unit ``side`` may name) and ``place`` (an Area, Zone or hex); each returns the key

@@ -482,6 +482,10 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
         """A unit's designation ("i/103") when only it has it, else its id."""
         return self.board_for(state).short_unit(uid)
 
+    def place_names(self) -> Mapping[str, str]:
+        """Each Area's and Zone's printed name (3.2) from the map pack, by key."""
+        return {key: area.name for key, area in self.pack_board.areas.items() if area.name}
+
     def name_resolvers(self, state: StalingradState, side: str
                        ) -> dict[str, Callable[[str], str]]:
         board = self.board_for(state)

@@ -195,13 +195,27 @@ def stack_suggestions(spec: OrderSpec, verb: CompiledVerb, legal: Sequence[str],
             ][:MAX_CHOICES]
 
 
+def unlisted_slots(spec: OrderSpec, verb: CompiledVerb, legal: Sequence[str], option: str,
+                   filled: Mapping[str, str | None]) -> frozenset[str]:
+    """The slots the user filled (other than ``option``) that no legal order of ``verb``
+    spells out — an optional part the legal list leaves to its default, like a Stalin's
+    Tanks move's final facing (``move pz to 1012`` is listed, ``… face N`` is not). They
+    cannot filter the legal list: the caller asks the rules about each order instead."""
+    seen: set[str] = set()
+    for values in _orders_of(spec, verb, legal):
+        seen.update(values)
+    return frozenset(k for k, v in filled.items() if v and k != option and k not in seen)
+
+
 def suggest(spec: OrderSpec, verb: CompiledVerb, legal: Sequence[str], option: str,
             filled: Mapping[str, str | None], typed: str,
-            canonical: Callable[[str], str | None] | None = None) -> list[str]:
+            canonical: Callable[[str], str | None] | None = None,
+            limit: int = MAX_CHOICES, names: Mapping[str, str] | None = None) -> list[str]:
     """Ranked choices for ``option`` while the user has typed ``typed``.
 
     ``canonical`` (the game's parse-then-format) reads names the way the notation does:
-    typing "mill" or "mi" finds the cell whose key is "3" when the name resolves. In a
+    typing "mill" or "mi" finds the cell whose key is "3" when the name resolves;
+    ``names`` (a place's key -> printed name) lets what is typed match the names too. In a
     units slot, several units may be typed: the choices keep them and add one more.
     """
     typed = typed_value(typed)
@@ -210,7 +224,11 @@ def suggest(spec: OrderSpec, verb: CompiledVerb, legal: Sequence[str], option: s
                                          or typed.endswith(" ")):
         return stack_suggestions(spec, verb, legal, option, others, typed)
     candidates = slot_candidates(spec, verb, legal, option, others)
-    ranked = rank(candidates, typed)
+    if names:  # a place's key or its printed name ("yel" finds "3 Yellow House")
+        shown = {labelled(c, names): c for c in candidates}
+        ranked = [shown[label] for label in rank(shown, typed, limit)]
+    else:
+        ranked = rank(candidates, typed, limit)
     if canonical is not None and typed.strip():
         try:
             text = canonical(spec.build(verb.name, {**others, option: typed}))
@@ -219,8 +237,14 @@ def suggest(spec: OrderSpec, verb: CompiledVerb, legal: Sequence[str], option: s
         found = read_order(spec, text) if text is not None else None
         value = dict(found[1]).get(option) if found else None
         if value is not None and value in candidates:
-            ranked = [value, *(c for c in ranked if c != value)][:MAX_CHOICES]
+            ranked = [value, *(c for c in ranked if c != value)][:limit]
     return ranked
+
+
+def labelled(value: str, names: Mapping[str, str]) -> str:
+    """A choice's shown text: a place's key with its printed name ("3 Yellow House")."""
+    name = names.get(value)
+    return f"{value} {name}"[:MAX_CHOICE_LENGTH] if name else value
 
 
 def suggest_orders(legal: Sequence[str], typed: str) -> list[str]:

@@ -279,13 +279,15 @@ class GameCommands(app_commands.Group, name="game",
                                await bot.port.legal_orders(info, gm))[:4]
         does = (f" — first: {', '.join(f'`{c}`' for c in first)} (or `/order`; "
                 f"`/help {bot.port.rules(info.game).name}` lists every order)" if first else "")
-        # (a scenario's briefing, once the service reads one, belongs here too)
         await announce(interaction,
                        f"**The game has started.** Dice commitment (sha256 of the secret "
                        f"seed): `{info.commitment}`\n{seats_text(bot, info)}\n"
                        f"To act: **{view.to_act}** {fmt.mentions(acting)}{does}",
                        ping=[*acting, *(players_of(info, owing) if owing else [])],
                        file=await bot.publisher.picture(view, info=info, full=True))
+        # the scenario's goals and special rules, right under the start (public, no ping)
+        await interaction.followup.send(fmt.briefing(await bot.port.briefing(info.id, gm)),
+                                        ephemeral=False, allowed_mentions=NO_PINGS)
         await bot.publisher.prompt_secret_placement(info)
 
     @app_commands.command(name="status", description="Seats, whose turn, deadline")
@@ -294,6 +296,7 @@ class GameCommands(app_commands.Group, name="game",
                      game: GameOption | None = None) -> None:
         bot = bot_of(interaction)
         info = await bot.game_of(interaction, game)
+        actor = bot.actor(interaction)
         deadline = (f"\nDeadline: {fmt.deadline_at(info.deadline_at, now())}"
                     if info.deadline_at else "")
         state = (info.result and f"over — {info.result}") or info.status
@@ -303,6 +306,8 @@ class GameCommands(app_commands.Group, name="game",
             f"**{fmt.game_label(info)}** ({info.scenario or 'default scenario'}): {state}, "
             f"action {info.head_seq}\nTo act: {info.to_act or '—'}\n"
             f"{seats_text(bot, info)}{deadline}"), ephemeral=True)
+        await reply(interaction, fmt.briefing(await bot.port.briefing(info.id, actor)),
+                    ephemeral=True)
 
     @app_commands.command(name="map", description="The map: public in the thread, or your own "
                           "view")

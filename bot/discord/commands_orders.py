@@ -10,6 +10,7 @@ content.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
 from typing import Any, Literal, Optional
 
 import discord
@@ -25,12 +26,15 @@ from bot.discord.autocomplete import (
     choice_key,
     expand_key,
     is_key,
+    labelled,
     matches,
     rank,
     suggest,
     suggest_orders,
     typed_value,
+    unlisted_slots,
 )
+from bot.discord.components import shown_options
 from bot.discord.core import UmpireBot
 from bot.discord.errors import Refusal
 from bot.discord.permissions import in_dm
@@ -42,6 +46,9 @@ from bot.service import GameInfo, ServiceError
 #: each verb, and Discord counts every character of a command, see bot.discord.limits).
 ORDER_GAME_HELP = "game id, if several"
 #: Rule numbers a subcommand's description quotes (more are on /help GAME VERB).
+#: How many values of a slot are asked of the rules, at most, when the legal list cannot
+#: filter them (a move's final facing): each check applies the order to a copy (~3 ms).
+CHECKED_VALUES = 120
 DESCRIPTION_RULES = 2
 #: Most characters of a subcommand's description (Discord allows 100; the whole of a
 #: game's command must stay within bot.discord.limits.COMMAND_BUDGET). /help GAME VERB
@@ -80,10 +87,13 @@ async def game_quietly(bot: UmpireBot, interaction: discord.Interaction[Any]
         return None
 
 
-def choices(values: list[str]) -> list[app_commands.Choice[str]]:
+def choices(values: list[str], names: Mapping[str, str] | None = None
+            ) -> list[app_commands.Choice[str]]:
     """Choices whose value is the whole text: one too long for Discord is left out, never
-    cut (a cut value would submit a different order)."""
-    return [app_commands.Choice(name=v, value=v) for v in values if len(v) <= MAX_CHOICE_LENGTH]
+    cut (a cut value would submit a different order). ``names``: a place's printed name
+    shown after its key ("3 Yellow House"); the value stays the key."""
+    return [app_commands.Choice(name=labelled(v, names) if names else v, value=v)
+            for v in values if len(v) <= MAX_CHOICE_LENGTH]
 
 
 async def submit_order(bot: UmpireBot, interaction: discord.Interaction[Any], text: str,
@@ -159,6 +169,9 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
         name=command.path[-1], description=_words(verb.verb.help, DESCRIPTION_CHARS - len(tail))
         + tail, callback=callback)
 
+    area_slots = {o.field for o in command.options()
+                  if o.kind is not None and o.kind.name == "area"}
+
     async def complete(interaction: discord.Interaction[Any],
                        current: str) -> list[app_commands.Choice[str]]:
         bot = bot_of(interaction)
@@ -177,7 +190,26 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
             except (RuleError, ValueError):
                 return None
 
-        return choices(suggest(spec, verb, legal, name, filled, current, canonical))
+        places = rules.place_names() if name in area_slots else None
+        loose = unlisted_slots(spec, verb, legal, name, filled)
+        if not loose:
+            return choices(suggest(spec, verb, legal, name, filled, current, canonical,
+                                   names=places), places)
+        # a part the legal list leaves out (a move's final facing, 8.3): the values that fit
+        # the rest, each asked of the rules with it
+        kept = {k: v for k, v in filled.items() if k not in loose}
+        values = suggest(spec, verb, legal, name, kept, current, canonical, CHECKED_VALUES,
+                         places)
+        given = {k: v for k, v in filled.items() if v and k != name}
+        orders: dict[str, str] = {}
+        for value in values:
+            try:
+                orders[spec.build(verb.name, {**given, name: value})] = value
+            except RuleError:
+                continue
+        accepted = await bot.port.accepted(info.id, bot.actor(interaction), list(orders),
+                                           MAX_CHOICES)
+        return choices([orders[order] for order in accepted], places)
 
     for option in command.options():
         if not option.choices and not option.flag:
@@ -326,8 +358,10 @@ async def decide_answer(interaction: discord.Interaction[Any],
         return []
     scored = []
     current = typed_value(current)
-    for index, option in enumerate(view.pending.options):
-        text = f"{option.order} — {option.label}" if option.label else option.order
+    # shown as players type them (short unit names); the value is the stored option's key
+    shown = await shown_options(bot.port, info.id, view.pending.options)
+    for index, (option, short) in enumerate(zip(view.pending.options, shown, strict=True)):
+        text = f"{short.order} — {short.label}" if short.label else short.order
         score = matches(text, current)
         if score is not None:
             scored.append((score, index, option.order, text))

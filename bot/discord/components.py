@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
@@ -59,6 +59,8 @@ class Host(Protocol):
 
     async def after_action(self, interaction: discord.Interaction[Any], info: GameInfo,
                            result: SubmitResult) -> None: ...
+
+    async def mark_undone(self, info: GameInfo, to_seq: int) -> int: ...
 
 
 def host(interaction: discord.Interaction[Any]) -> Host:
@@ -100,7 +102,7 @@ class PendingRollbacks:
         return self.store.held_rollbacks(now=self.clock())
 
 
-def _options_of(message: Message) -> list[Option]:
+def options_of(message: Message) -> list[Option]:
     if message.view is not None and message.view.pending is not None:
         return list(message.view.pending.options)
     out = []
@@ -108,6 +110,19 @@ def _options_of(message: Message) -> list[Option]:
         order, _, label = line.partition("   ")
         out.append(Option(order=order.strip(), label=label.strip()))
     return out
+
+
+async def shown_options(port: ServicePort, game_id: str, options: Sequence[Option]
+                        ) -> list[Option]:
+    """``options`` as players type them, for display only: unit ids by their short names
+    (``decide tie r115rb:1rb115`` -> ``decide tie 1rb115``). The stored option texts do not
+    change: a button or menu entry answers by its index into the live decision."""
+    if not options:
+        return []
+    texts = [o.order for o in options] + [o.label for o in options]
+    short = await port.call(port.service.short_texts, game_id, texts)
+    return [o.model_copy(update={"order": order, "label": text}) for o, order, text in zip(
+        options, short[:len(options)], short[len(options):], strict=True)]
 
 
 def label(option: Option, limit: int = LABEL) -> str:
@@ -124,7 +139,7 @@ def choose_view(game_id: str, seq: int) -> discord.ui.View:
 def options_view(game_id: str, seq: int, message: Message | None = None,
                  options: list[Option] | None = None) -> discord.ui.View | None:
     """Buttons (or a select menu) for each legal answer; None if there are too many."""
-    options = options if options is not None else _options_of(message) if message else []
+    options = options if options is not None else options_of(message) if message else []
     if not options or len(options) > MAX_SELECT:
         return None
     view = discord.ui.View(timeout=None)
@@ -229,7 +244,8 @@ class ChooseButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
             view = await bot.port.view(self.game_id, actor, side)
             pending = view.pending
             assert pending is not None
-            buttons = options_view(self.game_id, self.seq, options=list(pending.options))
+            buttons = options_view(self.game_id, self.seq, options=await shown_options(
+                bot.port, self.game_id, pending.options))
             text = f"{pending.prompt}" + (f" (rule {pending.rule})" if pending.rule else "")
             if buttons is None:
                 text += "\nToo many options for buttons: use /decide (it autocompletes)."
@@ -321,12 +337,18 @@ class RollbackConfirm(discord.ui.DynamicItem[discord.ui.Button[Any]],
             result = await bot.port.rollback(entry.game_id, gm, entry.to_seq, entry.reason)
             if not result.ok:
                 raise Refusal(fmt.refusal(result.error, result.error_rule, result.legal))
+            # players never see action numbers: the notice says where the game is again
+            where = fmt.moment(await bot.port.view(entry.game_id, gm, PUBLIC))
+            result = result.model_copy(update={"messages": {
+                audience: message.model_copy(update={
+                    "lines": [fmt.rollback_line(line, where) for line in message.lines]})
+                for audience, message in result.messages.items()}})
             try:
                 await interaction.edit_original_response(
-                    content=f"Rolled back to action {entry.to_seq}. {fmt.result_ack(result)}",
-                    view=None)
+                    content=f"Rolled back to {where}. {fmt.result_ack(result)}", view=None)
             except discord.HTTPException:
                 log.info("could not mark the rollback preview done")
+            await bot.mark_undone(info, entry.to_seq)
             await bot.after_action(interaction, info, result)
             if undone:
                 await interaction.followup.send(fmt.clip(

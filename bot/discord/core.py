@@ -376,6 +376,10 @@ class UmpireBot(discord.Client):
             return
         self.dispatch(DONE_EVENT, interaction)
 
+    async def mark_undone(self, info: GameInfo, to_seq: int) -> int:
+        """Mark the thread posts a rollback to ``to_seq`` undid (:meth:`Publisher.mark_undone`)."""
+        return await self.publisher.mark_undone(info, to_seq)
+
     async def after_action(self, interaction: discord.Interaction[Any], info: GameInfo,
                            result: SubmitResult, told: bool = False) -> None:
         """Publish a stored action (the actor has had their acknowledgement, which holds

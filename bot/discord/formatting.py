@@ -7,9 +7,12 @@ limits (2,000 characters of content; longer texts are cut with a pointer to the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+from adjudicator.kernel.briefing import Briefing
 from adjudicator.kernel.decisions import SetupGuide
+from adjudicator.kernel.views import View
 from bot.durations import bounded
 from bot.messages import LogEntry, Message
 from bot.service import GameInfo, SubmitResult
@@ -23,6 +26,13 @@ def clip(text: str, limit: int = CONTENT_LIMIT) -> str:
     if len(text) <= limit:
         return text
     return text[: limit - 2].rstrip() + " …"
+
+
+def briefing(brief: Briefing) -> str:
+    """A scenario's briefing as a post: its text in a block, so that the indented lines of
+    victory and special rules keep their shape (clipped to what Discord takes)."""
+    head = f"**Briefing** — {brief.title}\n"
+    return head + "```\n" + clip(brief.text(), CONTENT_LIMIT - len(head) - 8) + "\n```"
 
 
 def deadline_at(at: float, now: float) -> str:
@@ -85,6 +95,37 @@ def undone_lines(entries: Sequence[LogEntry]) -> list[str]:
         who = entry.side or ("GM" if "override" in f"{entry.kind} {said}" else "Umpire")
         out.append(f"- {who}: {said}" + (f" — {what}" if what else ""))
     return out
+
+
+def undone_post(content: str) -> str:
+    """A thread post whose action a rollback undid: marked, each line struck through."""
+    struck = [f"~~{line}~~" if line.strip() else line for line in content.splitlines()]
+    return clip("*(undone by the GM)*\n" + "\n".join(struck))
+
+
+def moment(view: View) -> str:
+    """Where a game stands, in its own terms (its date or turn, and phase), from a view's
+    public fields: "Sep 13, rubble phase" or "turn 2, move1 phase"."""
+    parts = []
+    date, turn, phase = (getattr(view, name, None) for name in ("date_label", "turn", "phase"))
+    if date:
+        parts.append(str(date))
+    elif isinstance(turn, int):
+        parts.append(f"turn {turn}")
+    if phase:
+        parts.append(f"{phase} phase")
+    return ", ".join(parts) or "an earlier moment"
+
+
+ROLLBACK_LINE = re.compile(r"^The GM rolled the game back to action \d+ \((\d+) action\(s\) "
+                           r"reverted\)")
+
+
+def rollback_line(line: str, where: str) -> str:
+    """The service's rollback notice in game terms: "back to Sep 13, rubble phase (3
+    order(s) undone)" rather than an action number players never see."""
+    return ROLLBACK_LINE.sub(lambda m: f"The GM rolled the game back to {where} "
+                             f"({m[1]} order(s) undone)", line)
 
 
 def mention(user_id: str | int) -> str:
@@ -211,9 +252,15 @@ def result_ack(result: SubmitResult) -> str:
 
 
 def setup_guide(guide: SetupGuide) -> str:
-    """A secret set-up's guidance for its player's DM: what is left, where, what ``done``
-    would give up."""
-    lines = ["**Left to place:**", *(f"- {line}" for line in guide.left)]
+    """A secret set-up's guidance for its player's DM: what is placed so far (its own
+    secrets: only ever sent to that side, in a DM or an ephemeral answer), what is left,
+    where, what ``done`` would give up."""
+    lines = []
+    if guide.placed:
+        lines += ["**Placed so far** (only you see this):",
+                  clip_lines([f"- {line}" for line in guide.placed], 900, more="/game map "
+                             "private:true")]
+    lines += ["**Left to place:**", *(f"- {line}" for line in guide.left)]
     if guide.where:
         lines += ["**Where:**", *(f"- {line}" for line in guide.where)]
     if guide.blocked:

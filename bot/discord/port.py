@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any, TypeVar
 
+from adjudicator.kernel.briefing import Briefing
 from adjudicator.kernel.decisions import SetupGuide
 from adjudicator.kernel.events import GM, PUBLIC
 from adjudicator.kernel.game import Game
@@ -120,6 +121,15 @@ class ServicePort:
     async def setup_guide(self, game_id: str, actor: Actor) -> SetupGuide | None:
         """What the actor's side has left to place in a secret set-up (DMs only)."""
         return await self.call(self.service.setup_guide, game_id, actor)
+
+    async def accepted(self, game_id: str, actor: Actor, orders: list[str], limit: int
+                       ) -> list[str]:
+        """The first ``limit`` of ``orders`` the rules would accept from the actor now."""
+        return await self.call(self.service.accepted, game_id, actor, orders, limit=limit)
+
+    async def briefing(self, game_id: str, actor: Actor) -> Briefing:
+        """The scenario's briefing (public: it comes from the scenario, not the state)."""
+        return await self.call(self.service.briefing, game_id, actor)
 
     async def view(self, game_id: str, actor: Actor, viewer: str | None = None) -> View:
         return await self.call(self.service.view, game_id, actor, viewer)

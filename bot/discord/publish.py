@@ -27,7 +27,7 @@ import discord
 from adjudicator.kernel.events import GM, PUBLIC
 from adjudicator.kernel.views import View
 from bot.discord import formatting as fmt
-from bot.discord.components import choose_view, options_view
+from bot.discord.components import choose_view, options_of, options_view, shown_options
 from bot.discord.port import THREAD_KEY, ServicePort, players_of
 from bot.discord.verbs import secret_commands
 from bot.messages import Message
@@ -39,6 +39,12 @@ log = logging.getLogger("umpire.discord")
 PICTURES_KEY = "discord_pictures"
 #: ``meta`` keys (+ the game id) of what every bot process must agree was done once.
 PINGED, PICTURED, PROMPTED = "discord:pinged:", "discord:pictured:", "discord:prompted:"
+#: A game's latest thread posts after actions, ``[[seq, message id, content], …]``: those a
+#: rollback undoes are edited to say so (issue 29).
+POSTS = "discord:posts:"
+#: How many of a game's latest action posts are remembered (a rollback further back
+#: marks those it still finds; the notice lists every order undone anyway).
+KEPT_POSTS = 60
 Pictures = Literal["order", "turn", "off"]
 PICTURES: tuple[str, ...] = ("order", "turn", "off")
 #: Discord's error codes the bot expects and handles.
@@ -124,18 +130,53 @@ class Publisher:
                                                    type=discord.ChannelType.public_thread)
 
     async def post(self, info: GameInfo, content: str, file: discord.File | None = None,
-                   view: discord.ui.View | None = None) -> str | None:
-        """Post in the game's thread; None when posted, else what went wrong."""
+                   view: discord.ui.View | None = None, seq: int | None = None
+                   ) -> str | None:
+        """Post in the game's thread; None when posted, else what went wrong. ``seq``: the
+        action the post tells of, remembered so that a rollback can mark it undone."""
         channel = self.thread_of(info)
         if channel is None:
             return None
         try:
-            await channel.send(fmt.clip(content), **extras(file, view))
+            sent = await channel.send(fmt.clip(content), **extras(file, view))
         except discord.HTTPException as error:
             log.warning("game %s: cannot post in thread %s: %s", info.id,
                         info.bindings.get(THREAD_KEY), error)
             return describe(error)
+        if seq is not None:
+            posts = await self._posts(info.id)
+            posts.append([seq, sent.id, fmt.clip(content)])
+            await self.port.call(self.port.service.store.set_meta, POSTS + info.id,
+                                 json.dumps(posts[-KEPT_POSTS:]))
         return None
+
+    async def _posts(self, game_id: str) -> list[list[Any]]:
+        raw = await self.port.call(self.port.service.store.get_meta, POSTS + game_id)
+        return list(json.loads(raw)) if raw else []
+
+    async def mark_undone(self, info: GameInfo, to_seq: int) -> int:
+        """Edit the thread posts of the actions after ``to_seq`` (a rollback undid them):
+        struck through under an "(undone by the GM)" line, their buttons removed. How
+        many were edited."""
+        thread = info.bindings.get(THREAD_KEY)
+        posts = await self._posts(info.id)
+        if thread is None or not posts:
+            return 0
+        channel = self.client.get_partial_messageable(int(thread),
+                                                      type=discord.ChannelType.public_thread)
+        edited = 0
+        for seq, message_id, content in posts:
+            if int(seq) <= to_seq:
+                continue
+            try:
+                await channel.get_partial_message(int(message_id)).edit(
+                    content=fmt.undone_post(str(content)), view=None)
+                edited += 1
+            except discord.HTTPException as error:
+                log.info("game %s: cannot mark post %s undone: %s", info.id, message_id, error)
+        await self.port.call(self.port.service.store.set_meta, POSTS + info.id,
+                             json.dumps([p for p in posts if int(p[0]) <= to_seq]))
+        return edited
 
     async def dm(self, info: GameInfo | None, user_id: str | int, content: str, *,
                  file: discord.File | None = None, view: discord.ui.View | None = None
@@ -271,7 +312,7 @@ class Publisher:
                        if await self._picture_due(info, board, public.to_act, ping) else None)
             if picture is not None and not await self._new_picture(info, picture):
                 picture = None  # the very map posted last (a crop the change lies outside)
-            problem = await self.post(info, content, picture, view)
+            problem = await self.post(info, content, picture, view, seq=info.head_seq)
             if problem:
                 problems.append(f"the thread post: {problem}")
         label = fmt.game_label(info)
@@ -285,7 +326,8 @@ class Publisher:
                 if owes and quiet:
                     continue
                 if owes:
-                    buttons = options_view(info.id, info.head_seq, message)
+                    buttons = options_view(info.id, info.head_seq, options=await shown_options(
+                        self.port, info.id, options_of(message)))
                     await self.dm(info, user_id,
                                   fmt.decision_dm(label, message, buttons is not None),
                                   view=buttons)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from adjudicator.kernel.dice import DiceExhausted, FixedDice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.names import short_ids
 from bot import listing
@@ -64,3 +65,27 @@ class Prompts(ServiceBase):
         ctx = self._load(game_id)
         game, state = ctx.game, ctx.state
         return [short_ids(text, lambda uid: game.short_unit(state, uid)) for text in texts]
+
+    def accepted(self, game_id: str, actor: Actor, texts: Sequence[str], *,
+                 limit: int) -> list[str]:
+        """The first ``limit`` of ``texts`` the rules would accept from the actor's side now
+        (tried on a copy of the state: nothing is stored, no die is rolled — an order that
+        gets as far as asking for a die is accepted). For autocomplete of a value the legal
+        list does not spell out, e.g. a Stalin's Tanks ``move UNIT to HEX face D`` (8.3):
+        only what the submission would accept; what a refusal says is not returned."""
+        ctx = self._load(game_id)
+        side = self._asked_side(ctx, actor, None)
+        if side is None or ctx.row["status"] != "active":
+            return []
+        out: list[str] = []
+        for text in texts:
+            try:
+                ctx.game.apply_text(ctx.state, side, text, FixedDice())
+            except DiceExhausted:
+                pass
+            except (RuleError, ValueError):
+                continue
+            out.append(text)
+            if len(out) >= limit:
+                break
+        return out

@@ -168,3 +168,19 @@ def test_27_12_a_long_typed_value_costs_what_discords_100_characters_cost(
         assert 0 < compared[0] <= len(legal) * 2 * MAX_CHOICE_LENGTH, (name, compared[0])
     # What fits in 100 characters still matches as before.
     assert rank(["move 24pz to 12"], "move 24pz" + " " * 200) == ["move 24pz to 12"]
+
+
+def test_29_an_area_is_found_by_its_printed_name_3_2() -> None:
+    """3.2, issue 29: with the game's place names, "yel" finds the Yelshanka Areas (by
+    their keys: the value submitted stays the key) and the key still finds its Area."""
+    names = load_game("stalingrad").place_names()
+    yelshanka = sorted(k for k, name in names.items() if name.lower().startswith("yel"))
+    assert yelshanka
+    spec = spec_of("stalingrad")
+    legal = [f"move 24pz to {key}" for key in ["1", "3", *yelshanka]]
+    found = suggest(spec, spec.verb("move"), legal, "to", {"units": "24pz"}, "yel",
+                    names=names)
+    assert sorted(found) == yelshanka
+    assert suggest(spec, spec.verb("move"), legal, "to", {"units": "24pz"}, "yel") == []
+    assert suggest(spec, spec.verb("move"), legal, "to", {}, "3", names=names)[0] == "3"
+    assert autocomplete.labelled("3", names) == f"3 {names['3']}"

@@ -128,7 +128,12 @@ async def test_game_played_to_a_result(table: Table) -> None:
     assert stranger.ephemeral and "Only the GM" in stranger
     await h.click(t.gm, preview.original, confirm)
     notice = fake.channel_messages(thread)[before:]
-    assert any("rolled the game back to action 5" in m.content for m in notice)
+    assert any("rolled the game back to" in m.content and "(1 order(s) undone)" in m.content
+               for m in notice), [m.content for m in notice]
+    # the post of the pass it undid is marked (issue 29)
+    undone = [m for m in fake.channel_messages(thread)[:before] if m.history]
+    assert len(undone) == 1 and undone[0].content.startswith("*(undone by the GM)*")
+    assert "pass" in undone[0].history[-1][0]
     assert "Rolled back" in preview.original.content
 
     await h.slash(t.bob, thread, "order", text="pass")

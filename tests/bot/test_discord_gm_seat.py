@@ -15,7 +15,7 @@ import pytest
 
 from bot.discord.core import UmpireBot
 from bot.service import Actor, GameService
-from tests.bot.test_discord_duel import DUEL, Table, last_public
+from tests.bot.test_discord_duel import DUEL, Table
 from tests.bot.test_discord_gm import RESTORE_B2, b2_hit_and_lost
 from tests.bot.test_service_support import EDITABLE
 from tests.fakediscord import FakeDiscord, run_umpire
@@ -131,7 +131,7 @@ async def test_27_3_a_gm_who_plays_has_no_gm_powers_while_the_game_runs(plain: T
     (t.thread,) = t.fake.threads()
     await h.slash(t.ann, t.game_thread, "game join", side="red")
     started = await h.slash(t.gm, t.game_thread, "game start")
-    assert "started" in last_public(t).content, started
+    assert "started" in started.public[0].content, started  # then the briefing
     await _red_traps_mill(t)
     await _no_gm_reads_or_tools(t, t.gm)
     # During play the creator, who plays, vouches for no new GM: a role holder comes late.

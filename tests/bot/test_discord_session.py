@@ -119,7 +119,9 @@ async def test_29_a_stalingrad_session_counts_posts_pings_and_dms(
         await slash(gerd, "/game join side:german", "game join", side="german")
         await slash(sasha, "/game join side:russian", "game join", side="russian")
         await slash(gm, "/game start", "game start")
-        (start,) = s.steps[-1].posts  # the board, and what the Russian does first (5.4)
+        # the board, and what the Russian does first (5.4); then the scenario's briefing
+        start, brief = s.steps[-1].posts
+        assert "**Briefing**" in brief.content and "Russian:" in brief.content, brief
         assert start.attachments and "first: `/stalingrad setup`" in start.content, start
         for side, user in (("russian", sasha), ("german", gerd)):
             lines = [*setup_lines(side), "setup done"]

@@ -29,11 +29,7 @@ async def test_the_dm_says_what_is_left_and_where_and_confirms_a_forfeiting_done
         table: tuple[Harness, User, User, User]) -> None:
     h, gm, gerd, sasha = table
     fake = h.fake
-    await h.slash(gm, fake.general, "game new", game="tanks", scenario="kursk-salient")
-    (thread,) = fake.threads()
-    await h.slash(gerd, thread, "game join", side="german")
-    await h.slash(sasha, thread, "game join", side="soviet")
-    await h.slash(gm, thread, "game start")
+    await h.open_game(gm, "tanks", "kursk-salient", {"german": gerd, "soviet": sasha})
     prompt = "\n".join(m.content for m in fake.dms_to(sasha))
     assert "Left to place:" in prompt and "17 unit(s) to place" in prompt
     assert "6 of 6 mined hexes" in prompt and "columns 12-31, rows 13-26" in prompt
@@ -49,3 +45,24 @@ async def test_the_dm_says_what_is_left_and_where_and_confirms_a_forfeiting_done
     second = await h.slash(sasha, dm, "tanks done")
     assert "Applied: `done`" in second
     assert not any("2020" in m.content for m in fake.public_messages())
+
+
+async def test_20_0_placed_so_far_is_shown_to_its_owner_only(
+        table: tuple[Harness, User, User, User]) -> None:
+    """20.0, 19.1: after each set-up order in her DM the Soviet player reads what she has
+    placed so far (units, hexes, facing, mines); that list and her mined hex never reach the
+    German, the GM or the thread (her units set up in the open here, 25.3: only the mines
+    are secret)."""
+    h, gm, gerd, sasha = table
+    fake = h.fake
+    await h.open_game(gm, "tanks", "kursk-salient", {"german": gerd, "soviet": sasha})
+    dm = fake.dm_channel(sasha)
+    reply = await h.slash(sasha, dm, "order", text="place su76-1 1213\nplace su76-2 1413")
+    assert reply.ephemeral and "Placed so far" in reply, reply
+    assert "su76-1" in reply.text.split("Placed so far")[1].split("Left to place")[0]
+    reply = await h.slash(sasha, dm, "order", text="mine 2020")
+    placed = reply.text.split("Placed so far")[1].split("Left to place")[0]
+    assert "1213" in placed and "1413" in placed and "2020" in placed, placed
+    others = [*fake.public_messages(), *fake.dms_to(gerd), *fake.dms_to(gm)]
+    leaked = [m.content for m in others if "Placed so far" in m.content or "2020" in m.content]
+    assert leaked == [], leaked

@@ -135,6 +135,10 @@ async def test_basic_game_opening_through_discord(
     assert "3" in await h.autocomplete(gerd, thread, "stalingrad move", "to",
                                        units="i/267 ii/267")
     assert "3" in await h.autocomplete(gerd, thread, "stalingrad move", "to", units="g14pz:arko14")
+    # issue 29, 3.2: Areas are offered with their printed names, and a name finds its Area
+    named = await h.choices(gerd, thread, "stalingrad move", "to", units="g14pz:arko14",
+                            to="voro")
+    assert named[0] == {"name": "3 Voroponovo Road", "value": "3"}, named
     applied(await h.slash(gerd, thread, "stalingrad move", units="g14pz:arko14", to="3"))
     assert "arko14 enters Voroponovo Road (3)" in last().content  # its short name
     applied(await h.slash(gerd, thread, "stalingrad end"))
@@ -160,6 +164,8 @@ async def test_basic_game_opening_through_discord(
         "decision", "")
     dm = next(m for m in fake.dms_to(sasha) if m.custom_ids())
     assert len(dm.custom_ids()) == 3
+    labels = [b["label"] for row in dm.components for b in row["components"]]
+    assert labels and not any("r35g:" in text or "r:" in text for text in labels), labels
     wrong = await h.click(gerd, dm, dm.custom_ids()[0])
     assert wrong.ephemeral and "Only" in wrong
     assert not any(m.custom_ids() for m in fake.dms_to(gerd))
@@ -184,7 +190,14 @@ async def test_basic_game_opening_through_discord(
     assert stranger.ephemeral and "Only the GM" in stranger
     await h.click(gm, preview.original, confirm)
     told = "\n".join(m.content for m in posts()[-2:])  # the notice, then what was undone
-    assert f"rolled the game back to action {seq_before}" in told
+    # issue 29: in game terms (the date and phase), never an action number; the posts of
+    # the actions undone are edited to say so
+    assert "rolled the game back to Sep " in told and "phase (" in told, told
+    assert f"action {seq_before}" not in told
+    paid = [m for m in fake.public_messages() if m.history and any(
+        "russian pays 5 CP in Yelshanka (32)" in old for old, _, _ in m.history)]
+    assert paid and all(m.content.startswith("*(undone by the GM)*") and "~~" in m.content
+                        and m.components == [] for m in paid)
     assert "the dice were set for a test" in told and "Undone by the rollback" in told
 
     # The attack again, on fresh dice from the new branch; answered by text this time.
@@ -195,6 +208,8 @@ async def test_basic_game_opening_through_discord(
     offered = await h.choices(sasha, thread, "decide", "answer")
     assert len(offered) == 2 and all(c["name"].startswith("decide casualties") for c in offered)
     assert all(len(c["value"]) <= 20 for c in offered)  # short stable keys, never the order
+    # issue 29: the options as players type them (short unit names), not the stored ids
+    assert not any("r35g:" in c["name"] or "r:56tb" in c["name"] for c in offered), offered
     options = [str(c["value"]) for c in offered]
     assert await h.autocomplete(gerd, thread, "decide", "answer") == []
     not_his = await h.slash(gerd, thread, "decide", answer=options[0])

@@ -50,6 +50,13 @@ async def test_pakfront_hidden_setup_and_reveals(
 
     # The Soviet player sees legal entry moves (nothing about hidden units) and enters.
     assert "0101" in await h.autocomplete(sasha, thread, "tanks move", "to", unit="t34a-1")
+    # 8.3: `to` with a `face` typed offers only the hexes reachable ending with that facing
+    plain = await h.autocomplete(sasha, thread, "tanks move", "to", unit="t34a-1", to="02")
+    faced = await h.autocomplete(sasha, thread, "tanks move", "to", unit="t34a-1", to="02",
+                                 face="N")
+    assert "0206" in plain and faced and "0206" not in faced, (plain, faced)
+    refused = await h.slash(sasha, thread, "tanks move", unit="t34a-1", to="0206", face="N")
+    assert refused.ephemeral and "Applied" not in refused, refused
     for index, unit in enumerate(ENTRIES, start=1):
         reply = await h.slash(sasha, thread, "tanks move", unit=unit, steps=f"{index:02d}01")
         assert "Applied" in reply, reply
@@ -95,7 +102,8 @@ async def test_mines_are_given_in_a_dm_and_never_shown(
     assert refused.ephemeral and "1213" not in refused.text
     sasha_dm = fake.dm_channel(sasha)
     assert "1214" in await h.autocomplete(sasha, sasha_dm, "tanks mine", "hex", hex="121")
-    mined = ["1213", "1214", "1215", "1216", "1217", "1218"]
+    # (not 1213: the public briefing names it, as a corner of the Soviet set-up area, 25.3)
+    mined = ["1214", "1215", "1216", "1217", "1218", "1219"]
     for where in mined:
         placed = await h.slash(sasha, sasha_dm, "tanks mine", hex=where)
         assert f"Applied: `mine {where}`" in placed, placed
