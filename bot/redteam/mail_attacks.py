@@ -11,7 +11,8 @@ live game of Stalin's Tanks, a capturing outbox instead of SMTP) and judges what
   exception (27.7);
 * **endless deadlines** from mail and from the service API: refused; one stored endless
   before the bound breaks no later mail nor the deadline tick (27.8);
-* **auto-replies and bounces** in their common forms: never answered (27.9);
+* **auto-replies and bounces** in their common forms: never answered; a responder that
+  marks itself in no way gets at most ``idle_per_hour`` answers an hour (27.9);
 * **header and MIME bombs**: the email parser sees a bounded number of bytes (counted),
   and the sender is answered (27.10);
 * **copied mail**: a secret set-up order with the opponent in copy is refused, a seat
@@ -193,10 +194,13 @@ def parsed_bytes() -> Iterator[list[int]]:
 # ---- the attacks --------------------------------------------------------------------------
 
 
-def password_lines(post: Post, tally: Tally, rnd: random.Random, mails: int) -> None:
-    """27.1: many password lines in one mail: at most one scrypt check per mail."""
+def password_lines(post: Post, tally: Tally, rnd: random.Random, mails: int,
+                   most: int = 120) -> None:
+    """27.1: many password lines (up to ``most``) in one mail: at most one scrypt check
+    per mail (none for a stranger)."""
     for n in range(mails):
-        lines = [f"password {seat_secrets.new_secret()}" for _ in range(rnd.randint(20, 120))]
+        lines = [f"password {seat_secrets.new_secret()}"
+                 for _ in range(rnd.randint(most // 6 + 1, most))]
         sender = GERMAN if n % 2 == 0 else STRANGER
         with scrypt_checks() as checks:
             reply = post.mail(sender, "\n".join([*lines, "status"]))
@@ -283,6 +287,27 @@ def automatic(post: Post, tally: Tally) -> None:
                     f"{sender} {subject!r} {dict(headers)}: answered {sent}")
 
 
+def responder(post: Post, tally: Tally, extra: int) -> None:
+    """27.9: a responder that marks itself in no way: answered at most ``idle_per_hour``
+    times an hour (a gateway with the shipped limit), and others still answered."""
+    config = MailConfig.model_validate({
+        "address": UMPIRE, "smtp": {"host": "127.0.0.1", "port": 25, "tls": "none"}})
+    outbox = Outbox()
+    gateway = Gateway(Desk(post.service, config, clock=post.service.clock), config, outbox)
+    limit = config.limits.idle_per_hour
+    away = f"away{len(post.errors)}.{post.head()}@red.team"
+    for _ in range(limit + extra):
+        gateway.receive(post.raw(away, "I am away until Monday.\nRegards", subject="Re: x"))
+    answered = sum(1 for to, _ in outbox.sent if to == away)
+    outbox.sent.clear()
+    gateway.receive(post.raw(SOVIET, "help"))
+    others = sum(1 for to, _ in outbox.sent if to == SOVIET)
+    tally.count("mail: auto-replies and bounces never answered",
+                answered > limit or others != 1,
+                f"an unmarked responder's {limit + extra} mails got {answered} answers "
+                f"(at most {limit}); another sender got {others}")
+
+
 def _nested(depth: int) -> bytes:
     head = (f"From: {GERMAN}\r\nTo: {UMPIRE}\r\nSubject: x\r\nMessage-ID: "
             f"{make_msgid('deep', domain='red.team')}\r\nMIME-Version: 1.0\r\n").encode()
@@ -314,12 +339,15 @@ def _huge_header(name: str, count: int) -> bytes:
 PARSED_BOUND = 64 * 1024 + 1024
 
 
-def bombs(post: Post, tally: Tally, quick: bool) -> None:
-    """27.10: header and MIME bombs: the parser sees bounded bytes; the sender is answered."""
-    scale = 1 if quick else 3
-    for label, raw in (("To: header", _huge_header("To", 20_000 * scale)),
-                       ("encoded subject", _huge_header("Subject", 4_000 * scale)),
-                       ("parts", _parts(20_000 * scale)), ("nesting", _nested(2_000 * scale)),
+def bombs(post: Post, tally: Tally, scale: float) -> None:
+    """27.10: header and MIME bombs (the issue's sizes times ``scale``): the parser sees
+    bounded bytes; the sender is answered."""
+    def sized(count: int) -> int:
+        return max(1, int(count * scale))
+
+    for label, raw in (("To: header", _huge_header("To", sized(20_000))),
+                       ("encoded subject", _huge_header("Subject", sized(4_000))),
+                       ("parts", _parts(sized(20_000))), ("nesting", _nested(sized(2_000))),
                        ("nesting", _nested(50))):
         with parsed_bytes() as sizes:
             reply = post.receive(raw, GERMAN)
@@ -381,7 +409,8 @@ def run_mail_attacks(folder: Path, tally: Tally, rnd: random.Random, *, quick: b
         digits(post, tally)
         deadlines(post, tally)
         automatic(post, tally)
-        bombs(post, tally, quick)
+        responder(post, tally, 10 if quick else 100)
+        bombs(post, tally, 1 if quick else 3)
         copied(post, tally)
         message_ids(post, tally, rnd, 2 if quick else 10)
         tally.count("mail: no exception out of the gateway", bool(post.errors),

@@ -431,6 +431,7 @@ MAIL_FIGURES = {
     "digits": "mail: non-ASCII digits refused clearly",
     "deadlines": "mail: endless deadlines refused (mail, service)",
     "automatic": "mail: auto-replies and bounces never answered",
+    "responder": "mail: auto-replies and bounces never answered",
     "bombs": "mail: header and MIME bombs bounded, answered",
     "copied": "mail: copied secret orders refused, password reset",
     "message_ids": "mail: a stranger's Message-ID drops no mail",
@@ -441,12 +442,13 @@ def _mail_attack(name: str, post: Any, tally: Tally) -> None:
     import bot.redteam.mail_attacks as attacks
 
     rnd = random.Random(27)
-    {"password": lambda: attacks.password_lines(post, tally, rnd, 2),
+    {"password": lambda: attacks.password_lines(post, tally, rnd, 2, most=6),
      "surrogates": lambda: attacks.surrogates(post, tally, rnd, 2),
      "digits": lambda: attacks.digits(post, tally),
      "deadlines": lambda: attacks.deadlines(post, tally),
      "automatic": lambda: attacks.automatic(post, tally),
-     "bombs": lambda: attacks.bombs(post, tally, True),
+     "responder": lambda: attacks.responder(post, tally, 10),
+     "bombs": lambda: attacks.bombs(post, tally, 0.2),
      "copied": lambda: attacks.copied(post, tally),
      "message_ids": lambda: attacks.message_ids(post, tally, rnd, 2)}[name]()
 
@@ -508,6 +510,13 @@ def _plant_automatic(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(inbound, "_silent_reason", lambda *args, **kwargs: None)
 
 
+def _plant_responder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """27.9 undone: a sender without a valid command is answered for ever."""
+    from bot.mail.ledger import Ledger
+
+    monkeypatch.setattr(Ledger, "idle", lambda self, sender: 0)
+
+
 def _plant_bombs(monkeypatch: pytest.MonkeyPatch) -> None:
     """27.10 undone: headers, parts and nesting unbounded."""
     from bot.mail import inbound
@@ -538,7 +547,8 @@ def _plant_message_ids(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("name,plant", [
     ("password", _plant_password), ("surrogates", _plant_surrogates),
     ("digits", _plant_digits), ("deadlines", _plant_deadlines),
-    ("automatic", _plant_automatic), ("bombs", _plant_bombs),
+    ("automatic", _plant_automatic), ("responder", _plant_responder),
+    ("bombs", _plant_bombs),
     ("copied", _plant_copied), ("message_ids", _plant_message_ids),
 ])
 def test_27_each_mail_figure_fails_on_its_planted_regression(
