@@ -571,3 +571,16 @@ def test_27_each_mail_figure_fails_on_its_planted_regression(
     finally:
         post.close()
     assert planted.failed[MAIL_FIGURES[name]] > 0, (name, planted.tried, planted.examples)
+
+
+def test_27_5_a_mailed_legal_list_is_scanned_as_a_legal_list_not_as_narrative() -> None:
+    """27.5: the lone-hex scan of narrative outputs does not read a mailed legal list (it
+    names every hex a move may reach, a hidden unit's among them: seed 2727 counted
+    'move t34a-1 to 0304' as the hidden unit's hex); the list is scanned as the legal
+    lists are, and the mail's other lines as narrative."""
+    text = ("> legal\n  soviet may give (3 of 3):\n  move t34a-1 to 0304, move t34a-1 to 0305,"
+            " done\n\nGame x — what soviet may read:\n  scouts report movement near 0304")
+    narrative, listings = redteam_mail.split_legal_lists(text)
+    assert listings == ["  move t34a-1 to 0304, move t34a-1 to 0305, done"]
+    assert "move t34a-1" not in narrative and "movement near 0304" in narrative
+    assert "soviet may give (3 of 3):" in narrative
