@@ -584,3 +584,33 @@ def test_27_5_a_mailed_legal_list_is_scanned_as_a_legal_list_not_as_narrative() 
     assert listings == ["  move t34a-1 to 0304, move t34a-1 to 0305, done"]
     assert "move t34a-1" not in narrative and "movement near 0304" in narrative
     assert "soviet may give (3 of 3):" in narrative
+
+
+def test_27_5_a_differential_variant_keeps_every_later_set_up_order_legal() -> None:
+    """27.5: the two worlds differ in one secret and in nothing the secret side is refused:
+    a variant whose later set-up orders no longer fit is never played (seed 2727 counted
+    the German's own refused 'hide infde-8 0111' on Close to the end as a difference)."""
+    from adjudicator.registry import load_game
+    from bot.redteam.differential import _replays, _setup_orders, _variant
+
+    rules = load_game("tanks")
+    rnd = random.Random(2727)
+    orders, secret_side = _setup_orders(rules, "close-to-the-end", rnd)
+    assert secret_side is not None and _replays(rules, "close-to-the-end", orders)
+    first = next(i for i, (_, order) in enumerate(orders) if order.startswith("hide"))
+    twice = [*orders[:first + 1], orders[first], *orders[first + 1:]]
+    assert not _replays(rules, "close-to-the-end", twice)
+    for _ in range(10):
+        changed = _variant(rules, "close-to-the-end", orders, secret_side, rnd)
+        assert changed is None or _replays(rules, "close-to-the-end", changed)
+
+
+def test_27_5_the_differential_of_seed_2727_on_close_to_the_end_is_clean() -> None:
+    """27.5: the false alarm of seed 2727 is gone (it failed before the variant check)."""
+    from bot.redteam.differential import run_differentials
+
+    tally = Tally()
+    run_differentials(tally, quick=True, seed=2727, out=lambda _: None,
+                      scenarios=["close-to-the-end"])
+    assert tally.tried[FIGURE.format(game="tanks")] > 0 and failures(tally) == 0, \
+        tally.examples
