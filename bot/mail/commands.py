@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 META = {
     # anyone
     "help", "list", "games", "create", "new", "join", "observe", "unobserve", "status",
+    "brief",
     # a seat or observer of the game
-    "map", "log", "legal", "standing", "policies", "decide", "undo", "resign",
+    "map", "log", "legal", "standing", "policies", "decide", "undo", "resign", "placed",
     # the game's GM
     "start", "override", "rollback", "confirm", "pause", "resume", "seat", "unseat",
     "secret", "deadline", "seed",

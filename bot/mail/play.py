@@ -28,10 +28,12 @@ Anyone:
   join [GAMEID] SIDE        take a free side of a game being set up
   observe [GAMEID]          receive the game's public mail; unobserve to stop
   status                    the game's seats, whose turn, the deadline
+  brief [GAMEID]            the scenario's briefing: sides, length, victory, special rules
 Players:
   ORDER                     an order in the game's notation, e.g. 'move 24pz to 56';
                             several lines are applied in turn
   legal [WORDS]             the orders you may give now (only those with all WORDS)
+  placed                    your secret set-up so far (a mail to Umpire alone)
   decide N | decide ...     answer the decision you owe (option N of the list)
   standing [KIND POLICY]    standing orders that answer decisions at once (private)
   map [SIDE|public|gm]      the map picture of your view (attached)
@@ -174,6 +176,32 @@ def deadline_text(deadline_at: float | None, now: float) -> str:
     if deadline_at is None:
         return ""
     return f" — deadline in {duration(deadline_at - now)}"
+
+
+def cmd_brief(s: Session, line: Line) -> None:
+    """``brief [GAMEID]``: the scenario's briefing (public: sides, length, victory, special
+    rules), as Discord's and the console's ``brief`` show it (issue 23)."""
+    info = s.game(line.words[1] if len(line.words) > 1 else None)
+    briefing = s.call(s.service.briefing, info.id, s.actor)
+    s.say(*("  " + text for text in briefing.text().splitlines()))
+
+
+def cmd_placed(s: Session, line: Line) -> None:
+    """``placed``: the seat's own secret set-up so far, and what is left (the service's
+    set-up guide). Its side's secret: answered only to its player, in a mail to Umpire
+    alone (25.7)."""
+    info = s.game()
+    if s.others:
+        raise Refusal("'placed' lists your side's secret set-up, and this mail was also "
+                      f"sent to {', '.join(s.others)}: send it to Umpire alone")
+    side = s.require_side(info)
+    guide = s.call(s.service.setup_guide, info.id, s.actor)
+    if guide is None:
+        raise Refusal(f"{side} is not entering a secret set-up now: nothing to list")
+    s.say(f"  {side} has set up ({len(guide.placed)}):",
+          *(f"    {text}" for text in guide.placed or ["nothing yet"]))
+    if guide.left:
+        s.say("  left to place: " + "; ".join(guide.left))
 
 
 def cmd_map(s: Session, line: Line) -> None:

@@ -12,6 +12,9 @@ when any failure count is not zero. The attacks (docs/security.md):
 * a self-test: four leaks planted in turn, each of which both checks must find
   (:mod:`bot.redteam.selftest`);
 * parser fuzz through the service (:mod:`bot.redteam.fuzz`);
+* hostile mail through the email gateway: password lines, lone surrogates, digits of
+  other scripts, endless deadlines, auto-replies, header and MIME bombs, copied mail, a
+  stranger's Message-ID (:mod:`bot.redteam.mail_attacks`);
 * permissions, dice and records, idempotency (:mod:`bot.redteam.attacks`);
 * SIGKILLs of a writing process and damaged databases (:mod:`bot.redteam.faults`).
 
@@ -33,6 +36,7 @@ from bot.redteam.differential import run_differentials
 from bot.redteam.faults import corruptions, sigkills
 from bot.redteam.fuzz import run_fuzz
 from bot.redteam.leaks import Tally, run_leaks
+from bot.redteam.mail_attacks import run_mail_attacks
 from bot.redteam.selftest import run_selftest
 
 
@@ -55,6 +59,7 @@ def run(*, quick: bool, seed: int | None = None,
     with tempfile.TemporaryDirectory(prefix="umpire-faults-") as folder:
         sigkills(Path(folder), tally, rnd, 4 if quick else 30, out)
         corruptions(Path(folder), tally, rnd)
+        run_mail_attacks(Path(folder), tally, rnd, quick=quick, out=out)
     out(f"{'figure':<52} {'tried':>8} {'failed':>7}")
     for figure in sorted(tally.tried):
         out(f"{figure:<52} {tally.tried[figure]:>8} {tally.failed[figure]:>7}")

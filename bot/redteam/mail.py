@@ -16,6 +16,7 @@ audience the recipient may read.
 from __future__ import annotations
 
 import io
+import re
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -140,16 +141,46 @@ def emails(m: Moment) -> Iterable[Output]:
         gateway.desk.sent(mail)
     sent, post.outbox.sent = post.outbox.sent, []
     own = m.notes.get("own_secrets", {})
+    from bot.redteam.leaks import secret_tokens  # (leaks registers this producer)
+
+    secrets = secret_tokens(m) if sent else {}
     for to, message in sent:
         audience = reader(m, to)
         claimed = message["X-Umpire-Audience"]
         yield Output("emails", audience, f"mail to {to} marked {claimed}",
                      leak=not readable(audience, claimed))
-        yield Output("emails", audience, mail_text(message))
+        text, listings = split_legal_lists(mail_text(message))
+        yield Output("emails", audience, text)
+        for listing in listings:
+            found = [what for what, pattern in secrets.get(audience, [])
+                     if pattern.search(listing)]
+            yield Output("emails", audience, f"legal list mailed to {to}: {found}",
+                         leak=bool(found))
         if audience != GM and not own.get(audience):
             for name, data in pictures(message):
                 yield Output("emails", audience, f"{name} to {to}: secret colours",
                              leak=secret_colours(data))
+
+
+LEGAL_HEAD = re.compile(r"^\s*\S+ may give \(\d+ of \d+\):\s*$")
+
+
+def split_legal_lists(text: str) -> tuple[str, list[str]]:
+    """A mail's text without the legal lists it answers ``legal`` with, and those lists.
+    A legal list names every hex a move may reach, a hidden unit's among them: it is
+    scanned as the leak scan's legal lists are (for a unit next to its hex, never a hex
+    alone), the rest of the mail as narrative."""
+    lines = text.split("\n")
+    kept: list[str] = []
+    listings: list[str] = []
+    index = 0
+    while index < len(lines):
+        kept.append(lines[index])
+        if LEGAL_HEAD.match(lines[index]) and index + 1 < len(lines):
+            listings.append(lines[index + 1])
+            index += 1
+        index += 1
+    return "\n".join(kept), listings
 
 
 def mail_text(message: EmailMessage) -> str:

@@ -421,3 +421,196 @@ def test_27_5_the_fuzz_follows_its_seed_and_sends_lone_surrogates(tmp_path: Path
     surrogates = "parser fuzz: lone surrogates refused"
     assert all(run.tried[surrogates] > 0 for run in runs)
     assert all(run.failed[surrogates] == 0 for run in runs), runs[0].examples.get(surrogates)
+
+
+# ---- 27.1, 27.2, 27.7-27.11: the mail attacks -------------------------------------------
+
+MAIL_FIGURES = {
+    "password": "mail: password lines, scrypt checks <= 1 per mail",
+    "surrogates": "mail: lone surrogates (utf-7) answered once",
+    "digits": "mail: non-ASCII digits refused clearly",
+    "deadlines": "mail: endless deadlines refused (mail, service)",
+    "automatic": "mail: auto-replies and bounces never answered",
+    "responder": "mail: auto-replies and bounces never answered",
+    "bombs": "mail: header and MIME bombs bounded, answered",
+    "copied": "mail: copied secret orders refused, password reset",
+    "message_ids": "mail: a stranger's Message-ID drops no mail",
+}
+
+
+def _mail_attack(name: str, post: Any, tally: Tally) -> None:
+    import bot.redteam.mail_attacks as attacks
+
+    rnd = random.Random(27)
+    {"password": lambda: attacks.password_lines(post, tally, rnd, 2, most=6),
+     "surrogates": lambda: attacks.surrogates(post, tally, rnd, 2),
+     "digits": lambda: attacks.digits(post, tally),
+     "deadlines": lambda: attacks.deadlines(post, tally),
+     "automatic": lambda: attacks.automatic(post, tally),
+     "responder": lambda: attacks.responder(post, tally, 10),
+     "bombs": lambda: attacks.bombs(post, tally, 0.2),
+     "copied": lambda: attacks.copied(post, tally),
+     "message_ids": lambda: attacks.message_ids(post, tally, rnd, 2)}[name]()
+
+
+def test_27_the_mail_attacks_run_against_the_gateway_and_find_nothing(tmp_path: Path) -> None:
+    """Issue 27 (1, 2, 7-11): every mail figure is tried against the real gateway, and
+    today's gateway fails none."""
+    from bot.redteam.mail_attacks import run_mail_attacks
+
+    tally = Tally()
+    run_mail_attacks(tmp_path, tally, random.Random(5), quick=True, out=lambda _: None)
+    for figure in [*MAIL_FIGURES.values(), "mail: no exception out of the gateway"]:
+        assert tally.tried[figure] > 0, figure
+    assert failures(tally) == 0, tally.examples
+
+
+def _plant_password(monkeypatch: pytest.MonkeyPatch) -> None:
+    """27.1 undone: every password line of a mail checked against a seat's hash."""
+    from bot import seat_secrets
+    from bot.mail import commands, desk
+
+    stored = seat_secrets.hash_secret(seat_secrets.new_secret())
+
+    def every_line(subject: str, text: str, max_commands: int) -> commands.Script:
+        for line in text.splitlines():
+            if line.startswith("password "):
+                seat_secrets.matches(line.split()[1], stored)
+        return commands.parse_script(subject, text, max_commands)
+
+    monkeypatch.setattr(desk, "parse_script", every_line)
+
+
+def _plant_surrogates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """27.2 undone: decoded text passed on with its lone surrogates."""
+    from bot.mail import inbound
+
+    monkeypatch.setattr(inbound, "_text", lambda text: text)
+
+
+def _plant_digits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """27.7 undone: numbers read with ``int``."""
+    from bot.mail import gm, play
+
+    for module in (gm, play):
+        monkeypatch.setattr(module, "number", lambda text, usage: int(text))
+
+
+def _plant_deadlines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """27.8 undone: no bound on a period."""
+    from bot import durations
+
+    monkeypatch.setattr(durations, "MAX_SECONDS", float("inf"))
+
+
+def _plant_automatic(monkeypatch: pytest.MonkeyPatch) -> None:
+    """27.9 undone: no mail is recognised as automatic."""
+    from bot.mail import inbound
+
+    monkeypatch.setattr(inbound, "_silent_reason", lambda *args, **kwargs: None)
+
+
+def _plant_responder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """27.9 undone: a sender without a valid command is answered for ever."""
+    from bot.mail.ledger import Ledger
+
+    monkeypatch.setattr(Ledger, "idle", lambda self, sender: 0)
+
+
+def _plant_bombs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """27.10 undone: headers, parts and nesting unbounded."""
+    from bot.mail import inbound
+
+    for name in ("MAX_HEADER_BYTES", "MAX_HEADER_LINE", "MAX_PARTS", "MAX_MULTIPARTS"):
+        monkeypatch.setattr(inbound, name, 10**9)
+
+
+def _plant_copied(monkeypatch: pytest.MonkeyPatch) -> None:
+    """27.11 undone: no order counts as secret in a copied mail."""
+    monkeypatch.setattr(Desk, "_secret_line", lambda *args: None)
+
+
+def _plant_message_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """27.11 undone: de-duplication keyed by the Message-ID alone."""
+    import dataclasses
+
+    real = gateway.read_mail
+
+    def by_id(*args: Any, **kwargs: Any) -> Any:
+        mail = real(*args, **kwargs)
+        return dataclasses.replace(mail, key=f"mid:{mail.message_id}") if mail.message_id \
+            else mail
+
+    monkeypatch.setattr(gateway, "read_mail", by_id)
+
+
+@pytest.mark.parametrize("name,plant", [
+    ("password", _plant_password), ("surrogates", _plant_surrogates),
+    ("digits", _plant_digits), ("deadlines", _plant_deadlines),
+    ("automatic", _plant_automatic), ("responder", _plant_responder),
+    ("bombs", _plant_bombs),
+    ("copied", _plant_copied), ("message_ids", _plant_message_ids),
+])
+def test_27_each_mail_figure_fails_on_its_planted_regression(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str,
+        plant: Any) -> None:
+    """Issue 27 (1, 2, 7-11): with its guard taken away, each mail figure counts failures
+    (the figure can fail); with the guard in place it counts none."""
+    from bot.redteam.mail_attacks import Post
+
+    post = Post(tmp_path, "clean")
+    clean = Tally()
+    _mail_attack(name, post, clean)
+    post.close()
+    assert clean.tried[MAIL_FIGURES[name]] > 0 and failures(clean) == 0, clean.examples
+    plant(monkeypatch)
+    post = Post(tmp_path, "planted")
+    planted = Tally()
+    try:
+        _mail_attack(name, post, planted)
+    finally:
+        post.close()
+    assert planted.failed[MAIL_FIGURES[name]] > 0, (name, planted.tried, planted.examples)
+
+
+def test_27_5_a_mailed_legal_list_is_scanned_as_a_legal_list_not_as_narrative() -> None:
+    """27.5: the lone-hex scan of narrative outputs does not read a mailed legal list (it
+    names every hex a move may reach, a hidden unit's among them: seed 2727 counted
+    'move t34a-1 to 0304' as the hidden unit's hex); the list is scanned as the legal
+    lists are, and the mail's other lines as narrative."""
+    text = ("> legal\n  soviet may give (3 of 3):\n  move t34a-1 to 0304, move t34a-1 to 0305,"
+            " done\n\nGame x — what soviet may read:\n  scouts report movement near 0304")
+    narrative, listings = redteam_mail.split_legal_lists(text)
+    assert listings == ["  move t34a-1 to 0304, move t34a-1 to 0305, done"]
+    assert "move t34a-1" not in narrative and "movement near 0304" in narrative
+    assert "soviet may give (3 of 3):" in narrative
+
+
+def test_27_5_a_differential_variant_keeps_every_later_set_up_order_legal() -> None:
+    """27.5: the two worlds differ in one secret and in nothing the secret side is refused:
+    a variant whose later set-up orders no longer fit is never played (seed 2727 counted
+    the German's own refused 'hide infde-8 0111' on Close to the end as a difference)."""
+    from adjudicator.registry import load_game
+    from bot.redteam.differential import _replays, _setup_orders, _variant
+
+    rules = load_game("tanks")
+    rnd = random.Random(2727)
+    orders, secret_side = _setup_orders(rules, "close-to-the-end", rnd)
+    assert secret_side is not None and _replays(rules, "close-to-the-end", orders)
+    first = next(i for i, (_, order) in enumerate(orders) if order.startswith("hide"))
+    twice = [*orders[:first + 1], orders[first], *orders[first + 1:]]
+    assert not _replays(rules, "close-to-the-end", twice)
+    for _ in range(10):
+        changed = _variant(rules, "close-to-the-end", orders, secret_side, rnd)
+        assert changed is None or _replays(rules, "close-to-the-end", changed)
+
+
+def test_27_5_the_differential_of_seed_2727_on_close_to_the_end_is_clean() -> None:
+    """27.5: the false alarm of seed 2727 is gone (it failed before the variant check)."""
+    from bot.redteam.differential import run_differentials
+
+    tally = Tally()
+    run_differentials(tally, quick=True, seed=2727, out=lambda _: None,
+                      scenarios=["close-to-the-end"])
+    assert tally.tried[FIGURE.format(game="tanks")] > 0 and failures(tally) == 0, \
+        tally.examples
