@@ -36,8 +36,7 @@ from adjudicator.kernel.dice import CommittedDice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC
 from adjudicator.registry import load_game
-from bot.redteam.mail import send_order  # (and the mail producer is registered)
-from bot.redteam.outputs import PRODUCERS, Moment
+from bot.redteam.outputs import ORDER_SENDERS, PRODUCERS, Moment
 from bot.service import Actor, GameService, SubmitResult
 from bot.store import Store, loads
 
@@ -417,7 +416,7 @@ class Table:
         seated by mail: through the gateway, whose reply the mail scan reads) or directly."""
         if self.rnd.random() < 0.5:
             head = self.service.info(self.game_id).head_seq
-            if send_order(self.moment, side, text):
+            if any(send(self.moment, side, text) for send in ORDER_SENDERS):
                 return self.service.updates(self.game_id, head)
         return self.service.submit(self.game_id, self.players[side], text)
 

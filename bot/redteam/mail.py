@@ -29,7 +29,7 @@ from bot.mail.config import MailConfig
 from bot.mail.desk import Desk
 from bot.mail.gateway import Gateway
 from bot.mail.outbound import PRIVATE, compose
-from bot.redteam.outputs import Moment, Output, output_producer
+from bot.redteam.outputs import ORDER_SENDERS, Moment, Output, output_producer
 
 UMPIRE = "umpire@red.team"
 OBSERVER = "observer@red.team"
@@ -105,6 +105,9 @@ def send_order(m: Moment, side: str, text: str) -> bool:
             _write(m, post, address, f"{post.writers[address]}\n{text}")
             return True
     return False
+
+
+ORDER_SENDERS.append(send_order)
 
 
 def reader(m: Moment, address: str) -> str:

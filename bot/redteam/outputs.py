@@ -72,6 +72,10 @@ class Registered:
 
 #: The producers, by name, in the order they run.
 PRODUCERS: dict[str, Registered] = {}
+#: Ways a player's order reaches a game other than the service's own call (the mail
+#: gateway's: :func:`bot.redteam.mail.send_order`, registered when that module is imported
+#: with the package); each returns whether it sent the order.
+ORDER_SENDERS: list[Callable[[Moment, str, str], bool]] = []
 
 
 def output_producer(name: str, *, every: int = 1) -> Callable[[Producer], Producer]:

@@ -102,7 +102,7 @@ def play(scenario: str, seed: int, check: bool = True, orders: int | None = None
 #: Scenarios whose random game is long (Kursk counterattack: ~300 orders of many units):
 #: played to the end in the soak stage; the default run plays their first orders.
 LONG = ("kursk-counterattack",)
-FIRST_ORDERS = 60  # the whole of the first turn
+FIRST_ORDERS = 75  # the whole first turn (every unit's entry) and into the second
 
 
 @pytest.mark.parametrize("scenario", [pytest.param(s, marks=pytest.mark.soak) if s in LONG

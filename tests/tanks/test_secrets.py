@@ -106,7 +106,7 @@ def play_scanned(game: TanksGame, scenario: str, seed: int, steps: int = 1500) -
 
 #: The longer scanned games: their first orders in the default run, to the end in the soak.
 LONGER = ("kursk-salient", "close-to-the-end")
-FIRST_ORDERS = 80
+FIRST_ORDERS = 60
 
 
 @pytest.mark.parametrize("scenario", [
