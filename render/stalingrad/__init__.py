@@ -48,7 +48,14 @@ from render.stalingrad.layout import (
     Static,
 )
 from render.stalingrad.panel import fits_inside, polygon_px
-from render.stalingrad.picture import crop_origin, crop_zones, draw, render
+from render.stalingrad.picture import (
+    crop_origin,
+    crop_window,
+    crop_zones,
+    draw,
+    render,
+    touched_areas,
+)
 from render.stalingrad.static import build_static, prepare
 
 __all__ = [
@@ -64,6 +71,7 @@ __all__ = [
     "counter_size",
     "counter_sprite",
     "crop_origin",
+    "crop_window",
     "crop_zones",
     "draw",
     "face_of",
@@ -76,6 +84,7 @@ __all__ = [
     "stack_groups",
     "stack_lines",
     "stacks",
+    "touched_areas",
     "unit_face",
     "units_of_pack",
 ]
