@@ -53,6 +53,7 @@ from render.stalingrad.picture import (
     crop_window,
     crop_zones,
     draw,
+    label_boxes,
     render,
     touched_areas,
 )
@@ -76,6 +77,7 @@ __all__ = [
     "draw",
     "face_of",
     "fits_inside",
+    "label_boxes",
     "path_points",
     "polygon_px",
     "prepare",

@@ -23,6 +23,7 @@ from render.stalingrad.counters import (
 )
 from render.stalingrad.highlight import (
     attack_results,
+    attack_tags,
     draw_highlight,
     last_attack,
     move_paths,
@@ -37,7 +38,7 @@ from render.stalingrad.layout import (
     Static,
 )
 from render.stalingrad.panel import draw_panel
-from render.stalingrad.plan import board_layer, paint, plan
+from render.stalingrad.plan import board_layer, counter_boxes, paint, plan
 from render.stalingrad.static import build_static
 
 
@@ -53,7 +54,8 @@ def draw(view: StalingradView, pack: StalingradPack | None = None, *,
     the_plan = plan(st, view, pack)
     canvas = board_layer(st, the_plan).copy()
     paint(canvas, the_plan.counters)
-    draw_highlight(canvas, ImageDraw.Draw(canvas), st, highlight, (0, 0))
+    draw_highlight(canvas, ImageDraw.Draw(canvas), st, highlight, (0, 0),
+                   avoid=counter_boxes(the_plan))
     draw_panel(canvas, st, view, pack, highlight, [(loc, m) for loc, m, _ in the_plan.grouped])
     return canvas
 
@@ -100,7 +102,8 @@ def draw_crop(view: StalingradView, pack: StalingradPack, *, cull: bool = True) 
     seen = (box[0], box[1], box[0] + window.width, box[1] + window.height) if cull else None
     paint(window, the_plan.board, (box[0], box[1]), seen)
     paint(window, the_plan.counters, (box[0], box[1]), seen)
-    draw_highlight(window, ImageDraw.Draw(window), st, lay.highlight, (box[0], box[1]), zones)
+    draw_highlight(window, ImageDraw.Draw(window), st, lay.highlight, (box[0], box[1]), zones,
+                   counter_boxes(the_plan))
     for inset in lay.insets:  # over the arrows, which run to their borders
         inset.draw(window, st, (box[0], box[1]))
     canvas = st.palette.new(CROP_SIZE, "paper")
@@ -184,6 +187,25 @@ def _crop_layout(view: StalingradView, pack: StalingradPack) -> CropLayout:
                                             bands=False)
     box = moved
     return CropLayout(st, highlight, box, lines, top, keyed, insets, blank)
+
+
+def label_boxes(view: StalingradView, pack: StalingradPack | None = None, *,
+                crop: bool = False) -> tuple[list[tuple[float, float, float, float]],
+                                             list[tuple[float, float, float, float]]]:
+    """The attack labels' boxes and the counters' boxes as drawn on the full picture or
+    the crop (full-picture pixels at its scale), for tests."""
+    pack = pack or load_pack()
+    if crop:
+        lay = _crop_layout(view, pack)
+        st, (x0, y0, x1, y1) = lay.st, lay.box
+        zones: dict[str, tuple[float, float, float, float]] | None = {
+            inset.letter: inset.rect for inset in lay.insets}
+    else:
+        st = build_static(pack, DEFAULT_SCALE)
+        x0, y0, (x1, y1), zones = 0, 0, st.size, None
+    counters = counter_boxes(plan(st, view, pack))
+    tags = attack_tags(st, view.last_action, (x0, y0, x1, y1), zones, counters)
+    return [(x, y, x + t.width, y + t.height) for t, x, y in tags], counters
 
 
 def _holds(box: tuple[int, int, int, int], need: tuple[float, float, float, float]) -> bool:

@@ -61,3 +61,37 @@ def test_29_the_crop_holds_every_area_of_each_last_action_8_1(
     retreats 8.5, crossings 18.5): each touched Area lies inside the crop's window."""
     checked = sum(_assert_holds(v) for v in steps if v.last_action is not None)
     assert checked >= 20
+
+
+def _overlaps(a: tuple[float, float, float, float], b: tuple[float, float, float, float]
+              ) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.fixture(scope="module")
+def attacks() -> list[StalingradView]:
+    """Views right after an attack's dice (8.2) in random games."""
+    game = StalingradGame()
+    found: list[StalingradView] = []
+    for seed in (31,):  # unmoved, 96 of its 135 labels covered a counter on the full map
+        for step in random_game(game, "historical", 150, seed):
+            view = game.view(step.state, "public")
+            assert isinstance(view, StalingradView)
+            if view.last_action is not None and any(a.text for a in view.last_action.attacks):
+                found.append(view)
+    return found
+
+
+@pytest.mark.parametrize("crop", [False, True])
+def test_29_the_attack_label_covers_no_counter_8_2(attacks: list[StalingradView],
+                                                   crop: bool) -> None:
+    """8.2: the attack's result label (e.g. "15:12 — 3 CP") is drawn where it covers no
+    counter, on the full picture and on the crop."""
+    pack = load_pack()
+    labelled = 0
+    for view in attacks:
+        labels, counters = tps.label_boxes(view, pack, crop=crop)
+        for label in labels:
+            assert not any(_overlaps(label, c) for c in counters), (label, view.last_action)
+        labelled += len(labels)
+    assert labelled >= 5
