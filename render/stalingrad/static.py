@@ -97,18 +97,13 @@ def build_static(pack: StalingradPack, scale: int = DEFAULT_SCALE) -> Static:
                                lambda: _build_static(pack, scale))
 
 
-#: The zoomed-out scales built ahead: the crop after the opening Rubble rolls (5.7), which
-#: span the city, is drawn at one of them.
-PREPARED_ZOOMS = (48, 32)
-
-
 def prepare(pack: StalingradPack) -> None:
     """Build the static layers of both pictures the frontends post (the whole map and the
-    zoom on the last action, and the zoomed-out crop of the opening Rubble) ahead of the
-    first one (a frontend calls it at start-up)."""
+    zoom on the last action at each of its scales) ahead of the first one (a frontend calls
+    it at start-up)."""
     build_static(pack, DEFAULT_SCALE)
     build_static(pack, CROP_SCALE)
-    for scale in PREPARED_ZOOMS:
+    for scale in CROP_SCALES[1:]:  # a few tenths of a second each: not on a post
         build_static(pack, scale)
     units_of_pack(pack)
 
