@@ -48,7 +48,15 @@ from render.stalingrad.layout import (
     Static,
 )
 from render.stalingrad.panel import fits_inside, polygon_px
-from render.stalingrad.picture import crop_origin, crop_zones, draw, render
+from render.stalingrad.picture import (
+    crop_origin,
+    crop_window,
+    crop_zones,
+    draw,
+    label_boxes,
+    render,
+    touched_areas,
+)
 from render.stalingrad.static import build_static, prepare
 
 __all__ = [
@@ -64,10 +72,12 @@ __all__ = [
     "counter_size",
     "counter_sprite",
     "crop_origin",
+    "crop_window",
     "crop_zones",
     "draw",
     "face_of",
     "fits_inside",
+    "label_boxes",
     "path_points",
     "polygon_px",
     "prepare",
@@ -76,6 +86,7 @@ __all__ = [
     "stack_groups",
     "stack_lines",
     "stacks",
+    "touched_areas",
     "unit_face",
     "units_of_pack",
 ]

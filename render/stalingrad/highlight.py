@@ -127,11 +127,13 @@ def path_points(st: Static, path: Sequence[str],
 def draw_highlight(canvas: Image.Image, d: ImageDraw.ImageDraw, st: Static,
                     hl: LastAction | None,
                     offset: tuple[int, int],
-                    zones: Mapping[str, tuple[float, float, float, float]] | None = None
+                    zones: Mapping[str, tuple[float, float, float, float]] | None = None,
+                    avoid: Sequence[tuple[float, float, float, float]] = ()
                     ) -> None:
     """The last action: origin (yellow outline), attacked Areas (red frame and result),
     movement arrows along each path (through Zones too), dashed retreats and failed
-    crossings. ``zones``: where the Zones are drawn on a crop."""
+    crossings. ``zones``: where the Zones are drawn on a crop; ``avoid``: the counters'
+    boxes, which the results' labels leave uncovered (:func:`attack_tags`)."""
     pal = st.palette
     dx, dy = offset
     w = max(2, round(st.scale / 13))
@@ -167,8 +169,25 @@ def draw_highlight(canvas: Image.Image, d: ImageDraw.ImageDraw, st: Static,
                                  max(8, round(0.24 * st.scale)), fg="white", bg="dark_grey")
             mx, my = (pts[0][0] + pts[1][0]) / 2 - dx, (pts[0][1] + pts[1][1]) / 2 - dy
             canvas.paste(tag, (round(mx - tag.width / 2), round(my - tag.height / 2)))
+    for sprite, x, y in attack_tags(st, hl, (dx, dy, dx + canvas.width, dy + canvas.height),
+                                    zones, avoid):
+        canvas.paste(sprite, (round(x - dx), round(y - dy)))
+
+
+#: A box in full-picture pixels: x0, y0, x1, y1.
+Box = tuple[float, float, float, float]
+
+
+def attack_tags(st: Static, hl: LastAction | None, window: Box,
+                zones: Mapping[str, Box] | None = None, avoid: Sequence[Box] = ()
+                ) -> list[tuple[Image.Image, float, float]]:
+    """The attack results' labels (one per Area, the last attack's on top) and their
+    top-left corners in full-picture pixels: above the Area's name, inside ``window``,
+    moved to the nearest spot that covers none of the boxes in ``avoid`` (the counters:
+    issue 29) where there is one."""
+    out: list[tuple[Image.Image, float, float]] = []
     seen: set[str] = set()
-    for area, text in reversed(attack_results(hl)):  # the last attack on top, one tag per Area
+    for area, text in reversed(attack_results(hl)):
         if not text or area in seen:
             continue
         seen.add(area)
@@ -181,9 +200,35 @@ def draw_highlight(canvas: Image.Image, d: ImageDraw.ImageDraw, st: Static,
             x, y = (zones[area][0] + zones[area][2]) / 2, zones[area][3] + 2
         else:
             continue  # an attack in a Zone: the full picture tags the Zone's box in the panel
-        x = min(max(x - tag.width / 2, dx + 2), dx + canvas.width - tag.width - 2)
-        y = min(max(y, dy + 2), dy + canvas.height - tag.height - 2)
-        canvas.paste(tag, (round(x - dx), round(y - dy)))
+        x, y = _free_spot(tag.width, tag.height, x - tag.width / 2, y, window, avoid)
+        out.append((tag, x, y))
+    return out
+
+
+#: Where a label may go, nearest first: (half heights down, widths right); (0, 0) first.
+_STEPS = sorted(((i * 0.5, j) for i in range(-10, 11) for j in (-1, 0, 1)),
+                key=lambda s: abs(s[0]) + abs(s[1]) * 1.5)
+
+
+def _free_spot(w: int, h: int, x: float, y: float, window: Box, avoid: Sequence[Box]
+               ) -> tuple[float, float]:
+    """The corner nearest (``x``, ``y``) — steps of half the label's height up or down, of
+    its width aside — where a ``w`` x ``h`` label lies in ``window`` and covers nothing of
+    ``avoid``; (``x``, ``y``) kept in the window when every spot covers something."""
+
+    def inside(px: float, py: float) -> tuple[float, float]:
+        return (min(max(px, window[0] + 2), window[2] - w - 2),
+                min(max(py, window[1] + 2), window[3] - h - 2))
+
+    reach = (x - 2 * w, y - 5 * h, x + 3 * w, y + 6 * h)
+    near = [b for b in avoid
+            if b[0] < reach[2] and b[2] > reach[0] and b[1] < reach[3] and b[3] > reach[1]]
+    for dy, dx in _STEPS:
+        px, py = inside(x + dx * (w + 4), y + dy * h)
+        if not any(px < b[2] and b[0] < px + w and py < b[3] and b[1] < py + h
+                   for b in near):
+            return px, py
+    return inside(x, y)
 
 
 def _dashed_path(d: ImageDraw.ImageDraw, pts: Sequence[Point], ink: int, paper: int, w: int,

@@ -29,6 +29,10 @@ MIN_TEXT = 11
 
 
 CROP_SCALE = 72
+#: The zoomed picture's scales, largest first: the largest that holds every Area the last
+#: action touched (the opening Rubble spans the city; a move along the flank's Zones can
+#: span the board: issue 29).
+CROP_SCALES = (CROP_SCALE, 48, 32, 24, 16, 12)
 
 
 #: The zoomed picture's size in pixels (a Discord preview shows about this much).

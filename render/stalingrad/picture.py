@@ -4,6 +4,7 @@ of the Zones the last action went through."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
@@ -22,14 +23,22 @@ from render.stalingrad.counters import (
 )
 from render.stalingrad.highlight import (
     attack_results,
+    attack_tags,
     draw_highlight,
     last_attack,
     move_paths,
     touched_spaces,
 )
-from render.stalingrad.layout import CROP_SCALE, CROP_SIZE, DEFAULT_SCALE, MIN_TEXT, Point, Static
+from render.stalingrad.layout import (
+    CROP_SCALES,
+    CROP_SIZE,
+    DEFAULT_SCALE,
+    MIN_TEXT,
+    Point,
+    Static,
+)
 from render.stalingrad.panel import draw_panel
-from render.stalingrad.plan import board_layer, paint, plan
+from render.stalingrad.plan import board_layer, counter_boxes, paint, plan
 from render.stalingrad.static import build_static
 
 
@@ -45,7 +54,8 @@ def draw(view: StalingradView, pack: StalingradPack | None = None, *,
     the_plan = plan(st, view, pack)
     canvas = board_layer(st, the_plan).copy()
     paint(canvas, the_plan.counters)
-    draw_highlight(canvas, ImageDraw.Draw(canvas), st, highlight, (0, 0))
+    draw_highlight(canvas, ImageDraw.Draw(canvas), st, highlight, (0, 0),
+                   avoid=counter_boxes(the_plan))
     draw_panel(canvas, st, view, pack, highlight, [(loc, m) for loc, m, _ in the_plan.grouped])
     return canvas
 
@@ -92,7 +102,8 @@ def draw_crop(view: StalingradView, pack: StalingradPack, *, cull: bool = True) 
     seen = (box[0], box[1], box[0] + window.width, box[1] + window.height) if cull else None
     paint(window, the_plan.board, (box[0], box[1]), seen)
     paint(window, the_plan.counters, (box[0], box[1]), seen)
-    draw_highlight(window, ImageDraw.Draw(window), st, lay.highlight, (box[0], box[1]), zones)
+    draw_highlight(window, ImageDraw.Draw(window), st, lay.highlight, (box[0], box[1]), zones,
+                   counter_boxes(the_plan))
     for inset in lay.insets:  # over the arrows, which run to their borders
         inset.draw(window, st, (box[0], box[1]))
     canvas = st.palette.new(CROP_SIZE, "paper")
@@ -115,43 +126,121 @@ def _crop_key_font(st: Static) -> int:
 
 def _crop_layout(view: StalingradView, pack: StalingradPack) -> CropLayout:
     """The crop's window on the full picture (centred on the last attack, else the last
-    move's end, else the origin), its caption, the key to its stacks and the boxes of the
-    Zones the last action went through (the Zones lie off the board; the full picture
-    shows them in its panel)."""
-    st = build_static(pack, CROP_SCALE)
+    move's end, else the origin, then moved to hold every Area the action touched, at the
+    largest of :data:`CROP_SCALES` where they fit), its caption, the key to its stacks and
+    the boxes of the Zones the last action went through (the Zones lie off the board; the
+    full picture shows them in its panel)."""
     highlight = view.last_action
     attack_area, attack_result = last_attack(highlight)
     moves = move_paths(highlight)
-    candidates = (attack_area, moves[-1][-1] if moves else None,
-                  highlight.origin if highlight else None)
-    focus = [p for p in (_focus_point(st, a) for a in candidates if a) if p is not None]
-    if not focus:
-        occupied = [u.loc for u in view.units if u.loc in st.spaces and u.loc != EAST]
-        key = occupied[0] if occupied else "56" if "56" in st.spaces else next(iter(st.spaces))
-        focus = [_focus_point(st, key) or st.spaces[key].centre]
-    cx, cy = focus[0]
     caption = f"{view.date_label} — {'day' if view.day else 'night'} impulse {view.box}"
     if highlight and highlight.side:
         caption += f" ({highlight.side})"
     if attack_result:
         caption += f" — attack on {attack_area}: {attack_result}"
     w, h = CROP_SIZE
-    fs_caption = max(MIN_TEXT, st.scale // 4)
-    lines = [st.sprites.tag(line, fs_caption, pad=3)
-             for line in wrap(caption, fs_caption, w - 16)[:2]]
-    top = sum(line.height + 2 for line in lines) + 6
-    fs_key = _crop_key_font(st)
-    keyed: list[str] = []
-    box = (0, 0, 0, 0)
-    for _ in range(2):  # the key's height sets the window's, which sets the key
-        map_h = h - top - (len(keyed) * (fs_key + 4) + 6 if keyed else 0)
-        mx0, _my0, mx1, _my1 = st.map_box
-        x0 = int(max(mx0 - st.scale // 2, min(cx - w / 2, mx1 + st.scale // 2 - w)))
-        y0 = int(max(0, min(cy - map_h / 2, st.size[1] - map_h)))
-        box = (x0, y0, int(x0 + w), int(y0 + map_h))
-        keyed = _crop_key(st, view, pack, box, fs_key, w - 8)
-    box, insets, blank = _zone_insets(st, view, pack, highlight, box, (cx, cy), 4)
+    first = _touched_bounds(build_static(pack, CROP_SCALES[0]), view)
+    for scale in CROP_SCALES:
+        if first is not None and scale != CROP_SCALES[-1] and (
+                (first[2] - first[0]) * scale / CROP_SCALES[0] > w
+                or (first[3] - first[1]) * scale / CROP_SCALES[0] > h * 0.9):
+            continue  # too small a window at this scale (the sizes scale with it)
+        st = build_static(pack, scale)
+        candidates = (attack_area, moves[-1][-1] if moves else None,
+                      highlight.origin if highlight else None)
+        focus = [p for p in (_focus_point(st, a) for a in candidates if a) if p is not None]
+        if not focus:
+            occupied = [u.loc for u in view.units if u.loc in st.spaces and u.loc != EAST]
+            key = occupied[0] if occupied else "56" if "56" in st.spaces else next(
+                iter(st.spaces))
+            focus = [_focus_point(st, key) or st.spaces[key].centre]
+        cx, cy = focus[0]
+        fs_caption = max(MIN_TEXT, st.scale // 4)
+        lines = [st.sprites.tag(line, fs_caption, pad=3)
+                 for line in wrap(caption, fs_caption, w - 16)[:2]]
+        top = sum(line.height + 2 for line in lines) + 6
+        fs_key = _crop_key_font(st)
+        need = _touched_bounds(st, view)
+        keyed: list[str] = []
+        box = (0, 0, 0, 0)
+        fits = True
+        for _ in range(2):  # the key's height sets the window's, which sets the key
+            map_h = h - top - (len(keyed) * (fs_key + 4) + 6 if keyed else 0)
+            mx0, _my0, mx1, _my1 = st.map_box
+            x0 = int(max(mx0 - st.scale // 2, min(cx - w / 2, mx1 + st.scale // 2 - w)))
+            y0 = int(max(0, min(cy - map_h / 2, st.size[1] - map_h)))
+            if need is not None:  # move to hold every touched Area, a margin round them
+                m = st.scale // 4
+                nx0, ny0, nx1, ny1 = need
+                fits = nx1 - nx0 + 2 * m <= w and ny1 - ny0 + 2 * m <= map_h
+                x0 = int(min(max(x0, nx1 + m - w), nx0 - m))
+                y0 = int(min(max(y0, ny1 + m - map_h), ny0 - m))
+            box = (x0, y0, int(x0 + w), int(y0 + map_h))
+            keyed = _crop_key(st, view, pack, box, fs_key, w - 8)
+        if fits and need is not None:
+            fits = _holds(box, need)
+        if fits:
+            break
+    moved, insets, blank = _zone_insets(st, view, pack, highlight, box, (cx, cy), 4)
+    if need is not None and not _holds(moved, need):  # no band that hides a touched Area
+        moved, insets, blank = _zone_insets(st, view, pack, highlight, box, (cx, cy), 4,
+                                            bands=False)
+    box = moved
     return CropLayout(st, highlight, box, lines, top, keyed, insets, blank)
+
+
+def label_boxes(view: StalingradView, pack: StalingradPack | None = None, *,
+                crop: bool = False) -> tuple[list[tuple[float, float, float, float]],
+                                             list[tuple[float, float, float, float]]]:
+    """The attack labels' boxes and the counters' boxes as drawn on the full picture or
+    the crop (full-picture pixels at its scale), for tests."""
+    pack = pack or load_pack()
+    if crop:
+        lay = _crop_layout(view, pack)
+        st, (x0, y0, x1, y1) = lay.st, lay.box
+        zones: dict[str, tuple[float, float, float, float]] | None = {
+            inset.letter: inset.rect for inset in lay.insets}
+    else:
+        st = build_static(pack, DEFAULT_SCALE)
+        x0, y0, (x1, y1), zones = 0, 0, st.size, None
+    counters = counter_boxes(plan(st, view, pack))
+    tags = attack_tags(st, view.last_action, (x0, y0, x1, y1), zones, counters)
+    return [(x, y, x + t.width, y + t.height) for t, x, y in tags], counters
+
+
+def _holds(box: tuple[int, int, int, int], need: tuple[float, float, float, float]) -> bool:
+    return box[0] <= need[0] and box[1] <= need[1] and need[2] <= box[2] and need[3] <= box[3]
+
+
+def touched_areas(view: StalingradView) -> list[str]:
+    """The Areas on the board the last action touched: its origin, every Area a move or a
+    retreat went through, attacked or fired from (8.31), a crossing's landing. With no
+    record yet (the record starts with the first impulse), the Areas the opening Rubble
+    rolls rubbled (5.7)."""
+    hl = view.last_action
+    if hl is None:
+        return [a.key for a in view.areas if a.rubble]
+    out = touched_spaces(hl) | {a for attack in hl.attacks for a in attack.ranged_from}
+    out |= {c.area for c in hl.crossings}
+    return sorted(a for a in out if a != EAST)
+
+
+def _touched_bounds(st: Static, view: StalingradView
+                    ) -> tuple[float, float, float, float] | None:
+    """The box (full-picture pixels) round every touched Area drawn on the board."""
+    boxes = [st.spaces[a].bbox for a in touched_areas(view) if a in st.spaces]
+    if not boxes:
+        return None
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
+            max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def crop_window(view: StalingradView, pack: StalingradPack | None = None
+                ) -> tuple[tuple[int, int, int, int], Callable[[str], list[Point]]]:
+    """The crop's window on the full picture (at the crop's scale) and each Area's polygon
+    there (for tests)."""
+    lay = _crop_layout(view, pack or load_pack())
+    return lay.box, lambda key: list(lay.st.spaces[key].polygon)
 
 
 def _crop_key(st: Static, view: StalingradView, pack: StalingradPack,
@@ -222,14 +311,15 @@ class ZoneInset:
 
 
 def _zone_insets(st: Static, view: StalingradView, pack: StalingradPack, hl: LastAction | None,
-                 box: tuple[int, int, int, int], focus: Point, top: int
+                 box: tuple[int, int, int, int], focus: Point, top: int, *, bands: bool = True
                  ) -> tuple[tuple[int, int, int, int], list[ZoneInset],
                             list[tuple[int, int, int, int]]]:
     """Boxes for the Zones of the last action (the nearest :data:`MAX_ZONE_INSETS` to the
     crop's focus), each near where its Zone lies, inside the crop and apart.
 
     When the crop shows the board's edge on a Zone's side, the window moves out to leave a
-    band beyond the frame for the boxes, so they cover nothing of the board. Returns the
+    band beyond the frame for the boxes, so they cover nothing of the board (not with
+    ``bands=False``: the window holds a touched Area the move would hide). Returns the
     (moved) window, the boxes and the bands to blank (crop pixels)."""
     letters = sorted((z for z in touched_spaces(hl) if z in st.zone_anchor),
                      key=lambda z: (st.zone_anchor[z][0] - focus[0]) ** 2
@@ -265,21 +355,21 @@ def _zone_insets(st: Static, view: StalingradView, pack: StalingradPack, hl: Las
     mx0, my0, _mx1, my1 = st.map_box
     margin = round(0.55 * st.scale)
     sides = {st.zone_side[letter] for letter in letters}
-    bands: dict[str, int] = {}  # side -> band edge (full-picture pixels)
-    near = min(cw, ch) // 3  # the frame is this close to the crop's side: make room
+    edges: dict[str, int] = {}  # side -> band edge (full-picture pixels)
+    near = min(cw, ch) // 3 if bands else -1  # the frame is this close to its side: room
     if "left" in sides and -near < mx0 - x0 < near:
         width = max(w for letter, _, _, w, _ in contents if st.zone_side[letter] == "left")
         x0 = min(x0, mx0 - margin - width - 8)
-        bands["left"] = mx0 - margin
+        edges["left"] = mx0 - margin
     if "top" in sides and -near < my0 - y0 < near:
         height = max(h for letter, _, _, _, h in contents if st.zone_side[letter] == "top")
         y0 = min(y0, my0 - margin - height - top - 4)
-        bands["top"] = my0 - margin
+        edges["top"] = my0 - margin
     if "bottom" in sides and -near < y1 - my1 < near:
         height = max(h for letter, _, _, _, h in contents
                      if st.zone_side[letter] == "bottom")
         y0 = max(y0, my1 + margin + height + 8 - ch)
-        bands["bottom"] = my1 + margin
+        edges["bottom"] = my1 + margin
     box = (x0, y0, x0 + cw, y0 + ch)
     placed: list[tuple[int, int, int, int]] = []
     out: list[ZoneInset] = []
@@ -288,8 +378,8 @@ def _zone_insets(st: Static, view: StalingradView, pack: StalingradPack, hl: Las
         ax, ay = st.zone_anchor[letter]
         ax, ay = ax - x0, ay - y0
         along = side in ("left", "right")
-        if side in bands:  # in the band: beside the frame
-            edge = bands[side] - (x0 if along else y0)
+        if side in edges:  # in the band: beside the frame
+            edge = edges[side] - (x0 if along else y0)
             if side == "left":
                 ax = edge - w / 2 - 4
             elif side == "top":
@@ -317,7 +407,7 @@ def _zone_insets(st: Static, view: StalingradView, pack: StalingradPack, hl: Las
             edge="attack" if letter in attacked else "highlight", counters=counters,
             size=c, cols=cols))
     blank = []
-    for side, edge in bands.items():
+    for side, edge in edges.items():
         if side == "left":
             blank.append((0, 0, edge - x0 - 1, ch))
         elif side == "top":

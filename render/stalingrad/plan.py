@@ -90,6 +90,12 @@ def plan(st: Static, view: StalingradView, pack: StalingradPack) -> Plan:
     return made
 
 
+def counter_boxes(the_plan: Plan) -> list[tuple[float, float, float, float]]:
+    """Each counter's box as painted (full-picture pixels)."""
+    return [(op[4], op[5], op[4] + op[6].width, op[5] + op[6].height)
+            for op in the_plan.counters]
+
+
 def _plan(st: Static, kept: _Kept, view: StalingradView, pack: StalingradPack) -> Plan:
     by_loc: dict[str, list[UnitView]] = {}
     for u in view.units:

@@ -5,6 +5,7 @@ panel's fixed parts and the legend (see :mod:`render.static_cache`)."""
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +19,7 @@ from render.counters import draw_symbol
 from render.stalingrad.counters import counter_size, fitted_text, units_of_pack
 from render.stalingrad.layout import (
     CROP_SCALE,
+    CROP_SCALES,
     DEFAULT_SCALE,
     AreaLabels,
     Box,
@@ -71,16 +73,38 @@ def _zone_ring(letters: list[str], pack: StalingradPack) -> dict[str, tuple[int,
     return {z: (i % cols, 3 + i // cols) for i, z in enumerate(ordered)}
 
 
+#: The zoomed-out crops' layers (:data:`CROP_SCALES` below :data:`CROP_SCALE`), kept apart
+#: from the shared cache so they never push out the two layers every post uses.
+_ZOOMED_OUT: dict[tuple[str, int], Static] = {}
+_zoomed_out_lock = threading.Lock()
+#: Zoomed-out layers kept (all dropped when full): a few packs' worth.
+ZOOMED_OUT_KEPT = 16
+
+
 def build_static(pack: StalingradPack, scale: int = DEFAULT_SCALE) -> Static:
+    if scale in CROP_SCALES[1:]:
+        key = (pack.hash, scale)
+        with _zoomed_out_lock:
+            found = _ZOOMED_OUT.get(key)
+        if found is None:
+            found = _build_static(pack, scale)
+            with _zoomed_out_lock:
+                if len(_ZOOMED_OUT) >= ZOOMED_OUT_KEPT:
+                    _ZOOMED_OUT.clear()
+                _ZOOMED_OUT[key] = found
+        return found
     return static_cache.cached(("stalingrad", pack.hash, scale),
                                lambda: _build_static(pack, scale))
 
 
 def prepare(pack: StalingradPack) -> None:
     """Build the static layers of both pictures the frontends post (the whole map and the
-    zoom on the last action) ahead of the first one (a frontend calls it at start-up)."""
+    zoom on the last action at each of its scales) ahead of the first one (a frontend calls
+    it at start-up)."""
     build_static(pack, DEFAULT_SCALE)
     build_static(pack, CROP_SCALE)
+    for scale in CROP_SCALES[1:]:  # a few tenths of a second each: not on a post
+        build_static(pack, scale)
     units_of_pack(pack)
 
 

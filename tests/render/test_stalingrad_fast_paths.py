@@ -77,16 +77,19 @@ def plain_full(view: StalingradView, pack: StalingradPack) -> Image.Image:
             canvas.paste(st.sprites.tag("X", fs_tag, fg="white", bg="contested"),
                          (round(tx), round(ty)))
     grouped = []
+    counters = []  # the attack's label covers none of them (issue 29)
     for loc, units in by_loc.items():
         if loc not in st.spaces:
             continue
         c = st.spaces[loc].counter
         for members, (x, y) in stacks(st, loc, units, faces):
-            canvas.paste(stack_sprite(st.sprites, members, faces, c),
-                         (round(x - c / 2), round(y - c / 2)))
+            sprite = stack_sprite(st.sprites, members, faces, c)
+            canvas.paste(sprite, (round(x - c / 2), round(y - c / 2)))
+            counters.append((x - c / 2, y - c / 2, x - c / 2 + sprite.width,
+                             y - c / 2 + sprite.height))
             if len(members) > 1:
                 grouped.append((loc, members))
-    draw_highlight(canvas, d, st, view.last_action, (0, 0))
+    draw_highlight(canvas, d, st, view.last_action, (0, 0), avoid=counters)
     draw_panel(canvas, st, view, pack, view.last_action, grouped)
     return canvas
 
