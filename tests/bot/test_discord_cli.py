@@ -18,6 +18,7 @@ from bot.discord import app as discord_app
 from bot.discord import limits
 from bot.discord.settings import SettingsError, load_settings
 from tests.fakediscord import FakeDiscord
+from tests.waiting import until_async
 
 runner = CliRunner()
 SECRET = "very-secret-token-value"
@@ -94,10 +95,8 @@ async def test_serve_starts_syncs_and_shuts_down(tmp_path: Path,
                         yarl.URL(fake.gateway_url))
     task = asyncio.create_task(discord_app.serve(SECRET, tmp_path / "u.db", fake.guild_id))
     try:
-        for _ in range(200):
-            if str(fake.guild_id) in fake.commands:
-                break
-            await asyncio.sleep(0.02)
+        await until_async(lambda: str(fake.guild_id) in fake.commands,
+                          "the bot to sync its guild commands")
         assert fake.token_seen == SECRET
         assert "game" in {c["name"] for c in fake.commands.get("global", [])}
         assert [c["name"] for c in fake.commands[str(fake.guild_id)]] == ["gm"]
