@@ -436,8 +436,14 @@ class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SI
         if state.result is not None or self.acting_side(state) != side \
                 or state.pending is not None:
             return super().legal_options(state, side)
+        if complete:
+            return list(legal.legal_listing(self.ctx(state), side))
         return [Option(order=order, label=label)
                 for order, label in legal.legal_entries(self.ctx(state), side)]
+
+    def listing_form(self, order: Order) -> Order:
+        """A move by where it ends (``tanks.legal.listing_form``)."""
+        return legal.listing_form(order)
 
     # ---- conformance ----------------------------------------------------------------------
 
