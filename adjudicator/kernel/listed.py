@@ -16,7 +16,8 @@ other orders of the family may differ:
 
 :func:`covers` is the one test of "is this order one of the listed": the completeness
 property (``tests/kernel/test_legal_complete.py``) and every frontend's ``legal`` filter
-read entries the same way. :class:`ProbeDice` lets a listing ask a rule whether it accepts
+read entries the same way; an order of a stack is listed when each of its units' is.
+:class:`ProbeDice` lets a listing ask a rule whether it accepts
 an order without resolving it: the rule checks everything before its first roll, and the
 probe stops it there.
 """
@@ -99,14 +100,22 @@ def covered(entries: Iterable[Option], parse: Callable[[str], Order], order: Ord
     """The first of ``entries`` whose family holds ``order``; None when none does.
     ``form``: how the game writes an order for comparing (``Game.listing_form``)."""
     wanted = form(order)
+    models: list[tuple[Option, Order]] = []
     for entry in entries:
         try:
-            model = form(parse(entry.order))
+            models.append((entry, form(parse(entry.order))))
         except RuleError:
             continue
-        if covers(entry, model, wanted):
-            return entry
-    return None
+    found = next((e for e, model in models if covers(e, model, wanted)), None)
+    units = getattr(wanted, "units", None)
+    if found is None and isinstance(units, tuple) and len(units) > 1:
+        # A stack: each of its units may give the order (each in some family; a mixed
+        # stack of units that reach the same Area by different means).
+        alone = [wanted.model_copy(update={"units": (u,)}) for u in units]
+        each = [next((e for e, model in models if covers(e, model, one)), None)
+                for one in alone]
+        found = each[0] if all(each) else None
+    return found
 
 
 class Probed(Exception):

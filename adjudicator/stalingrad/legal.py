@@ -336,20 +336,23 @@ def _dead_combat(ctx: Ctx) -> list[str]:
 
 def _move_listing(ctx: Ctx, legal: LegalInfo, each_unit: bool, limit: int | None
                   ) -> list[Listed]:
-    """8.2: per destination the units of one Area that reach it (``each_unit``: one entry
-    per unit and destination, with its MF cost, the first ``limit`` of them), any path
-    (``via``) the rules accept."""
+    """8.2: per Area and destination, the units that reach it (any path, ``via`` or not,
+    the rules accept; a stack of them moves when each may); 8.11: the units that may
+    "move" within their Area (they stay and are Spent). ``each_unit``: one entry per
+    unit and destination, with its MF cost, the first ``limit`` of them."""
     imp = ctx.state.impulse
-    families: dict[tuple[str, str], list[tuple[str, Reach]]] = {}
-    for uid, reaches in reach_of(ctx, legal.units).items():
-        act = imp.acts.get(uid) if imp else None
-        if act is not None and act.entered:
-            continue
-        for r in reaches:
-            families.setdefault((ctx.loc(uid), r.area), []).append((uid, r))
+    reach = {uid: reaches for uid, reaches in reach_of(ctx, legal.units).items()
+             if not (imp and uid in imp.acts and imp.acts[uid].entered)}
     out: list[Listed] = []
+    if each_unit:
+        for uid, reaches in reach.items():
+            if limit is not None and len(out) > limit:
+                break
+            out += [listed(FMT(Move(units=(uid,), to=r.area)), f"{r.mf} MF"
+                           + (f", via {' '.join(r.via)}" if r.via else ""))
+                    for r in reaches]
+        return out
     for area, uids in legal.units.items():
-        # 8.11: a unit may also "move" within its Area: it stays and is Spent.
         staying = [u for u in uids if area in ctx.board.areas
                    and not (imp and u in imp.acts and imp.acts[u].entered)]
         if staying and _probe(ctx, ctx.side_of(staying[0]),
@@ -357,15 +360,19 @@ def _move_listing(ctx: Ctx, legal: LegalInfo, each_unit: bool, limit: int | None
             out.append(listed(FMT(Move(units=(staying[0],), to=area)), "stays, Spent (8.11)",
                               f"move {any_of(staying)} to {area} (stays, or a round trip)",
                               units=staying, origin=(area,), via=None))
+    families: dict[tuple[str, str], list[tuple[str, Reach]]] = {}
+    for uid, reaches in reach.items():
+        for r in reaches:
+            families.setdefault((ctx.loc(uid), r.area), []).append((uid, r))
     for (_, to), members in families.items():
         units = sorted(uid for uid, _ in members)
-        if limit is not None and len(out) > limit:
-            break
-        for uid, r in (members if each_unit else members[:1]):
-            label = f"{r.mf} MF" + (f", via {' '.join(r.via)}" if r.via else "")
-            out.append(listed(FMT(Move(units=(uid,), to=to)), label,
-                              "" if each_unit else f"move {any_of(units)} to {to}",
-                              units=(uid,) if each_unit else units, via=None, origin=None))
+        costs = sorted({r.mf for _, r in members})
+        first = members[0][1]
+        label = (f"{costs[0]}-{costs[-1]} MF" if len(costs) > 1 else f"{costs[0]} MF") + (
+            f", via {' '.join(first.via)}" if first.via and len(members) == 1 else "")
+        out.append(listed(FMT(Move(units=(members[0][0],), to=to)), label,
+                          f"move {any_of(units)} to {to}" if len(units) > 1 else "",
+                          units=units, via=None, origin=None))
     return out
 
 
@@ -403,9 +410,11 @@ def _fortify_listing(ctx: Ctx, side: str, legal: LegalInfo) -> list[Listed]:
         for units in tries:
             order = Fortify(area=area, units=units)
             if _probe(ctx, side, order, do_fortify):
+                engineers = [u for u in infantry if ctx.d(u).engineer]
+                ways = [f"an Engineer ({any_of(engineers)})"] if engineers else []
+                ways += [f"{need} of {' '.join(infantry)}"] if len(infantry) >= need else []
                 out.append(listed(FMT(order), "Fortification dr (14.3)",
-                                  f"fortify {area} with one Engineer or {need} of "
-                                  f"{' '.join(infantry)}", units=infantry))
+                                  f"fortify {area} with {' or '.join(ways)}", units=infantry))
                 break
     return out
 

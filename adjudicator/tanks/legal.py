@@ -441,6 +441,12 @@ def legal_listing(ctx: Ctx, side: str) -> list[Listed]:
                               if len(same) > 1 else "", unit=same, facing=None))
         else:
             out.append(listed(order, label))
+    movers = {o.split()[1] for o, _ in entries if o.startswith("move ")}
+    for uid in sorted(movers):
+        unit = ctx.state.unit(uid)
+        if unit is not None and unit.hex is not None:  # accepted, and nothing happens
+            out.append(listed(f"move {uid} to {unit.hex}", "stays: nothing to do",
+                              face=None))
     return out
 
 
