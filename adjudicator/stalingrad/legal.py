@@ -1,8 +1,16 @@
-"""What a side may do now: for autocomplete and for random legal play.
+"""What a side may do now: every order the rules accept, compactly, and a sample of
+single orders for autocomplete and random legal play.
 
 :func:`legal_info` answers structured questions (which units may act from which Areas,
-reachable Areas with their MF cost, attackable Groups); :func:`legal_orders` turns it
-into canonical order texts. Moves are found by :func:`~movement.reachable`, which asks
+reachable Areas with their MF cost, attackable Groups); :func:`legal_listing` turns it
+into the complete listing (:class:`~adjudicator.kernel.listed.Listed` families: an attack
+per target and Group with the units that may join, a move per Area and destination with
+the units that reach it, fortification, infiltration, regrouping, crossing per Area;
+:func:`decision_listing`, a decision's answers); :func:`legal_orders` into single
+canonical order texts (a sample: the moves stop after ``MAX_ORDERS``). Rules that check
+everything before their first roll are asked directly (``ProbeDice``).
+
+Moves are found by :func:`~movement.reachable`, which asks
 the move rules' own predicates (exits, entrances, MF, the occupation limit while moving,
 7.1); 'end' is listed only when :func:`~sequence.check_end` passes. Every listed order is
 one the rules accept (the random-play tests hold the engine to it); only its dice may
@@ -352,14 +360,6 @@ def _move_listing(ctx: Ctx, legal: LegalInfo, each_unit: bool, limit: int | None
                            + (f", via {' '.join(r.via)}" if r.via else ""))
                     for r in reaches]
         return out
-    for area, uids in legal.units.items():
-        staying = [u for u in uids if area in ctx.board.areas
-                   and not (imp and u in imp.acts and imp.acts[u].entered)]
-        if staying and _probe(ctx, ctx.side_of(staying[0]),
-                              Move(units=(staying[0],), to=area), _may_start):
-            out.append(listed(FMT(Move(units=(staying[0],), to=area)), "stays, Spent (8.11)",
-                              f"move {any_of(staying)} to {area} (stays, or a round trip)",
-                              units=staying, origin=(area,), via=None))
     families: dict[tuple[str, str], list[tuple[str, Reach]]] = {}
     for uid, reaches in reach.items():
         for r in reaches:
@@ -373,6 +373,14 @@ def _move_listing(ctx: Ctx, legal: LegalInfo, each_unit: bool, limit: int | None
         out.append(listed(FMT(Move(units=(members[0][0],), to=to)), label,
                           f"move {any_of(units)} to {to}" if len(units) > 1 else "",
                           units=units, via=None, origin=None))
+    for area, uids in legal.units.items():
+        staying = [u for u in uids if area in ctx.board.areas
+                   and not (imp and u in imp.acts and imp.acts[u].entered)]
+        if staying and _probe(ctx, ctx.side_of(staying[0]),
+                              Move(units=(staying[0],), to=area), _may_start):
+            out.append(listed(FMT(Move(units=(staying[0],), to=area)), "stays, Spent (8.11)",
+                              f"move {any_of(staying)} to {area} (stays, or a round trip)",
+                              units=staying, origin=(area,), via=None))
     return out
 
 
@@ -494,9 +502,10 @@ def _setup_listing(ctx: Ctx, side: str, sample: bool) -> list[Listed]:
     else:
         for key in keys:
             area = ctx.board.area(key)
-            able = [u for u in (*waiting, *placed) if ctx.loc(u) != key
-                    and matches(ctx.d(u), area) and setup_room(ctx, side, (u,), key)]
-            if able:
+            able = [u for u in (*waiting, *placed) if matches(ctx.d(u), area)
+                    and (ctx.loc(u) == key or setup_room(ctx, side, (u,), key))]
+            if able:  # the first one not there yet, when one is not
+                able.sort(key=lambda u: ctx.loc(u) == key)
                 out.append(listed(f"setup {able[0]} in {key}", "",
                                   f"setup {any_of(able)} in {key}", units=able))
     if waiting:

@@ -439,14 +439,10 @@ def legal_listing(ctx: Ctx, side: str) -> list[Listed]:
             same = alike.get(parsed.unit, [parsed.unit])
             out.append(listed(order, label, f"{order.split()[0]} {any_of(same)} {parsed.hex}"
                               if len(same) > 1 else "", unit=same, facing=None))
+        elif isinstance(parsed, Fire) and parsed.mode is None:  # the default, or named
+            out.append(listed(order, label, mode=("at", "ap")))
         else:
             out.append(listed(order, label))
-    movers = {o.split()[1] for o, _ in entries if o.startswith("move ")}
-    for uid in sorted(movers):
-        unit = ctx.state.unit(uid)
-        if unit is not None and unit.hex is not None:  # accepted, and nothing happens
-            out.append(listed(f"move {uid} to {unit.hex}", "stays: nothing to do",
-                              face=None))
     return out
 
 

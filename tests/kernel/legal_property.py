@@ -51,11 +51,13 @@ class Tally:
     tried: int = 0
     accepted: int = 0
     listed: int = 0
+    idle: int = 0
     verbs: dict[str, int] = field(default_factory=dict)  # accepted orders per verb
 
     def line(self, game: str) -> str:
         return (f"{game}: {self.positions} positions x {self.tried} orders tried, "
-                f"{self.accepted} accepted (all matched by legal), {self.listed} listed "
+                f"{self.accepted} accepted (all matched by legal), {self.idle} taken but "
+                f"changing nothing, {self.listed} listed "
                 f"entries accepted; accepted per verb {dict(sorted(self.verbs.items()))}")
 
 
@@ -124,8 +126,11 @@ def check_position(game: Game[Any], state: Any, world: World, rng: random.Random
             continue
         tally.tried += 1
         try:
-            game.apply(state, side, order, dice)
+            outcome = game.apply(state, side, order, dice)
         except RuleError:
+            continue
+        if not outcome.events and outcome.state.state_hash() == state.state_hash():
+            tally.idle += 1  # taken, and nothing happens ("already in 1710"): no order
             continue
         tally.accepted += 1
         tally.verbs[str(order.verb)] = tally.verbs.get(str(order.verb), 0) + 1  # type: ignore[attr-defined]
