@@ -374,8 +374,7 @@ def _move_listing(ctx: Ctx, legal: LegalInfo, each_unit: bool, limit: int | None
                           f"move {any_of(units)} to {to}" if len(units) > 1 else "",
                           units=units, via=None, origin=None))
     for area, uids in legal.units.items():
-        staying = [u for u in uids if area in ctx.board.areas
-                   and not (imp and u in imp.acts and imp.acts[u].entered)]
+        staying = [u for u in uids if area in ctx.board.areas]
         if staying and _probe(ctx, ctx.side_of(staying[0]),
                               Move(units=(staying[0],), to=area), _may_start):
             out.append(listed(FMT(Move(units=(staying[0],), to=area)), "stays, Spent (8.11)",
