@@ -426,10 +426,19 @@ def legal_listing(ctx: Ctx, side: str) -> list[Listed]:
             infantry[parsed.target] += [u for u in parsed.units
                                         if u not in infantry[parsed.target]]
     alike = _alike(ctx, side)
+    turned: set[str] = set()
     for order, label in entries:
         parsed = parse_order(order)
         if isinstance(parsed, Move) and parsed.to is not None:
             out.append(listed(order, label, face=None))
+        elif isinstance(parsed, Move) and len(parsed.steps) == 1 and parsed.steps[
+                0].startswith("face "):
+            out.append(listed(order, label))
+            here = ctx.state.unit(parsed.unit)
+            if parsed.unit not in turned and here is not None and here.hex:
+                turned.add(parsed.unit)  # 8.3: a turn in place, written "to ITS HEX face D"
+                out.append(listed(f"move {parsed.unit} to {here.hex} {parsed.steps[0]}",
+                                  label, face=None))
         elif isinstance(parsed, Fire) and parsed.target in infantry and set(
                 parsed.units) <= set(infantry[parsed.target]):
             able = sorted(infantry[parsed.target])

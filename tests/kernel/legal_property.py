@@ -43,6 +43,9 @@ class World:
     #: Units the position makes likely actors (e.g. Fresh units on the board, the units of
     #: an impulse under way): most draws start from one of them.
     anchors: list[str] = field(default_factory=list)
+    #: Unit fields that name an enemy (e.g. a shot's ``target``): drawn mostly from the
+    #: other side's units.
+    enemy_fields: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -61,9 +64,20 @@ class Tally:
                 f"entries accepted; accepted per verb {dict(sorted(self.verbs.items()))}")
 
 
-def draw(rng: random.Random, entry: CompiledVerb, world: World, side: str) -> Order | None:
-    """One order of ``entry``'s verb with fields drawn from ``world`` (None: the draw
-    gave no valid model)."""
+def draw(rng: random.Random, entry: CompiledVerb, world: World, side: str,
+         attempts: int = 4) -> Order | None:
+    """One order of ``entry``'s verb with fields drawn from ``world``, drawn again up to
+    ``attempts`` times while the fields make no valid model (e.g. a move with both a path
+    and a destination); None when none did."""
+    for _ in range(attempts):
+        order = _draw_once(rng, entry, world, side)
+        if order is not None:
+            return order
+    return None
+
+
+def _draw_once(rng: random.Random, entry: CompiledVerb, world: World, side: str
+               ) -> Order | None:
     own = [u for u, s in world.side_of.items() if s == side]
     if not own:
         return None
@@ -82,6 +96,10 @@ def draw(rng: random.Random, entry: CompiledVerb, world: World, side: str) -> Or
         name = option.kind.name
         if name in world.extra:
             values[option.field] = world.extra[name](rng, anchor)
+        elif name == "unit" and option.field in world.enemy_fields:
+            enemies = [u for u, s in world.side_of.items() if s != side]
+            values[option.field] = rng.choice(enemies if enemies and rng.random() < 0.9
+                                              else list(world.side_of))
         elif name == "unit":
             pool = own if rng.random() < 0.7 else list(world.side_of)
             values[option.field] = anchor if rng.random() < 0.5 else rng.choice(pool)
