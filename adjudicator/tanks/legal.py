@@ -318,16 +318,23 @@ def setup_orders(ctx: Ctx, side: str, again: bool = False) -> list[str]:
     rules = state.flags.get("hidden", {}).get(side)
     hiding = bool(rules and rules["mode"] == "hidden")
     seen: set[tuple[str, str]] = set()
+    hid: set[tuple[str, str]] = set()
     placed = [u for u in state.units if u.side == side and u.status == "on"
               and u.id in setup_units] if again else []
     for unit in [*waiting, *placed]:  # a placed unit may be set up again elsewhere
         group = "" if unit.force == "setup" else unit.force
-        if (unit.type, group) in seen:
+        key = (unit.type, group)
+        # 25.2: whether a unit may hide depends on the others left unhidden, so a hidden
+        # unit set up again may hide where the next one of its type may not
+        may_hide = hiding and key not in hid and _may_hide(state.units, unit, rules)
+        if key in seen and not may_hide:
             continue
-        seen.add((unit.type, group))
+        placing_too = key not in seen
+        seen.add(key)
+        if may_hide:
+            hid.add(key)
         kind_type = ctx.type_of(unit)
         costs = _costs(ctx, grid, kind_type.kind)
-        may_hide = hiding and _may_hide(state.units, unit, rules)
         for i in _zone(ctx, side, group, grid):
             if costs[i] == PROHIBITED:
                 continue
@@ -344,7 +351,7 @@ def setup_orders(ctx: Ctx, side: str, again: bool = False) -> list[str]:
                         "infantry", "at_gun") or ctx.type_of(carrier).kind != "halftrack":
                     continue
                 aboard = carrier.hidden
-            if aboard is not True:
+            if aboard is not True and placing_too:
                 orders.append(f"place {placing.id} {name}")
             if may_hide and aboard is not False and (
                     not rules["terrain"] or ctx.terrain(name) in rules["terrain"]):
