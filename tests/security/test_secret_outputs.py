@@ -55,7 +55,10 @@ def set_up_face_down(service: GameService, game_id: str) -> list[str]:
     placed: list[str] = []
     while True:
         legal = service.legal_orders(game_id, GERMAN, "german")
-        order = next((o for o in legal if o.startswith("place")), None)
+        # each unit once: a placed unit may be set up again until 'done' (it is listed too)
+        done_units = {o.split()[1] for o in placed}
+        order = next((o for o in legal if o.startswith("place")
+                      and o.split()[1] not in done_units), None)
         if order is None:
             break
         assert service.submit(game_id, GERMAN, order).ok

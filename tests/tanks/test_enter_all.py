@@ -22,10 +22,14 @@ def kursk_entry() -> TanksState:
     """Kursk: Into the Salient (25.3) after the set-up: the German, turn 1, First
     Movement Phase, 33 units waiting to enter by the north edge."""
     state = GAME.setup("kursk-salient")
+    placed: set[str] = set()  # each unit once: a placed unit may be set up again until done
     while state.phase == "setup":
         side = GAME.acting_side(state)
         assert side is not None
-        placing = [o for o in GAME.legal_orders(state, side) if o.startswith(("place", "hide"))]
+        placing = [o for o in GAME.legal_orders(state, side)
+                   if o.startswith(("place", "hide")) and o.split()[1] not in placed]
+        if placing:
+            placed.add(placing[0].split()[1])
         state = GAME.apply_text(state, side, placing[0] if placing else "done", DICE).state
     assert (state.phase, GAME.acting_side(state), state.turn) == ("move1", "german", 1)
     return state

@@ -29,10 +29,14 @@ def test_6_5_enter_all_is_stored_as_one_move_per_unit_and_verifies(
     game = service.rules(info.id)
     actors = {"german": GERMAN, "soviet": SOVIET}
     state = service.load_state(info.id)
+    placed: set[str] = set()  # each unit once: a placed unit may be set up again until done
     while state.phase == "setup":  # type: ignore[attr-defined]
         side = game.acting_side(state)
         assert side is not None
-        placing = [o for o in game.legal_orders(state, side) if o.startswith(("place", "hide"))]
+        placing = [o for o in game.legal_orders(state, side)
+                   if o.startswith(("place", "hide")) and o.split()[1] not in placed]
+        if placing:
+            placed.add(placing[0].split()[1])
         assert service.submit(info.id, actors[side], placing[0] if placing else "done").ok
         state = service.load_state(info.id)
     before = len(service.store.actions(info.id))

@@ -22,11 +22,14 @@ def set_up_gauntlet() -> TanksState:
     """The Gauntlet (25.7) after the German face-down set-up: the Soviets move first."""
     state = GAME.setup("gauntlet")
     index = 0
+    placed: set[str] = set()  # each unit once: a placed unit may be set up again until done
     while state.phase == "setup":
         side = GAME.acting_side(state)
         assert side is not None
         legal = GAME.legal_orders(state, side)
-        order = next((o for o in legal if o.startswith("place")), "done")
+        order = next((o for o in legal if o.startswith("place")
+                      and o.split()[1] not in placed), "done")
+        placed.add(order.split()[1] if order != "done" else "")
         outcome = GAME.apply_text(state, side, order, dice(index))
         index += len(outcome.rolls)
         state = outcome.state
