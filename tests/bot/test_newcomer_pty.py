@@ -88,18 +88,8 @@ class Newcomer:
 
 
 def mf(label: str) -> int:
-    """A move's cost; a family's dearest ("1-2 MF": 2)."""
-    found = re.match(r"(\d+)(?:-(\d+))? MF", label)
-    return int(found.group(2) or found.group(1)) if found else 99
-
-
-def one_of(order: str) -> str:
-    """A listed family's order for its first unit: ``move any of i/103 ii/103 to 14`` ->
-    ``move i/103 to 14``."""
-    words = order.split()
-    if words[1:3] == ["any", "of"]:
-        return " ".join([words[0], words[3], *words[words.index("to"):]])
-    return order
+    found = re.match(r"(\d+) MF", label)
+    return int(found.group(1)) if found else 99
 
 
 def check_typed(typed: list[str]) -> None:
@@ -129,8 +119,7 @@ def test_a_newcomer_plays_orders_of_turning_point_stalingrad(tmp_path: Path, cou
             player.order(answers[0][0])
             decisions += 1
             continue
-        moves = [(one_of(o), label) for o, label in player.legal("move")
-                 if o.startswith("move ") and "(stays" not in o]
+        moves = [(o, label) for o, label in player.legal("move") if o.startswith("move ")]
         filters.add("move")
         cheap = sorted((m for m in moves if mf(m[1]) <= 2), key=lambda m: mf(m[1]))
         if not cheap:

@@ -28,7 +28,6 @@ from bot.discord.publish import Renderer
 from bot.service import GameService, ServiceError
 from bot.store import Store
 from tests.fakediscord.server import Channel, FakeDiscord, InteractionRecord, Message, User
-from tests.waiting import GENEROUS
 
 TOKEN = "fake-token-not-a-secret"
 
@@ -84,7 +83,7 @@ class Harness:
         self.tree = tree
         self.done_event = done_event
         self.errors: list[BaseException] = []
-        self.timeout = GENEROUS
+        self.timeout = 10.0
         self._failed = asyncio.Event()
 
     def check(self) -> None:
@@ -215,7 +214,7 @@ async def run_client(fake: FakeDiscord, client: discord.Client,
     tree.on_error = on_tree_error  # type: ignore[method-assign]
     task = asyncio.create_task(client.start(TOKEN), name="discord-client")
     ready = asyncio.ensure_future(client.wait_until_ready())
-    finished, _ = await asyncio.wait({task, ready}, timeout=GENEROUS,
+    finished, _ = await asyncio.wait({task, ready}, timeout=10,
                                      return_when=asyncio.FIRST_COMPLETED)
     if task in finished:
         ready.cancel()
@@ -230,7 +229,7 @@ async def run_client(fake: FakeDiscord, client: discord.Client,
     finally:
         await client.close()
         with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, GENEROUS)
+            await asyncio.wait_for(task, 5)
 
 
 @contextlib.asynccontextmanager
