@@ -129,8 +129,9 @@ class SqliteStore(Store):
                            ) from error
             if isinstance(error, Damaged) and error.__cause__ is None:
                 raise  # said already (a newer schema)
-            raise Damaged(f"{self.path} is not a readable Umpire database "
-                          f"({error.__cause__ or error})") from error
+            said = " ".join(str(error.__cause__ or error).split())[:200]  # one line
+            raise Damaged(f"{self.path} is not a readable Umpire database ({said})"
+                          ) from error
         except BaseException:
             self.close()
             raise

@@ -239,3 +239,21 @@ def test_postgresql_errors_are_translated_at_the_edge() -> None:
     assert isinstance(_translate(pg_errors.IndexCorrupted("index is corrupt")), Damaged)
     assert isinstance(_translate(pg_errors.UniqueViolation("duplicate key")), Refused)
     assert isinstance(_translate(pg_errors.LockNotAvailable("lock timeout")), Busy)
+
+
+def test_a_schema_entry_damaged_across_lines_is_refused_in_one_line_27_13(
+        tmp_path: Path) -> None:
+    """27.13: a damaged schema entry whose text spans lines (bytes overwritten inside a
+    CREATE TABLE, as the red team's fault did to ``mail_rate``) is refused as damaged with
+    a one-line message, not SQLite's many-line one."""
+    path = tmp_path / "u.db"
+    Store(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA writable_schema = ON")
+        db.execute("UPDATE sqlite_master SET sql = ? WHERE name = 'leases'",
+                   ('CREATE TABLE leases (a INTEGER, b "x INTEGER NOT NULL\n)',))
+    db.close()
+    with pytest.raises(Damaged) as raised:
+        Store(path)
+    assert "\n" not in str(raised.value) and "not a readable Umpire database" in str(
+        raised.value)
