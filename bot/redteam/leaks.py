@@ -466,8 +466,12 @@ class Table:
             return  # another order was played (the standing order chose it): no pair
         for audience in told[0][1]:
             x, y = told[0][1][audience], told[1][1][audience]
+            a, b = "\n".join(x), "\n".join(y)
+            at = next((i for i, (p, q) in enumerate(zip(a, b, strict=False)) if p != q),
+                      min(len(a), len(b)))  # where the two tellings part
             self.tally.count("differential: deadline notices", x != y,
-                             f"{rules.name}: {audience} told {x} | {y}")
+                             f"{rules.name}: {audience} told …{a[max(0, at - 60):at + 80]} | "
+                             f"…{b[max(0, at - 60):at + 80]}")
 
     def _expire_copy(self, number: int, side: str, kind: str, policy: str | None
                      ) -> tuple[str, dict[str, list[str]]] | None:
