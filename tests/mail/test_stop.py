@@ -73,19 +73,7 @@ user = "umpire"
         [sys.executable, "-c", "from bot.cli import app; app()", "mail", "--config",
          str(config), "--log-format", "json"], env=env, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True)
-    try:
-        assert silent.accepted.wait(60), "the gateway never tried to send its reply"
-        started = time.monotonic()
-        gateway.send_signal(signal.SIGTERM)
-        output, _ = gateway.communicate(timeout=60)
-        took = time.monotonic() - started
-    finally:
-        if gateway.poll() is None:
-            gateway.kill()
-            gateway.wait()
-        silent.close()
-    assert gateway.returncode == 0, output
-    assert took <= BUDGET + SLACK, (took, output)
+    output = stop_when_connected(gateway, silent, "the gateway never tried to send its reply")
     assert "stopping (signal 15)" in output and "stopped" in output, output
     # The log in JSON, one object a line after the banner, and no colour codes in a pipe.
     banner, *lines = output.splitlines()
@@ -113,19 +101,7 @@ port = {silent.port}
     gateway = subprocess.Popen(
         [sys.executable, "-c", "from bot.cli import app; app()", "mail", "--config",
          str(config)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        assert silent.accepted.wait(60), "the gateway never connected"
-        started = time.monotonic()
-        gateway.send_signal(signal.SIGTERM)
-        output, _ = gateway.communicate(timeout=60)
-        took = time.monotonic() - started
-    finally:
-        if gateway.poll() is None:
-            gateway.kill()
-            gateway.wait()
-        silent.close()
-    assert gateway.returncode == 0, output
-    assert took <= BUDGET + SLACK, (took, output)
+    output = stop_when_connected(gateway, silent, "the gateway never connected")
     assert "still waiting on a server" in output, output
 
 
@@ -163,3 +139,23 @@ def test_an_smtp_connection_being_opened_is_cut_by_abort(tls: str) -> None:
         assert time.monotonic() - started < 30  # not the 60 s timeout
     finally:
         silent.close()
+
+
+def stop_when_connected(gateway: subprocess.Popen[str], silent: SilentServer,
+                        what: str) -> str:
+    """SIGTERM to ``gateway`` once it has reached ``silent`` (a server that never answers):
+    it must exit cleanly within its stop budget; its output."""
+    try:
+        assert silent.accepted.wait(60), what
+        started = time.monotonic()
+        gateway.send_signal(signal.SIGTERM)
+        output, _ = gateway.communicate(timeout=60)
+        took = time.monotonic() - started
+    finally:
+        if gateway.poll() is None:
+            gateway.kill()
+            gateway.wait()
+        silent.close()
+    assert gateway.returncode == 0, output
+    assert took <= BUDGET + SLACK, (took, output)
+    return output
