@@ -17,7 +17,13 @@ from tests.mail.test_desk import BLUE, GM, RED, handle, one
 def gauntlet(tmp_path: Path) -> tuple[Desk, str, dict[str, str]]:
     """A started Gauntlet game by mail: red plays the German side (a face-down set-up,
     25.7), blue the Soviet."""
-    office = desk(tmp_path / "umpire.db", games={"tanks": "tanks"})
+    return started_gauntlet(tmp_path / "umpire.db")
+
+
+def started_gauntlet(db: Path) -> tuple[Desk, str, dict[str, str]]:
+    """A Gauntlet game created, joined (red German, blue Soviet) and started by mail:
+    the desk, the game's id and each sender's secret."""
+    office = desk(db, games={"tanks": "tanks"})
     created = one(handle(office, inbound(GM, "create tanks gauntlet")))
     game_id = str(created.game_id)
     secrets = {GM: secret_in(created)}

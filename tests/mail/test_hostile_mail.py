@@ -232,15 +232,10 @@ def test_a_reply_that_cannot_be_encoded_counts_as_a_failure_and_is_answered_27_2
 def test_face_down_placements_are_refused_from_a_copied_mail_25_7_27_11(tmp_path: Path) -> None:
     """27.11, 25.7: in a face-down set-up (Gauntlet) every placement is the German side's
     secret: a mail copied to anyone else is refused, like hide and mine orders."""
-    office = desk(tmp_path / "umpire.db", games={"tanks": "tanks"})
-    created = one(handle(office, inbound(GM, "create tanks gauntlet")))
-    game_id = str(created.game_id)
     from tests.mail.support import secret_in
+    from tests.mail.test_commands_brief_placed import started_gauntlet
 
-    secrets = {GM: secret_in(created)}
-    for who, side in ((RED, "german"), (BLUE, "soviet")):
-        secrets[who] = secret_in(one(handle(office, inbound(who, f"join {game_id} {side}"))))
-    handle(office, inbound(GM, f"password {secrets[GM]}\nstart", subject=f"[umpire {game_id}]"))
+    office, game_id, secrets = started_gauntlet(tmp_path / "umpire.db")
     from bot.service import Actor
 
     place = next(o for o in office.service.legal_orders(game_id, Actor.mail(RED))
