@@ -32,13 +32,19 @@ from rich.markup import escape
 from adjudicator.kernel.decisions import PendingDecision, SetupGuide
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC
-from adjudicator.kernel.game import Game, order_lines
-from adjudicator.kernel.orders import words as order_words
+from adjudicator.kernel.game import Game
 from adjudicator.kernel.views import View
 from bot import decision_options, listing
 from bot.records import verify
 from bot.screen import Screen
 from bot.service import Actor, GameService, Prompt, ServiceError, SubmitResult
+from bot.service.models import (
+    CONFIRM_RULE,
+    PRIVATE_CHANNEL,
+    PUBLIC_CHANNEL,
+    SECRET_RULE,
+    Channel,
+)
 
 #: The person at the console: seated for every side and as GM of their local games.
 LOCAL = Actor(email="console@localhost")
@@ -119,21 +125,19 @@ class LocalGame:
     def commitment(self) -> str:
         return self.service.info(self.game_id).commitment
 
-    def send(self, side: str, text: str) -> SubmitResult:
-        return self.service.submit(self.game_id, LOCAL, "\n".join(batch_lines([text])),
-                                   side=side)
+    def send(self, side: str, text: str, channel: Channel = PRIVATE_CHANNEL, *,
+             confirmed: bool = True) -> SubmitResult:
+        """The service's one submission (:meth:`GameService.submit`); ``channel`` public for
+        the shared screen, where the service refuses a secret order."""
+        # one typed line may hold several orders separated by ';'
+        return self.service.submit(self.game_id, LOCAL, text.replace(";", "\n"),
+                                   side=side, channel=channel, confirmed=confirmed)
 
     def verify_dice(self) -> tuple[str, bool]:
         """The revealed seed and whether every roll so far verifies against it."""
         seed = self.service.reveal_seed(self.game_id, LOCAL)
         report = verify(self.service.export(self.game_id, LOCAL).lines, seed)
         return seed, report.ok
-
-
-def batch_lines(typed: Sequence[str]) -> list[str]:
-    """The order lines of what was typed (a line may hold several orders separated by ';'),
-    numbered as the service numbers them: what is sent and what a report counts are one."""
-    return order_lines("\n".join(typed).replace(";", "\n"))
 
 
 class ConsoleIO(Protocol):
@@ -441,22 +445,21 @@ class Session:
     # ---- orders -----------------------------------------------------------------------------
 
     def orders(self, side: str, line: str) -> None:
-        if self.seat is None and any(
-                self.game.is_secret_text(part) and order_words(part)
-                and order_words(part)[0].lower() != "standing" for part in line.split(";")):
-            self.say("that order is secret: use 'secret' to type it without showing it on "
-                     "the screen", "yellow")
+        shared = self.seat is None  # a hot-seat screen both players see
         with self.busy(line.count(";") + 1):
-            result = self.local.send(side, line)
-        self.report(side, [line], result)
+            result = self.local.send(side, line, PUBLIC_CHANNEL if shared else PRIVATE_CHANNEL)
+        if result.error_rule == SECRET_RULE:
+            self.refuse("that order is secret: use 'secret' to type it without showing it on "
+                        "the screen; nothing was applied", side)
+            return
+        self.report(side, result)
 
-    def report(self, side: str, lines: Sequence[str], result: SubmitResult,
-               private: bool = False) -> None:
+    def report(self, side: str, result: SubmitResult, private: bool = False) -> None:
         """What happened, then — for a batch — every line as the service numbered it:
         applied, refused and why, or not reached. A private batch is reported to its side
         alone (its screen is private to it): each line with its order."""
         self.told(result, side)
-        typed = batch_lines(lines)
+        typed = result.lines  # numbered as the service read them
         stopped, error = result.stopped_at, result.error
         waiting = error is not None and error.startswith("stopped before line")
         errors = side if private else self.audience_of(side)
@@ -721,7 +724,7 @@ class Session:
         if batch:
             with self.busy(len(batch)):
                 result = self.local.send(side, "\n".join(batch))
-            self.report(side, batch, result, private=True)
+            self.report(side, result, private=True)
             batch.clear()
 
     def done(self, side: str) -> bool:
@@ -731,12 +734,13 @@ class Session:
         if found is not None and found.blocked:
             self.refuse(f"not yet: {found.blocked}", side)
             return False
-        if found is not None and found.forfeit:
-            self.say("Done now gives up: " + "; ".join(found.forfeit), "yellow", audience=side)
+        result = self.local.send(side, "done", confirmed=False)
+        if result.error_rule == CONFIRM_RULE:  # the service asks: done gives something up
+            self.say(str(result.error).split(". Send done again")[0], "yellow", audience=side)
             if not self.confirm("Really done?"):
                 self.say("not done: go on placing", "dim", audience=side)
                 return False
-        result = self.local.send(side, "done")
+            result = self.local.send(side, "done")
         if result.error is not None:
             self.refuse(result.error, side)
             return False

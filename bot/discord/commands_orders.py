@@ -37,9 +37,9 @@ from bot.discord.autocomplete import (
 from bot.discord.components import shown_options
 from bot.discord.core import UmpireBot
 from bot.discord.errors import Refusal
-from bot.discord.permissions import in_dm
 from bot.discord.transformers import GAME_HELP, GameOption, bot_of
-from bot.discord.verbs import VerbCommand, is_secret_order, verb_commands
+from bot.discord.verbs import VerbCommand, verb_commands
+from bot.listing import canonical_order
 from bot.service import GameInfo, ServiceError
 
 #: The ``game`` option of every order subcommand (short: a game's command repeats it for
@@ -54,9 +54,6 @@ DESCRIPTION_RULES = 2
 #: game's command must stay within bot.discord.limits.COMMAND_BUDGET). /help GAME VERB
 #: gives the whole text.
 DESCRIPTION_CHARS = 80
-SECRET_REFUSAL = ("Secret orders are accepted only in a direct message with me; nothing you "
-                  "typed was read or kept here. Open a DM with Umpire and use the command "
-                  "there.")
 #: Where the order commands may be used: servers and the DM with the bot.
 ANYWHERE = app_commands.AppCommandContext(guild=True, dm_channel=True)
 GUILD_INSTALL = app_commands.AppInstallationType(guild=True)
@@ -98,13 +95,8 @@ def choices(values: list[str], names: Mapping[str, str] | None = None
 
 async def submit_order(bot: UmpireBot, interaction: discord.Interaction[Any], text: str,
                        info: GameInfo) -> None:
-    """Submit ``text`` (one or more order lines) for the user in the game ``info``."""
-    rules = bot.port.rules(info.game)
-    if not in_dm(interaction) and (
-            is_secret_order(rules, text)
-            or await bot.port.call(bot.port.service.is_private, info.id, bot.actor(interaction),
-                                   text)):
-        raise Refusal(SECRET_REFUSAL)  # e.g. a plain placement in a face-down set-up
+    """Submit ``text`` (one or more order lines) for the user in the game ``info``: the
+    service decides whether it is too secret for a thread (:meth:`UmpireBot.submit`)."""
     if not text.strip():
         raise Refusal("no order given")
     await bot.submit(interaction, info, text)
@@ -134,8 +126,6 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
 
     async def callback(interaction: discord.Interaction[Any], /, **values: Any) -> None:
         bot = bot_of(interaction)
-        if verb.verb.secret and not in_dm(interaction):
-            raise Refusal(SECRET_REFUSAL)
         info = await bot.game_of(interaction, values.pop("game", None))
         if info.game not in keys:
             raise Refusal(f"game `{info.id}` is not {rules.title}: use "
@@ -185,10 +175,7 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
                   for o in command.options() if not o.flag}
 
         def canonical(text: str) -> str | None:
-            try:
-                return rules.format(rules.parse(text))
-            except (RuleError, ValueError):
-                return None
+            return canonical_order(rules, text)
 
         places = rules.place_names() if name in area_slots else None
         loose = unlisted_slots(spec, verb, legal, name, filled)

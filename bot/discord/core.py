@@ -33,6 +33,7 @@ from bot.discord.port import THREAD_KEY, ServicePort, gms_of, players_of, plays_
 from bot.discord.publish import Publisher, Renderer, extras
 from bot.logs import handled, since
 from bot.service import Actor, GameInfo, ServiceError, SubmitResult
+from bot.service.models import CONFIRM_RULE, PRIVATE_CHANNEL, PUBLIC_CHANNEL, SECRET_RULE
 
 log = logging.getLogger("umpire.discord")
 
@@ -153,8 +154,6 @@ class UmpireBot(discord.Client):
         self.tree = UmpireTree(self)
         self.publisher = Publisher(self, port, renderer)
         self.rollbacks = PendingRollbacks(port.service.store)
-        #: (game, actor, action) of set-ups whose forfeiting 'done' was asked once
-        self._confirmed_done: set[tuple[str, str, int]] = set()
         self._ticker: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[None] | None = None
         self._follower: asyncio.Task[None] | None = None
@@ -407,20 +406,17 @@ class UmpireBot(discord.Client):
         idempotency key), acknowledge what was stored, then publish it."""
         await defer(interaction, ephemeral=True)
         actor = self.actor(interaction)
-        guide = await self.port.setup_guide(info.id, actor) if in_dm(interaction) else None
-        if guide is not None and guide.forfeit and not guide.blocked \
-                and " ".join(text.split()).lower() == "done":
-            # a set-up's 'done' that gives something up is confirmed by a second 'done'
-            key = (info.id, actor.label, info.head_seq)
-            if key not in self._confirmed_done:
-                self._confirmed_done.add(key)
-                raise Refusal("Done now gives up: " + "; ".join(guide.forfeit)
-                              + ". Send `done` again to confirm, or go on placing.")
+        dm = in_dm(interaction)
         result = await self.port.submit(info.id, actor, text, f"discord:{interaction.id}",
-                                        side)
+                                        side, PRIVATE_CHANNEL if dm else PUBLIC_CHANNEL)
+        if result.error_rule == SECRET_RULE:
+            raise Refusal(fmt.SECRET_REFUSAL)  # e.g. a plain placement in a face-down set-up
+        if result.error_rule == CONFIRM_RULE:  # a second 'done' confirms it
+            raise Refusal(str(result.error).replace("done again", "`done` again"))
         if not result.ok:
             raise Refusal(fmt.refusal(result.error, result.error_rule,
                                       fmt.nearest(result.legal, text)))
+        guide = await self.port.setup_guide(info.id, actor) if dm else None
         ack = fmt.result_ack(result)
         public, mine = result.messages.get(PUBLIC), result.messages.get(result.side or "")
         private = fmt.private_lines(mine, public.lines if public else []) if mine else []
@@ -428,9 +424,7 @@ class UmpireBot(discord.Client):
             ack = fmt.clip(f"{ack}\n**Only you see this** ({result.side}):\n"
                            + fmt.clip_lines(private, 1200))
         if guide is not None:  # the secret set-up goes on: what is left, and where
-            after = await self.port.setup_guide(info.id, actor)
-            if after is not None:
-                ack = fmt.clip(f"{ack}\n{fmt.setup_guide(after)}")
+            ack = fmt.clip(f"{ack}\n{fmt.setup_guide(guide)}")
         try:
             await reply(interaction, ack, ephemeral=True)
         except discord.HTTPException:

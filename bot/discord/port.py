@@ -33,6 +33,7 @@ from bot.service import (
     ServiceError,
     SubmitResult,
 )
+from bot.service.models import PRIVATE_CHANNEL, Channel
 
 T = TypeVar("T")
 
@@ -115,8 +116,13 @@ class ServicePort:
     # ---- orders -------------------------------------------------------------------------
 
     async def submit(self, game_id: str, actor: Actor, text: str, key: str,
-                     side: str | None = None) -> SubmitResult:
-        return await self.call(self.service.submit, game_id, actor, text, key, side)
+                     side: str | None = None, channel: Channel = PRIVATE_CHANNEL
+                     ) -> SubmitResult:
+        """The service's one submission (:meth:`GameService.submit`): ``channel`` public
+        for a thread, where the service refuses a secret order before applying anything;
+        a set-up's forfeiting ``done`` is asked once (not ``confirmed``)."""
+        return await self.call(self.service.submit, game_id, actor, text, key, side, channel,
+                               confirmed=False)
 
     async def setup_guide(self, game_id: str, actor: Actor) -> SetupGuide | None:
         """What the actor's side has left to place in a secret set-up (DMs only)."""

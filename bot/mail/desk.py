@@ -33,6 +33,7 @@ from bot.mail.pictures import picture
 from bot.mail.session import FOOTER, Refusal, Session
 from bot.messages import Message
 from bot.service import Actor, GameInfo, GameService, ServiceError
+from bot.service.models import COPIED_CHANNEL, PRIVATE_CHANNEL, SECRET_RULE
 
 log = logging.getLogger("umpire.mail")
 
@@ -187,31 +188,22 @@ class Desk:
             texts = [play.decision_order(session, line) if line.name == "decide" else line.text
                      for line in lines]
             others = session.others
-            secret = self._secret_line(session, info, lines, texts) if others else None
-            if secret is not None:
+            key = f"mail:{session.inbound.key}:{lines[0].number}"
+            # a mail with copies is read by others: the service refuses any hidden line
+            result = self.service.submit(info.id, session.actor, "\n".join(texts), key, side,
+                                         COPIED_CHANNEL if others else PRIVATE_CHANNEL,
+                                         confirmed=True)
+            if result.error_rule == SECRET_RULE:
+                secret = lines[(result.stopped_at or 1) - 1]
                 raise Refusal(
                     f"line {secret.number} is a secret order, and this mail was also "
                     f"sent to {', '.join(others)}. Secret orders are taken only from a mail "
                     "to Umpire alone; nothing in this mail's orders was applied. Send them "
                     "again privately (they were shown to those you copied: consider others).")
-            key = f"mail:{session.inbound.key}:{lines[0].number}"
-            result = self.service.submit(info.id, session.actor, "\n".join(texts), key, side)
         except Refusal as refusal:
             session.say(f"  not done — {refusal}")
             return
         session.result(result, lines)
-
-    def _secret_line(self, session: Session, info: GameInfo, lines: list[Line],
-                     texts: list[str]) -> Line | None:
-        """The first line whose text is its side's secret now: a secret order, or any
-        order while the side enters secrets (a face-down set-up, 25.7) — the game's one
-        answer, :meth:`GameService.is_private`, as Discord asks it."""
-        rules = session.rules(info)
-        for line, text in zip(lines, texts, strict=True):
-            if rules.is_secret_text(text) or session.call(self.service.is_private, info.id,
-                                                          session.actor, text):
-                return line
-        return None
 
     # ---- the reply ------------------------------------------------------------------------------
 

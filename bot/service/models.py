@@ -14,6 +14,24 @@ from pydantic import BaseModel, ConfigDict, Field
 from adjudicator.kernel.decisions import PendingDecision
 from bot.messages import Message
 
+#: Where a submission was typed (:meth:`GameService.submit`): ``private`` — only its side
+#: reads it (a DM, a mail to Umpire alone, a console seat's own screen); ``public`` — others
+#: read what Umpire posts of it (a Discord thread, the hot-seat console's shared screen), so
+#: a secret order (:attr:`Secrecy.private_only`) is refused there before anything is
+#: applied; ``copied`` — others read the typed text itself (a mail with copies), so every
+#: hidden line is refused, standing orders too.
+Channel = Literal["private", "public", "copied"]
+PRIVATE_CHANNEL: Channel = "private"
+PUBLIC_CHANNEL: Channel = "public"
+COPIED_CHANNEL: Channel = "copied"
+
+#: The rule of a refusal for a secret order given where others read it (frontends word it
+#: for their own channel: where to send it instead).
+SECRET_RULE = "secret"
+#: The rule of a refusal asking the sender to confirm a set-up's ``done`` that gives up
+#: something (:attr:`SetupGuide.forfeit`): the same text sent again is applied.
+CONFIRM_RULE = "confirm"
+
 
 class ServiceError(Exception):
     """A request the service refuses; the message is meant for the user."""
@@ -152,6 +170,9 @@ class SubmitResult(BaseModel):
     pending_side: str | None = None
     messages: dict[str, Message] = Field(default_factory=dict)
     duplicate: bool = False
+    #: The order lines the service read of the text submitted, numbered as ``stopped_at``
+    #: counts them (blank lines and comments dropped): what a frontend reports line by line.
+    lines: list[str] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:
