@@ -34,6 +34,7 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.views import View
+from bot import commands as catalogue
 from bot import decision_options, listing
 from bot.records import verify
 from bot.screen import Screen
@@ -49,24 +50,11 @@ from bot.service.models import (
 #: The person at the console: seated for every side and as GM of their local games.
 LOCAL = Actor(email="console@localhost")
 
-#: Console commands: name -> (usage, what it does). Anything else is an order.
+#: Console commands: name -> (usage, what it does), from the one catalogue
+#: (:mod:`bot.commands`). Anything else is an order.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "legal": ("legal [VERB|UNIT|PLACE ...] [by unit|by verb] [more|all]",
-              "what you may do now, grouped, a page at a time; filters narrow it "
-              "(legal i/103, legal move, legal 14)"),
-    "help": ("help [VERB]", "this text, or one order's forms, rules and examples"),
-    "board": ("board [SIDE|public|gm]", "the board as that viewer sees it (a view with "
-              "secrets asks its side to make sure only it is looking)"),
-    "map": ("map [SIDE|public|gm] [FILE]", "write that viewer's map picture (PNG) to FILE"),
-    "undo": ("undo", "take back your last order, if it revealed nothing (in a secret "
-             "set-up too, before 'done')"),
-    "secret": ("secret", "type orders privately (hidden units, mines, traps): not echoed"),
-    "policies": ("policies", "the standing orders you may set, and which apply by default"),
-    "brief": ("brief", "the scenario's briefing: sides, length, victory, special rules"),
-    "log": ("log [N]", "the last N actions"),
-    "dice": ("dice", "the dice commitment"),
-    "quit": ("quit", "leave; the game stays stored (umpire play --resume ID)"),
-}
+    c.names["console"]: (f"{c.names['console']} {c.args}".strip(), c.summary)
+    for c in catalogue.of("console")}
 
 HELP = ("Type an order (several separated by ';'), 'standing KIND POLICY' (anywhere, "
         "kept private), or a command:\n"
@@ -326,7 +314,7 @@ class Session:
         game, local = self.game, self.local
         info = self.service.info(local.game_id)
         self.screen.show(PUBLIC, f"[bold]{escape(game.title)}[/bold] — game {local.game_id}, "
-                         f"scenario {info.scenario or next(iter(game.scenarios()))}")
+                         f"scenario {info.scenario_name}")
         self.cmd_brief("", [])
         self.plain(f"Dice commitment: {local.commitment}  (type 'help' for commands, "
                    "'legal' for what you may do)")
@@ -511,6 +499,12 @@ class Session:
     # ---- commands ---------------------------------------------------------------------------
 
     def cmd_help(self, side: str, args: list[str]) -> None:
+        if args and args[0].lower() == self.game.name:  # help GAME [VERB]: this game's
+            args = args[1:]
+        named = catalogue.command(args[0]) if args else None
+        if named is not None and args[0].lower() in COMMANDS:  # help map: the command
+            self.plain(named.help())
+            return
         try:
             text = (self.game.help(args[0]) if args
                     else f"{HELP}\n\nOrders:\n{self.game.help()}")
@@ -538,7 +532,7 @@ class Session:
                        self.audience_of(viewer))
 
     def cmd_map(self, side: str, args: list[str]) -> None:
-        if len(args) == 1 and args[0].lower().endswith(".png"):
+        if len(args) == 1 and args[0].lower() not in (*self.game.sides, PUBLIC, GM):
             args = [side, args[0]]  # `map FILE`: your own view, as help's [SIDE] default
         viewer = self._viewer(side, args)
         if viewer is None:
@@ -619,6 +613,9 @@ class Session:
             shown.append(escape(f"standing {policy.kind} {policy.policy}{note}: "
                                 f"{policy.description}"))
         self.screen.show_all(self.audience_of(side), shown)  # a standing order set is secret
+
+    def cmd_placed(self, side: str, args: list[str]) -> None:
+        self.placed(side)
 
     def cmd_brief(self, side: str, args: list[str]) -> None:
         """The scenario's briefing (public: it comes from the scenario, not the state)."""

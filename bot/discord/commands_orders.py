@@ -19,6 +19,7 @@ from discord import app_commands
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.spec import Option
+from bot import commands as catalogue
 from bot.discord import formatting as fmt
 from bot.discord.autocomplete import (
     MAX_CHOICE_LENGTH,
@@ -264,8 +265,8 @@ class OrderModal(discord.ui.Modal, title="Orders"):
         await bot.guarded(interaction, work)
 
 
-@app_commands.command(name="order", description="Orders in the game's notation: several "
-                      "separated by ';', or none to type many lines")
+@app_commands.command(name="order", description=catalogue.describe(
+        "discord", "order"))
 @app_commands.describe(text="e.g. 'move r1 2' — leave empty for a multi-line box",
                        game=GAME_HELP)
 @app_commands.allowed_contexts(guilds=True, dms=True)
@@ -308,7 +309,8 @@ async def order_text(interaction: discord.Interaction[Any],
     return out
 
 
-@app_commands.command(name="decide", description="Answer the decision you owe")
+@app_commands.command(name="decide", description=catalogue.describe(
+        "discord", "decide"))
 @app_commands.describe(answer="one of the options (autocompletes), or its order text",
                        game=GAME_HELP)
 @app_commands.allowed_contexts(guilds=True, dms=True)
@@ -356,7 +358,8 @@ async def decide_answer(interaction: discord.Interaction[Any],
             for _, _, order, text in sorted(scored)[:MAX_CHOICES]]
 
 
-@app_commands.command(name="help", description="Umpire's commands, or one game's orders")
+@app_commands.command(name="help", description=catalogue.describe(
+        "discord", "help"))
 @app_commands.describe(topic="a game (stalingrad), or one of its verbs (tanks move)")
 @app_commands.allowed_contexts(guilds=True, dms=True)
 @app_commands.allowed_installs(guilds=True)
@@ -368,10 +371,17 @@ async def help_(interaction: discord.Interaction[Any], topic: str | None = None)
             f"`/{name}` ({rules.title})" for name, rules in games.items())
         await interaction.response.send_message(fmt.clip(text), ephemeral=True)
         return
+    named = catalogue.command(topic)
+    if named is not None and topic.strip().lower() not in games:  # /help map: the command
+        shown = named.names.get("discord")
+        await interaction.response.send_message(fmt.clip(
+            named.help() + (f" — here `/{shown}`" if shown else " — not on Discord")),
+            ephemeral=True)
+        return
     name, _, verb = topic.strip().partition(" ")
     rules = games.get(name.lower())
     if rules is None:
-        raise Refusal(f"no game {name!r}; games: {', '.join(games)}")
+        raise Refusal(f"no game {name!r} or command; games: {', '.join(games)}")
     try:
         body = rules.help(verb.strip() or None)
     except RuleError as error:

@@ -153,7 +153,7 @@ class UmpireBot(discord.Client):
         self.renderer = renderer
         self.tree = UmpireTree(self)
         self.publisher = Publisher(self, port, renderer)
-        self.rollbacks = PendingRollbacks(port.service.store)
+        self.rollbacks = PendingRollbacks(port)
         self._ticker: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[None] | None = None
         self._follower: asyncio.Task[None] | None = None
@@ -253,34 +253,31 @@ class UmpireBot(discord.Client):
         email since the bot last looked (a game may seat one side on Discord and the
         other by email; the mail gateway tells the email side). Of several bot processes,
         the holder of the ``discord:follow`` lease does it."""
-        service = self.port.service
         lease = max(60.0, 4 * self.config.follow_seconds)
-        if not await self.port.call(service.store.lease, FOLLOW_LEASE, service.instance, lease):
+        if not await self.port.lease(FOLLOW_LEASE, lease):
             return
         await self.deliver_gm_notices()
-        for info in await self.port.call(service.games_behind, THREAD_KEY, PUBLISHED):
+        for info in await self.port.games_behind(THREAD_KEY, PUBLISHED):
             key = PUBLISHED + info.id
-            seen = await self.port.call(service.store.get_meta, key)
+            seen = await self.port.note(key)
             after = int(seen) if seen is not None else 0
-            result = await self.port.call(service.updates, info.id, after, only_actor="email:")
+            result = await self.port.updates(info.id, after, only_actor="email:")
             if result.seqs:
                 await self.publisher.publish(info, result)
             done = max([info.head_seq, *result.seqs])
-            await self.port.call(service.store.set_meta, key, str(done))
+            await self.port.set_note(key, str(done))
 
     async def deliver_gm_notices(self) -> None:
         """DM each game's GMs the notices another frontend left for them (the mail
         gateway's report of a lasting failure, :mod:`bot.gm_notices`); audience: GMs."""
-        store = self.port.service.store
-        for key, game_id, text in await self.port.call(gm_notices.waiting, store,
-                                                        gm_notices.DISCORD):
+        for key, game_id, text in await self.port.gm_notices(gm_notices.DISCORD):
             try:
-                info = await self.port.call(self.port.service.info, game_id)
+                info = await self.port.info(game_id)
             except ServiceError:  # the game is gone: nobody to tell
                 info = None
             for gm in gms_of(info) if info is not None else []:
                 await self.publisher.dm(info, gm, text)
-            await self.port.call(gm_notices.delivered, store, key)
+            await self.port.gm_notice_delivered(key)
 
     async def on_app_command_completion(self, interaction: discord.Interaction[Any],
                                         command: Any) -> None:

@@ -42,7 +42,7 @@ class GameTransformer(app_commands.Transformer):
             here = await bot.port.game_for_thread(channel.id)
             if here is not None:
                 games = [here, *(g for g in games if g.id != here.id)]
-        labels = {fmt.clip(f"{g.id} — {g.game}, {g.scenario or 'default'} ({g.status})",
+        labels = {fmt.clip(f"{g.id} — {g.game}, {g.scenario_name} ({g.status})",
                            MAX_CHOICE_LENGTH): g.id for g in games}
         return [app_commands.Choice(name=name, value=labels[name])
                 for name in rank(list(labels), value)]

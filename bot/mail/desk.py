@@ -24,7 +24,7 @@ from adjudicator.registry import available
 from bot import deadlines
 from bot.mail import gm as gm_commands
 from bot.mail import play
-from bot.mail.commands import META, Line, Script, parse_script
+from bot.mail.commands import AS_ORDERS, META, Line, Script, parse_script
 from bot.mail.config import MailConfig
 from bot.mail.inbound import Inbound
 from bot.mail.ledger import Ledger
@@ -52,9 +52,7 @@ COMMANDS: dict[str, Command] = {
     "unseat": gm_commands.cmd_unseat, "secret": gm_commands.cmd_secret,
     "seed": gm_commands.cmd_seed,
 }
-#: Meta words that are also orders in every game's notation (given as typed).
-AS_ORDERS = {"decide", "resign", "standing"}
-assert set(COMMANDS) | AS_ORDERS == META
+assert set(COMMANDS) | AS_ORDERS == META  # one declaration: bot.commands
 
 Picture = Callable[[View, "str | None"], "bytes | None"]
 
@@ -131,7 +129,10 @@ class Desk:
                         f"{self.config.limits.max_commands} per mail")
         if not session.understood:
             session.say(*self._idle(inbound))
-        return [self._finish(session), *session.extra]
+        told = [mail for game_id, audience, text in session.notices
+                for mail in self.announce(game_id, audience, text)
+                if mail.to != session.sender]
+        return [self._finish(session), *session.extra, *told]
 
     def _idle(self, inbound: Inbound) -> list[str]:
         """Count a mail without a valid command; at the hour's bound, the last answer's
@@ -373,12 +374,14 @@ class Desk:
         for notice in self.service.tick():
             if notice.kind == "reminder":
                 continue  # mailed below, from the gateway's own record
-            out += self._announce(notice.game_id, notice.audience, notice.text)
+            out += self.announce(notice.game_id, notice.audience, notice.text)
         out += self._reminders()
         out += self.catch_up()
         return out
 
-    def _announce(self, game_id: str, audience: str, text: str) -> list[Outgoing]:
+    def announce(self, game_id: str, audience: str, text: str) -> list[Outgoing]:
+        """A notice of ``text`` to every follower by email who may read ``audience`` (each
+        seat, the GMs, observers for a public one)."""
         try:
             info = self.service.info(game_id, contacts=True)
         except ServiceError:
@@ -401,7 +404,7 @@ class Desk:
             for fraction in sent:
                 self.ledger.mark_reminder(game_id, start, fraction)
             for notice in notices:
-                out += [mail for mail in self._announce(game_id, notice.audience, notice.text)
+                out += [mail for mail in self.announce(game_id, notice.audience, notice.text)
                         if mail.audience == notice.audience]
         return out
 

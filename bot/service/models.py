@@ -92,7 +92,11 @@ class SeatInfo(BaseModel):
 class GameInfo(BaseModel):
     id: str
     game: str
+    #: The scenario stored with the game (None: created without one, its game's default).
     scenario: str | None
+    #: The scenario played, named: the stored one, else its game's default (what every
+    #: frontend shows, so ``create`` and ``status`` name it alike).
+    scenario_name: str = ""
     status: str
     to_act: str | None
     result: str | None

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bot.service import Actor, GameService
 from bot.service.models import (
     CONFIRM_RULE,
     COPIED_CHANNEL,
@@ -17,11 +16,10 @@ from bot.service.models import (
     PUBLIC_CHANNEL,
     SECRET_RULE,
 )
-from tests.bot.test_service_support import GM_ACTOR, make_service
+from tests.bot.test_service_support import make_service
+from tests.security.test_secret_outputs import GERMAN, SOVIET, tanks_game
 
 ROOT = Path(__file__).resolve().parents[2]
-GERMAN = Actor.discord("11")
-SOVIET = Actor.mail("soviet@example.org")
 #: The Soviet's units in the Kursk salient (tests/bot/test_discord_setup_guide.py).
 KURSK_SOVIET = ["su76-1", "su76-2", "su85-1", "su122-1", "su122-2", "at57-1", "at57-2",
                 "at76-1", "at76-2", *(f"infsu-{n}" for n in range(1, 9))]
@@ -35,14 +33,6 @@ PARSING = re.compile(r"order_lines\(|apply_lines|\.secrecy\(|is_secret|is_privat
 FRONTENDS = [ROOT / "bot" / "console.py", *sorted((ROOT / "bot" / "mail").glob("*.py")),
              *sorted(p for p in (ROOT / "bot" / "discord").glob("*.py")
                      if p.name != "autocomplete.py")]
-
-
-def tanks_game(service: GameService, scenario: str) -> str:
-    info = service.create_game(GM_ACTOR, "tanks", scenario)
-    service.seat(info.id, GM_ACTOR, "german", GERMAN)
-    service.seat(info.id, GM_ACTOR, "soviet", SOVIET)
-    service.start(info.id, GM_ACTOR)
-    return info.id
 
 
 def test_frontends_neither_parse_orders_nor_decide_secrecy() -> None:
@@ -107,3 +97,16 @@ def test_a_forfeiting_done_is_asked_once_then_taken_20_0(tmp_path: Path) -> None
     second = service.submit(game_id, SOVIET, "done", "d2", None, PRIVATE_CHANNEL,
                             confirmed=False)
     assert second.ok, second.error
+
+
+def test_the_discord_port_is_the_bots_only_door_into_the_service() -> None:
+    """Issue 22, item 5: the bot's commands, publisher and controls reach the service (and
+    its store) only through :class:`ServicePort`'s methods — no ``port.service`` reach-ins,
+    no store imported beside the port (``app.py`` builds them both)."""
+    reach = re.compile(r"\bport\.(_?service)\b|\._service\b|^from bot\.store|^import bot\.store")
+    door = {"port.py", "app.py"}
+    found = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+             for path in sorted((ROOT / "bot" / "discord").glob("*.py")) if path.name not in door
+             for number, line in enumerate(path.read_text().splitlines(), start=1)
+             if reach.search(line)]
+    assert found == []
