@@ -138,16 +138,19 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
         await submit_order(bot, interaction, text, info)
 
     parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-    descriptions: dict[str, str] = {}
+    descriptions: dict[str, str] = {"game": ORDER_GAME_HELP}
+    game = inspect.Parameter("game", inspect.Parameter.KEYWORD_ONLY,
+                             annotation=Optional[GameOption],  # noqa: UP045
+                             default=None)
     for option in command.options():
+        if not option.required and game not in parameters:
+            parameters.append(game)  # the first optional one: Discord wants required first
         parameters.append(inspect.Parameter(
             option.field, inspect.Parameter.KEYWORD_ONLY, annotation=_annotation(option),
             default=inspect.Parameter.empty if option.required else None))
         descriptions[option.field] = fmt.clip(verb.description(option), 100)
-    parameters.append(inspect.Parameter("game", inspect.Parameter.KEYWORD_ONLY,
-                                        annotation=Optional[GameOption],  # noqa: UP045
-                                        default=None))
-    descriptions["game"] = ORDER_GAME_HELP
+    if game not in parameters:
+        parameters.append(game)
     callback.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     callback.__discord_app_commands_param_description__ = descriptions  # type: ignore[attr-defined]
     quoted = list(verb.verb.rules[:DESCRIPTION_RULES])
@@ -271,8 +274,8 @@ class OrderModal(discord.ui.Modal, title="Orders"):
                        game=GAME_HELP)
 @app_commands.allowed_contexts(guilds=True, dms=True)
 @app_commands.allowed_installs(guilds=True)
-async def order(interaction: discord.Interaction[Any], text: str | None = None,
-                game: GameOption | None = None) -> None:
+async def order(interaction: discord.Interaction[Any], game: GameOption | None = None,
+                text: str | None = None) -> None:
     bot = bot_of(interaction)
     info = await bot.game_of(interaction, game)
     if text is None:

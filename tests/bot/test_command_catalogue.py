@@ -102,3 +102,29 @@ def test_status_names_the_scenario_create_named_and_start_tells_every_seat(
         assert "has started" in mail.body and f"To act: {info.to_act}" in mail.body
         assert info.commitment in mail.body
         assert not any(secret in mail.body for secret in secrets.values())
+
+
+def test_29_game_comes_first_among_the_optional_options(tmp_path: Path) -> None:
+    """Issue 29: with two games a DM command needs ``game:``; it used to come last, after
+    every optional slot. Now it is the first optional option of every order subcommand
+    (Discord wants the required ones first) and of ``/order``; left empty, it defaults to
+    the game waiting for the user (tests/bot/test_discord_turns.py)."""
+    store = Store(tmp_path / "check.db")
+    try:
+        bot = discord_app.create_bot(GameService(store), BotConfig(guild_id=42))
+        scopes = discord_app.command_payloads(bot)
+    finally:
+        store.close()
+    checked = 0
+    for commands in scopes.values():
+        for command in commands:
+            subs = [command] if command["name"] == "order" else [
+                leaf for option in command.get("options", []) if command["name"] in (
+                    "stalingrad", "tanks")
+                for leaf in ([option] if option["type"] == 1 else option.get("options", []))]
+            for sub in subs:
+                options = sub.get("options", [])
+                optional = [o["name"] for o in options if not o.get("required")]
+                assert optional[:1] == ["game"], (command["name"], sub["name"], optional)
+                checked += 1
+    assert checked > 20
