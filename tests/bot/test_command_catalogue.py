@@ -22,15 +22,20 @@ from tests.mail.support import desk, inbound, secret_in
 from tests.mail.test_desk import BLUE, GM, RED, handle, one
 
 
-def _discord_commands(tmp_path: Path) -> dict[str, str]:
-    """Every Discord command path (``game status``) of Umpire's own groups and top-level
-    commands, with its description (the games' order groups are their specs')."""
+def payloads(tmp_path: Path) -> dict[str, list[dict[str, Any]]]:
+    """Every Discord command Umpire syncs, by scope, as Discord receives it."""
     store = Store(tmp_path / "check.db")
     try:
         bot = discord_app.create_bot(GameService(store), BotConfig(guild_id=42))
-        scopes = discord_app.command_payloads(bot)
+        return discord_app.command_payloads(bot)
     finally:
         store.close()
+
+
+def _discord_commands(tmp_path: Path) -> dict[str, str]:
+    """Every Discord command path (``game status``) of Umpire's own groups and top-level
+    commands, with its description (the games' order groups are their specs')."""
+    scopes = payloads(tmp_path)
     games = {"stalingrad", "tanks"}
     found: dict[str, str] = {}
     for commands in scopes.values():
@@ -109,12 +114,7 @@ def test_29_game_comes_first_among_the_optional_options(tmp_path: Path) -> None:
     every optional slot. Now it is the first optional option of every order subcommand
     (Discord wants the required ones first) and of ``/order``; left empty, it defaults to
     the game waiting for the user (tests/bot/test_discord_turns.py)."""
-    store = Store(tmp_path / "check.db")
-    try:
-        bot = discord_app.create_bot(GameService(store), BotConfig(guild_id=42))
-        scopes = discord_app.command_payloads(bot)
-    finally:
-        store.close()
+    scopes = payloads(tmp_path)
     checked = 0
     for commands in scopes.values():
         for command in commands:
