@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot import commands as catalogue
 from bot.console import COMMANDS as CONSOLE_COMMANDS
 from bot.console import HELP as CONSOLE_HELP
@@ -18,6 +20,8 @@ from bot.mail.commands import AS_ORDERS, META
 from bot.mail.desk import COMMANDS as MAIL_COMMANDS
 from bot.service import GameService
 from bot.store import Store
+from tests.fakediscord import FakeDiscord, run_umpire
+from tests.fakediscord.harness import served
 from tests.mail.support import desk, inbound, secret_in
 from tests.mail.test_desk import BLUE, GM, RED, handle, one
 
@@ -128,3 +132,24 @@ def test_29_game_comes_first_among_the_optional_options(tmp_path: Path) -> None:
                 assert optional[:1] == ["game"], (command["name"], sub["name"], optional)
                 checked += 1
     assert checked > 20
+
+
+async def test_discord_answers_help_and_status_as_the_catalogue_and_email_do(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same questions on Discord: ``/help topic:map`` is the catalogue's text (with the
+    command's Discord name), and ``/game status`` names the default scenario a game was
+    created without, as email's ``create`` and ``status`` do."""
+    fake = FakeDiscord()
+    gm, ann = fake.add_user("gm", admin=True), fake.add_user("ann")
+    async with run_umpire(fake, tmp_path / "umpire.db", monkeypatch,
+                          game_ids=["cat1"]) as h:
+        expected = catalogue.command("map")
+        assert expected is not None
+        helped = await h.slash(ann, fake.general, "help", topic="map")
+        assert helped.ephemeral and expected.help() in helped and "`/game map`" in helped
+        await h.slash(gm, fake.general, "game new", game="stalingrad")
+        (thread,) = fake.threads()
+        info = served(h).info("cat1")
+        assert info.scenario is None and info.scenario_name
+        status = await h.slash(ann, thread, "game status")
+        assert f"scenario {info.scenario_name}" in status and "default" not in status
