@@ -42,8 +42,7 @@ from bot.service import Actor, GameService, Prompt, ServiceError, SubmitResult
 from bot.service.models import (
     CONFIRM_RULE,
     PRIVATE_CHANNEL,
-    PUBLIC_CHANNEL,
-    SECRET_RULE,
+    SHARED_CHANNEL,
     Channel,
 )
 
@@ -435,11 +434,10 @@ class Session:
     def orders(self, side: str, line: str) -> None:
         shared = self.seat is None  # a hot-seat screen both players see
         with self.busy(line.count(";") + 1):
-            result = self.local.send(side, line, PUBLIC_CHANNEL if shared else PRIVATE_CHANNEL)
-        if result.error_rule == SECRET_RULE:
-            self.refuse("that order is secret: use 'secret' to type it without showing it on "
-                        "the screen; nothing was applied", side)
-            return
+            result = self.local.send(side, line, SHARED_CHANNEL if shared else PRIVATE_CHANNEL)
+        if result.secret_lines:  # the service says: typed where the other side could read
+            self.say("that order is secret: use 'secret' to type it without showing it on "
+                     "the screen", "yellow")
         self.report(side, result)
 
     def report(self, side: str, result: SubmitResult, private: bool = False) -> None:

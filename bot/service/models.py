@@ -19,11 +19,14 @@ from bot.messages import Message
 #: read what Umpire posts of it (a Discord thread, the hot-seat console's shared screen), so
 #: a secret order (:attr:`Secrecy.private_only`) is refused there before anything is
 #: applied; ``copied`` — others read the typed text itself (a mail with copies), so every
-#: hidden line is refused, standing orders too.
-Channel = Literal["private", "public", "copied"]
+#: hidden line is refused, standing orders too; ``shared`` — one screen every side sees,
+#: where its players agreed to type (the hot-seat console): a secret line is taken, and the
+#: result names it (``SubmitResult.secret_lines``) so the frontend can say so.
+Channel = Literal["private", "public", "copied", "shared"]
 PRIVATE_CHANNEL: Channel = "private"
 PUBLIC_CHANNEL: Channel = "public"
 COPIED_CHANNEL: Channel = "copied"
+SHARED_CHANNEL: Channel = "shared"
 
 #: The rule of a refusal for a secret order given where others read it (frontends word it
 #: for their own channel: where to send it instead).
@@ -177,6 +180,9 @@ class SubmitResult(BaseModel):
     #: The order lines the service read of the text submitted, numbered as ``stopped_at``
     #: counts them (blank lines and comments dropped): what a frontend reports line by line.
     lines: list[str] = Field(default_factory=list)
+    #: On a shared screen (channel ``shared``): the numbers of the lines that were secret
+    #: orders, typed where every side could read them.
+    secret_lines: list[int] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:

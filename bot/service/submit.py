@@ -27,6 +27,7 @@ from bot.service.models import (
     COPIED_CHANNEL,
     PRIVATE_CHANNEL,
     SECRET_RULE,
+    SHARED_CHANNEL,
     Actor,
     Channel,
     SubmitResult,
@@ -64,6 +65,9 @@ class Submitting(Committing):
             lines = order_lines(text)
             if not lines:
                 return self._refused(game_id, "no order given", rule="notation", side=acting)
+            if channel == SHARED_CHANNEL:
+                shared[:] = [number for number, line in enumerate(lines, start=1)
+                             if ctx.game.secrecy(line, ctx.state, acting).private_only]
             refusal = (self._secret_refusal(ctx, acting, lines, channel)
                        or (None if confirmed else self._confirm_refusal(ctx, actor, acting,
                                                                         lines)))
@@ -71,10 +75,11 @@ class Submitting(Committing):
                 return refusal
             return self._lines_plan(ctx, actor.label, acting, lines)
 
+        shared: list[int] = []
         result = self._execute(game_id, plan, idempotency_key, actor.label,
                                ("submit", side, text),
                                {"the order text": text, "the side": side})
-        return result.model_copy(update={"lines": order_lines(text)})
+        return result.model_copy(update={"lines": order_lines(text), "secret_lines": shared})
 
     async def submit_async(self, game_id: str, actor: Actor, text: str,
                            idempotency_key: str | None = None,
@@ -88,7 +93,7 @@ class Submitting(Committing):
         """The refusal of the first line too secret for ``channel``: in public a secret
         order (:attr:`Secrecy.private_only`, with the position: a face-down placement is
         one, 25.7), in a copied mail any hidden line (standing orders too)."""
-        if channel == PRIVATE_CHANNEL:
+        if channel in (PRIVATE_CHANNEL, SHARED_CHANNEL):
             return None
         for number, line in enumerate(lines, start=1):
             secrecy = ctx.game.secrecy(line, ctx.state, side)

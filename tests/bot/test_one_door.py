@@ -15,6 +15,7 @@ from bot.service.models import (
     PRIVATE_CHANNEL,
     PUBLIC_CHANNEL,
     SECRET_RULE,
+    SHARED_CHANNEL,
 )
 from tests.bot.test_service_support import make_service
 from tests.security.test_secret_outputs import GERMAN, SOVIET, tanks_game
@@ -62,7 +63,12 @@ def test_a_face_down_placement_is_refused_in_public_before_anything_is_applied_2
         assert "line 1 is a secret order" in str(refused.error)
         assert service.info(game_id).head_seq == head
     taken = service.submit(game_id, GERMAN, place, "k1", None, PRIVATE_CHANNEL)
-    assert taken.ok and taken.lines == [place]
+    assert taken.ok and taken.lines == [place] and taken.secret_lines == []
+    # the hot-seat's shared screen takes it, and names it for the console to say so
+    again = next(o for o in service.legal_orders(game_id, GERMAN)
+                 if o.startswith("place") and o.split()[1] != place.split()[1])
+    shared = service.submit(game_id, GERMAN, again, "k2", None, SHARED_CHANNEL)
+    assert shared.ok and shared.secret_lines == [1]
 
 
 def test_standing_orders_may_be_given_in_public_but_not_in_a_copied_mail_22_11(
