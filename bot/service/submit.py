@@ -62,7 +62,7 @@ class Submitting(Committing):
             acting = self._side_for(ctx, actor, side)
             if isinstance(acting, SubmitResult):
                 return acting
-            lines = order_lines(text)
+            lines = read[:] = order_lines(text)  # the text passed the door: lines to report
             if not lines:
                 return self._refused(game_id, "no order given", rule="notation", side=acting)
             if channel == SHARED_CHANNEL:
@@ -76,10 +76,11 @@ class Submitting(Committing):
             return self._lines_plan(ctx, actor.label, acting, lines)
 
         shared: list[int] = []
+        read: list[str] = []
         result = self._execute(game_id, plan, idempotency_key, actor.label,
                                ("submit", side, text),
                                {"the order text": text, "the side": side})
-        return result.model_copy(update={"lines": order_lines(text), "secret_lines": shared})
+        return result.model_copy(update={"lines": read, "secret_lines": shared})
 
     async def submit_async(self, game_id: str, actor: Actor, text: str,
                            idempotency_key: str | None = None,
