@@ -93,6 +93,8 @@ CATALOGUE: tuple[Command, ...] = (
        "player", "private", console="legal", email="legal"),
     _c("placed", "", "Your secret set-up so far (privately only)", "player", "private",
        console="placed", email="placed"),
+    _c("left", "", "What your secret set-up has left to place, and where", "player",
+       "private", console="left"),
     _c("board", "[SIDE|public|gm]", "The board as text, as that viewer sees it", "player",
        "private", console="board"),
     _c("map", "[SIDE|public|gm] [FILE]", "The map picture: the public one, or your own view",

@@ -615,6 +615,12 @@ class Session:
     def cmd_placed(self, side: str, args: list[str]) -> None:
         self.placed(side)
 
+    def cmd_left(self, side: str, args: list[str]) -> None:
+        if self._setup_guide(side) is None:
+            self.refuse("'left' lists a secret set-up while it is entered", side)
+            return
+        self.guide(side)
+
     def cmd_brief(self, side: str, args: list[str]) -> None:
         """The scenario's briefing (public: it comes from the scenario, not the state)."""
         self.plain(self.service.briefing(self.local.game_id, LOCAL).text())
