@@ -32,35 +32,28 @@ from rich.markup import escape
 from adjudicator.kernel.decisions import PendingDecision, SetupGuide
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC
-from adjudicator.kernel.game import Game, order_lines
-from adjudicator.kernel.orders import words as order_words
+from adjudicator.kernel.game import Game
 from adjudicator.kernel.views import View
+from bot import commands as catalogue
 from bot import decision_options, listing
 from bot.records import verify
 from bot.screen import Screen
 from bot.service import Actor, GameService, Prompt, ServiceError, SubmitResult
+from bot.service.models import (
+    CONFIRM_RULE,
+    PRIVATE_CHANNEL,
+    SHARED_CHANNEL,
+    Channel,
+)
 
 #: The person at the console: seated for every side and as GM of their local games.
 LOCAL = Actor(email="console@localhost")
 
-#: Console commands: name -> (usage, what it does). Anything else is an order.
+#: Console commands: name -> (usage, what it does), from the one catalogue
+#: (:mod:`bot.commands`). Anything else is an order.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "legal": ("legal [VERB|UNIT|PLACE ...] [by unit|by verb] [more|all]",
-              "what you may do now, grouped, a page at a time; filters narrow it "
-              "(legal i/103, legal move, legal 14)"),
-    "help": ("help [VERB]", "this text, or one order's forms, rules and examples"),
-    "board": ("board [SIDE|public|gm]", "the board as that viewer sees it (a view with "
-              "secrets asks its side to make sure only it is looking)"),
-    "map": ("map [SIDE|public|gm] [FILE]", "write that viewer's map picture (PNG) to FILE"),
-    "undo": ("undo", "take back your last order, if it revealed nothing (in a secret "
-             "set-up too, before 'done')"),
-    "secret": ("secret", "type orders privately (hidden units, mines, traps): not echoed"),
-    "policies": ("policies", "the standing orders you may set, and which apply by default"),
-    "brief": ("brief", "the scenario's briefing: sides, length, victory, special rules"),
-    "log": ("log [N]", "the last N actions"),
-    "dice": ("dice", "the dice commitment"),
-    "quit": ("quit", "leave; the game stays stored (umpire play --resume ID)"),
-}
+    c.names["console"]: (f"{c.names['console']} {c.args}".strip(), c.summary)
+    for c in catalogue.of("console")}
 
 HELP = ("Type an order (several separated by ';'), 'standing KIND POLICY' (anywhere, "
         "kept private), or a command:\n"
@@ -119,21 +112,19 @@ class LocalGame:
     def commitment(self) -> str:
         return self.service.info(self.game_id).commitment
 
-    def send(self, side: str, text: str) -> SubmitResult:
-        return self.service.submit(self.game_id, LOCAL, "\n".join(batch_lines([text])),
-                                   side=side)
+    def send(self, side: str, text: str, channel: Channel = PRIVATE_CHANNEL, *,
+             confirmed: bool = True) -> SubmitResult:
+        """The service's one submission (:meth:`GameService.submit`); ``channel`` public for
+        the shared screen, where the service refuses a secret order."""
+        # one typed line may hold several orders separated by ';'
+        return self.service.submit(self.game_id, LOCAL, text.replace(";", "\n"),
+                                   side=side, channel=channel, confirmed=confirmed)
 
     def verify_dice(self) -> tuple[str, bool]:
         """The revealed seed and whether every roll so far verifies against it."""
         seed = self.service.reveal_seed(self.game_id, LOCAL)
         report = verify(self.service.export(self.game_id, LOCAL).lines, seed)
         return seed, report.ok
-
-
-def batch_lines(typed: Sequence[str]) -> list[str]:
-    """The order lines of what was typed (a line may hold several orders separated by ';'),
-    numbered as the service numbers them: what is sent and what a report counts are one."""
-    return order_lines("\n".join(typed).replace(";", "\n"))
 
 
 class ConsoleIO(Protocol):
@@ -322,7 +313,7 @@ class Session:
         game, local = self.game, self.local
         info = self.service.info(local.game_id)
         self.screen.show(PUBLIC, f"[bold]{escape(game.title)}[/bold] — game {local.game_id}, "
-                         f"scenario {info.scenario or next(iter(game.scenarios()))}")
+                         f"scenario {info.scenario_name}")
         self.cmd_brief("", [])
         self.plain(f"Dice commitment: {local.commitment}  (type 'help' for commands, "
                    "'legal' for what you may do)")
@@ -441,22 +432,20 @@ class Session:
     # ---- orders -----------------------------------------------------------------------------
 
     def orders(self, side: str, line: str) -> None:
-        if self.seat is None and any(
-                self.game.is_secret_text(part) and order_words(part)
-                and order_words(part)[0].lower() != "standing" for part in line.split(";")):
+        shared = self.seat is None  # a hot-seat screen both players see
+        with self.busy(line.count(";") + 1):
+            result = self.local.send(side, line, SHARED_CHANNEL if shared else PRIVATE_CHANNEL)
+        if result.secret_lines:  # the service says: typed where the other side could read
             self.say("that order is secret: use 'secret' to type it without showing it on "
                      "the screen", "yellow")
-        with self.busy(line.count(";") + 1):
-            result = self.local.send(side, line)
-        self.report(side, [line], result)
+        self.report(side, result)
 
-    def report(self, side: str, lines: Sequence[str], result: SubmitResult,
-               private: bool = False) -> None:
+    def report(self, side: str, result: SubmitResult, private: bool = False) -> None:
         """What happened, then — for a batch — every line as the service numbered it:
         applied, refused and why, or not reached. A private batch is reported to its side
         alone (its screen is private to it): each line with its order."""
         self.told(result, side)
-        typed = batch_lines(lines)
+        typed = result.lines  # numbered as the service read them
         stopped, error = result.stopped_at, result.error
         waiting = error is not None and error.startswith("stopped before line")
         errors = side if private else self.audience_of(side)
@@ -508,6 +497,12 @@ class Session:
     # ---- commands ---------------------------------------------------------------------------
 
     def cmd_help(self, side: str, args: list[str]) -> None:
+        if args and args[0].lower() == self.game.name:  # help GAME [VERB]: this game's
+            args = args[1:]
+        named = catalogue.command(args[0]) if args else None
+        if named is not None and args[0].lower() in COMMANDS:  # help map: the command
+            self.plain(named.help())
+            return
         try:
             text = (self.game.help(args[0]) if args
                     else f"{HELP}\n\nOrders:\n{self.game.help()}")
@@ -535,7 +530,7 @@ class Session:
                        self.audience_of(viewer))
 
     def cmd_map(self, side: str, args: list[str]) -> None:
-        if len(args) == 1 and args[0].lower().endswith(".png"):
+        if len(args) == 1 and args[0].lower() not in (*self.game.sides, PUBLIC, GM):
             args = [side, args[0]]  # `map FILE`: your own view, as help's [SIDE] default
         viewer = self._viewer(side, args)
         if viewer is None:
@@ -616,6 +611,15 @@ class Session:
             shown.append(escape(f"standing {policy.kind} {policy.policy}{note}: "
                                 f"{policy.description}"))
         self.screen.show_all(self.audience_of(side), shown)  # a standing order set is secret
+
+    def cmd_placed(self, side: str, args: list[str]) -> None:
+        self.placed(side)
+
+    def cmd_left(self, side: str, args: list[str]) -> None:
+        if self._setup_guide(side) is None:
+            self.refuse("'left' lists a secret set-up while it is entered", side)
+            return
+        self.guide(side)
 
     def cmd_brief(self, side: str, args: list[str]) -> None:
         """The scenario's briefing (public: it comes from the scenario, not the state)."""
@@ -721,7 +725,7 @@ class Session:
         if batch:
             with self.busy(len(batch)):
                 result = self.local.send(side, "\n".join(batch))
-            self.report(side, batch, result, private=True)
+            self.report(side, result, private=True)
             batch.clear()
 
     def done(self, side: str) -> bool:
@@ -731,12 +735,13 @@ class Session:
         if found is not None and found.blocked:
             self.refuse(f"not yet: {found.blocked}", side)
             return False
-        if found is not None and found.forfeit:
-            self.say("Done now gives up: " + "; ".join(found.forfeit), "yellow", audience=side)
+        result = self.local.send(side, "done", confirmed=False)
+        if result.error_rule == CONFIRM_RULE:  # the service asks: done gives something up
+            self.say(str(result.error).split(". Send done again")[0], "yellow", audience=side)
             if not self.confirm("Really done?"):
                 self.say("not done: go on placing", "dim", audience=side)
                 return False
-        result = self.local.send(side, "done")
+            result = self.local.send(side, "done")
         if result.error is not None:
             self.refuse(result.error, side)
             return False

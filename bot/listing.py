@@ -215,3 +215,37 @@ def listing(found: list[Entry], wanted: Filter, side: str, total: int) -> Listin
              + (f" (of {total})" if what else "")
              + (f" in {len(groups)} group(s)" if len(groups) > 1 else ""))
     return Listing(title, lines)
+
+
+def order_verbs(game: Game[Any], orders: Iterable[str], *, secret: bool = False) -> list[str]:
+    """The names of the order spec's verbs among ``orders`` (legal orders, canonical), in
+    the order they first appear; ``secret``: only the orders that must be given privately
+    (:meth:`Game.secrecy`, the one answer: what a frontend tells a side to send in a DM).
+    An order led by the head word of no secret verb is not read for ``secret`` (reading
+    every legal order took tens of ms after every action: issue 26)."""
+    spec = game.order_spec
+    public_heads: set[str] = set()
+    if secret:
+        secret_heads = game.secret_heads()
+        if not secret_heads:
+            return []
+        public_heads = {word.lower() for word in spec.first_words()} - secret_heads
+    found: list[str] = []
+    for order in orders:
+        head = order.split(None, 1)[:1]
+        if head and head[0].lower() in public_heads:
+            continue
+        read = spec.read(order)
+        if read is not None and (not secret or game.secrecy(order).private_only) \
+                and read[0].name not in found:
+            found.append(read[0].name)
+    return found
+
+
+def canonical_order(game: Game[Any], text: str) -> str | None:
+    """The canonical text of an order (what the legal list holds), or None when the game
+    cannot read it: how autocomplete matches a candidate it built against the rules."""
+    try:
+        return game.format(game.parse(text))
+    except (RuleError, ValueError):
+        return None

@@ -16,6 +16,7 @@ import discord
 from discord import app_commands
 
 from adjudicator.kernel.events import PUBLIC
+from bot import commands as catalogue
 from bot import durations
 from bot.discord import formatting as fmt
 from bot.discord import limits
@@ -108,8 +109,8 @@ class GameCommands(app_commands.Group, name="game",
 
     # ---- creating and joining ------------------------------------------------------------
 
-    @app_commands.command(name="new", description="Create a game and a thread for it in this "
-                          "channel")
+    @app_commands.command(name="new", description=catalogue.describe(
+        "discord", "game new"))
     @app_commands.describe(game="which game", scenario="scenario (default: the first)",
                            options="game options: key=value pairs or JSON",
                            side="take a side yourself as well as being the GM",
@@ -152,7 +153,7 @@ class GameCommands(app_commands.Group, name="game",
             raise
         await thread.add_user(interaction.user)
         if side is not None:
-            info = await bot.port.call(bot.port.service.seat, info.id, actor, side, actor)
+            info = await bot.port.seat(info.id, actor, side, actor)
         sides = ", ".join(rules.sides)
         await thread.send(fmt.clip(
             f"**{title}** — game `{info.id}`, GM {interaction.user.mention}.\n"
@@ -189,7 +190,8 @@ class GameCommands(app_commands.Group, name="game",
         rules = bot.port.known_rules(name) if name in _offered(bot) else None
         return choices(rank(list(rules.sides), current)) if rules else []
 
-    @app_commands.command(name="open", description="Games on this server with a free side")
+    @app_commands.command(name="open", description=catalogue.describe(
+        "discord", "game open"))
     async def open_(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
         if interaction.guild_id is None:
@@ -204,21 +206,22 @@ class GameCommands(app_commands.Group, name="game",
                 continue
             thread = info.bindings.get(THREAD_KEY)
             where = f" in <#{thread}>" if thread else ""
-            lines.append(f"`{info.id}` {info.game} ({info.scenario or 'default'}, "
+            lines.append(f"`{info.id}` {info.game} ({info.scenario_name}, "
                          f"{info.status}) — free: {', '.join(free)}{where}")
         text = ("**Games with a free side** — `/game join` in the thread:\n"
                 + fmt.clip_lines(lines, 1800, more="/game open") if lines
                 else "No game on this server has a free side. Start one with `/game new`.")
         await reply(interaction, text, ephemeral=True)
 
-    @app_commands.command(name="join", description="Take a free side in a game")
+    @app_commands.command(name="join", description=catalogue.describe(
+        "discord", "game join"))
     @app_commands.describe(side="the side", game=GAME_HELP)
     async def join(self, interaction: discord.Interaction[Any], side: str,
                    game: GameOption | None = None) -> None:
         bot = bot_of(interaction)
         info = await bot.game_of(interaction, game)
         actor = bot.actor(interaction)
-        info = await bot.port.call(bot.port.service.seat, info.id, actor, side, actor)
+        info = await bot.port.seat(info.id, actor, side, actor)
         await reply(interaction, f"{interaction.user.mention} plays **{side}**.\n"
                     f"{seats_text(bot, info)}", ephemeral=False,
                     allowed_mentions=NO_PINGS)  # who acts changes at the start, not here
@@ -233,7 +236,8 @@ class GameCommands(app_commands.Group, name="game",
         free = [s for s in bot.port.rules(info.game).sides if not players_of(info, s)]
         return choices(rank(free, current))
 
-    @app_commands.command(name="leave", description="Give up your seat before the game starts")
+    @app_commands.command(name="leave", description=catalogue.describe(
+        "discord", "game leave"))
     @app_commands.describe(game=GAME_HELP)
     async def leave(self, interaction: discord.Interaction[Any],
                     game: GameOption | None = None) -> None:
@@ -249,7 +253,8 @@ class GameCommands(app_commands.Group, name="game",
         await reply(interaction, f"{interaction.user.mention} left the game.\n"
                     f"{seats_text(bot, info)}", ephemeral=False)
 
-    @app_commands.command(name="resign", description="Give the game up: the other side wins")
+    @app_commands.command(name="resign", description=catalogue.describe(
+        "discord", "game resign"))
     @app_commands.describe(confirm="yes, I resign", game=GAME_HELP)
     async def resign(self, interaction: discord.Interaction[Any], confirm: bool,
                      game: GameOption | None = None) -> None:
@@ -260,7 +265,8 @@ class GameCommands(app_commands.Group, name="game",
 
     # ---- running a game ------------------------------------------------------------------
 
-    @app_commands.command(name="start", description="Start the game (GM)")
+    @app_commands.command(name="start", description=catalogue.describe(
+        "discord", "game start"))
     @app_commands.describe(deadline_hours="time per turn or decision, in hours (optional)")
     async def start(self, interaction: discord.Interaction[Any],
                     deadline_hours: float | None = None) -> None:
@@ -269,8 +275,7 @@ class GameCommands(app_commands.Group, name="game",
         gm = await bot.require_gm(interaction, info)
         seconds = hours_to_seconds(deadline_hours)
         await defer(interaction, ephemeral=True)
-        info = await bot.port.call(bot.port.service.start, info.id, gm,
-                                   deadline_seconds=seconds)
+        info = await bot.port.start(info.id, gm, deadline_seconds=seconds)
         view = await bot.port.view(info.id, gm, PUBLIC)
         acting = players_of(info, info.to_act) if info.to_act else []
         owing = view.pending.side if view.pending else None
@@ -290,7 +295,8 @@ class GameCommands(app_commands.Group, name="game",
                                         ephemeral=False, allowed_mentions=NO_PINGS)
         await bot.publisher.prompt_secret_placement(info)
 
-    @app_commands.command(name="status", description="Seats, whose turn, deadline")
+    @app_commands.command(name="status", description=catalogue.describe(
+        "discord", "game status"))
     @app_commands.describe(game=GAME_HELP)
     async def status(self, interaction: discord.Interaction[Any],
                      game: GameOption | None = None) -> None:
@@ -303,14 +309,14 @@ class GameCommands(app_commands.Group, name="game",
         if info.paused:
             state += f" by the GM ({info.pause_reason}); the clock is stopped"
         await reply(interaction, fmt.clip(
-            f"**{fmt.game_label(info)}** ({info.scenario or 'default scenario'}): {state}, "
+            f"**{fmt.game_label(info)}** (scenario {info.scenario_name}): {state}, "
             f"action {info.head_seq}\nTo act: {info.to_act or '—'}\n"
             f"{seats_text(bot, info)}{deadline}"), ephemeral=True)
         await reply(interaction, fmt.briefing(await bot.port.briefing(info.id, actor)),
                     ephemeral=True)
 
-    @app_commands.command(name="map", description="The map: public in the thread, or your own "
-                          "view")
+    @app_commands.command(name="map", description=catalogue.describe(
+        "discord", "game map"))
     @app_commands.describe(private="show your side's view, only to you", game=GAME_HELP,
                            full="the whole map (the usual picture zooms on the last action)")
     async def map_(self, interaction: discord.Interaction[Any], private: bool = False,
@@ -331,7 +337,8 @@ class GameCommands(app_commands.Group, name="game",
         else:
             await announce(interaction, text, file=picture, ack="The map is posted below.")
 
-    @app_commands.command(name="log", description="The last actions, as you may see them")
+    @app_commands.command(name="log", description=catalogue.describe(
+        "discord", "game log"))
     @app_commands.describe(last="how many actions", game=GAME_HELP)
     async def log(self, interaction: discord.Interaction[Any],
                   last: app_commands.Range[int, 1, 50] = 10,
@@ -347,8 +354,8 @@ class GameCommands(app_commands.Group, name="game",
         await reply(interaction, f"**{fmt.game_label(info)}** — {viewer} log\n{body}",
                     ephemeral=True)
 
-    @app_commands.command(name="export", description="The game record (JSON lines): full for "
-                          "the GM and after the end, your own view during play")
+    @app_commands.command(name="export", description=catalogue.describe(
+        "discord", "game export"))
     @app_commands.describe(game=GAME_HELP)
     async def export(self, interaction: discord.Interaction[Any],
                      game: GameOption | None = None) -> None:
@@ -377,8 +384,8 @@ class GameCommands(app_commands.Group, name="game",
         await reply(interaction, text, file=discord.File(io.BytesIO(fitted.data), fitted.name),
                     ephemeral=True)
 
-    @app_commands.command(name="dice", description="The dice commitment; verification after "
-                          "the end")
+    @app_commands.command(name="dice", description=catalogue.describe(
+        "discord", "game dice"))
     @app_commands.describe(game=GAME_HELP)
     async def dice(self, interaction: discord.Interaction[Any],
                    game: GameOption | None = None) -> None:
@@ -389,7 +396,7 @@ class GameCommands(app_commands.Group, name="game",
                 "(sha256 of the secret seed, published at the start).")
         if info.status == "finished":
             actor = bot.actor(interaction)
-            seed = await bot.port.call(bot.port.service.reveal_seed, info.id, actor)
+            seed = await bot.port.reveal_seed(info.id, actor)
             record = await bot.port.export(info.id, actor)
             checked = await bot.port.call(verify, record.lines, seed)
             verdict = ("every roll verified" if checked.ok
@@ -399,8 +406,8 @@ class GameCommands(app_commands.Group, name="game",
                      f"set by the GM, {checked.actions} actions replayed).")
         await announce(interaction, text)
 
-    @app_commands.command(name="standing", description="Set a standing order that answers a "
-                          "kind of decision at once")
+    @app_commands.command(name="standing", description=catalogue.describe(
+        "discord", "game standing"))
     @app_commands.describe(kind="kind of decision", policy="policy, or 'off'", game=GAME_HELP)
     async def standing(self, interaction: discord.Interaction[Any], kind: str, policy: str,
                        game: GameOption | None = None) -> None:
@@ -430,28 +437,28 @@ class GameCommands(app_commands.Group, name="game",
         names = [p.policy for p in policies if not kind or p.kind == kind] + ["off"]
         return choices(rank(names, current))
 
-    @app_commands.command(name="deadline", description="Time per turn or decision (GM); 0 "
-                          "turns it off")
+    @app_commands.command(name="deadline", description=catalogue.describe(
+        "discord", "game deadline"))
     @app_commands.describe(hours="hours per turn or decision")
     async def deadline(self, interaction: discord.Interaction[Any], hours: float) -> None:
         bot = bot_of(interaction)
         info = await bot.game_of(interaction)
         gm = await bot.require_gm(interaction, info)
         seconds = hours_to_seconds(hours if hours > 0 else None)
-        info = await bot.port.call(bot.port.service.set_deadline, info.id, gm, seconds)
+        info = await bot.port.set_deadline(info.id, gm, seconds)
         text = (f"Deadline: {hours:g} h per turn or decision (reminders before it ends)."
                 if seconds else "Deadlines are off.")
         await reply(interaction, text, ephemeral=False)
 
-    @app_commands.command(name="undo", description="Take back your last order (if it revealed "
-                          "nothing and rolled no dice)")
+    @app_commands.command(name="undo", description=catalogue.describe(
+        "discord", "game undo"))
     @app_commands.describe(game=GAME_HELP)
     async def undo(self, interaction: discord.Interaction[Any],
                    game: GameOption | None = None) -> None:
         bot = bot_of(interaction)
         await defer(interaction, ephemeral=True)
         info = await bot.game_of(interaction, game)
-        result = await bot.port.call(bot.port.service.undo, info.id, bot.actor(interaction))
+        result = await bot.port.undo(info.id, bot.actor(interaction))
         if not result.ok:
             raise Refusal(fmt.refusal(result.error, result.error_rule, result.legal))
         await reply(interaction, fmt.result_ack(result), ephemeral=True)

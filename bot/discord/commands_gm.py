@@ -19,6 +19,7 @@ import discord
 from discord import app_commands
 
 from adjudicator.kernel.errors import RuleError
+from bot import commands as catalogue
 from bot.discord import formatting as fmt
 from bot.discord.components import choose_view, rollback_view
 from bot.discord.core import UmpireBot, announce, defer, reply
@@ -65,8 +66,8 @@ async def _override(interaction: discord.Interaction[Any], typed: dict[str, Any]
 class GmCommands(app_commands.Group, name="gm", description="Game master tools",
                  guild_only=True, default_permissions=discord.Permissions(manage_threads=True)):
 
-    @app_commands.command(name="rollback", description="Return the game to an earlier action "
-                          "(preview first)")
+    @app_commands.command(name="rollback", description=catalogue.describe(
+        "discord", "gm rollback"))
     @app_commands.describe(to="action number to return to (0: the start)",
                            reason="why (posted publicly)")
     async def rollback(self, interaction: discord.Interaction[Any],
@@ -89,12 +90,12 @@ class GmCommands(app_commands.Group, name="gm", description="Game master tools",
             f"Dice rolls discarded: {preview.rolls_discarded}. Reason: {reason}\n"
             f"Confirm within {minutes} minutes."), ephemeral=True, view=rollback_view(token))
 
-    @app_commands.command(name="roll-forward", description="Re-apply the orders of the last "
-                          "rollback while they stay legal")
+    @app_commands.command(name="roll-forward", description=catalogue.describe(
+        "discord", "gm roll-forward"))
     async def roll_forward(self, interaction: discord.Interaction[Any]) -> None:
         await defer(interaction, ephemeral=True)
         bot, info, gm = await _gm(interaction)
-        report = await bot.port.call(bot.port.service.roll_forward, info.id, gm)
+        report = await bot.port.roll_forward(info.id, gm)
         text = f"Re-applied {len(report.reapplied)}, skipped {len(report.skipped)}."
         if report.stopped_at is not None:
             text += f"\nStopped at action {report.stopped_at}: {report.error}"
@@ -103,8 +104,8 @@ class GmCommands(app_commands.Group, name="gm", description="Game master tools",
             if result.ok:
                 await bot.after_action(interaction, info, result)
 
-    @app_commands.command(name="override", description="A logged GM correction, publicly "
-                          "announced")
+    @app_commands.command(name="override", description=catalogue.describe(
+        "discord", "gm override"))
     @app_commands.describe(op="what to change", args="force-dice: `6 6`; answer-decision: an "
                            "option; set-standing: `SIDE KIND POLICY`; edit: `NAME key=value`",
                            reason="why (posted publicly)")
@@ -112,15 +113,15 @@ class GmCommands(app_commands.Group, name="gm", description="Game master tools",
                        reason: str) -> None:
         await _override(interaction, override_op(op, args), reason)
 
-    @app_commands.command(name="roll", description="Set the next die value(s), with a reason "
-                          "(announced without the values)")
+    @app_commands.command(name="roll", description=catalogue.describe(
+        "discord", "gm roll"))
     @app_commands.describe(values="die values, e.g. `6 6`", reason="why (posted publicly)")
     async def roll(self, interaction: discord.Interaction[Any], values: str,
                    reason: str) -> None:
         await _override(interaction, override_op("force-dice", values), reason)
 
-    @app_commands.command(name="pause", description="Pause the game: no orders or decisions, "
-                          "deadlines stopped (announced)")
+    @app_commands.command(name="pause", description=catalogue.describe(
+        "discord", "gm pause"))
     @app_commands.describe(reason="why (posted publicly)")
     async def pause(self, interaction: discord.Interaction[Any], reason: str) -> None:
         await defer(interaction, ephemeral=True)
@@ -128,8 +129,8 @@ class GmCommands(app_commands.Group, name="gm", description="Game master tools",
         result = await bot.port.pause(info.id, gm, reason, f"discord:{interaction.id}")
         await _stored(bot, interaction, info, result)
 
-    @app_commands.command(name="resume", description="Resume a paused game (deadlines are "
-                          "extended by the pause)")
+    @app_commands.command(name="resume", description=catalogue.describe(
+        "discord", "gm resume"))
     @app_commands.describe(reason="why (posted publicly)")
     async def resume(self, interaction: discord.Interaction[Any], reason: str) -> None:
         await defer(interaction, ephemeral=True)
@@ -137,8 +138,8 @@ class GmCommands(app_commands.Group, name="gm", description="Game master tools",
         result = await bot.port.resume(info.id, gm, reason, f"discord:{interaction.id}")
         await _stored(bot, interaction, info, result)
 
-    @app_commands.command(name="seat", description="Seat a player for a side, replacing "
-                          "whoever plays it")
+    @app_commands.command(name="seat", description=catalogue.describe(
+        "discord", "gm seat"))
     @app_commands.describe(side="the side", player="who plays it from now on",
                            reason="why (posted publicly; kept with the closed seat)")
     async def seat(self, interaction: discord.Interaction[Any], side: str,
@@ -153,9 +154,8 @@ class GmCommands(app_commands.Group, name="gm", description="Game master tools",
             raise Refusal(f"{fmt.mention(player.id)} already plays **{side}**.")
         why = (reason or "").strip() or "replaced by the GM"
         if before:
-            await bot.port.call(bot.port.service.unseat, info.id, gm, side, why)
-        info = await bot.port.call(bot.port.service.seat, info.id, gm, side,
-                                   Actor.discord(player.id))
+            await bot.port.unseat(info.id, gm, side, why)
+        info = await bot.port.seat(info.id, gm, side, Actor.discord(player.id))
         text = f"{fmt.mention(player.id)} now plays **{side}**"
         text += (f", replacing {fmt.mentions(before)} — reason: {why}." if before
                  else " (seated by the GM).")
@@ -182,11 +182,11 @@ class GmCommands(app_commands.Group, name="gm", description="Game master tools",
                  if s.casefold().startswith(current.casefold().strip())]
         return [app_commands.Choice(name=s, value=s) for s in sides]
 
-    @app_commands.command(name="reveal-seed", description="The dice seed, once the game is "
-                          "over (nobody, the GM included, sees it before)")
+    @app_commands.command(name="reveal-seed", description=catalogue.describe(
+        "discord", "gm reveal-seed"))
     async def reveal_seed(self, interaction: discord.Interaction[Any]) -> None:
         await defer(interaction, ephemeral=True)
         bot, info, gm = await _gm(interaction)
-        seed = await bot.port.call(bot.port.service.reveal_seed, info.id, gm)
+        seed = await bot.port.reveal_seed(info.id, gm)
         await reply(interaction, f"Seed of {fmt.game_label(info)}: `{seed}` — check every die "
                     "against the commitment.", ephemeral=True)

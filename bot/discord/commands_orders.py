@@ -19,6 +19,7 @@ from discord import app_commands
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.spec import Option
+from bot import commands as catalogue
 from bot.discord import formatting as fmt
 from bot.discord.autocomplete import (
     MAX_CHOICE_LENGTH,
@@ -37,9 +38,9 @@ from bot.discord.autocomplete import (
 from bot.discord.components import shown_options
 from bot.discord.core import UmpireBot
 from bot.discord.errors import Refusal
-from bot.discord.permissions import in_dm
 from bot.discord.transformers import GAME_HELP, GameOption, bot_of
-from bot.discord.verbs import VerbCommand, is_secret_order, verb_commands
+from bot.discord.verbs import VerbCommand, verb_commands
+from bot.listing import canonical_order
 from bot.service import GameInfo, ServiceError
 
 #: The ``game`` option of every order subcommand (short: a game's command repeats it for
@@ -54,9 +55,6 @@ DESCRIPTION_RULES = 2
 #: game's command must stay within bot.discord.limits.COMMAND_BUDGET). /help GAME VERB
 #: gives the whole text.
 DESCRIPTION_CHARS = 80
-SECRET_REFUSAL = ("Secret orders are accepted only in a direct message with me; nothing you "
-                  "typed was read or kept here. Open a DM with Umpire and use the command "
-                  "there.")
 #: Where the order commands may be used: servers and the DM with the bot.
 ANYWHERE = app_commands.AppCommandContext(guild=True, dm_channel=True)
 GUILD_INSTALL = app_commands.AppInstallationType(guild=True)
@@ -98,13 +96,8 @@ def choices(values: list[str], names: Mapping[str, str] | None = None
 
 async def submit_order(bot: UmpireBot, interaction: discord.Interaction[Any], text: str,
                        info: GameInfo) -> None:
-    """Submit ``text`` (one or more order lines) for the user in the game ``info``."""
-    rules = bot.port.rules(info.game)
-    if not in_dm(interaction) and (
-            is_secret_order(rules, text)
-            or await bot.port.call(bot.port.service.is_private, info.id, bot.actor(interaction),
-                                   text)):
-        raise Refusal(SECRET_REFUSAL)  # e.g. a plain placement in a face-down set-up
+    """Submit ``text`` (one or more order lines) for the user in the game ``info``: the
+    service decides whether it is too secret for a thread (:meth:`UmpireBot.submit`)."""
     if not text.strip():
         raise Refusal("no order given")
     await bot.submit(interaction, info, text)
@@ -134,8 +127,6 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
 
     async def callback(interaction: discord.Interaction[Any], /, **values: Any) -> None:
         bot = bot_of(interaction)
-        if verb.verb.secret and not in_dm(interaction):
-            raise Refusal(SECRET_REFUSAL)
         info = await bot.game_of(interaction, values.pop("game", None))
         if info.game not in keys:
             raise Refusal(f"game `{info.id}` is not {rules.title}: use "
@@ -147,16 +138,19 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
         await submit_order(bot, interaction, text, info)
 
     parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-    descriptions: dict[str, str] = {}
+    descriptions: dict[str, str] = {"game": ORDER_GAME_HELP}
+    game = inspect.Parameter("game", inspect.Parameter.KEYWORD_ONLY,
+                             annotation=Optional[GameOption],  # noqa: UP045
+                             default=None)
     for option in command.options():
+        if not option.required and game not in parameters:
+            parameters.append(game)  # the first optional one: Discord wants required first
         parameters.append(inspect.Parameter(
             option.field, inspect.Parameter.KEYWORD_ONLY, annotation=_annotation(option),
             default=inspect.Parameter.empty if option.required else None))
         descriptions[option.field] = fmt.clip(verb.description(option), 100)
-    parameters.append(inspect.Parameter("game", inspect.Parameter.KEYWORD_ONLY,
-                                        annotation=Optional[GameOption],  # noqa: UP045
-                                        default=None))
-    descriptions["game"] = ORDER_GAME_HELP
+    if game not in parameters:
+        parameters.append(game)
     callback.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     callback.__discord_app_commands_param_description__ = descriptions  # type: ignore[attr-defined]
     quoted = list(verb.verb.rules[:DESCRIPTION_RULES])
@@ -185,10 +179,7 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
                   for o in command.options() if not o.flag}
 
         def canonical(text: str) -> str | None:
-            try:
-                return rules.format(rules.parse(text))
-            except (RuleError, ValueError):
-                return None
+            return canonical_order(rules, text)
 
         places = rules.place_names() if name in area_slots else None
         loose = unlisted_slots(spec, verb, legal, name, filled)
@@ -277,14 +268,14 @@ class OrderModal(discord.ui.Modal, title="Orders"):
         await bot.guarded(interaction, work)
 
 
-@app_commands.command(name="order", description="Orders in the game's notation: several "
-                      "separated by ';', or none to type many lines")
+@app_commands.command(name="order", description=catalogue.describe(
+        "discord", "order"))
 @app_commands.describe(text="e.g. 'move r1 2' — leave empty for a multi-line box",
                        game=GAME_HELP)
 @app_commands.allowed_contexts(guilds=True, dms=True)
 @app_commands.allowed_installs(guilds=True)
-async def order(interaction: discord.Interaction[Any], text: str | None = None,
-                game: GameOption | None = None) -> None:
+async def order(interaction: discord.Interaction[Any], game: GameOption | None = None,
+                text: str | None = None) -> None:
     bot = bot_of(interaction)
     info = await bot.game_of(interaction, game)
     if text is None:
@@ -321,7 +312,8 @@ async def order_text(interaction: discord.Interaction[Any],
     return out
 
 
-@app_commands.command(name="decide", description="Answer the decision you owe")
+@app_commands.command(name="decide", description=catalogue.describe(
+        "discord", "decide"))
 @app_commands.describe(answer="one of the options (autocompletes), or its order text",
                        game=GAME_HELP)
 @app_commands.allowed_contexts(guilds=True, dms=True)
@@ -369,7 +361,8 @@ async def decide_answer(interaction: discord.Interaction[Any],
             for _, _, order, text in sorted(scored)[:MAX_CHOICES]]
 
 
-@app_commands.command(name="help", description="Umpire's commands, or one game's orders")
+@app_commands.command(name="help", description=catalogue.describe(
+        "discord", "help"))
 @app_commands.describe(topic="a game (stalingrad), or one of its verbs (tanks move)")
 @app_commands.allowed_contexts(guilds=True, dms=True)
 @app_commands.allowed_installs(guilds=True)
@@ -381,10 +374,17 @@ async def help_(interaction: discord.Interaction[Any], topic: str | None = None)
             f"`/{name}` ({rules.title})" for name, rules in games.items())
         await interaction.response.send_message(fmt.clip(text), ephemeral=True)
         return
+    named = catalogue.command(topic)
+    if named is not None and topic.strip().lower() not in games:  # /help map: the command
+        shown = named.names.get("discord")
+        await interaction.response.send_message(fmt.clip(
+            named.help() + (f" — here `/{shown}`" if shown else " — not on Discord")),
+            ephemeral=True)
+        return
     name, _, verb = topic.strip().partition(" ")
     rules = games.get(name.lower())
     if rules is None:
-        raise Refusal(f"no game {name!r}; games: {', '.join(games)}")
+        raise Refusal(f"no game {name!r} or command; games: {', '.join(games)}")
     try:
         body = rules.help(verb.strip() or None)
     except RuleError as error:

@@ -32,7 +32,6 @@ from bot.discord.errors import Refusal
 from bot.discord.port import ServicePort, players_of
 from bot.messages import Message
 from bot.service import Actor, GameInfo, SubmitResult
-from bot.store import Store
 
 log = logging.getLogger("umpire.discord")
 
@@ -81,17 +80,17 @@ class PendingRollbacks:
     """Rollback previews waiting for their GM's confirmation; they expire. Kept in the
     store, so a preview made through one bot process is confirmed through any other."""
 
-    def __init__(self, store: Store, ttl: float = ROLLBACK_TTL,
+    def __init__(self, port: ServicePort, ttl: float = ROLLBACK_TTL,
                  clock: Callable[[], float] = time.time) -> None:
-        self.store, self.ttl, self.clock = store, ttl, clock
+        self.port, self.ttl, self.clock = port, ttl, clock
 
     def add(self, token: str, game_id: str, to_seq: int, reason: str, gm_id: int,
             head: int) -> None:
-        self.store.hold_rollback(token, game_id, str(gm_id), to_seq, reason, head,
-                                 expires=self.clock() + self.ttl)
+        self.port.hold_rollback(token, game_id, str(gm_id), to_seq, reason, head,
+                                expires=self.clock() + self.ttl)
 
     def take(self, token: str) -> PendingRollback | None:
-        row = self.store.take_rollback(token, now=self.clock())
+        row = self.port.take_rollback(token, now=self.clock())
         if row is None:
             return None
         return PendingRollback(str(row["game_id"]), int(row["to_seq"]), str(row["reason"]),
@@ -99,7 +98,7 @@ class PendingRollbacks:
                                float(row["expires"]) - self.ttl)
 
     def __len__(self) -> int:
-        return self.store.held_rollbacks(now=self.clock())
+        return self.port.held_rollbacks(now=self.clock())
 
 
 def options_of(message: Message) -> list[Option]:
@@ -120,7 +119,7 @@ async def shown_options(port: ServicePort, game_id: str, options: Sequence[Optio
     if not options:
         return []
     texts = [o.order for o in options] + [o.label for o in options]
-    short = await port.call(port.service.short_texts, game_id, texts)
+    short = await port.short_texts(game_id, texts)
     return [o.model_copy(update={"order": order, "label": text}) for o, order, text in zip(
         options, short[:len(options)], short[len(options):], strict=True)]
 
@@ -331,9 +330,9 @@ class RollbackConfirm(discord.ui.DynamicItem[discord.ui.Button[Any]],
             await interaction.response.defer()
             gm = bot.actor(interaction)
             # what the thread is told was undone: the public log of those actions
-            undone = [e for e in await bot.port.call(
-                bot.port.service.log, entry.game_id, gm, info.head_seq - entry.to_seq,
-                audience=PUBLIC) if e.seq > entry.to_seq]
+            undone = [e for e in await bot.port.log(
+                entry.game_id, gm, info.head_seq - entry.to_seq, audience=PUBLIC)
+                if e.seq > entry.to_seq]
             result = await bot.port.rollback(entry.game_id, gm, entry.to_seq, entry.reason)
             if not result.ok:
                 raise Refusal(fmt.refusal(result.error, result.error_rule, result.legal))

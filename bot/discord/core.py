@@ -33,6 +33,7 @@ from bot.discord.port import THREAD_KEY, ServicePort, gms_of, players_of, plays_
 from bot.discord.publish import Publisher, Renderer, extras
 from bot.logs import handled, since
 from bot.service import Actor, GameInfo, ServiceError, SubmitResult
+from bot.service.models import CONFIRM_RULE, PRIVATE_CHANNEL, PUBLIC_CHANNEL, SECRET_RULE
 
 log = logging.getLogger("umpire.discord")
 
@@ -152,9 +153,7 @@ class UmpireBot(discord.Client):
         self.renderer = renderer
         self.tree = UmpireTree(self)
         self.publisher = Publisher(self, port, renderer)
-        self.rollbacks = PendingRollbacks(port.service.store)
-        #: (game, actor, action) of set-ups whose forfeiting 'done' was asked once
-        self._confirmed_done: set[tuple[str, str, int]] = set()
+        self.rollbacks = PendingRollbacks(port)
         self._ticker: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[None] | None = None
         self._follower: asyncio.Task[None] | None = None
@@ -254,34 +253,31 @@ class UmpireBot(discord.Client):
         email since the bot last looked (a game may seat one side on Discord and the
         other by email; the mail gateway tells the email side). Of several bot processes,
         the holder of the ``discord:follow`` lease does it."""
-        service = self.port.service
         lease = max(60.0, 4 * self.config.follow_seconds)
-        if not await self.port.call(service.store.lease, FOLLOW_LEASE, service.instance, lease):
+        if not await self.port.lease(FOLLOW_LEASE, lease):
             return
         await self.deliver_gm_notices()
-        for info in await self.port.call(service.games_behind, THREAD_KEY, PUBLISHED):
+        for info in await self.port.games_behind(THREAD_KEY, PUBLISHED):
             key = PUBLISHED + info.id
-            seen = await self.port.call(service.store.get_meta, key)
+            seen = await self.port.note(key)
             after = int(seen) if seen is not None else 0
-            result = await self.port.call(service.updates, info.id, after, only_actor="email:")
+            result = await self.port.updates(info.id, after, only_actor="email:")
             if result.seqs:
                 await self.publisher.publish(info, result)
             done = max([info.head_seq, *result.seqs])
-            await self.port.call(service.store.set_meta, key, str(done))
+            await self.port.set_note(key, str(done))
 
     async def deliver_gm_notices(self) -> None:
         """DM each game's GMs the notices another frontend left for them (the mail
         gateway's report of a lasting failure, :mod:`bot.gm_notices`); audience: GMs."""
-        store = self.port.service.store
-        for key, game_id, text in await self.port.call(gm_notices.waiting, store,
-                                                        gm_notices.DISCORD):
+        for key, game_id, text in await self.port.gm_notices(gm_notices.DISCORD):
             try:
-                info = await self.port.call(self.port.service.info, game_id)
+                info = await self.port.info(game_id)
             except ServiceError:  # the game is gone: nobody to tell
                 info = None
             for gm in gms_of(info) if info is not None else []:
                 await self.publisher.dm(info, gm, text)
-            await self.port.call(gm_notices.delivered, store, key)
+            await self.port.gm_notice_delivered(key)
 
     async def on_app_command_completion(self, interaction: discord.Interaction[Any],
                                         command: Any) -> None:
@@ -407,20 +403,17 @@ class UmpireBot(discord.Client):
         idempotency key), acknowledge what was stored, then publish it."""
         await defer(interaction, ephemeral=True)
         actor = self.actor(interaction)
-        guide = await self.port.setup_guide(info.id, actor) if in_dm(interaction) else None
-        if guide is not None and guide.forfeit and not guide.blocked \
-                and " ".join(text.split()).lower() == "done":
-            # a set-up's 'done' that gives something up is confirmed by a second 'done'
-            key = (info.id, actor.label, info.head_seq)
-            if key not in self._confirmed_done:
-                self._confirmed_done.add(key)
-                raise Refusal("Done now gives up: " + "; ".join(guide.forfeit)
-                              + ". Send `done` again to confirm, or go on placing.")
+        dm = in_dm(interaction)
         result = await self.port.submit(info.id, actor, text, f"discord:{interaction.id}",
-                                        side)
+                                        side, PRIVATE_CHANNEL if dm else PUBLIC_CHANNEL)
+        if result.error_rule == SECRET_RULE:
+            raise Refusal(fmt.SECRET_REFUSAL)  # e.g. a plain placement in a face-down set-up
+        if result.error_rule == CONFIRM_RULE:  # a second 'done' confirms it
+            raise Refusal(str(result.error).replace("done again", "`done` again"))
         if not result.ok:
             raise Refusal(fmt.refusal(result.error, result.error_rule,
                                       fmt.nearest(result.legal, text)))
+        guide = await self.port.setup_guide(info.id, actor) if dm else None
         ack = fmt.result_ack(result)
         public, mine = result.messages.get(PUBLIC), result.messages.get(result.side or "")
         private = fmt.private_lines(mine, public.lines if public else []) if mine else []
@@ -428,9 +421,7 @@ class UmpireBot(discord.Client):
             ack = fmt.clip(f"{ack}\n**Only you see this** ({result.side}):\n"
                            + fmt.clip_lines(private, 1200))
         if guide is not None:  # the secret set-up goes on: what is left, and where
-            after = await self.port.setup_guide(info.id, actor)
-            if after is not None:
-                ack = fmt.clip(f"{ack}\n{fmt.setup_guide(after)}")
+            ack = fmt.clip(f"{ack}\n{fmt.setup_guide(guide)}")
         try:
             await reply(interaction, ack, ephemeral=True)
         except discord.HTTPException:

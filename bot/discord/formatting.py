@@ -21,6 +21,12 @@ CONTENT_LIMIT = 2000
 #: Room kept for the header and footer lines around the event lines.
 BODY_LIMIT = 1700
 
+#: The answer to a secret order given in a thread (the service refused it, rule
+#: ``secret``: nothing was applied or kept).
+SECRET_REFUSAL = ("Secret orders are accepted only in a direct message with me; nothing you "
+                  "typed was applied or kept here. Open a DM with Umpire and use the command "
+                  "there.")
+
 
 def clip(text: str, limit: int = CONTENT_LIMIT) -> str:
     if len(text) <= limit:

@@ -17,7 +17,6 @@ from typing import Any, cast
 
 import discord
 
-from bot import health
 from bot.discord import formatting as fmt
 from bot.logs import handled, since
 from bot.service import Actor
@@ -107,13 +106,11 @@ class InFlight:
         self.health(last_error=text, last_error_at=time.time())
 
     async def _write(self) -> None:
-        service = self.client.port.service
         while self._dirty.is_set():
             self._dirty.clear()
             changes, self._changes = self._changes, {}
             try:
-                await self.client.port.call(health.record, service.store, "discord",
-                                            service.instance, **changes)
+                await self.client.port.record_health("discord", **changes)
             except Exception as error:  # health is never worth failing the bot for
                 log.warning("health record not written: %s", error)
 

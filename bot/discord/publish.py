@@ -146,12 +146,11 @@ class Publisher:
         if seq is not None:
             posts = await self._posts(info.id)
             posts.append([seq, sent.id, fmt.clip(content)])
-            await self.port.call(self.port.service.store.set_meta, POSTS + info.id,
-                                 json.dumps(posts[-KEPT_POSTS:]))
+            await self.port.set_note(POSTS + info.id, json.dumps(posts[-KEPT_POSTS:]))
         return None
 
     async def _posts(self, game_id: str) -> list[list[Any]]:
-        raw = await self.port.call(self.port.service.store.get_meta, POSTS + game_id)
+        raw = await self.port.note(POSTS + game_id)
         return list(json.loads(raw)) if raw else []
 
     async def mark_undone(self, info: GameInfo, to_seq: int) -> int:
@@ -174,8 +173,8 @@ class Publisher:
                 edited += 1
             except discord.HTTPException as error:
                 log.info("game %s: cannot mark post %s undone: %s", info.id, message_id, error)
-        await self.port.call(self.port.service.store.set_meta, POSTS + info.id,
-                             json.dumps([p for p in posts if int(p[0]) <= to_seq]))
+        await self.port.set_note(POSTS + info.id,
+                                 json.dumps([p for p in posts if int(p[0]) <= to_seq]))
         return edited
 
     async def dm(self, info: GameInfo | None, user_id: str | int, content: str, *,
@@ -236,13 +235,12 @@ class Publisher:
     async def mark_pinged(self, info: GameInfo, to_act: str | None, owing: str | None
                           ) -> None:
         """Players of ``to_act`` / ``owing`` were just pinged (e.g. by the start message)."""
-        await self.port.call(self.port.service.store.set_meta, PINGED + info.id,
-                             json.dumps([to_act, owing, info.result is not None]))
+        await self.port.set_note(PINGED + info.id,
+                                 json.dumps([to_act, owing, info.result is not None]))
 
     async def _ping_due(self, game_id: str, key: tuple[str | None, str | None, bool]) -> bool:
         """Whether this change of who acts is new (the first process to see it pings)."""
-        return await self.port.call(self.port.service.store.mark, PINGED + game_id,
-                                    json.dumps(list(key)))
+        return await self.port.mark(PINGED + game_id, json.dumps(list(key)))
 
     async def _picture_due(self, info: GameInfo, view: View | None, to_act: str | None,
                            changed: bool) -> bool:
@@ -252,19 +250,17 @@ class Publisher:
         if setting == "off" or view is None:
             return False
         if setting == "turn":
-            differs = await self.port.call(self.port.service.store.mark,
-                                           PICTURED + info.id, json.dumps(to_act))
+            differs = await self.port.mark(PICTURED + info.id, json.dumps(to_act))
             if not (changed or differs):
                 return False
-        return await self.port.call(self.port.service.store.mark,
-                                    PICTURED + "board:" + info.id, board_digest(view))
+        return await self.port.mark(PICTURED + "board:" + info.id, board_digest(view))
 
     async def _new_picture(self, info: GameInfo, picture: discord.File) -> bool:
         """Whether ``picture`` differs from the last one posted in the game's thread."""
         data = picture.fp.getvalue() if isinstance(picture.fp, io.BytesIO) else None
         if data is None:
             return True
-        return await self.port.call(self.port.service.store.mark, PICTURED + "png:" + info.id,
+        return await self.port.mark(PICTURED + "png:" + info.id,
                                     hashlib.sha256(data).hexdigest())
 
     async def publish(self, info: GameInfo, result: SubmitResult,
@@ -287,7 +283,7 @@ class Publisher:
             return problems
         if info.paused:  # nobody can act: the notice only, no prompts or buttons
             # whoever must act is pinged again on resume
-            await self.port.call(self.port.service.store.set_meta, PINGED + info.id, "")
+            await self.port.set_note(PINGED + info.id, "")
             problem = await self.post(info, fmt.public_post(
                 public.model_copy(update={"prompt": None, "to_act": None}), None, "", ""))
             if problem:
@@ -390,8 +386,7 @@ class Publisher:
         if side is None or info.status != "active":
             return
         key = json.dumps([side, info.branch])
-        store = self.port.service.store
-        if await self.port.call(store.get_meta, PROMPTED + info.id) == key:
+        if await self.port.note(PROMPTED + info.id) == key:
             return
         claimed = False
         rules = self.port.rules(info.game)
@@ -399,8 +394,7 @@ class Publisher:
             legal = await self.port.legal_orders(info, Actor.discord(user_id))
             commands = await asyncio.to_thread(secret_commands, rules, legal)
             if commands:
-                if not claimed and not await self.port.call(store.mark, PROMPTED + info.id,
-                                                            key):
+                if not claimed and not await self.port.mark(PROMPTED + info.id, key):
                     return  # another bot process prompted it meanwhile
                 claimed = True
                 guide = await self.port.setup_guide(info.id, Actor.discord(user_id))

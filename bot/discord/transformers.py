@@ -16,6 +16,7 @@ from bot.discord import formatting as fmt
 from bot.discord.autocomplete import MAX_CHOICE_LENGTH, rank
 from bot.discord.core import UmpireBot
 from bot.discord.errors import Refusal
+from bot.discord.port import players_of
 from bot.service import GameInfo, ServiceError
 
 IN_PROGRESS = ("setup", "active", "paused")
@@ -37,12 +38,17 @@ class GameTransformer(app_commands.Transformer):
         bot = bot_of(interaction)
         games = [g for g in await bot.port.games_for(bot.actor(interaction))
                  if g.status in IN_PROGRESS]
+        uid = str(interaction.user.id)
+        waiting = {g.id for g in games if g.to_act and uid in players_of(g, g.to_act)}
+        # the games waiting for the user first (issue 29: what a DM command defaults to)
+        games.sort(key=lambda g: g.id not in waiting)
         channel = interaction.channel
         if isinstance(channel, discord.Thread):
             here = await bot.port.game_for_thread(channel.id)
             if here is not None:
                 games = [here, *(g for g in games if g.id != here.id)]
-        labels = {fmt.clip(f"{g.id} — {g.game}, {g.scenario or 'default'} ({g.status})",
+        labels = {fmt.clip(f"{g.id} — {g.game}, {g.scenario_name} ({g.status}"
+                           + (", your turn)" if g.id in waiting else ")"),
                            MAX_CHOICE_LENGTH): g.id for g in games}
         return [app_commands.Choice(name=name, value=labels[name])
                 for name in rank(list(labels), value)]

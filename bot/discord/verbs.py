@@ -16,8 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from adjudicator.kernel.game import Game, order_lines
+from adjudicator.kernel.game import Game
 from adjudicator.kernel.spec import CompiledVerb, Option, OrderSpec
+from bot.listing import order_verbs
 
 
 @dataclass(frozen=True)
@@ -52,18 +53,6 @@ def verb_commands(game: str, spec: OrderSpec) -> list[VerbCommand]:
     return out
 
 
-def is_secret_order(game: Game[Any], text: str) -> bool:
-    """Whether any line of a (multi-line) order text must be given only in a DM.
-
-    Each line is parsed and the game's :meth:`~Game.is_secret` decides (hidden set-up,
-    mines, traps). ``standing`` orders are private too, but they are never posted — the
-    bot acknowledges them only to their sender — so they may be set anywhere. A line the
-    game cannot read counts as secret when its first word could abbreviate one of the
-    spec's secret verbs, so a mistyped secret is not echoed either.
-    """
-    return any(game.secrecy(line).private_only for line in order_lines(text))
-
-
 def secret_commands(game: Game[Any], legal: list[str]) -> list[str]:
     """The commands (``/tanks hide``) of the secret verbs among ``legal`` orders."""
     return sorted(set(order_commands(game, legal, secret=True)))
@@ -71,25 +60,9 @@ def secret_commands(game: Game[Any], legal: list[str]) -> list[str]:
 
 def order_commands(game: Game[Any], legal: list[str], secret: bool = False) -> list[str]:
     """The commands (``/stalingrad setup``) of the verbs among ``legal`` orders, in the
-    order they first appear (``secret``: only the secret verbs')."""
-    spec = game.order_spec
-    public_heads: set[str] = set()
-    if secret:
-        secret_heads = game.secret_heads()
-        if not secret_heads:
-            return []
-        # an order led by the canonical head word of no secret verb is not read (reading
-        # every legal order took tens of ms after every action: issue 26)
-        public_heads = {word.lower() for word in spec.first_words()} - secret_heads
-    commands = {command.verb.name: command for command in verb_commands(game.name, spec)}
-    found: list[str] = []
-    for order in legal:
-        head = order.split(None, 1)[:1]
-        if head and head[0].lower() in public_heads:
-            continue
-        read = spec.read(order)
-        if read is not None and (not secret or game.secrecy(order).private_only):
-            command = "/" + commands[read[0].name].qualified_name
-            if command not in found:
-                found.append(command)
-    return found
+    order they first appear (``secret``: only the secret verbs', as
+    :func:`bot.listing.order_verbs` reads them)."""
+    commands = {command.verb.name: command
+                for command in verb_commands(game.name, game.order_spec)}
+    return ["/" + commands[name].qualified_name
+            for name in order_verbs(game, legal, secret=secret)]

@@ -17,17 +17,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-#: Commands the gateway answers itself (every other line is an order for the game).
-META = {
-    # anyone
-    "help", "list", "games", "create", "new", "join", "observe", "unobserve", "status",
-    "brief",
-    # a seat or observer of the game
-    "map", "log", "legal", "standing", "policies", "decide", "undo", "resign", "placed",
-    # the game's GM
-    "start", "override", "rollback", "confirm", "pause", "resume", "seat", "unseat",
-    "secret", "deadline", "seed",
-}
+from bot import commands as catalogue
+
+#: Meta words that are also orders in every game's notation (given as typed).
+AS_ORDERS = frozenset({"decide", "resign", "standing"})
+#: Commands the gateway answers itself (every other line is an order for the game): the
+#: catalogue's email commands (:mod:`bot.commands`) and the order words above.
+META = frozenset(catalogue.names("email", aliases=True) | AS_ORDERS)
 #: Directives: they set the context, they are not commands.
 DIRECTIVES = {"game", "password", "pw"}
 SIGNOFF = {"signoff", "sign-off", "end-of-orders"}

@@ -24,7 +24,7 @@ from adjudicator.registry import available
 from bot import deadlines
 from bot.mail import gm as gm_commands
 from bot.mail import play
-from bot.mail.commands import META, Line, Script, parse_script
+from bot.mail.commands import AS_ORDERS, META, Line, Script, parse_script
 from bot.mail.config import MailConfig
 from bot.mail.inbound import Inbound
 from bot.mail.ledger import Ledger
@@ -33,6 +33,7 @@ from bot.mail.pictures import picture
 from bot.mail.session import FOOTER, Refusal, Session
 from bot.messages import Message
 from bot.service import Actor, GameInfo, GameService, ServiceError
+from bot.service.models import COPIED_CHANNEL, PRIVATE_CHANNEL, SECRET_RULE
 
 log = logging.getLogger("umpire.mail")
 
@@ -51,9 +52,7 @@ COMMANDS: dict[str, Command] = {
     "unseat": gm_commands.cmd_unseat, "secret": gm_commands.cmd_secret,
     "seed": gm_commands.cmd_seed,
 }
-#: Meta words that are also orders in every game's notation (given as typed).
-AS_ORDERS = {"decide", "resign", "standing"}
-assert set(COMMANDS) | AS_ORDERS == META
+assert set(COMMANDS) | AS_ORDERS == META  # one declaration: bot.commands
 
 Picture = Callable[[View, "str | None"], "bytes | None"]
 
@@ -130,7 +129,10 @@ class Desk:
                         f"{self.config.limits.max_commands} per mail")
         if not session.understood:
             session.say(*self._idle(inbound))
-        return [self._finish(session), *session.extra]
+        told = [mail for game_id, audience, text in session.notices
+                for mail in self.announce(game_id, audience, text)
+                if mail.to != session.sender]
+        return [self._finish(session), *session.extra, *told]
 
     def _idle(self, inbound: Inbound) -> list[str]:
         """Count a mail without a valid command; at the hour's bound, the last answer's
@@ -187,31 +189,22 @@ class Desk:
             texts = [play.decision_order(session, line) if line.name == "decide" else line.text
                      for line in lines]
             others = session.others
-            secret = self._secret_line(session, info, lines, texts) if others else None
-            if secret is not None:
+            key = f"mail:{session.inbound.key}:{lines[0].number}"
+            # a mail with copies is read by others: the service refuses any hidden line
+            result = self.service.submit(info.id, session.actor, "\n".join(texts), key, side,
+                                         COPIED_CHANNEL if others else PRIVATE_CHANNEL,
+                                         confirmed=True)
+            if result.error_rule == SECRET_RULE:
+                secret = lines[(result.stopped_at or 1) - 1]
                 raise Refusal(
                     f"line {secret.number} is a secret order, and this mail was also "
                     f"sent to {', '.join(others)}. Secret orders are taken only from a mail "
                     "to Umpire alone; nothing in this mail's orders was applied. Send them "
                     "again privately (they were shown to those you copied: consider others).")
-            key = f"mail:{session.inbound.key}:{lines[0].number}"
-            result = self.service.submit(info.id, session.actor, "\n".join(texts), key, side)
         except Refusal as refusal:
             session.say(f"  not done — {refusal}")
             return
         session.result(result, lines)
-
-    def _secret_line(self, session: Session, info: GameInfo, lines: list[Line],
-                     texts: list[str]) -> Line | None:
-        """The first line whose text is its side's secret now: a secret order, or any
-        order while the side enters secrets (a face-down set-up, 25.7) — the game's one
-        answer, :meth:`GameService.is_private`, as Discord asks it."""
-        rules = session.rules(info)
-        for line, text in zip(lines, texts, strict=True):
-            if rules.is_secret_text(text) or session.call(self.service.is_private, info.id,
-                                                          session.actor, text):
-                return line
-        return None
 
     # ---- the reply ------------------------------------------------------------------------------
 
@@ -381,12 +374,14 @@ class Desk:
         for notice in self.service.tick():
             if notice.kind == "reminder":
                 continue  # mailed below, from the gateway's own record
-            out += self._announce(notice.game_id, notice.audience, notice.text)
+            out += self.announce(notice.game_id, notice.audience, notice.text)
         out += self._reminders()
         out += self.catch_up()
         return out
 
-    def _announce(self, game_id: str, audience: str, text: str) -> list[Outgoing]:
+    def announce(self, game_id: str, audience: str, text: str) -> list[Outgoing]:
+        """A notice of ``text`` to every follower by email who may read ``audience`` (each
+        seat, the GMs, observers for a public one)."""
         try:
             info = self.service.info(game_id, contacts=True)
         except ServiceError:
@@ -409,7 +404,7 @@ class Desk:
             for fraction in sent:
                 self.ledger.mark_reminder(game_id, start, fraction)
             for notice in notices:
-                out += [mail for mail in self._announce(game_id, notice.audience, notice.text)
+                out += [mail for mail in self.announce(game_id, notice.audience, notice.text)
                         if mail.audience == notice.audience]
         return out
 

@@ -11,6 +11,8 @@ import logging
 import re
 
 from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.events import PUBLIC
+from bot import commands as catalogue
 from bot import durations, seat_secrets
 from bot.mail.commands import Line
 from bot.mail.outbound import PRIVATE, Outgoing, tagged
@@ -43,6 +45,8 @@ def cmd_start(s: Session, line: Line) -> None:
     s.touch(info)
     s.touched[info.id].acted = True
     s.say(f"  game {info.id} started; to act: {info.to_act}")
+    # every seat is told, not only the GM who started it (issue 22)
+    s.notices.append((info.id, PUBLIC, catalogue.start_notice(info, s.rules(info).title)))
 
 
 def cmd_deadline(s: Session, line: Line) -> None:

@@ -9,51 +9,41 @@ import hashlib
 
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC
+from bot import commands as catalogue
 from bot import seat_secrets
 from bot.deadlines import duration
 from bot.mail.commands import Line
 from bot.mail.session import Refusal, Session, listed, number
 from bot.service import ServiceError
 
-HELP = """\
+HELP_HEAD = """\
 Write one command per line in the body of a mail to Umpire; quoted text and your
 signature are ignored. Say which game with [umpire GAMEID] in the subject (replies keep
 it) or a line 'game GAMEID'. A seat acts only with its secret: add a line
 'password YOUR-SECRET' to every mail for that game.
-
-Anyone:
-  help [GAME] [VERB]        this text; a game's orders; one order in full
-  list                      your games
-  create GAME [SCENARIO]    a new game; you are its GM (games: {games})
-  join [GAMEID] SIDE        take a free side of a game being set up
-  observe [GAMEID]          receive the game's public mail; unobserve to stop
-  status                    the game's seats, whose turn, the deadline
-  brief [GAMEID]            the scenario's briefing: sides, length, victory, special rules
-Players:
-  ORDER                     an order in the game's notation, e.g. 'move 24pz to 56';
-                            several lines are applied in turn
-  legal [WORDS]             the orders you may give now (only those with all WORDS)
-  placed                    your secret set-up so far (a mail to Umpire alone)
-  decide N | decide ...     answer the decision you owe (option N of the list)
-  standing [KIND POLICY]    standing orders that answer decisions at once (private)
-  map [SIDE|public|gm]      the map picture of your view (attached)
-  log [N]                   the last N actions as you may read them
-  undo                      take back your last order, if it revealed nothing
-  resign                    give the game up
-The GM (with the GM's password):
-  start [DURATION]          start the game, with a deadline per turn (e.g. 48h)
-  seat SIDE ADDRESS [because REASON]   seat a player by mail (a secret is mailed to them)
-  unseat SIDE because REASON
-  secret SIDE|gm [SECRET]   set or reset a seat's secret (mailed to its holder only)
-  deadline DURATION|off     the time each side has to act
-  pause REASON / resume REASON
-  override OP ARGS because REASON   force-dice 6 6 | answer-decision ORDER |
-                            set-standing SIDE KIND POLICY | edit NAME key=value
-  rollback N because REASON shows what would be undone and a code; confirm CODE does it
-  seed                      the dice seed, once the game is over (to the GM)
+"""
+#: The lines of a mail that are orders, whatever the game (read by the service).
+HELP_ORDERS = """\
+  ORDER                      an order in the game's notation, e.g. 'move 24pz to 56';
+                             several lines are applied in turn
+  decide N | decide ...      answer the decision you owe (option N of the list)
+  standing [KIND POLICY]     standing orders that answer decisions at once (private)
+  resign                     give the game up
+"""
+HELP_TAIL = """\
 Secret orders (hidden units, mines, bids) are taken only from a mail addressed to
 Umpire alone: never copy your opponent.
 """
+
+
+def help_text(games: str) -> str:
+    """The mail's ``help``: the catalogue's email commands (:mod:`bot.commands`), by who
+    may use them, and the lines that are orders."""
+    return "\n".join([
+        HELP_HEAD.rstrip("\n"), "", "Anyone:", *catalogue.help_lines("email", ("anyone",)),
+        "Players:", HELP_ORDERS.rstrip("\n"), *catalogue.help_lines("email", ("player",)),
+        "The GM (with the GM's password):", *catalogue.help_lines("email", ("gm",)),
+        f"Games you may create: {games}.", HELP_TAIL.rstrip("\n")])
 
 
 def cmd_help(s: Session, line: Line) -> None:
@@ -66,11 +56,15 @@ def cmd_help(s: Session, line: Line) -> None:
     elif s.game_id:
         with contextlib.suppress(Refusal, ServiceError):
             rules = s.rules(s.info(s.game_id))
+    named = catalogue.command(words[0]) if len(words) == 1 else None
+    if named is not None and words[0] in catalogue.names("email", aliases=True):
+        s.say("  " + named.help())  # help map: the command, as every frontend says it
+        return
     if rules is None and words:
         raise Refusal(f"no help on {' '.join(words)!r}: 'help' lists the commands, "
                       f"'help GAME' a game's orders ({', '.join(games)})")
     if not words and not line.words[1:]:
-        s.say(*HELP.format(games=", ".join(games)).splitlines())
+        s.say(*help_text(", ".join(games)).splitlines())
     if rules is not None:
         try:
             text = rules.help(words[0] if words else None)
@@ -89,7 +83,7 @@ def cmd_list(s: Session, line: Line) -> None:
     for info in games:
         mine = ", ".join(seat.side or "GM" for seat in s.claimed(info))
         turn = f", to act: {info.to_act}" if info.to_act and info.status == "active" else ""
-        s.say(f"  {info.id}: {info.game} {info.scenario or ''} — {info.status}{turn} — "
+        s.say(f"  {info.id}: {info.game} {info.scenario_name} — {info.status}{turn} — "
               f"you: {mine}".replace("  —", " —"))
 
 
@@ -118,7 +112,7 @@ def cmd_create(s: Session, line: Line) -> None:
     s.desk.ledger.set_cursor(info.id, s.sender, info.head_seq)
     rules = s.rules(info)
     s.say(f"  game {info.id} created: {rules.title}, scenario "
-          f"{info.scenario or next(iter(rules.scenarios()))}; you are its GM.",
+          f"{info.scenario_name}; you are its GM.",
           f"  Your GM secret: {secret}",
           "  Keep it to yourself; put 'password " + secret + "' in every mail for this game.",
           f"  Players join with 'join {info.id} SIDE' (sides: {', '.join(rules.sides)}); "
@@ -161,7 +155,7 @@ def cmd_status(s: Session, line: Line) -> None:
     info = s.game(line.words[1] if len(line.words) > 1 else None)
     rules = s.rules(info)
     gm = s.is_gm(info)
-    s.say(f"  game {info.id}: {rules.title}, {info.scenario or 'default scenario'} — "
+    s.say(f"  game {info.id}: {rules.title}, scenario {info.scenario_name} — "
           f"{info.status}" + (f" ({info.result})" if info.result else ""))
     for seat in info.seats:
         where = ("by mail" + (f" ({seat.email})" if gm else "") if seat.email

@@ -54,6 +54,9 @@ class Session:
     game_id: str | None = None
     out: list[str] = field(default_factory=list)
     extra: list[Outgoing] = field(default_factory=list)
+    #: (game, audience, text) of notices for everyone else who follows the game by email
+    #: (the desk mails them: :meth:`Desk.announce`), e.g. that it started
+    notices: list[tuple[str, str, str]] = field(default_factory=list)
     touched: dict[str, Touched] = field(default_factory=dict)
     _seats: dict[str, list[SeatInfo]] = field(default_factory=dict)
     #: Whether the mail held a valid command: a command carried out, or an order line the

@@ -130,6 +130,9 @@ class ServiceBase:
         self._rules: dict[tuple[str, str | None], Game[Any]] = {}
         #: pack folder -> (name, size, mtime of each pack file; the pack's hash then)
         self._pack_hashes: dict[str, tuple[tuple[tuple[str, int, int], ...], str]] = {}
+        #: (game, actor, action) of set-ups whose forfeiting 'done' was asked once
+        #: (:meth:`Submitting._confirm_refusal`)
+        self._asked_done: set[tuple[str, str, int]] = set()
 
     # ---- loading a game -------------------------------------------------------------
 

@@ -14,6 +14,27 @@ from pydantic import BaseModel, ConfigDict, Field
 from adjudicator.kernel.decisions import PendingDecision
 from bot.messages import Message
 
+#: Where a submission was typed (:meth:`GameService.submit`): ``private`` — only its side
+#: reads it (a DM, a mail to Umpire alone, a console seat's own screen); ``public`` — others
+#: read what Umpire posts of it (a Discord thread, the hot-seat console's shared screen), so
+#: a secret order (:attr:`Secrecy.private_only`) is refused there before anything is
+#: applied; ``copied`` — others read the typed text itself (a mail with copies), so every
+#: hidden line is refused, standing orders too; ``shared`` — one screen every side sees,
+#: where its players agreed to type (the hot-seat console): a secret line is taken, and the
+#: result names it (``SubmitResult.secret_lines``) so the frontend can say so.
+Channel = Literal["private", "public", "copied", "shared"]
+PRIVATE_CHANNEL: Channel = "private"
+PUBLIC_CHANNEL: Channel = "public"
+COPIED_CHANNEL: Channel = "copied"
+SHARED_CHANNEL: Channel = "shared"
+
+#: The rule of a refusal for a secret order given where others read it (frontends word it
+#: for their own channel: where to send it instead).
+SECRET_RULE = "secret"
+#: The rule of a refusal asking the sender to confirm a set-up's ``done`` that gives up
+#: something (:attr:`SetupGuide.forfeit`): the same text sent again is applied.
+CONFIRM_RULE = "confirm"
+
 
 class ServiceError(Exception):
     """A request the service refuses; the message is meant for the user."""
@@ -74,7 +95,11 @@ class SeatInfo(BaseModel):
 class GameInfo(BaseModel):
     id: str
     game: str
+    #: The scenario stored with the game (None: created without one, its game's default).
     scenario: str | None
+    #: The scenario played, named: the stored one, else its game's default (what every
+    #: frontend shows, so ``create`` and ``status`` name it alike).
+    scenario_name: str = ""
     status: str
     to_act: str | None
     result: str | None
@@ -152,6 +177,12 @@ class SubmitResult(BaseModel):
     pending_side: str | None = None
     messages: dict[str, Message] = Field(default_factory=dict)
     duplicate: bool = False
+    #: The order lines the service read of the text submitted, numbered as ``stopped_at``
+    #: counts them (blank lines and comments dropped): what a frontend reports line by line.
+    lines: list[str] = Field(default_factory=list)
+    #: On a shared screen (channel ``shared``): the numbers of the lines that were secret
+    #: orders, typed where every side could read them.
+    secret_lines: list[int] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:

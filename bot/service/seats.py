@@ -274,6 +274,17 @@ class Seats(ServiceBase):
         """Whether ``viewer`` may read every seat's address: the game's GM."""
         return viewer is not None and any(viewer.holds(s) and s["role"] == "gm" for s in seats)
 
+    def _scenario_name(self, row: Mapping[str, Any]) -> str:
+        """The scenario a game plays: its stored one, else its game's default (the first
+        of :meth:`Game.scenarios`); empty for a game this install no longer has."""
+        if row["scenario"]:
+            return str(row["scenario"])
+        try:
+            rules = self._load_rules(str(row["game"]), row["pack_path"])
+        except Exception:  # a game or pack this install no longer has: nothing to name
+            return ""
+        return next(iter(rules.scenarios()), "")
+
     def _info(self, row: Mapping[str, Any], seats: Sequence[Mapping[str, Any]],
               contacts: bool = False, viewer: Actor | None = None) -> GameInfo:
         def shown(seat: Mapping[str, Any]) -> bool:
@@ -281,7 +292,8 @@ class Seats(ServiceBase):
 
         labels = contact_labels(seats) if not contacts else {}
         return GameInfo(
-            id=row["id"], game=row["game"], scenario=row["scenario"], status=row["status"],
+            id=row["id"], game=row["game"], scenario=row["scenario"],
+            scenario_name=self._scenario_name(row), status=row["status"],
             to_act=row["to_act"], result=row["result"], commitment=row["commitment"],
             pack_hash=row["pack_hash"],
             seats=[self._seat_info(s, shown(s)) for s in seats],

@@ -8,6 +8,7 @@ import asyncio
 import json
 import time
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from adjudicator.kernel.dice import effective_seed
@@ -21,7 +22,16 @@ from bot.messages import events_to_json
 from bot.records import dice_stream, order_of
 from bot.service.base import Loaded, logger
 from bot.service.commit import Committing, Plan
-from bot.service.models import Actor, SubmitResult
+from bot.service.models import (
+    CONFIRM_RULE,
+    COPIED_CHANNEL,
+    PRIVATE_CHANNEL,
+    SECRET_RULE,
+    SHARED_CHANNEL,
+    Actor,
+    Channel,
+    SubmitResult,
+)
 from bot.service.text import shown
 from bot.store import NewAction
 
@@ -30,30 +40,89 @@ class Submitting(Committing):
     # ---- orders -------------------------------------------------------------------------
 
     def submit(self, game_id: str, actor: Actor, text: str,
-               idempotency_key: str | None = None, side: str | None = None) -> SubmitResult:
-        """Apply the order lines in ``text`` for the actor's side (see the module notes)."""
+               idempotency_key: str | None = None, side: str | None = None,
+               channel: Channel = PRIVATE_CHANNEL, *, confirmed: bool = True
+               ) -> SubmitResult:
+        """The one door for orders, from every frontend: the lines of ``text`` for the
+        actor's side, read once, checked for secrecy against the ``channel`` they were typed
+        in (:data:`~bot.service.models.Channel`: a secret line given where others read it is
+        refused, rule :data:`SECRET_RULE`, before anything is applied), a set-up's
+        forfeiting ``done`` asked once (``confirmed`` False: refused with rule
+        :data:`CONFIRM_RULE` the first time at this point of the game, taken when sent
+        again; a frontend that asks in its own dialogue sends it ``confirmed``), then the
+        multi-line loop (see the module notes). The result carries every audience's
+        message, who owes a decision and who acts next."""
 
         try:
             check_size(text)
-        except RuleError as error:
+        except RuleError as error:  # too long to read: no lines either
             return self._refused(shown(game_id), str(error), rule=error.rule)
 
         def plan(ctx: Loaded) -> Plan | SubmitResult:
             acting = self._side_for(ctx, actor, side)
             if isinstance(acting, SubmitResult):
                 return acting
-            lines = order_lines(text)
+            lines = read[:] = order_lines(text)  # the text passed the door: lines to report
             if not lines:
                 return self._refused(game_id, "no order given", rule="notation", side=acting)
+            if channel == SHARED_CHANNEL:
+                shared[:] = [number for number, line in enumerate(lines, start=1)
+                             if ctx.game.secrecy(line, ctx.state, acting).private_only]
+            refusal = (self._secret_refusal(ctx, acting, lines, channel)
+                       or (None if confirmed else self._confirm_refusal(ctx, actor, acting,
+                                                                        lines)))
+            if refusal is not None:
+                return refusal
             return self._lines_plan(ctx, actor.label, acting, lines)
 
-        return self._execute(game_id, plan, idempotency_key, actor.label,
-                             ("submit", side, text), {"the order text": text, "the side": side})
+        shared: list[int] = []
+        read: list[str] = []
+        result = self._execute(game_id, plan, idempotency_key, actor.label,
+                               ("submit", side, text),
+                               {"the order text": text, "the side": side})
+        return result.model_copy(update={"lines": read, "secret_lines": shared})
 
     async def submit_async(self, game_id: str, actor: Actor, text: str,
                            idempotency_key: str | None = None,
-                           side: str | None = None) -> SubmitResult:
-        return await asyncio.to_thread(self.submit, game_id, actor, text, idempotency_key, side)
+                           side: str | None = None, channel: Channel = PRIVATE_CHANNEL, *,
+                           confirmed: bool = True) -> SubmitResult:
+        return await asyncio.to_thread(partial(self.submit, confirmed=confirmed), game_id,
+                                       actor, text, idempotency_key, side, channel)
+
+    def _secret_refusal(self, ctx: Loaded, side: str, lines: Sequence[str],
+                        channel: Channel) -> SubmitResult | None:
+        """The refusal of the first line too secret for ``channel``: in public a secret
+        order (:attr:`Secrecy.private_only`, with the position: a face-down placement is
+        one, 25.7), in a copied mail any hidden line (standing orders too)."""
+        if channel in (PRIVATE_CHANNEL, SHARED_CHANNEL):
+            return None
+        for number, line in enumerate(lines, start=1):
+            secrecy = ctx.game.secrecy(line, ctx.state, side)
+            if secrecy.private_only or (channel == COPIED_CHANNEL and secrecy.hidden):
+                return self._refused(
+                    ctx.id, f"line {number} is a secret order, given where others read it: "
+                    "secret orders are taken only privately; nothing was applied",
+                    rule=SECRET_RULE, side=side, stopped_at=number)
+        return None
+
+    def _confirm_refusal(self, ctx: Loaded, actor: Actor, side: str,
+                         lines: Sequence[str]) -> SubmitResult | None:
+        """A set-up's ``done`` that gives something up (:attr:`SetupGuide.forfeit`: mines
+        not written down) is asked once at this point of the game; the same ``done``
+        again is taken."""
+        if [" ".join(line.split()).lower() for line in lines] != ["done"] \
+                or ctx.game.private_input(ctx.state) != side:
+            return None
+        guide = ctx.game.setup_guide(ctx.state, side)
+        if guide is None or not guide.forfeit or guide.blocked:
+            return None
+        asked = (ctx.id, actor.label, ctx.head)
+        if asked in self._asked_done:
+            return None
+        self._asked_done.add(asked)
+        return self._refused(ctx.id, "Done now gives up: " + "; ".join(guide.forfeit)
+                             + ". Send done again to confirm, or go on placing.",
+                             rule=CONFIRM_RULE, side=side)
 
     def _lines_plan(self, ctx: Loaded, actor: str, side: str, lines: Sequence[str],
                     kind: str | None = None, payload: Mapping[str, Any] | None = None,

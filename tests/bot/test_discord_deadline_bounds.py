@@ -7,11 +7,9 @@
 
 from __future__ import annotations
 
-from typing import cast
-
-from bot.discord.core import UmpireBot
 from tests.bot import test_discord_duel
 from tests.bot.test_discord_duel import DUEL, Table
+from tests.fakediscord.harness import served
 
 table = test_discord_duel.table  # the fixture: a GM, ann, bob and eve on a fake server
 
@@ -28,7 +26,7 @@ async def test_27_8_a_huge_deadline_at_the_start_is_refused_clearly(table: Table
     and the game is not started; a deadline within the bound starts it."""
     t = table
     await _seated(t)
-    service = cast(UmpireBot, t.h.client).port.service
+    service = served(t.h)
     for hours in (1e12, 1441.0):
         refused = await t.h.slash(t.gm, t.game_thread, "game start", deadline_hours=hours)
         assert refused.ephemeral and "at most 60 days" in refused, refused
@@ -47,7 +45,7 @@ async def test_27_8_status_shows_a_deadline_stored_endless(table: Table) -> None
     t = table
     await _seated(t)
     await t.h.slash(t.gm, t.game_thread, "game start", deadline_hours=24.0)
-    service = cast(UmpireBot, t.h.client).port.service
+    service = served(t.h)
     service.store.update_game("duel1", {"deadline_seconds": float("inf"),
                                         "deadline_at": float("inf")})
     status = await t.h.slash(t.bob, t.game_thread, "game status")

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Literal, cast
+from typing import Literal
 
 import pytest
 
-from bot.discord.core import UmpireBot
 from bot.service import Actor, GameService
 from tests.bot.test_discord_duel import DUEL, Table
 from tests.bot.test_discord_gm import RESTORE_B2, b2_hit_and_lost
 from tests.bot.test_service_support import EDITABLE
 from tests.fakediscord import FakeDiscord, run_umpire
+from tests.fakediscord.harness import served
 from tests.fakediscord.server import User
 
 #: What red's secret trap in Mill (cell 3) looks like to whoever may read it.
@@ -67,7 +67,7 @@ async def _red_traps_mill(t: Table) -> None:
 
 
 def _service(t: Table) -> GameService:
-    return cast(UmpireBot, t.h.client).port.service
+    return served(t.h)
 
 
 def _actions(t: Table) -> int:

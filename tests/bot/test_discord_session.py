@@ -26,6 +26,7 @@ from bot.discord.core import UmpireBot
 from tests.bot.test_discord_duel import DUEL
 from tests.bot.test_discord_stalingrad import GERMAN_ATTACK, setup_lines
 from tests.fakediscord import FakeDiscord, Harness, User, gm_and_two_players, run_umpire
+from tests.fakediscord.harness import served
 from tests.fakediscord.session import Session
 
 TRANSCRIPTS: dict[str, str] = {}
@@ -55,7 +56,7 @@ def board_png(view: View) -> bytes:
 
 def _service(h: Harness) -> Any:
     assert isinstance(h.client, UmpireBot)
-    return h.client.port.service
+    return served(h)
 
 
 async def test_29_a_duel_session_counts_posts_pings_and_dms(

@@ -24,6 +24,7 @@ from bot.discord.app import load_renderer
 from bot.discord.core import UmpireBot
 from bot.service import Actor
 from tests.fakediscord import Harness, Message, User, gm_and_two_players
+from tests.fakediscord.harness import served
 
 GERMAN_ATTACK = ("attack 32 fresh with g14pz:pzjg4 g29mot:i/15 g29mot:ii/15 g29mot:iii/15 "
                  "g29mot:pz129")
@@ -65,7 +66,7 @@ async def test_basic_game_opening_through_discord(
     assert "To act: **russian**" in started
 
     assert isinstance(h.client, UmpireBot)
-    service = h.client.port.service
+    service = served(h)
 
     def owed() -> list[str]:
         """The option orders of the decision the Russian owes (his view only)."""

@@ -17,6 +17,7 @@ from bot.discord.core import UmpireBot
 from tests.bot import test_discord_duel
 from tests.bot.test_discord_duel import DUEL, Table
 from tests.fakediscord import Message
+from tests.fakediscord.harness import served
 
 table = test_discord_duel.table  # the fixture: a GM, ann, bob and eve on a fake server
 
@@ -84,7 +85,7 @@ async def test_29_a_deadline_that_runs_out_says_who_acts_next_and_pings_them(
     await h.slash(t.ann, t.fake.dm_channel(t.ann), "duel trap", cell="3")
     await h.slash(t.gm, thread, "game deadline", hours=1.0)
     bot = cast(UmpireBot, h.client)
-    service = bot.port.service
+    service = served(h)
     now = service.clock()
     service.clock = lambda: now + 2 * 3600
     before = _count(t)
@@ -138,7 +139,7 @@ async def test_29_an_action_with_nothing_public_to_report_still_says_who_acts_ne
     t, h = table, table.h
     await test_discord_duel.open_game(t)
     bot = cast(UmpireBot, h.client)
-    info = bot.port.service.info("duel1")
+    info = served(h).info("duel1")
     quiet = SubmitResult(status="applied", game_id="duel1", side="red", seqs=[info.head_seq],
                          to_act="blue", messages={
                              "public": Told(audience="public", lines=[], to_act="blue")})
@@ -248,7 +249,7 @@ async def test_29_in_a_dm_the_game_waiting_for_you_needs_no_game_option(table: T
     await h.slash(t.gm, second, "game start")
     placed = await h.slash(t.ann, t.fake.dm_channel(t.ann), "duel trap", cell="3")
     assert "Applied" in placed, placed
-    service = cast(UmpireBot, h.client).port.service
+    service = served(h)
     assert service.info("duel1").head_seq > service.info("duel2").head_seq
     await h.slash(t.bob, t.fake.dm_channel(t.bob), "duel trap", cell="2")
     await h.slash(t.bob, second, "duel pass")  # now both games wait for ann
@@ -278,10 +279,10 @@ async def test_29_an_order_in_the_wrong_channel_links_to_the_games_thread(
     thread; nothing is stored."""
     t = table
     thread = await test_discord_duel.open_game(t)
-    before = cast(UmpireBot, t.h.client).port.service.info("duel1").head_seq
+    before = served(t.h).info("duel1").head_seq
     refused = await t.h.slash(t.ann, t.fake.general, "duel pass")
     assert refused.ephemeral and f"<#{thread.id}>" in refused and "duel1" in refused, refused
-    assert cast(UmpireBot, t.h.client).port.service.info("duel1").head_seq == before
+    assert served(t.h).info("duel1").head_seq == before
 
 
 async def test_29_a_rollback_is_previewed_and_told_as_the_orders_it_undoes(

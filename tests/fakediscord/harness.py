@@ -85,6 +85,9 @@ class Harness:
         self.errors: list[BaseException] = []
         self.timeout = 10.0
         self._failed = asyncio.Event()
+        #: The game service the bot runs on (set by :func:`run_umpire`): what a test
+        #: arranges or checks behind the bot's back (the bot itself sees only its port).
+        self.service: GameService | None = None
 
     def check(self) -> None:
         if self.errors:
@@ -232,6 +235,12 @@ async def run_client(fake: FakeDiscord, client: discord.Client,
             await asyncio.wait_for(task, 5)
 
 
+def served(harness: Harness) -> GameService:
+    """The game service behind the bot of ``harness`` (started by :func:`run_umpire`)."""
+    assert harness.service is not None, "the harness runs no Umpire bot"
+    return harness.service
+
+
 @contextlib.asynccontextmanager
 async def run_umpire(fake: FakeDiscord, db: Path, monkeypatch: pytest.MonkeyPatch,
                      seed_source: Callable[[int], bytes] | None = None,
@@ -251,6 +260,7 @@ async def run_umpire(fake: FakeDiscord, db: Path, monkeypatch: pytest.MonkeyPatc
     try:
         async with run_client(fake, bot, bot.tree, monkeypatch,
                               expected=(Refusal, ServiceError)) as harness:
+            harness.service = service
             yield harness
     finally:
         store.close()

@@ -17,6 +17,7 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.registry import load_game
 from adjudicator.stalingrad import data as stalingrad_data
 from adjudicator.tanks import data as tanks_data
+from bot import commands as catalogue
 from bot.console import FunctionIO, LocalGame, Session
 from bot.service import Actor, GameService
 from bot.store import Store
@@ -151,8 +152,9 @@ def test_the_console_shows_the_briefing_at_start_and_on_brief_25_1(tmp_path: Pat
     brief = load_game("tanks").briefing("first-encounter").text()
     assert text.count(brief) == 2
     start, on_brief = text.index(brief), text.rindex(brief)
-    assert start < text.index("Dice commitment") < text.index("the scenario's briefing") \
-        < on_brief
+    listed = catalogue.command("brief")  # help lists it as the catalogue says
+    assert listed is not None
+    assert start < text.index("Dice commitment") < text.index(listed.summary) < on_brief
 
 
 def test_a_briefing_never_names_a_hidden_units_hex_20_0(tmp_path: Path) -> None:

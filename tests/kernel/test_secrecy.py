@@ -17,14 +17,13 @@ from adjudicator.kernel.secrecy import Secrecy
 from adjudicator.stalingrad.game import StalingradGame
 from adjudicator.tanks import scenario
 from adjudicator.tanks.game import TanksGame
-from bot.discord.verbs import is_secret_order
 from bot.messages import text_visible
 
 ROOT = Path(__file__).resolve().parents[2]
 
 #: The places that once decided secrecy themselves; now each asks ``Game.secrecy``.
 CALLERS = ("adjudicator/kernel/game.py", "adjudicator/tanks/game.py",
-           "adjudicator/stalingrad/game.py", "bot/discord/verbs.py", "bot/messages.py",
+           "adjudicator/stalingrad/game.py", "bot/listing.py", "bot/messages.py",
            "bot/service/reads.py")
 #: What deciding secrecy looks like: the spec's secret flag or words, standing orders
 #: singled out, a position compared with the side entering secrets.
@@ -61,8 +60,7 @@ def test_20_0_19_1_22_11_every_frontend_path_classifies_an_order_alike(name: str
     game: Game[Any] = GAMES[name]
     for text, secrecy in TEXTS[name]:
         assert game.secrecy(text) is secrecy, text
-        # Discord: refused in a public channel exactly when secret
-        assert is_secret_order(game, text) is secrecy.private_only, text
+        # refused in a public channel exactly when secret: tests/bot/test_one_door.py
         # console, mail, the leak scan: hidden text
         assert game.is_secret_text(text) is secrecy.hidden, text
         try:

@@ -49,9 +49,10 @@ def game_with_players(office: Desk) -> tuple[str, dict[str, str]]:
     for who, side in ((RED, "red"), (BLUE, "blue")):
         joined = one(handle(office, inbound(who, f"join {game_id} {side}")))
         secrets[who] = secret_in(joined)
-    started = one(handle(office, inbound(GM, f"password {secrets[GM]}\nstart",
-                                        subject=f"Re: [umpire {game_id}] x")))
+    started, *told = handle(office, inbound(GM, f"password {secrets[GM]}\nstart",
+                                            subject=f"Re: [umpire {game_id}] x"))
     assert "started; to act: red" in started.body, started.body
+    assert {mail.to for mail in told} == {RED, BLUE}  # every seat is told
     return game_id, secrets
 
 

@@ -22,6 +22,7 @@ from bot.mail.gateway import Gateway
 from bot.mail.health import read
 from bot.mail.transport import Outbox
 from bot.service import Actor
+from tests.fakediscord.harness import served
 from tests.mail.servers import SMTP_PASSWORD, SMTP_USER, LocalCA, SmtpSink
 from tests.mail.support import DUEL, UMPIRE, config, desk, raw_mail
 from tests.mail.test_gateway import MemoryBox
@@ -126,7 +127,7 @@ async def test_the_discord_bot_delivers_a_gm_notice_to_the_gm_alone(
         await h.slash(gm, fake.general, "game new", game=DUEL_GAME)
         (thread,) = fake.threads()
         await h.slash(ann, thread, "game join", side="red")
-        store = bot.port.service.store
+        store = served(h).store
         gm_notices.leave(store, gm_notices.DISCORD, "told1", "mail is down: SMTP 535")
         gm_notices.leave(store, gm_notices.DISCORD, "gone", "a game deleted since")
         await bot.publish_from_email()
