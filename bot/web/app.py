@@ -45,6 +45,12 @@ def make_app(service: GameService, settings: WebSettings | None = None) -> web.A
     return app
 
 
+def runner_options() -> dict[str, Any]:
+    """How an :class:`aiohttp.web.AppRunner` of the pages runs: the redacting access log
+    (:class:`bot.web.security.AccessLogger`), and open streams given 2 s to end at stop."""
+    return {"access_log_class": AccessLogger, "access_log": access, "shutdown_timeout": 2.0}
+
+
 class WebServer:
     """The server on ``settings.host:settings.port`` inside the running loop."""
 
@@ -56,8 +62,7 @@ class WebServer:
 
     async def start(self) -> int:
         """Start serving; the port it listens on (a free one when ``port`` is 0)."""
-        self.runner = web.AppRunner(self.app, access_log_class=AccessLogger,
-                                    access_log=access, shutdown_timeout=2.0)
+        self.runner = web.AppRunner(self.app, **runner_options())
         await self.runner.setup()
         site = web.TCPSite(self.runner, self.settings.host, self.settings.port)
         await site.start()
