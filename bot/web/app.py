@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import threading
 from typing import Any
 
 from aiohttp import web
@@ -87,6 +88,44 @@ def parse_address(value: str) -> tuple[str, int]:
     if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
         raise ValueError(f"{value!r}: give HOST:PORT, e.g. 127.0.0.1:8080")
     return host.strip("[]") or "127.0.0.1", int(port)
+
+
+class ThreadedWebServer:
+    """The server in a thread of its own with its own event loop, for a process whose main
+    loop is not asyncio (``umpire mail --web``)."""
+
+    def __init__(self, service: GameService, settings: WebSettings) -> None:
+        self.server = WebServer(service, settings)
+        self.loop = asyncio.new_event_loop()
+        self.started = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="umpire-web", daemon=True)
+        self.error: BaseException | None = None
+
+    def start(self, timeout: float = 30.0) -> int:
+        """Start serving; the port (:class:`RuntimeError` if it could not start)."""
+        self.thread.start()
+        self.started.wait(timeout)
+        if self.error is not None or not self.started.is_set():
+            raise RuntimeError(f"the web server did not start: {self.error}")
+        return self.server.port
+
+    def stop(self, timeout: float = 5.0) -> None:
+        if self.loop.is_running():
+            asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(timeout)
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_until_complete(self.server.start())
+        except BaseException as error:  # told to start(), which raises it
+            self.error = error
+            self.started.set()
+            return
+        self.started.set()
+        self.loop.run_forever()
+        self.loop.close()
 
 
 def run(service: GameService, settings: WebSettings) -> None:
