@@ -247,8 +247,7 @@ async def record(request: web.Request) -> web.StreamResponse:
     if isinstance(holder, web.Response):
         return holder
     try:
-        export = await asyncio.to_thread(request.app[READS].service.export, holder.game_id,
-                                         holder.actor)
+        export = await asyncio.to_thread(request.app[READS].service.seat_record, holder)
     except ServiceError as refusal:
         return error(403, str(refusal), "permission")
     return web.Response(body=export.jsonl(), content_type="application/x-ndjson", headers={

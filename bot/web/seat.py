@@ -72,7 +72,8 @@ class SeatReads:
         info = service.info(game_id, holder.actor)
         rules = service.rules(game_id)
         log = service.log(game_id, holder.actor, LOG_ENTRIES, audience=view.viewer)
-        guide = service.setup_guide(game_id, holder.actor) if holder.role == "player" else None
+        guide = (service.setup_guide(game_id, holder.actor) if holder.role == "player"
+                 and service.private_input(game_id) == holder.side else None)
         return {
             "game": {"id": info.id, "game": info.game, "scenario": info.scenario,
                      "status": seat.status, "result": view.result, "branch": info.branch,

@@ -241,3 +241,32 @@ def test_umpire_web_serves_a_link_from_its_own_process(tmp_path: Path) -> None:
         output, _ = process.communicate(timeout=EVENT_WAIT_S)
     assert process.returncode == 0, output
     assert "/s/[token]/api/state" in output and game.soviet not in output
+
+
+async def test_25_2_a_link_reads_its_own_seat_even_when_its_holder_plays_both_sides(
+        tmp_path: Path) -> None:
+    """One person at both seats (a hot seat): the Soviet link still reads the Soviet's view,
+    no German set-up guide and no record read as another audience."""
+    from bot.service import GameService
+    from bot.store import Store
+    from tests.web.server_games import GM
+
+    service = GameService(Store(tmp_path / "u.db"))
+    game_id = service.create_game(GM, "tanks", "pakfront").id
+    service.seat(game_id, GM, "german", GERMAN)
+    service.seat(game_id, GM, "soviet", GERMAN)
+    service.start(game_id, GM)
+    german = service.issue_link(game_id, GERMAN, side="german").token
+    soviet = service.issue_link(game_id, GERMAN, side="soviet").token
+    async with serving(service) as client:
+        state = await (await client.get(f"/s/{german}/api/state")).json()
+        assert state["setup"] is not None
+        outcome = await (await client.post(
+            f"/s/{german}/api/submit", headers={CSRF_HEADER: state["csrf"]},
+            json={"text": "hide pak75-1 0101", "key": "h"})).json()
+        assert outcome["status"] == "applied"
+        text = await (await client.get(f"/s/{soviet}/api/state")).text()
+        assert "pak75-1" not in text and json.loads(text)["setup"] is None
+        record = await client.get(f"/s/{soviet}/api/record")
+        assert record.status == 403
+        assert "pak75-1" not in await (await client.get(f"/s/{soviet}/api/replay")).text()
