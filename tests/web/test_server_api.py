@@ -150,9 +150,9 @@ async def _next_event(response: ClientResponse) -> tuple[str, dict[str, Any]]:
             return name, json.loads(data)
 
 
-async def test_the_stream_tells_of_an_action_stored_by_another_process(
-        tmp_path: Path) -> None:
-    db = tmp_path / "u.db"
+async def test_the_stream_tells_of_an_action_stored_by_another_process(db_url: str) -> None:
+    """On SQLite and on PostgreSQL: the server polls the store's head."""
+    db = db_url
     game = pakfront(db)
     async with serving(game.service) as client:
         stream = await client.get(f"/s/{game.soviet}/events")
@@ -164,7 +164,7 @@ async def test_the_stream_tells_of_an_action_stored_by_another_process(
                   "result = service.submit(sys.argv[2], Actor.discord('201'), "
                   "'hide pak75-1 0101')\nassert result.ok, result\n")
         done = await asyncio.to_thread(
-            subprocess.run, [sys.executable, "-c", script, str(db), game.game_id],
+            subprocess.run, [sys.executable, "-c", script, db, game.game_id],
             cwd=ROOT, capture_output=True, text=True, timeout=EVENT_WAIT_S * 2)
         assert done.returncode == 0, done.stderr
         name, data = await _next_event(stream)
@@ -270,3 +270,17 @@ async def test_25_2_a_link_reads_its_own_seat_even_when_its_holder_plays_both_si
         record = await client.get(f"/s/{soviet}/api/record")
         assert record.status == 403
         assert "pak75-1" not in await (await client.get(f"/s/{soviet}/api/replay")).text()
+
+
+async def test_a_gm_link_reads_the_gm_view_and_names_the_side_it_lists_for(
+        tmp_path: Path) -> None:
+    game = pakfront(tmp_path / "u.db")
+    async with serving(game.service) as client:
+        await _set_up_hidden(client, game)
+        state = await (await client.get(f"/s/{game.gm}/api/state")).json()
+        assert state["seat"] == {"role": "gm", "side": None, "audience": "gm"}
+        listed = await (await client.get(f"/s/{game.gm}/api/legal?side=soviet")).json()
+        assert listed["orders"] and any("t34a-1" in o for o in listed["orders"])
+        # a player's link lists its own side only, whatever it names
+        mine = await (await client.get(f"/s/{game.german}/api/legal?side=soviet")).json()
+        assert mine["orders"] == []
