@@ -121,6 +121,18 @@ def _png(request: web.Request, data: bytes, etag: str) -> web.Response:
     return web.Response(body=data, content_type="image/png", headers=headers)
 
 
+async def geometry(request: web.Request) -> web.StreamResponse:
+    """``GET /s/TOKEN/api/geometry``: the map's geometry in the picture's pixels."""
+    holder = await holder_of(request)
+    if isinstance(holder, web.Response):
+        return holder
+    try:
+        data = await asyncio.to_thread(request.app[READS].geometry, holder)
+    except ServiceError as refusal:
+        return error(403, str(refusal), "permission")
+    return web.json_response(data)
+
+
 async def legal(request: web.Request) -> web.StreamResponse:
     """``GET /s/TOKEN/api/legal[?unit=ID][&side=SIDE]``: the orders the link may give now."""
     holder = await holder_of(request)
@@ -306,6 +318,7 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/s/{token}/api/state", state)
     app.router.add_get("/s/{token}/api/map.png", map_picture)
     app.router.add_get("/s/{token}/api/legal", legal)
+    app.router.add_get("/s/{token}/api/geometry", geometry)
     app.router.add_post("/s/{token}/api/submit", submit)
     app.router.add_get("/s/{token}/api/replay", replay)
     app.router.add_get("/s/{token}/api/replay/{n}.png", replay_picture)

@@ -114,6 +114,20 @@ class SeatReads:
             return None
         return data
 
+    def geometry(self, holder: LinkHolder) -> dict[str, Any]:
+        """The map's geometry in the picture's pixels (:mod:`bot.web.geometry`), its units
+        from the link's own View."""
+        import render
+        from bot.web.geometry import geometry
+
+        seat = self.service.seat_view(holder)
+        rules = self.service.rules(holder.game_id)
+        try:
+            pack = render.load_pack(rules.name, rules.pack)
+        except render.NoPicture:
+            return {"game": seat.view.game, "seq": seat.head}
+        return {**geometry(seat.view, pack), "seq": seat.head}
+
     # ---- legal orders -----------------------------------------------------------------
 
     def legal(self, holder: LinkHolder, unit: str | None, side: str | None) -> list[str]:

@@ -284,3 +284,21 @@ async def test_a_gm_link_reads_the_gm_view_and_names_the_side_it_lists_for(
         # a player's link lists its own side only, whatever it names
         mine = await (await client.get(f"/s/{game.german}/api/legal?side=soviet")).json()
         assert mine["orders"] == []
+
+
+async def test_the_geometry_matches_the_picture_and_holds_only_the_seat_s_units(
+        tmp_path: Path) -> None:
+    import struct
+
+    game = pakfront(tmp_path / "u.db")
+    async with serving(game.service) as client:
+        await _set_up_hidden(client, game)
+        picture = await (await client.get(f"/s/{game.soviet}/api/map.png")).read()
+        width, height = struct.unpack(">II", picture[16:24])  # the PNG's IHDR
+        soviet = await (await client.get(f"/s/{game.soviet}/api/geometry")).json()
+        german = await (await client.get(f"/s/{game.german}/api/geometry")).json()
+        assert soviet["size"] == [width, height] and soviet["seq"] == 16
+        assert {h["id"] for h in soviet["hexes"]} >= {"0101", "0104"}
+        assert "flak88-2" in soviet["units"]  # placed openly: on both seats' maps
+        for unit in HIDDEN:
+            assert unit not in soviet["units"] and unit in german["units"], unit
