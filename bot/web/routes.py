@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from aiohttp import web
 
@@ -28,6 +30,8 @@ WATCHERS = web.AppKey("watchers", Watchers)
 PER_LINK = web.AppKey("per_link", RateLimiter)
 PER_ADDRESS = web.AppKey("per_address", RateLimiter)
 SUBMITS = web.AppKey("submits", RateLimiter)
+
+T = TypeVar("T")
 
 #: The longest order text a submit carries (the service bounds it again, rule-cited).
 MAX_ORDER = 8_000
@@ -76,6 +80,19 @@ def _base(request: web.Request) -> str:
     return f"/s/{request.match_info['token']}"
 
 
+async def read(request: web.Request, what: Callable[..., T], *args: Any
+               ) -> tuple[LinkHolder, T] | web.Response:
+    """Resolve the request's link (:func:`holder_of`), then ``what(holder, *args)`` in a
+    worker thread: (the link, its answer), or the refusal (the service's: 403)."""
+    holder = await holder_of(request)
+    if isinstance(holder, web.Response):
+        return holder
+    try:
+        return holder, await asyncio.to_thread(what, holder, *args)
+    except ServiceError as refusal:
+        return error(403, str(refusal), "permission")
+
+
 async def page(request: web.Request) -> web.StreamResponse:
     """``GET /s/TOKEN``: the page (its script and styles from ``/static``)."""
     holder = await holder_of(request)
@@ -89,26 +106,16 @@ async def page(request: web.Request) -> web.StreamResponse:
 
 async def state(request: web.Request) -> web.StreamResponse:
     """``GET /s/TOKEN/api/state``: the state JSON of the link's view."""
-    holder = await holder_of(request)
-    if isinstance(holder, web.Response):
-        return holder
-    try:
-        data = await asyncio.to_thread(request.app[READS].state, holder, _csrf(request),
-                                       _base(request))
-    except ServiceError as refusal:
-        return error(403, str(refusal), "permission")
-    return web.json_response(data)
+    found = await read(request, request.app[READS].state, _csrf(request), _base(request))
+    return found if isinstance(found, web.Response) else web.json_response(found[1])
 
 
 async def map_picture(request: web.Request) -> web.StreamResponse:
     """``GET /s/TOKEN/api/map.png``: the picture of the link's view now."""
-    holder = await holder_of(request)
-    if isinstance(holder, web.Response):
-        return holder
-    try:
-        head, data = await asyncio.to_thread(request.app[READS].picture, holder)
-    except ServiceError as refusal:
-        return error(403, str(refusal), "permission")
+    found = await read(request, request.app[READS].picture)
+    if isinstance(found, web.Response):
+        return found
+    head, data = found[1]
     if data is None:
         return error(404, "this game has no map picture", "picture")
     return _png(request, data, f'"{head}"')
@@ -123,14 +130,8 @@ def _png(request: web.Request, data: bytes, etag: str) -> web.Response:
 
 async def geometry(request: web.Request) -> web.StreamResponse:
     """``GET /s/TOKEN/api/geometry``: the map's geometry in the picture's pixels."""
-    holder = await holder_of(request)
-    if isinstance(holder, web.Response):
-        return holder
-    try:
-        data = await asyncio.to_thread(request.app[READS].geometry, holder)
-    except ServiceError as refusal:
-        return error(403, str(refusal), "permission")
-    return web.json_response(data)
+    found = await read(request, request.app[READS].geometry)
+    return found if isinstance(found, web.Response) else web.json_response(found[1])
 
 
 async def legal(request: web.Request) -> web.StreamResponse:
@@ -201,14 +202,10 @@ async def submit(request: web.Request) -> web.StreamResponse:
 
 async def replay(request: web.Request) -> web.StreamResponse:
     """``GET /s/TOKEN/api/replay``: how many positions the replay has, and their captions."""
-    holder = await holder_of(request)
-    if isinstance(holder, web.Response):
-        return holder
-    try:
-        found = await asyncio.to_thread(request.app[READS].replay, holder)
-    except ServiceError as refusal:
-        return error(403, str(refusal), "permission")
-    base = _base(request)
+    answer = await read(request, request.app[READS].replay)
+    if isinstance(answer, web.Response):
+        return answer
+    found, base = answer[1], _base(request)
     return web.json_response({
         "count": len(found.frames), "full": found.full, "seq": found.key[2],
         "captions": [frame.caption for frame in found.frames],
@@ -255,13 +252,10 @@ async def verify(request: web.Request) -> web.StreamResponse:
 
 async def record(request: web.Request) -> web.StreamResponse:
     """``GET /s/TOKEN/api/record``: the game's record as this link may have it (JSON lines)."""
-    holder = await holder_of(request)
-    if isinstance(holder, web.Response):
-        return holder
-    try:
-        export = await asyncio.to_thread(request.app[READS].service.seat_record, holder)
-    except ServiceError as refusal:
-        return error(403, str(refusal), "permission")
+    found = await read(request, request.app[READS].service.seat_record)
+    if isinstance(found, web.Response):
+        return found
+    holder, export = found
     return web.Response(body=export.jsonl(), content_type="application/x-ndjson", headers={
         "Content-Disposition": f'attachment; filename="{holder.game_id}.jsonl"'})
 
