@@ -200,35 +200,49 @@ async def submit(request: web.Request) -> web.StreamResponse:
         "options": told.options if told else []})
 
 
+def _by_step(request: web.Request) -> bool | web.Response:
+    """``?by=action`` (the default) or ``?by=step`` (an impulse or a phase)."""
+    by = request.query.get("by", "action")
+    if by not in ("action", "step"):
+        return error(400, "by=action (one position per action) or by=step (per impulse "
+                     "or phase)", "input")
+    return by == "step"
+
+
 async def replay(request: web.Request) -> web.StreamResponse:
-    """``GET /s/TOKEN/api/replay``: how many positions the replay has, and their captions."""
-    answer = await read(request, request.app[READS].replay)
+    """``GET /s/TOKEN/api/replay[?by=step]``: how many positions the replay has, and their
+    captions."""
+    by_step = _by_step(request)
+    if isinstance(by_step, web.Response):
+        return by_step
+    answer = await read(request, request.app[READS].replay, by_step)
     if isinstance(answer, web.Response):
         return answer
     found, base = answer[1], _base(request)
+    by = "step" if by_step else "action"
     return web.json_response({
-        "count": len(found.frames), "full": found.full, "seq": found.key[2],
+        "count": len(found.frames), "full": found.full, "seq": found.key[2], "by": by,
         "captions": [frame.caption for frame in found.frames],
-        "picture": f"{base}/api/replay/{{n}}.png?seq={found.key[2]}"})
+        "picture": f"{base}/api/replay/{{n}}.png?seq={found.key[2]}&by={by}"})
 
 
 async def replay_picture(request: web.Request) -> web.StreamResponse:
-    """``GET /s/TOKEN/api/replay/N.png``: position N of the replay."""
-    holder = await holder_of(request)
-    if isinstance(holder, web.Response):
-        return holder
-    number = request.match_info["n"]
+    """``GET /s/TOKEN/api/replay/N.png[?by=step]``: position N of the replay."""
+    number, by_step = request.match_info["n"], _by_step(request)
+    if isinstance(by_step, web.Response):
+        return by_step
     if not number.isdigit() or len(number) > 9:
         return error(400, "a replay position is a number from 0", "input")
     try:
-        data = await asyncio.to_thread(request.app[READS].replay_picture, holder, int(number))
+        found = await read(request, request.app[READS].replay_picture, int(number), by_step)
     except IndexError:
         return error(404, f"the replay has no position {number}", "replay")
-    except ServiceError as refusal:
-        return error(403, str(refusal), "permission")
+    if isinstance(found, web.Response):
+        return found
+    tag, data = found[1]
     if data is None:
         return error(404, "this game has no map picture", "picture")
-    return _png(request, data, f'"r{number}"')
+    return _png(request, data, f'"{tag}"')
 
 
 async def verify(request: web.Request) -> web.StreamResponse:
