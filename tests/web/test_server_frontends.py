@@ -119,3 +119,25 @@ def test_mail_join_carries_the_link_and_link_new_replaces_it(tmp_path: Path) -> 
     found = LINK.search(watch.body)
     assert found is not None and office.service.resolve_link(found.group(1)).role == \
         "observer"
+
+
+def test_the_mail_gateway_s_web_server_runs_in_a_thread_of_its_own(tmp_path: Path) -> None:
+    """``umpire mail --web``: the gateway is threads, not asyncio; its pages are served by
+    a loop in a thread of its own, over the gateway's service, and stop with it."""
+    import json
+    import urllib.request
+
+    from bot.web.app import ThreadedWebServer
+    from bot.web.settings import WebSettings
+    from tests.web.server_games import pakfront
+
+    game = pakfront(tmp_path / "u.db")
+    server = ThreadedWebServer(game.service, WebSettings(port=0))
+    port = server.start()
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/s/{game.german}/api/state",
+                                    timeout=30) as response:
+            assert json.loads(response.read())["seat"]["side"] == "german"
+    finally:
+        server.stop()
+    assert not server.thread.is_alive()
