@@ -32,7 +32,7 @@ def make_app(service: GameService, settings: WebSettings | None = None) -> web.A
     app[routes.READS] = reads
     app[routes.SETTINGS] = settings
     app[routes.WATCHERS] = Watchers(
-        lambda game_id: asyncio.to_thread(service.link_watch, game_id), settings.poll)
+        lambda game_ids: asyncio.to_thread(service.link_watch, game_ids), settings.poll)
     app[routes.PER_LINK] = RateLimiter(*settings.per_link)
     app[routes.PER_ADDRESS] = RateLimiter(*settings.per_address)
     app[routes.SUBMITS] = RateLimiter(*settings.submits)
