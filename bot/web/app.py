@@ -36,6 +36,7 @@ def make_app(service: GameService, settings: WebSettings | None = None) -> web.A
     app[routes.PER_LINK] = RateLimiter(*settings.per_link)
     app[routes.PER_ADDRESS] = RateLimiter(*settings.per_address)
     app[routes.SUBMITS] = RateLimiter(*settings.submits)
+    app[routes.STREAMS] = {}
     routes.add_routes(app)
     app.router.add_static("/static", HERE / "static", append_version=False)
 

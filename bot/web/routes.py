@@ -30,6 +30,8 @@ WATCHERS = web.AppKey("watchers", Watchers)
 PER_LINK = web.AppKey("per_link", RateLimiter)
 PER_ADDRESS = web.AppKey("per_address", RateLimiter)
 SUBMITS = web.AppKey("submits", RateLimiter)
+#: Event streams open per link (by its token's hash).
+STREAMS = web.AppKey("streams", dict[str, int])
 
 T = TypeVar("T")
 
@@ -281,9 +283,25 @@ async def events(request: web.Request) -> web.StreamResponse:
     holder = await holder_of(request)
     if isinstance(holder, web.Response):
         return holder
+    app, token = request.app, request.match_info["token"]
+    open_streams = app[STREAMS]
+    if open_streams.get(holder.token_hash, 0) >= app[SETTINGS].streams_per_link:
+        return error(429, f"this link has {app[SETTINGS].streams_per_link} pages open "
+                     "already: close one", "rate")
+    open_streams[holder.token_hash] = open_streams.get(holder.token_hash, 0) + 1
+    try:
+        return await _stream(request, holder, token)
+    finally:
+        open_streams[holder.token_hash] -= 1
+        if not open_streams[holder.token_hash]:
+            del open_streams[holder.token_hash]
+
+
+async def _stream(request: web.Request, holder: LinkHolder, token: str
+                  ) -> web.StreamResponse:
+    """The event stream of :func:`events`, once admitted."""
     app = request.app
     watchers, service = app[WATCHERS], app[READS].service
-    token = request.match_info["token"]
     watch = await watchers.subscribe(holder.game_id)
     response = web.StreamResponse(headers={
         "Content-Type": "text/event-stream", "Cache-Control": "no-store",
