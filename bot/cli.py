@@ -348,6 +348,9 @@ def bot(
         "--render-processes", min=0, help="worker processes drawing the pictures (default: "
         "half the CPUs, at least 1; 0 draws in the bot's own threads)")] = None,
     log_format: Annotated[str, typer.Option("--log-format", help=LOG_FORMAT_HELP)] = "text",
+    web: Annotated[str | None, typer.Option("--web", metavar="HOST:PORT", help=WEB_HELP)
+                   ] = None,
+    web_url: Annotated[str | None, typer.Option("--web-url", help=WEB_URL_HELP)] = None,
 ) -> None:
     """Run the Discord bot. The token comes from $DISCORD_TOKEN or the config file."""
     import os
@@ -387,8 +390,11 @@ def bot(
                   + (f", /gm for server {settings.guild_id}" if settings.guild_id else "")
                   + (f", shards {', '.join(map(str, ids or range(shards)))} of {shards}"
                      if shards else ""), highlight=False, markup=False, soft_wrap=True)
+    web_url = web_url or settings.web_url or os.environ.get("UMPIRE_WEB_URL")
+    pages = _web_settings(web or "127.0.0.1:0", web_url) if web or web_url else None
     run(settings.token.reveal(), str(target.where), settings.guild_id, settings.gm_role,
-        settings.extra_games, shards, ids, workers, log_format=fmt)
+        settings.extra_games, shards, ids, workers, log_format=fmt,
+        **({"web": pages} if pages is not None else {}))
 
 
 #: ``--log-format``'s help (the formats are :data:`bot.logs.FORMATS`).
@@ -419,6 +425,9 @@ def mail(
         "--status", help="show the gateway's health (last poll, last send, queue, last "
         "error) from its database, and exit")] = False,
     log_format: Annotated[str, typer.Option("--log-format", help=LOG_FORMAT_HELP)] = "text",
+    web: Annotated[str | None, typer.Option("--web", metavar="HOST:PORT", help=WEB_HELP)
+                   ] = None,
+    web_url: Annotated[str | None, typer.Option("--web-url", help=WEB_URL_HELP)] = None,
 ) -> None:
     """Run the play-by-email gateway: read the mailbox, answer, keep every player told."""
     from bot.logs import configure
@@ -449,11 +458,73 @@ def mail(
                   + ("" if db or settings.database or os.environ.get(DB_ENV) else
                      f" (the default file: no database in {config}, no --db, no ${DB_ENV})"),
                   markup=False, highlight=False, soft_wrap=True)
+    pages = None
+    web_url = web_url or settings.web_url or os.environ.get("UMPIRE_WEB_URL")
+    if web or web_url:
+        pages = _web_settings(web or "127.0.0.1:0", web_url)
+        settings = settings.model_copy(update={"web_url": pages.base_url or None})
     try:
-        run(settings, str(target.where))
+        run(settings, str(target.where), *([pages] if pages is not None else []))
     except ConfigError as error:  # found at start-up: an OAuth2 refresh token not set
         console.print(str(error), highlight=False, markup=False)
         raise typer.Exit(code=2) from error
+
+
+#: ``--web``'s help (``umpire bot`` and ``umpire mail``).
+WEB_HELP = ("also serve the players' web pages on HOST:PORT (docs/web.md), e.g. "
+            "127.0.0.1:8080")
+#: ``--web-url``'s help.
+WEB_URL_HELP = ("the pages' public base URL (https://umpire.example), what the links given "
+                "to players start with; never guessed from a request")
+
+
+def _web_settings(address: str, base_url: str | None, secret_file: Path | None = None) -> Any:
+    """The web server's settings from ``HOST:PORT``, the base URL and a CSRF key file (a
+    wrong value ends the command with one line, exit status 2)."""
+    from bot.web.app import parse_address
+    from bot.web.settings import WebSettings
+
+    try:
+        host, port = parse_address(address)
+    except ValueError as error:
+        console.print(f"[red]--web: {error}[/red]", highlight=False)
+        raise typer.Exit(code=2) from error
+    url = (base_url or os.environ.get("UMPIRE_WEB_URL") or "").rstrip("/")
+    if url and not url.startswith(("https://", "http://")):
+        console.print(f"[red]--web-url {url}: give an http:// or https:// URL[/red]",
+                      highlight=False)
+        raise typer.Exit(code=2)
+    settings = WebSettings(host=host, port=port, base_url=url)
+    if secret_file is not None:
+        settings.secret = secret_file.read_bytes().strip()
+    return settings
+
+
+@app.command()
+def web(
+    db: Annotated[str | None, typer.Option("--db", help=DB_HELP)] = None,
+    host: Annotated[str, typer.Option(help="the address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="the port")] = 8080,
+    web_url: Annotated[str | None, typer.Option("--web-url", help=WEB_URL_HELP)] = None,
+    secret_file: Annotated[Path | None, typer.Option(
+        "--secret-file", help="a file holding the key of the pages' CSRF tokens (the same "
+        "for every process serving the pages; default: random per process)")] = None,
+    log_format: Annotated[str, typer.Option("--log-format", help=LOG_FORMAT_HELP)] = "text",
+) -> None:
+    """Serve each seat's web page (its secret link /s/TOKEN): the map, the log, orders by
+    clicks, live updates (docs/web.md). Put it behind a reverse proxy with TLS."""
+    from bot.logs import configure
+    from bot.web.app import run
+
+    fmt = _log_format(log_format)
+    settings = _web_settings(f"{host}:{port}", web_url, secret_file)
+    target = _store_target(db)
+    configure(fmt)
+    console.print(f"Umpire web pages on {settings.host}:{settings.port}: database "
+                  f"{target.label}" + (f", links under {settings.base_url}"
+                                       if settings.base_url else ""),
+                  highlight=False, markup=False, soft_wrap=True)
+    run(_service(db), settings)
 
 
 def _bench_dir() -> Path:

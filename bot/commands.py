@@ -93,6 +93,9 @@ CATALOGUE: tuple[Command, ...] = (
        "player", "private", console="legal", email="legal"),
     _c("placed", "", "Your secret set-up so far (privately only)", "player", "private",
        console="placed", email="placed"),
+    _c("link", "[new|observers]", "Your seat's secret web page link ('new' ends every older "
+       "one)", "player", "private",
+       email="link", discord="game link"),
     _c("left", "", "What your secret set-up has left to place, and where", "player",
        "private", console="left"),
     _c("board", "[SIDE|public|gm]", "The board as text, as that viewer sees it", "player",

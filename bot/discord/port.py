@@ -34,6 +34,7 @@ from bot.service import (
     RollForwardReport,
     ServiceError,
     SubmitResult,
+    WebLink,
 )
 from bot.service.models import PRIVATE_CHANNEL, Channel
 
@@ -176,6 +177,20 @@ class ServicePort:
         return await self.call(self._service.short_texts, game_id, texts)
 
     # ---- seats and the start ----------------------------------------------------------------
+
+    async def issue_link(self, game_id: str, actor: Actor, *, side: str | None = None,
+                         new: bool = False) -> WebLink:
+        """A new web link to ``actor``'s seat (docs/web.md)."""
+        return await self.call(self._service.issue_link, game_id, actor, side=side, new=new)
+
+    async def reissue_link(self, game_id: str, gm: Actor, side: str) -> WebLink:
+        """The GM replaces every link of ``side``'s seat with one new link."""
+        return await self.call(self._service.reissue_link, game_id, gm, side)
+
+    async def observer_link(self, game_id: str, actor: Actor, *, new: bool = False
+                            ) -> WebLink:
+        """The game's public (observer) link."""
+        return await self.call(self._service.observer_link, game_id, actor, new=new)
 
     async def seat(self, game_id: str, by: Actor, side: str | None, who: Actor,
                    role: str = "player") -> GameInfo:
