@@ -1,0 +1,184 @@
+// Click to give orders: the service's legal entries ({order, shown, label, verb, units,
+// places, names}) read as a unit's orders and their places. Click a unit (its counter, its
+// chip, or a space then the unit) -> its orders are highlighted on the map and listed ->
+// click a destination or target -> the order's text is filled in the editable box, in the
+// game's own notation -> Submit.
+
+import { newKey, submit } from "./api.js";
+
+const el = (tag, cls, text) => {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+
+export class Orders {
+  constructor(root, map, { onStored }) {
+    this.root = root;
+    this.map = map;
+    this.onStored = onStored;
+    this.entries = [];
+    this.names = new Map();
+    this.unit = null;
+    this.space = null;
+    this.box = root.querySelector("#order-text");
+    this.reply = root.querySelector("#order-reply");
+    this.units = root.querySelector("#order-units");
+    this.list = root.querySelector("#order-list");
+    this.plain = root.querySelector("#order-plain");
+    this.sending = false;
+    root.querySelector("#order-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.send(this.box.value);
+    });
+    root.querySelector("#order-clear").addEventListener("click", () => this.select(null));
+  }
+
+  // the legal entries now (after every stored action)
+  update(entries, unitsOnMap) {
+    this.entries = entries || [];
+    this.names.clear();
+    for (const e of this.entries) {
+      e.units.forEach((u, i) => this.names.set(u, e.names[i] || u));
+    }
+    this.where = new Map((unitsOnMap || []).map((u) => [u.id, u.place]));
+    if (this.unit && !this.names.has(this.unit)) this.unit = null;
+    this.render();
+  }
+
+  ofUnit(unit) {
+    return this.entries.filter((e) => e.units[0] === unit);
+  }
+
+  placesOf(unit) {
+    const out = new Set();
+    for (const e of this.ofUnit(unit)) {
+      if (e.places.length) out.add(e.places[e.places.length - 1]);
+    }
+    return [...out];
+  }
+
+  select(unit, space = null) {
+    this.unit = unit;
+    this.space = space;
+    this.render();
+  }
+
+  // a click on the map's space ``key``
+  clickSpace(key) {
+    if (this.unit && this.placesOf(this.unit).includes(key)) {
+      const found = this.ofUnit(this.unit).filter((e) => e.places[e.places.length - 1] === key);
+      this.space = key;
+      this.fill(found[0]);
+      this.render(found);
+      return;
+    }
+    // a space of one's own units: choose among them
+    const here = [...this.names.keys()].filter((u) => this.where.get(u) === key);
+    this.unit = here.length === 1 ? here[0] : null;
+    this.space = key;
+    this.render();
+  }
+
+  clickCounter(unit, key) {
+    if (this.unit && this.unit !== unit && this.placesOf(this.unit).includes(key)) {
+      this.clickSpace(key);
+    } else if (this.names.has(unit)) {
+      this.select(unit, key);
+    } else {
+      this.clickSpace(key);
+    }
+  }
+
+  fill(entry) {
+    if (!entry) return;
+    this.box.value = entry.order_text || entry.shown || entry.order;
+    this.box.focus();
+  }
+
+  render(choices) {
+    const unit = this.unit;
+    this.map.highlight({ places: unit ? this.placesOf(unit) : [], selected: this.space, unit });
+    // the units with orders (those in the selected space first, when one is)
+    this.units.replaceChildren();
+    let units = [...this.names.keys()];
+    if (this.space && !unit) {
+      const here = units.filter((u) => this.where.get(u) === this.space);
+      if (here.length) units = here;
+    }
+    for (const u of units) {
+      const b = el("button", "unit", this.names.get(u));
+      b.type = "button";
+      b.dataset.unit = u;
+      if (u === unit) b.classList.add("selected");
+      b.addEventListener("click", () => this.select(u === this.unit ? null : u));
+      this.units.append(b);
+    }
+    // the chosen unit's orders (or the ones at the clicked destination)
+    this.list.replaceChildren();
+    const shown = choices || (unit ? this.ofUnit(unit) : []);
+    for (const e of shown.slice(0, 200)) {
+      const b = el("button", "order", e.shown);
+      b.type = "button";
+      b.dataset.order = e.order;
+      if (e.label) b.append(el("span", "label", ` ${e.label}`));
+      b.addEventListener("click", () => {
+        this.space = e.places.length ? e.places[e.places.length - 1] : this.space;
+        this.fill(e);
+        this.map.highlight({ places: this.placesOf(unit), selected: this.space, unit });
+      });
+      this.list.append(b);
+    }
+    if (shown.length > 200) this.list.append(el("p", "more", `… ${shown.length - 200} more`));
+    // orders that name no unit (decisions, "done", "pass", the Rubble roll...) as buttons
+    this.plain.replaceChildren();
+    for (const e of this.entries.filter((x) => x.units.length === 0).slice(0, 60)) {
+      const b = el("button", "decision", e.shown);
+      b.type = "button";
+      b.dataset.order = e.order;
+      if (e.label) b.title = e.label;
+      b.addEventListener("click", () => this.send(e.shown || e.order));
+      this.plain.append(b);
+    }
+  }
+
+  // Submit: one idempotency key per click (a retry of the same click reuses it)
+  async send(text) {
+    text = (text || "").trim();
+    if (!text || this.sending) return;
+    this.sending = true;
+    const key = newKey();
+    this.say("Sending…", "pending");
+    try {
+      let result;
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        try {
+          result = await submit(text, key);
+          break;
+        } catch (err) {
+          if (attempt === 2) throw err;
+        }
+      }
+      if (result.ok) {
+        this.say(result.message || `Stored: ${text}`, "ok");
+        this.box.value = "";
+        this.unit = null;
+        this.space = null;
+        this.onStored(result);
+      } else {
+        this.say(result.message || "Refused.", "refused");
+      }
+    } catch (err) {
+      this.say(`No answer from the server (${err.message}): the log shows whether it was stored.`,
+        "refused");
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  say(text, kind) {
+    this.reply.textContent = text;
+    this.reply.className = `reply ${kind}`;
+  }
+}
