@@ -6,13 +6,13 @@ export const base = body.dataset.base;
 const csrf = body.dataset.csrf;
 
 export const urls = {
-  state: () => `${base}/state.json`,
-  geometry: () => `${base}/geometry.json`,
-  picture: (head) => `${base}/map.png?head=${encodeURIComponent(head)}`,
+  state: () => `${base}/api/state`,
+  geometry: () => `${base}/api/geometry`,
+  entries: () => `${base}/api/entries`,
   events: () => `${base}/events`,
-  orders: () => `${base}/orders`,
-  replay: () => `${base}/replay.json`,
-  frame: (n) => `${base}/replay/${encodeURIComponent(n)}.png`,
+  submit: () => `${base}/api/submit`,
+  replay: () => `${base}/api/replay`,
+  verify: () => `${base}/api/verify`,
 };
 
 export async function getJSON(url) {
@@ -21,22 +21,29 @@ export async function getJSON(url) {
   return r.json();
 }
 
-// POST an order: {ok, message} from the service (a refusal's message is the rule-cited one)
+// POST an order: the service's outcome ({status, error, rule, lines, ...}) with ``ok`` (stored,
+// in whole or in part) and ``message`` (the refusal's rule-cited text, or what happened)
 export async function submit(text, key) {
-  const r = await fetch(urls.orders(), {
+  const r = await fetch(urls.submit(), {
     method: "POST",
     credentials: "same-origin",
     headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
     body: JSON.stringify({ text, key }),
   });
-  let data = {};
+  let data;
   try {
     data = await r.json();
   } catch {
-    data = { ok: false, message: `${r.status} ${r.statusText}` };
+    return { ok: false, message: `${r.status} ${r.statusText}` };
   }
-  if (data.ok === undefined) data.ok = r.ok;
-  return data;
+  const stored = r.ok && (data.status === "applied" || data.status === "partial");
+  const lines = (data.lines || []).join("\n");
+  let message;
+  if (stored) message = lines || `Stored: ${text}`;
+  else message = [data.error, data.rule && !String(data.error || "").includes(data.rule)
+    ? `(${data.rule})` : "", (data.legal || []).length ? `Legal: ${data.legal.join("; ")}` : ""]
+    .filter(Boolean).join(" ");
+  return { ...data, ok: stored, message: message || `${r.status} ${r.statusText}` };
 }
 
 // a fresh idempotency key: one per click that sends an order

@@ -19,6 +19,9 @@ export class Orders {
     this.map = map;
     this.onStored = onStored;
     this.entries = [];
+    this.standing = [];
+    this.pending = null;
+    this.where = new Map();
     this.names = new Map();
     this.unit = null;
     this.space = null;
@@ -33,11 +36,17 @@ export class Orders {
       this.send(this.box.value);
     });
     root.querySelector("#order-clear").addEventListener("click", () => this.select(null));
+    root.querySelector("#standing-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.send(root.querySelector("#standing-select").value);
+    });
   }
 
   // the legal entries now (after every stored action)
-  update(entries, unitsOnMap) {
-    this.entries = entries || [];
+  update(entries, unitsOnMap, pending, seat) {
+    this.entries = (entries || []).filter((e) => e.verb !== "standing");
+    this.standing = (entries || []).filter((e) => e.verb === "standing");
+    this.pending = pending && seat && pending.side === seat.side ? pending : null;
     this.names.clear();
     for (const e of this.entries) {
       e.units.forEach((u, i) => this.names.set(u, e.names[i] || u));
@@ -131,16 +140,39 @@ export class Orders {
       this.list.append(b);
     }
     if (shown.length > 200) this.list.append(el("p", "more", `… ${shown.length - 200} more`));
-    // orders that name no unit (decisions, "done", "pass", the Rubble roll...) as buttons
+    // the decision owed (casualties, retreats, Advantage, defensive fire...) and the orders
+    // that name no unit ("done", "pass", the Rubble roll...) as buttons: a click sends it
     this.plain.replaceChildren();
-    for (const e of this.entries.filter((x) => x.units.length === 0).slice(0, 60)) {
-      const b = el("button", "decision", e.shown);
+    const buttons = new Map();
+    if (this.pending) {
+      this.plain.append(el("p", "prompt", this.pending.prompt));
+      for (const o of this.pending.options) buttons.set(o.order, o.label);
+    }
+    for (const e of this.entries.filter((x) => x.units.length === 0)) {
+      if (!buttons.has(e.order)) buttons.set(e.order, e.label);
+    }
+    for (const [order, label] of [...buttons].slice(0, 60)) {
+      const b = el("button", "decision", label ? `${order} — ${label}` : order);
       b.type = "button";
-      b.dataset.order = e.order;
-      if (e.label) b.title = e.label;
-      b.addEventListener("click", () => this.send(e.shown || e.order));
+      b.dataset.order = order;
+      b.addEventListener("click", () => this.send(order));
       this.plain.append(b);
     }
+    this.renderStanding();
+  }
+
+  // standing orders: a form of the policies the rules offer now (standing KIND POLICY)
+  renderStanding() {
+    const select = this.root.querySelector("#standing-select");
+    const keep = select.value;
+    select.replaceChildren();
+    for (const e of this.standing) {
+      const o = el("option", null, e.label ? `${e.shown} — ${e.label}` : e.shown);
+      o.value = e.order;
+      select.append(o);
+    }
+    if (keep) select.value = keep;
+    this.root.querySelector("#standing-form").hidden = this.standing.length === 0;
   }
 
   // Submit: one idempotency key per click (a retry of the same click reuses it)
@@ -177,8 +209,10 @@ export class Orders {
     }
   }
 
+  // the reply shown; each final one (stored or refused) numbered in data-n
   say(text, kind) {
     this.reply.textContent = text;
     this.reply.className = `reply ${kind}`;
+    if (kind !== "pending") this.reply.dataset.n = String(Number(this.reply.dataset.n || 0) + 1);
   }
 }

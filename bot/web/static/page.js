@@ -30,34 +30,88 @@ $("#zoom-in").addEventListener("click", () => map.zoom(1.25));
 $("#zoom-out").addEventListener("click", () => map.zoom(1 / 1.25));
 $("#zoom-fit").addEventListener("click", () => map.fit());
 
+const when = (t) => (t ? new Date(t * 1000).toLocaleString() : "");
+
+// where the game stands, read from the View (each game names its own clock)
+function turnLine(view) {
+  if (!view) return "";
+  if (view.game === "stalingrad") {
+    const half = view.day ? "day" : "night";
+    return `${view.date_label} ${view.year}, ${half} impulse ${view.box}, ${view.phase}`;
+  }
+  if (view.game === "tanks") return `Turn ${view.turn} of ${view.last_turn}, ${view.phase}`;
+  return view.phase || "";
+}
+
+function victoryLine(view) {
+  if (!view) return "";
+  if (view.game === "stalingrad") return `German Victory Points: ${view.vp} of ${view.vp_total}`;
+  return "";
+}
+
 function showStatus(s) {
-  $("#game-title").textContent = s.title || s.game;
-  $("#seat").textContent = s.seat || s.side || "observer";
-  const turn = $("#turn");
-  turn.textContent = s.turn || "";
+  const game = s.game || {};
+  const seat = s.seat || {};
+  const view = s.view || {};
+  const brief = s.briefing || {};
+  $("#game-title").textContent = brief.title || `${game.game} ${game.scenario || ""}`;
+  $("#seat").textContent = seat.side || seat.role || "observer";
+  $("#turn").textContent = turnLine(view);
   const act = $("#to-act");
-  act.textContent = s.to_act ? `To act: ${s.to_act}` : "";
-  act.classList.toggle("you", Boolean(s.your_turn));
-  $("#deadline").textContent = s.deadline ? `Deadline: ${s.deadline}` : "";
+  const mine = Boolean(seat.side) && s.to_act === seat.side;
+  act.textContent = game.status === "active" && s.to_act
+    ? (mine ? "Your turn" : `To act: ${s.to_act}`) : `Game ${game.status || ""}`;
+  act.classList.toggle("you", mine);
+  const deadline = game.paused ? "paused" : when(game.deadline_at);
+  $("#deadline").textContent = deadline ? `Deadline: ${deadline}` : "";
   const pending = $("#pending");
   pending.replaceChildren();
-  for (const p of s.pending || []) pending.append(el("li", "pending", p));
-  $("#victory").textContent = s.victory || "";
-  $("#result").textContent = s.result || "";
-  const brief = $("#briefing");
-  brief.replaceChildren();
-  for (const para of (s.briefing || "").split(/\n\s*\n/)) {
-    if (para.trim()) brief.append(el("p", null, para.trim()));
+  const p = s.pending;
+  if (p) {
+    const li = el("li", "pending", `${p.side} to decide: ${p.prompt}${p.rule ? ` (${p.rule})` : ""}`);
+    pending.append(li);
   }
+  $("#result").textContent = game.result || view.result || "";
+  $("#victory").textContent = victoryLine(view);
+  const briefing = $("#briefing");
+  briefing.replaceChildren();
+  if (brief.summary) briefing.append(el("p", null, brief.summary));
+  if (brief.length) briefing.append(el("p", null, `Length: ${brief.length}`));
+  for (const [side, goal] of Object.entries(brief.goals || {})) {
+    const para = el("p", "goal");
+    para.append(el("strong", null, `${side}: `), goal);
+    briefing.append(para);
+  }
+  if ((brief.victory || []).length) {
+    const ul = el("ul", "victory");
+    for (const v of brief.victory) ul.append(el("li", null, v));
+    briefing.append(el("h3", null, "Victory"), ul);
+  }
+  for (const sp of brief.special || []) {
+    briefing.append(el("p", "special", `${sp.rule ? `${sp.rule}: ` : ""}${sp.text || sp.title || ""}`));
+  }
+  const setup = s.setup || {};
   const placed = $("#placed");
   placed.replaceChildren();
-  for (const line of s.placed || []) placed.append(el("li", null, line));
-  $("#placed-box").hidden = !(s.placed && s.placed.length);
-  const standing = $("#standing-list");
-  standing.replaceChildren();
-  for (const [k, v] of Object.entries(s.standing || {})) {
-    standing.append(el("li", null, `${k}: ${v}`));
+  for (const line of setup.placed || []) placed.append(el("li", null, line));
+  for (const line of setup.left || []) placed.append(el("li", "left", `to place: ${line}`));
+  if (setup.blocked) placed.append(el("li", "left", setup.blocked));
+  $("#placed-box").hidden = !(setup.placed || setup.left || []).length;
+}
+
+const RULE = /(\(\d+(?:\.\d+)+[a-z]?\)|\b(?:rule|rules) \d+(?:\.\d+)+)/;
+const DICE = /(\b(?:rolls?|rolled|DR|dr|die|dice)\b[^;,)]*?\d+)/;
+
+// a log line with its rule citations and dice marked
+function logLine(text) {
+  const span = el("span", "line");
+  for (const part of text.split(new RegExp(`${RULE.source}|${DICE.source}`))) {
+    if (!part) continue;
+    if (RULE.test(part) && part.match(RULE)[0] === part) span.append(el("span", "rule", part));
+    else if (DICE.test(part) && part.match(DICE)[0] === part) span.append(el("span", "dice", part));
+    else span.append(part);
   }
+  return span;
 }
 
 function showLog(entries) {
@@ -65,13 +119,20 @@ function showLog(entries) {
   log.replaceChildren();
   for (const e of entries || []) {
     const li = el("li", "entry");
-    if (e.n !== undefined) li.dataset.n = e.n;
-    li.append(el("span", "text", e.text));
-    for (const rule of e.rules || []) li.append(el("span", "rule", rule));
-    for (const d of e.dice || []) li.append(el("span", "dice", d));
+    li.dataset.seq = e.seq;
+    if (e.reverted_by) li.classList.add("reverted");
+    const head = `#${e.seq} ${e.side || e.kind}: `;
+    li.append(el("span", "head", head));
+    li.append(el("span", "text", e.text || (e.withheld ? "(secret)" : "")));
+    for (const line of e.lines || []) li.append(logLine(line));
     log.append(li);
   }
   log.scrollTop = log.scrollHeight;
+}
+
+// each unit of the View with the space it stands in (for a click on a space)
+function unitsOf(view) {
+  return ((view && view.units) || []).map((u) => ({ id: u.id, place: u.loc || u.hex || null }));
 }
 
 async function load() {
@@ -79,10 +140,12 @@ async function load() {
   state = s;
   showStatus(s);
   showLog(s.log);
-  if (!replay.active) map.show(s.picture || urls.picture(s.head), geo);
-  orders.update(s.legal, s.units);
+  if (!replay.active) map.show(s.links.map, geo);
+  const entries = s.seat && s.seat.side && (s.game || {}).status === "active"
+    ? (await getJSON(urls.entries())).entries : [];
+  orders.update(entries, unitsOf(s.view), s.pending, s.seat);
   replay.update(s);
-  document.body.dataset.head = s.head;
+  document.body.dataset.seq = s.seq;
 }
 
 // one load at a time; an update during a load loads once more after it
@@ -119,14 +182,18 @@ function follow() {
   const changed = (e) => {
     let head = null;
     try {
-      head = JSON.parse(e.data).head;
+      head = JSON.parse(e.data).seq;
     } catch {
       head = null;
     }
-    if (head === null || state === null || head !== state.head) refresh();
+    if (head === null || state === null || head !== state.seq) refresh();
   };
-  source.addEventListener("message", changed);
-  source.addEventListener("action", changed);
+  source.addEventListener("seq", changed);
+  source.addEventListener("revoked", () => {
+    source.close();
+    $("#live").textContent = "this link was revoked";
+    $("#live").className = "live off";
+  });
 }
 
 refresh().then(follow);

@@ -21,14 +21,16 @@ export class Replay {
 
   update(state) {
     this.live = state;
-    const v = state.verify || {};
+    const commitment = (state.game || {}).commitment;
     const link = this.root.querySelector("#verify");
-    if (v.commitment) link.textContent = `Commitment: ${v.commitment}`;
+    link.textContent = commitment ? `Commitment: ${commitment}` : "";
   }
 
   async open() {
     const data = await getJSON(urls.replay());
-    this.steps = data.steps || [];
+    this.steps = (data.captions || []).map((caption, n) => ({
+      caption, picture: data.picture.replace("{n}", String(n)),
+    }));
     if (!this.steps.length) {
       this.caption.textContent = "Nothing to replay yet.";
       return;
@@ -47,7 +49,7 @@ export class Replay {
     const step = this.steps[i];
     if (!step) return;
     this.caption.textContent = `${i + 1}/${this.steps.length}: ${step.caption || ""}`;
-    this.img.src = step.picture || urls.frame(step.n ?? i);
+    this.img.src = step.picture;
   }
 
   close() {
@@ -55,6 +57,6 @@ export class Replay {
     this.root.classList.remove("on");
     document.body.classList.remove("replaying");
     this.slider.disabled = true;
-    if (this.live) this.img.src = this.live.picture || urls.picture(this.live.head);
+    if (this.live) this.img.src = this.live.links.map;
   }
 }

@@ -1,0 +1,82 @@
+"""Two reads of the page's click-to-order layer (docs/web.md, *The page*), beside the API of
+:mod:`bot.web.routes`, from the link's View only:
+
+* ``GET /s/TOKEN/api/geometry``: the map's shapes in the picture's pixels
+  (:func:`render.geometry.geometry`: Areas and Zones, hexes, the View's set-up zones and
+  counters) — what the page draws as its SVG layer;
+* ``GET /s/TOKEN/api/entries[?side=SIDE]``: the link's side's legal orders read for
+  clicking (:func:`bot.listing.entries`: each order with its units and places), the same
+  complete listing every frontend uses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Any
+
+from aiohttp import web
+
+from bot.service import LinkHolder, ServiceError
+from bot.service.text import MAX_ID, BadText, check_text
+from bot.web.routes import READS, error, holder_of
+
+
+def _geometry(request: web.Request, holder: LinkHolder) -> dict[str, Any] | None:
+    import render
+    from render.geometry import geometry
+
+    service = request.app[READS].service
+    view = service.seat_view(holder).view
+    rules = service.rules(holder.game_id)
+    try:
+        return geometry(view, render.load_pack(rules.name, rules.pack)).as_json()
+    except render.NoPicture:
+        return None
+
+
+async def geometry_json(request: web.Request) -> web.StreamResponse:
+    """``GET /s/TOKEN/api/geometry``: the shapes of the link's picture."""
+    holder = await holder_of(request)
+    if isinstance(holder, web.Response):
+        return holder
+    try:
+        data = await asyncio.to_thread(_geometry, request, holder)
+    except ServiceError as refusal:
+        return error(403, str(refusal), "permission")
+    if data is None:
+        return error(404, "this game has no map picture", "picture")
+    return web.json_response(data)
+
+
+def _entries(request: web.Request, holder: LinkHolder, side: str | None) -> list[dict[str, Any]]:
+    if holder.role == "observer":
+        return []
+    asked = side if holder.role == "gm" else holder.side
+    if asked is None:
+        return []
+    service = request.app[READS].service
+    return [dataclasses.asdict(entry)
+            for entry in service.legal_entries(holder.game_id, holder.actor, asked)]
+
+
+async def entries_json(request: web.Request) -> web.StreamResponse:
+    """``GET /s/TOKEN/api/entries[?side=SIDE]``: the legal orders with their units and places
+    (a GM's link names the side)."""
+    holder = await holder_of(request)
+    if isinstance(holder, web.Response):
+        return holder
+    side = request.query.get("side")
+    try:
+        check_text(side, "the side", limit=MAX_ID)
+        found = await asyncio.to_thread(_entries, request, holder, side or None)
+    except BadText as refusal:
+        return error(400, str(refusal), "input")
+    except ServiceError as refusal:
+        return error(403, str(refusal), "permission")
+    return web.json_response({"entries": found})
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_get("/s/{token}/api/geometry", geometry_json)
+    app.router.add_get("/s/{token}/api/entries", entries_json)
