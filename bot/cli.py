@@ -456,6 +456,63 @@ def mail(
         raise typer.Exit(code=2) from error
 
 
+#: ``--web``'s help (``umpire bot`` and ``umpire mail``).
+WEB_HELP = ("also serve the players' web pages on HOST:PORT (docs/web.md), e.g. "
+            "127.0.0.1:8080")
+#: ``--web-url``'s help.
+WEB_URL_HELP = ("the pages' public base URL (https://umpire.example), what the links given "
+                "to players start with; never guessed from a request")
+
+
+def _web_settings(address: str, base_url: str | None, secret_file: Path | None = None) -> Any:
+    """The web server's settings from ``HOST:PORT``, the base URL and a CSRF key file (a
+    wrong value ends the command with one line, exit status 2)."""
+    from bot.web.app import parse_address
+    from bot.web.settings import WebSettings
+
+    try:
+        host, port = parse_address(address)
+    except ValueError as error:
+        console.print(f"[red]--web: {error}[/red]", highlight=False)
+        raise typer.Exit(code=2) from error
+    url = (base_url or os.environ.get("UMPIRE_WEB_URL") or "").rstrip("/")
+    if url and not url.startswith(("https://", "http://")):
+        console.print(f"[red]--web-url {url}: give an http:// or https:// URL[/red]",
+                      highlight=False)
+        raise typer.Exit(code=2)
+    settings = WebSettings(host=host, port=port, base_url=url)
+    if secret_file is not None:
+        settings.secret = secret_file.read_bytes().strip()
+    return settings
+
+
+@app.command()
+def web(
+    db: Annotated[str | None, typer.Option("--db", help=DB_HELP)] = None,
+    host: Annotated[str, typer.Option(help="the address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="the port")] = 8080,
+    web_url: Annotated[str | None, typer.Option("--web-url", help=WEB_URL_HELP)] = None,
+    secret_file: Annotated[Path | None, typer.Option(
+        "--secret-file", help="a file holding the key of the pages' CSRF tokens (the same "
+        "for every process serving the pages; default: random per process)")] = None,
+    log_format: Annotated[str, typer.Option("--log-format", help=LOG_FORMAT_HELP)] = "text",
+) -> None:
+    """Serve each seat's web page (its secret link /s/TOKEN): the map, the log, orders by
+    clicks, live updates (docs/web.md). Put it behind a reverse proxy with TLS."""
+    from bot.logs import configure
+    from bot.web.app import run
+
+    fmt = _log_format(log_format)
+    settings = _web_settings(f"{host}:{port}", web_url, secret_file)
+    target = _store_target(db)
+    configure(fmt)
+    console.print(f"Umpire web pages on {settings.host}:{settings.port}: database "
+                  f"{target.label}" + (f", links under {settings.base_url}"
+                                       if settings.base_url else ""),
+                  highlight=False, markup=False, soft_wrap=True)
+    run(_service(db), settings)
+
+
 def _bench_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "bench"
 

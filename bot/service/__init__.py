@@ -28,7 +28,8 @@ The service is composed of one class per concern, each in a module named for wha
 * :mod:`bot.service.gm` — overrides, pause and resume;
 * :mod:`bot.service.rollback` — rollback, roll-forward, undo;
 * :mod:`bot.service.tick` — deadlines' reminders and expiry;
-* :mod:`bot.service.operator` — the database operator's desk (``service.operator``).
+* :mod:`bot.service.operator` — the database operator's desk (``service.operator``);
+* :mod:`bot.service.links` — the web page's secret links (issue, re-issue, revoke, resolve).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from __future__ import annotations
 from bot.service.base import TICK_LEASE_S, Loaded, default_dice
 from bot.service.commit import MAX_ATTEMPTS, Plan
 from bot.service.gm import GmTools
+from bot.service.links import LinkHolder, Links, WebLink
 from bot.service.models import (
     VIEW_FORMAT,
     Actor,
@@ -60,14 +62,14 @@ from bot.service.tick import DEADLINE_LEASE, SYSTEM_ACTOR, DeadlineTicks
 
 __all__ = [
     "DEADLINE_LEASE", "MAX_ATTEMPTS", "SYSTEM_ACTOR", "TICK_LEASE_S", "VIEW_FORMAT", "Actor",
-    "Export", "GameInfo", "GameService", "InvalidOperation", "Loaded", "NotFound",
-    "OperatorDesk", "PermissionDenied", "Plan", "Prompt", "RollForwardReport",
-    "RollbackPreview", "SeatInfo", "ServiceError", "SubmitResult", "default_dice", "state_diff",
-    "undo_refusal",
+    "Export", "GameInfo", "GameService", "InvalidOperation", "LinkHolder", "Loaded",
+    "NotFound", "OperatorDesk", "PermissionDenied", "Plan", "Prompt", "RollForwardReport",
+    "RollbackPreview", "SeatInfo", "ServiceError", "SubmitResult", "WebLink", "default_dice",
+    "state_diff", "undo_refusal",
 ]
 
 
-class GameService(Seats, Reads, Prompts, GmTools, Rollbacks, DeadlineTicks):
+class GameService(Seats, Reads, Prompts, GmTools, Rollbacks, DeadlineTicks, Links):
     """Seats, permissions, per-game serialisation, orders in, outcomes out (see the module
     notes); built from the classes above, over one store."""
 

@@ -49,7 +49,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     "mail_inbox": ("message_key",), "mail_cursors": ("game_id", "address"),
     "mail_observers": ("game_id", "address"), "mail_rate": ("address",),
     "mail_reminders": ("game_id", "deadline_start", "fraction"),
-    "leases": ("name",), "held_rollbacks": ("token",),
+    "leases": ("name",), "held_rollbacks": ("token",), "web_links": ("token_hash",),
 }
 
 
@@ -364,7 +364,7 @@ class Store:
         return ["games", "seats", "entropy", "actions", "snapshots", "idempotency",
                 "dice_seeds", "audit", "meta", "mail_inbox", "mail_cursors",
                 "mail_observers", "mail_rate", "mail_reminders",
-                "leases", "held_rollbacks"]
+                "leases", "held_rollbacks", "web_links"]
 
     # ---- games and seats ----------------------------------------------------------------
 
@@ -728,6 +728,58 @@ class Store:
     def held_rollbacks(self, now: float) -> int:
         row = self._one("SELECT count(*) AS n FROM held_rollbacks WHERE expires >= ?", [now])
         return int(row["n"]) if row else 0
+
+    # ---- the web page's secret links (only their tokens' hashes) ------------------------
+
+    def add_link(self, row: Mapping[str, Any], *, revoke: Sequence[str] = (),
+                 by: str = "", when: float = 0.0) -> None:
+        """Store a new link (``web_links`` row) and revoke the links ``revoke`` names (by
+        their hashes) in the same transaction: a re-issued link and its predecessor's end
+        are one change."""
+        with self.write() as tx:
+            for token_hash in revoke:
+                tx.execute("UPDATE web_links SET revoked = ?, revoked_by = ? WHERE "
+                           "token_hash = ? AND revoked IS NULL", [when, by, token_hash])
+            tx.insert("web_links", row)
+
+    def links(self, game_id: str, *, kind: str | None = None,
+              seat_id: int | None = None) -> list[dict[str, Any]]:
+        """The game's links still in force (of ``kind``, of ``seat_id``), oldest first."""
+        sql = "SELECT * FROM web_links WHERE game_id = ? AND revoked IS NULL"
+        params: list[Any] = [game_id]
+        if kind is not None:
+            sql += " AND kind = ?"
+            params.append(kind)
+        if seat_id is not None:
+            sql += " AND seat_id = ?"
+            params.append(seat_id)
+        return self.query(sql + " ORDER BY created, token_hash", params)
+
+    def revoke_links(self, hashes: Sequence[str], by: str, when: float) -> int:
+        """Revoke the links ``hashes`` names; how many were still in force."""
+        with self.write() as tx:
+            return sum(tx.execute("UPDATE web_links SET revoked = ?, revoked_by = ? WHERE "
+                                  "token_hash = ? AND revoked IS NULL", [when, by, h])
+                       for h in hashes)
+
+    def link(self, token_hash: str) -> dict[str, Any] | None:
+        """The link with this hash if it is in force, with its seat's columns (``side``,
+        ``role``, ``discord_id``, ``email``; NULL for an observer's link): None when unknown,
+        revoked, or its seat closed."""
+        return self._one(
+            "SELECT l.token_hash, l.game_id, l.kind, l.seat_id, s.side, s.role, "
+            "s.discord_id, s.email FROM web_links l LEFT JOIN seats s ON s.id = l.seat_id "
+            "WHERE l.token_hash = ? AND l.revoked IS NULL AND (l.seat_id IS NULL OR "
+            "(s.removed IS NULL AND s.game_id = l.game_id))", [token_hash])
+
+    def link_watch(self, game_id: str) -> tuple[int, int] | None:
+        """(head sequence, links revoked and seats closed so far) of the game, in one cheap
+        statement: what a page's event stream polls (None: no such game)."""
+        row = self._one(
+            "SELECT head_seq, (SELECT count(*) FROM web_links WHERE game_id = ? AND revoked "
+            "IS NOT NULL) + (SELECT count(*) FROM seats WHERE game_id = ? AND removed IS NOT "
+            "NULL) AS ended FROM games WHERE id = ?", [game_id, game_id, game_id])
+        return None if row is None else (int(row["head_seq"]), int(row["ended"]))
 
 
 def _now() -> float:

@@ -270,6 +270,19 @@ def _sqlite_8(db: Database) -> None:
         db.execute(statement.rstrip(";"))
 
 
+def _sqlite_9(db: Database) -> None:
+    """The web page's secret links (``web_links``): one row per link, keyed by the hash of
+    its token (the token itself is never stored); ``kind`` ``seat`` (a player's or a GM's
+    seat, ``seat_id``) or ``observer`` (the game's public link); ``revoked`` once it stops
+    working (a re-issue or a GM's revocation)."""
+    db.table("web_links").create(
+        {"token_hash": str, "game_id": str, "kind": str, "seat_id": int, "created": float,
+         "created_by": str, "revoked": float, "revoked_by": str},
+        pk="token_hash", not_null=["game_id", "kind", "created", "created_by"],
+        foreign_keys=[("game_id", "games", "id")])
+    db.table("web_links").create_index(["game_id"])
+
+
 # ---- both backends --------------------------------------------------------------------
 
 def _compact_idempotency(tx: Tx) -> None:
@@ -457,6 +470,15 @@ PG_8 = _MOVE_MAIL_ROLLBACKS.format(ignore="", ttl=MAIL_ROLLBACK_TTL_8,
                                    on_conflict=" ON CONFLICT (token) DO NOTHING")
 
 
+PG_9 = """
+CREATE TABLE web_links (token_hash text PRIMARY KEY,
+    game_id text NOT NULL REFERENCES games (id), kind text NOT NULL, seat_id bigint,
+    created double precision NOT NULL, created_by text NOT NULL,
+    revoked double precision, revoked_by text);
+CREATE INDEX idx_web_links_game_id ON web_links (game_id);
+"""
+
+
 @dataclass(frozen=True)
 class Migration:
     version: int
@@ -481,4 +503,5 @@ MIGRATIONS: list[Migration] = [
     Migration(7, "an index of the active actions", _sqlite_7, PG_7),
     Migration(8, "one table of rollbacks held for confirmation (mail's codes join "
                  "Discord's tokens)", _sqlite_8, PG_8),
+    Migration(9, "the web page's secret links (only their tokens' hashes)", _sqlite_9, PG_9),
 ]

@@ -43,7 +43,8 @@ class Served:
     port, in a thread running its own event loop."""
 
     def __init__(self, service: GameService) -> None:
-        from bot.web.app import WebServer, WebSettings
+        from bot.web.app import WebServer
+        from bot.web.settings import WebSettings
 
         self.service = service
         self.loop = asyncio.new_event_loop()
@@ -103,7 +104,7 @@ class Recorded:
                 continue
             try:
                 body = response.body()
-            except Exception:  # noqa: BLE001 - a body the browser no longer holds
+            except Exception:  # a body the browser no longer holds
                 continue
             if ctype.startswith("image/"):
                 self.pictures.append((response.url, body))
@@ -160,7 +161,9 @@ class Seat:
                 const cy = pts.reduce((a, p) => a + p[1], 0) / pts.length;
                 const tries = [[cx, cy]];
                 for (const [x, y] of pts) {
-                    for (const f of [0.3, 0.5, 0.7]) tries.push([cx + (x - cx) * f, cy + (y - cy) * f]);
+                    for (const f of [0.3, 0.5, 0.7]) {
+                        tries.push([cx + (x - cx) * f, cy + (y - cy) * f]);
+                    }
                 }
                 for (const [x, y] of tries) {
                     const p = svg.createSVGPoint();

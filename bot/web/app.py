@@ -1,0 +1,103 @@
+"""The web server's application: :func:`make_app` builds it over a game service (the tests
+run it on a loopback port), :class:`WebServer` starts and stops it inside a running event
+loop (``umpire bot --web``, ``umpire mail --web``), :func:`run` serves until stopped
+(``umpire web``)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from typing import Any
+
+from aiohttp import web
+
+from bot.service import GameService
+from bot.web import geometry, routes
+from bot.web.events import Watchers
+from bot.web.seat import SeatReads
+from bot.web.security import AccessLogger, RateLimiter, access, headers_middleware
+from bot.web.settings import HERE, MAX_BODY, WebSettings
+
+log = logging.getLogger("umpire.web")
+
+
+
+def make_app(service: GameService, settings: WebSettings | None = None) -> web.Application:
+    """The application serving every link over ``service``."""
+    settings = settings or WebSettings()
+    app = web.Application(middlewares=[headers_middleware], client_max_size=MAX_BODY)
+    reads = SeatReads(service)
+    app[routes.READS] = reads
+    app[routes.SETTINGS] = settings
+    app[routes.WATCHERS] = Watchers(
+        lambda game_id: asyncio.to_thread(service.link_watch, game_id), settings.poll)
+    app[routes.PER_LINK] = RateLimiter(*settings.per_link)
+    app[routes.PER_ADDRESS] = RateLimiter(*settings.per_address)
+    app[routes.SUBMITS] = RateLimiter(*settings.submits)
+    routes.add_routes(app)
+    geometry.add_routes(app)  # the page's click layer: shapes, legal entries
+    app.router.add_static("/static", HERE / "static", append_version=False)
+
+    async def stop_streams(app: web.Application) -> None:
+        await app[routes.WATCHERS].close()
+
+    app.on_shutdown.append(stop_streams)
+    return app
+
+
+class WebServer:
+    """The server on ``settings.host:settings.port`` inside the running loop."""
+
+    def __init__(self, service: GameService, settings: WebSettings) -> None:
+        self.settings = settings
+        self.app = make_app(service, settings)
+        self.runner: web.AppRunner | None = None
+        self.port = settings.port
+
+    async def start(self) -> int:
+        """Start serving; the port it listens on (a free one when ``port`` is 0)."""
+        self.runner = web.AppRunner(self.app, access_log_class=AccessLogger,
+                                    access_log=access, shutdown_timeout=2.0)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, self.settings.host, self.settings.port)
+        await site.start()
+        server: Any = site._server
+        sockets = getattr(server, "sockets", None) or []
+        if sockets:
+            self.port = int(sockets[0].getsockname()[1])
+        log.info("web pages served", extra={"fields": {
+            "host": self.settings.host, "port": self.port,
+            "base_url": self.settings.base_url or "-"}})
+        return self.port
+
+    async def stop(self) -> None:
+        if self.runner is not None:
+            await self.runner.cleanup()
+            self.runner = None
+
+
+def parse_address(value: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``--web``), ``[::1]:8080`` for IPv6; :class:`ValueError` if not."""
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"{value!r}: give HOST:PORT, e.g. 127.0.0.1:8080")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def run(service: GameService, settings: WebSettings) -> None:
+    """Serve until SIGINT or SIGTERM (``umpire web``)."""
+
+    async def main() -> None:
+        server = WebServer(service, settings)
+        await server.start()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        try:
+            await stop.wait()
+        finally:
+            await server.stop()
+
+    asyncio.run(main())

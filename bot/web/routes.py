@@ -1,0 +1,302 @@
+"""The routes of one link (``/s/TOKEN``): the page, its JSON API, its pictures, its replay
+and its event stream (docs/web.md, *API*). Each handler resolves the token first (an
+unknown, revoked or closed link: 404, the same answer for each), applies the rate limits,
+and reads only that link's View through :class:`bot.web.seat.SeatReads`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+
+from aiohttp import web
+
+from bot.service import LinkHolder, ServiceError
+from bot.service.text import MAX_ID, BadText, check_text
+from bot.web.events import Watchers
+from bot.web.seat import SeatReads
+from bot.web.security import RateLimiter, too_many
+from bot.web.settings import WebSettings
+from bot.web.tokens import CSRF_HEADER, csrf_for, csrf_ok
+
+#: The application's keys (aiohttp's typed keys).
+READS = web.AppKey("reads", SeatReads)
+SETTINGS = web.AppKey("settings", WebSettings)
+WATCHERS = web.AppKey("watchers", Watchers)
+PER_LINK = web.AppKey("per_link", RateLimiter)
+PER_ADDRESS = web.AppKey("per_address", RateLimiter)
+SUBMITS = web.AppKey("submits", RateLimiter)
+
+#: The longest order text a submit carries (the service bounds it again, rule-cited).
+MAX_ORDER = 8_000
+
+
+def error(status: int, message: str, rule: str = "web") -> web.Response:
+    """A refusal as JSON: what was wrong (``error``) and the rule or guard (``rule``)."""
+    return web.json_response({"error": message, "rule": rule}, status=status)
+
+
+def _address(request: web.Request) -> str:
+    return request.remote or "?"
+
+
+async def holder_of(request: web.Request) -> LinkHolder | web.Response:
+    """The link the request's path names, after the per-address and per-link rate limits;
+    a refusal (a :class:`web.Response`) when it is not valid or over a limit."""
+    app = request.app
+    address = _address(request)
+    if not app[PER_ADDRESS].allow(address):
+        return too_many(app[PER_ADDRESS], address, "this address")
+    token = request.match_info["token"]
+    try:
+        holder = await asyncio.to_thread(app[READS].service.resolve_link, token)
+    except ServiceError as refusal:
+        return error(404, str(refusal), "link")
+    if not app[PER_LINK].allow(holder.token_hash):
+        return too_many(app[PER_LINK], holder.token_hash, "this link")
+    return holder
+
+
+def _csrf(request: web.Request) -> str:
+    return csrf_for(request.match_info["token"], request.app[SETTINGS].secret)
+
+
+def _base(request: web.Request) -> str:
+    return f"/s/{request.match_info['token']}"
+
+
+async def page(request: web.Request) -> web.StreamResponse:
+    """``GET /s/TOKEN``: the page (its script and styles from ``/static``)."""
+    holder = await holder_of(request)
+    if isinstance(holder, web.Response):
+        return holder
+    template = request.app[SETTINGS].templates.get_template("page.html")
+    html = template.render(csrf=_csrf(request), base=_base(request), role=holder.role,
+                           side=holder.side or "", game_id=holder.game_id)
+    return web.Response(text=html, content_type="text/html")
+
+
+async def state(request: web.Request) -> web.StreamResponse:
+    """``GET /s/TOKEN/api/state``: the state JSON of the link's view."""
+    holder = await holder_of(request)
+    if isinstance(holder, web.Response):
+        return holder
+    try:
+        data = await asyncio.to_thread(request.app[READS].state, holder, _csrf(request),
+                                       _base(request))
+    except ServiceError as refusal:
+        return error(403, str(refusal), "permission")
+    return web.json_response(data)
+
+
+async def map_picture(request: web.Request) -> web.StreamResponse:
+    """``GET /s/TOKEN/api/map.png``: the picture of the link's view now."""
+    holder = await holder_of(request)
+    if isinstance(holder, web.Response):
+        return holder
+    try:
+        head, data = await asyncio.to_thread(request.app[READS].picture, holder)
+    except ServiceError as refusal:
+        return error(403, str(refusal), "permission")
+    if data is None:
+        return error(404, "this game has no map picture", "picture")
+    return _png(request, data, f'"{head}"')
+
+
+def _png(request: web.Request, data: bytes, etag: str) -> web.Response:
+    headers = {"ETag": etag, "Cache-Control": "private, no-cache"}
+    if request.headers.get("If-None-Match") == etag:
+        return web.Response(status=304, headers=headers)
+    return web.Response(body=data, content_type="image/png", headers=headers)
+
+
+async def legal(request: web.Request) -> web.StreamResponse:
+    """``GET /s/TOKEN/api/legal[?unit=ID][&side=SIDE]``: the orders the link may give now."""
+    holder = await holder_of(request)
+    if isinstance(holder, web.Response):
+        return holder
+    unit, side = request.query.get("unit"), request.query.get("side")
+    try:
+        check_text([unit, side], "the unit or side", limit=MAX_ID)
+        orders = await asyncio.to_thread(request.app[READS].legal, holder, unit or None,
+                                         side or None)
+    except BadText as refusal:
+        return error(400, str(refusal), "input")
+    except ServiceError as refusal:
+        return error(403, str(refusal), "permission")
+    return web.json_response({"unit": unit, "orders": orders})
+
+
+async def submit(request: web.Request) -> web.StreamResponse:
+    """``POST /s/TOKEN/api/submit`` (JSON ``{"text", "key"[, "side"]}``, the CSRF header):
+    the order through the service's submit call; the outcome as the link's audience reads
+    it."""
+    holder = await holder_of(request)
+    if isinstance(holder, web.Response):
+        return holder
+    app = request.app
+    if not csrf_ok(request.match_info["token"], app[SETTINGS].secret,
+                   request.headers.get(CSRF_HEADER)):
+        return error(403, f"missing or wrong {CSRF_HEADER} header: reload the page", "csrf")
+    if not app[SUBMITS].allow(holder.token_hash):
+        return too_many(app[SUBMITS], holder.token_hash, "this link (orders)")
+    if request.content_type != "application/json":
+        return error(415, "send the order as JSON (Content-Type: application/json)", "input")
+    try:
+        body = json.loads(await request.text())
+    except (ValueError, UnicodeDecodeError):
+        return error(400, 'the body is not JSON: send {"text": "...", "key": "..."}', "input")
+    if not isinstance(body, dict) or not isinstance(body.get("text"), str):
+        return error(400, 'send {"text": ORDER, "key": IDEMPOTENCY-KEY}', "input")
+    text, key, side = body["text"], body.get("key"), body.get("side")
+    if (key is not None and not isinstance(key, str)) or (
+            side is not None and not isinstance(side, str)):
+        return error(400, '"key" and "side" are strings', "input")
+    if len(text) > MAX_ORDER:
+        return error(413, f"an order holds at most {MAX_ORDER} characters", "input")
+    try:
+        check_text([key, side], "the key or side", limit=MAX_ID)
+        result, audience = await asyncio.to_thread(app[READS].submit, holder, text, key, side)
+    except BadText as refusal:
+        return error(400, str(refusal), "input")
+    except ServiceError as refusal:
+        return error(403, str(refusal), "permission")
+    if result.seqs:
+        await app[WATCHERS].poke(holder.game_id)
+    told = result.messages.get(audience) or result.messages.get("public")
+    return web.json_response({
+        "status": result.status, "error": result.error, "rule": result.error_rule,
+        "legal": result.legal, "applied": result.applied if audience != "public" else [],
+        "seqs": result.seqs, "stopped_at": result.stopped_at, "to_act": result.to_act,
+        "duplicate": result.duplicate, "lines": told.lines if told else [],
+        "prompt": told.prompt if told else None,
+        "options": told.options if told else []})
+
+
+async def replay(request: web.Request) -> web.StreamResponse:
+    """``GET /s/TOKEN/api/replay``: how many positions the replay has, and their captions."""
+    holder = await holder_of(request)
+    if isinstance(holder, web.Response):
+        return holder
+    try:
+        found = await asyncio.to_thread(request.app[READS].replay, holder)
+    except ServiceError as refusal:
+        return error(403, str(refusal), "permission")
+    base = _base(request)
+    return web.json_response({
+        "count": len(found.frames), "full": found.full, "seq": found.key[2],
+        "captions": [frame.caption for frame in found.frames],
+        "picture": f"{base}/api/replay/{{n}}.png?seq={found.key[2]}"})
+
+
+async def replay_picture(request: web.Request) -> web.StreamResponse:
+    """``GET /s/TOKEN/api/replay/N.png``: position N of the replay."""
+    holder = await holder_of(request)
+    if isinstance(holder, web.Response):
+        return holder
+    number = request.match_info["n"]
+    if not number.isdigit() or len(number) > 9:
+        return error(400, "a replay position is a number from 0", "input")
+    try:
+        data = await asyncio.to_thread(request.app[READS].replay_picture, holder, int(number))
+    except IndexError:
+        return error(404, f"the replay has no position {number}", "replay")
+    except ServiceError as refusal:
+        return error(403, str(refusal), "permission")
+    if data is None:
+        return error(404, "this game has no map picture", "picture")
+    return _png(request, data, f'"r{number}"')
+
+
+async def verify(request: web.Request) -> web.StreamResponse:
+    """``GET /s/TOKEN/api/verify``: the dice commitment and how to check the game."""
+    holder = await holder_of(request)
+    if isinstance(holder, web.Response):
+        return holder
+    info = await asyncio.to_thread(request.app[READS].service.info, holder.game_id)
+    over = info.status in ("finished", "archived")
+    return web.json_response({
+        "game_id": info.id, "commitment": info.commitment, "status": info.status,
+        "record": f"{_base(request)}/api/record", "full_record": over,
+        "instructions": [
+            "Download the record (the link above): while the game runs it is your view's "
+            "record; once it is over it is the full record, with the dice seed.",
+            f"Run: umpire verify {info.id}.jsonl",
+            "It replays every action from the set-up and checks every state hash; with the "
+            "seed (the full record holds it after the end) it checks every die against the "
+            f"commitment {info.commitment}, published when the game was created."]})
+
+
+async def record(request: web.Request) -> web.StreamResponse:
+    """``GET /s/TOKEN/api/record``: the game's record as this link may have it (JSON lines)."""
+    holder = await holder_of(request)
+    if isinstance(holder, web.Response):
+        return holder
+    try:
+        export = await asyncio.to_thread(request.app[READS].service.export, holder.game_id,
+                                         holder.actor)
+    except ServiceError as refusal:
+        return error(403, str(refusal), "permission")
+    return web.Response(body=export.jsonl(), content_type="application/x-ndjson", headers={
+        "Content-Disposition": f'attachment; filename="{holder.game_id}.jsonl"'})
+
+
+async def events(request: web.Request) -> web.StreamResponse:
+    """``GET /s/TOKEN/events``: Server-Sent Events. ``seq`` (data ``{"seq": N}``) when an
+    action is stored (first the current one), ``revoked`` when the link stops (then the
+    stream ends); a comment line every keep-alive period."""
+    holder = await holder_of(request)
+    if isinstance(holder, web.Response):
+        return holder
+    app = request.app
+    watchers, service = app[WATCHERS], app[READS].service
+    token = request.match_info["token"]
+    watch = await watchers.subscribe(holder.game_id)
+    response = web.StreamResponse(headers={
+        "Content-Type": "text/event-stream", "Cache-Control": "no-store",
+        "X-Accel-Buffering": "no"})
+    try:
+        await response.prepare(request)
+        sent, ended = -1, watch.ended
+        keepalive = app[SETTINGS].keepalive
+        while not watchers.closed:
+            if watch.ended != ended:
+                ended = watch.ended
+                try:
+                    await asyncio.to_thread(service.resolve_link, token)
+                except ServiceError:
+                    await response.write(b"event: revoked\ndata: {}\n\n")
+                    break
+            if watch.head != sent:
+                sent = watch.head
+                await response.write(
+                    f"event: seq\nid: {sent}\ndata: {json.dumps({'seq': sent})}\n\n".encode())
+                continue
+            async with watch.changed:
+                if watch.head == sent and watch.ended == ended and not watchers.closed:
+                    try:
+                        await asyncio.wait_for(watch.changed.wait(), keepalive)
+                    except TimeoutError:
+                        await response.write(b": keep-alive\n\n")
+                        ended = -1  # check the link again now and then
+    except ConnectionResetError:  # the page went away
+        return response
+    finally:
+        watchers.unsubscribe(holder.game_id, watch)
+    with contextlib.suppress(ConnectionResetError, RuntimeError):
+        await response.write_eof()
+    return response
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_get("/s/{token}", page)
+    app.router.add_get("/s/{token}/api/state", state)
+    app.router.add_get("/s/{token}/api/map.png", map_picture)
+    app.router.add_get("/s/{token}/api/legal", legal)
+    app.router.add_post("/s/{token}/api/submit", submit)
+    app.router.add_get("/s/{token}/api/replay", replay)
+    app.router.add_get("/s/{token}/api/replay/{n}.png", replay_picture)
+    app.router.add_get("/s/{token}/api/verify", verify)
+    app.router.add_get("/s/{token}/api/record", record)
+    app.router.add_get("/s/{token}/events", events)
