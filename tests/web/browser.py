@@ -135,15 +135,17 @@ class Seat:
 
     def wait_live(self) -> None:
         self.page.wait_for_selector("#live.on")
-        self.page.wait_for_function("document.body.dataset.seq !== undefined")
+        self.page.wait_for_selector("body[data-seq]", state="attached")
 
     def seq(self) -> int:
         return int(self.page.evaluate("Number(document.body.dataset.seq)"))
 
-    def wait_seq(self, at_least: int) -> None:
-        """Wait until the page shows the game at sequence ``at_least`` or later (pushed by
-        the event stream: the page is never reloaded)."""
-        self.page.wait_for_function(f"Number(document.body.dataset.seq) >= {at_least}")
+    def wait_seq(self, seq: int) -> None:
+        """Wait until the page's log shows action ``seq`` (pushed by the event stream: the
+        page is never reloaded). Waits are selectors, not scripts: the page's strict CSP
+        forbids the evaluated predicates of ``wait_for_function``."""
+        self.page.wait_for_selector(f'body[data-seq="{seq}"]', state="attached")
+        self.page.wait_for_selector(f'#log li[data-seq="{seq}"]', state="attached")
 
     # ---- clicks -------------------------------------------------------------------------
 
@@ -181,14 +183,18 @@ class Seat:
     def click_unit(self, unit: str) -> None:
         self.page.click(f'#order-units button[data-unit="{unit}"]')
 
+    def stored_seq(self) -> int:
+        """The last action the page's last click stored."""
+        return int(self.page.evaluate(
+            'Number(document.querySelector("#order-reply").dataset.seq || 0)'))
+
     def replied(self, button: str) -> tuple[bool, str]:
         """Click ``button`` (Submit, a decision) and wait for the service's reply: (stored,
         the reply the page shows)."""
         before = int(self.page.evaluate(
             'Number(document.querySelector("#order-reply").dataset.n || 0)'))
         self.page.click(button)
-        self.page.wait_for_function(
-            f'Number(document.querySelector("#order-reply").dataset.n || 0) > {before}')
+        self.page.wait_for_selector(f'#order-reply[data-n="{before + 1}"]', state="attached")
         reply = self.page.locator("#order-reply")
         return "ok" in str(reply.get_attribute("class")), str(reply.inner_text())
 

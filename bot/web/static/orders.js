@@ -13,6 +13,9 @@ const el = (tag, cls, text) => {
   return e;
 };
 
+// a decision with at most this many answers shows each as a button
+const MAX_ANSWERS = 24;
+
 export class Orders {
   constructor(root, map, { onStored }) {
     this.root = root;
@@ -53,7 +56,10 @@ export class Orders {
     }
     this.where = new Map((unitsOnMap || []).map((u) => [u.id, u.place]));
     if (this.unit && !this.names.has(this.unit)) this.unit = null;
-    this.render();
+    // the same choices again after a refresh (the player's clicks are kept while they hold)
+    const still = new Set(this.entries.map((e) => e.order));
+    this.render(this.choices && this.choices.every((e) => still.has(e.order))
+      ? this.entries.filter((e) => this.choices.some((c) => c.order === e.order)) : undefined);
   }
 
   ofUnit(unit) {
@@ -107,6 +113,7 @@ export class Orders {
   }
 
   render(choices) {
+    this.choices = choices || null;
     const unit = this.unit;
     this.map.highlight({ places: unit ? this.placesOf(unit) : [], selected: this.space, unit });
     // the units with orders (those in the selected space first, when one is)
@@ -144,11 +151,20 @@ export class Orders {
     // that name no unit ("done", "pass", the Rubble roll...) as buttons: a click sends it
     this.plain.replaceChildren();
     const buttons = new Map();
+    const unitless = this.entries.filter((x) => x.units.length === 0);
     if (this.pending) {
       this.plain.append(el("p", "prompt", this.pending.prompt));
-      for (const o of this.pending.options) buttons.set(o.order, o.label);
+      // a short list of answers: each a button; a long one (every shot of a Defensive Fire):
+      // the answers naming no unit as buttons, the rest by clicking the unit
+      const byUnit = new Set(this.entries.filter((x) => x.units.length).map((x) => x.order));
+      const options = this.pending.options;
+      const few = options.length <= MAX_ANSWERS;
+      for (const o of options) {
+        if (!byUnit.has(o.order)) buttons.set(o.order, o.label);
+      }
+      for (const o of few ? options : []) buttons.set(o.order, o.label);
     }
-    for (const e of this.entries.filter((x) => x.units.length === 0)) {
+    for (const e of unitless) {
       if (!buttons.has(e.order)) buttons.set(e.order, e.label);
     }
     for (const [order, label] of [...buttons].slice(0, 60)) {
@@ -193,10 +209,13 @@ export class Orders {
         }
       }
       if (result.ok) {
+        // the last action this click stored (the page follows to it)
+        if ((result.seqs || []).length) this.reply.dataset.seq = String(Math.max(...result.seqs));
         this.say(result.message || `Stored: ${text}`, "ok");
         this.box.value = "";
         this.unit = null;
         this.space = null;
+        this.choices = null;
         this.onStored(result);
       } else {
         this.say(result.message || "Refused.", "refused");

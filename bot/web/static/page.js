@@ -96,7 +96,7 @@ function showStatus(s) {
   for (const line of setup.placed || []) placed.append(el("li", null, line));
   for (const line of setup.left || []) placed.append(el("li", "left", `to place: ${line}`));
   if (setup.blocked) placed.append(el("li", "left", setup.blocked));
-  $("#placed-box").hidden = !(setup.placed || setup.left || []).length;
+  $("#placed-box").hidden = !((setup.placed || []).length || (setup.left || []).length);
 }
 
 const RULE = /(\(\d+(?:\.\d+)+[a-z]?\)|\b(?:rule|rules) \d+(?:\.\d+)+)/;
