@@ -6,7 +6,7 @@
   counters) — what the page draws as its SVG layer;
 * ``GET /s/TOKEN/api/entries[?side=SIDE]``: the link's side's legal orders read for
   clicking (:func:`bot.listing.entries`: each order with its units and places), the same
-  complete listing every frontend uses.
+  complete listing every frontend uses; the standing orders its rules offer and those set.
 """
 
 from __future__ import annotations
@@ -49,15 +49,20 @@ async def geometry_json(request: web.Request) -> web.StreamResponse:
     return web.json_response(data)
 
 
-def _entries(request: web.Request, holder: LinkHolder, side: str | None) -> list[dict[str, Any]]:
-    if holder.role == "observer":
-        return []
+def _entries(request: web.Request, holder: LinkHolder, side: str | None) -> dict[str, Any]:
+    """The side's legal orders, the standing orders its rules offer (each kind's policies,
+    the defaults marked) and those it has set."""
     asked = side if holder.role == "gm" else holder.side
-    if asked is None:
-        return []
+    if holder.role == "observer" or asked is None:
+        return {"entries": [], "standing": [], "set": {}}
     service = request.app[READS].service
-    return [dataclasses.asdict(entry)
-            for entry in service.legal_entries(holder.game_id, holder.actor, asked)]
+    entries = service.legal_entries(holder.game_id, holder.actor, asked)
+    prompt = service.prompt(holder.game_id, holder.actor, asked)
+    policies = service.rules(holder.game_id).standing_policies() \
+        if prompt.status == "active" else []
+    return {"entries": [dataclasses.asdict(entry) for entry in entries],
+            "standing": [policy.model_dump(mode="json") for policy in policies],
+            "set": prompt.standing}
 
 
 async def entries_json(request: web.Request) -> web.StreamResponse:
@@ -74,7 +79,7 @@ async def entries_json(request: web.Request) -> web.StreamResponse:
         return error(400, str(refusal), "input")
     except ServiceError as refusal:
         return error(403, str(refusal), "permission")
-    return web.json_response({"entries": found})
+    return web.json_response(found)
 
 
 def add_routes(app: web.Application) -> None:

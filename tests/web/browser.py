@@ -204,3 +204,14 @@ class Seat:
     def close(self) -> None:
         self.recorded.collect()
         self.context.close()
+
+
+def act(seat: Seat, other: Seat, button: str) -> tuple[bool, str]:
+    """Click ``button`` on ``seat``'s page; once stored, wait for ``other``'s page to show the
+    new action live (its event stream: no reload)."""
+    stored, reply = seat.replied(button)
+    if stored:
+        seq = seat.stored_seq()
+        seat.wait_seq(seq)
+        other.wait_seq(seq)
+    return stored, reply

@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,36 +20,12 @@ from playwright.sync_api import expect
 
 from bot.service import Actor
 from render.common import FIRST_SECRET, uses_any
-from tests.web.browser import DESKTOP, PHONE, Seat, chromium, new_game, served
+from tests.web.browser import DESKTOP, PHONE, Seat, act, new_game, served
 
 GERMAN = Actor(email="german@example.org")
 SOVIET = Actor(email="soviet@example.org")
 #: Hexes the German sets up in, one per unit (row 20: inside the zone, away from the edge).
 HEXES = [f"{c:02d}{r:02d}" for r in (20, 22, 18) for c in range(3, 30, 2)]
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    path = chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        found = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
-        try:
-            yield found
-        finally:
-            found.close()
-
-
-def act(seat: Seat, other: Seat, button: str) -> tuple[bool, str]:
-    """Click ``button`` on ``seat``'s page; once stored, wait for ``other``'s page to show the
-    new action live (its event stream: no reload)."""
-    stored, reply = seat.replied(button)
-    if stored:
-        seq = seat.stored_seq()
-        seat.wait_seq(seq)
-        other.wait_seq(seq)
-    return stored, reply
 
 
 def hidden_set_up(german: Seat, soviet: Seat) -> tuple[list[str], int]:
@@ -132,6 +107,7 @@ def shoot(seat: Seat, name: str) -> None:
     """Screenshots for docs/web.md, when ``UMPIRE_WEB_SCREENSHOTS`` names a folder."""
     folder = os.environ.get("UMPIRE_WEB_SCREENSHOTS")
     if folder:
+        seat.page.evaluate("window.scrollTo(0, 0)")
         seat.page.screenshot(path=str(Path(folder) / name))
 
 

@@ -22,7 +22,6 @@ export class Orders {
     this.map = map;
     this.onStored = onStored;
     this.entries = [];
-    this.standing = [];
     this.pending = null;
     this.where = new Map();
     this.names = new Map();
@@ -47,8 +46,7 @@ export class Orders {
 
   // the legal entries now (after every stored action)
   update(entries, unitsOnMap, pending, seat) {
-    this.entries = (entries || []).filter((e) => e.verb !== "standing");
-    this.standing = (entries || []).filter((e) => e.verb === "standing");
+    this.entries = entries || [];
     this.pending = pending && seat && pending.side === seat.side ? pending : null;
     this.names.clear();
     for (const e of this.entries) {
@@ -168,27 +166,29 @@ export class Orders {
       if (!buttons.has(e.order)) buttons.set(e.order, e.label);
     }
     for (const [order, label] of [...buttons].slice(0, 60)) {
-      const b = el("button", "decision", label ? `${order} — ${label}` : order);
+      const b = el("button", "decision", label && label !== order ? `${label} (${order})` : order);
       b.type = "button";
       b.dataset.order = order;
       b.addEventListener("click", () => this.send(order));
       this.plain.append(b);
     }
-    this.renderStanding();
   }
 
-  // standing orders: a form of the policies the rules offer now (standing KIND POLICY)
-  renderStanding() {
+  // standing orders: a form of the policies the rules offer (the order standing KIND POLICY),
+  // those in force marked
+  updateStanding(policies, set) {
     const select = this.root.querySelector("#standing-select");
     const keep = select.value;
     select.replaceChildren();
-    for (const e of this.standing) {
-      const o = el("option", null, e.label ? `${e.shown} — ${e.label}` : e.shown);
-      o.value = e.order;
+    for (const p of policies || []) {
+      const chosen = (set || {})[p.kind];
+      const mark = chosen === p.policy || (!chosen && p.default) ? " (in force)" : "";
+      const o = el("option", null, `${p.kind}: ${p.policy}${mark} — ${p.description}`);
+      o.value = `standing ${p.kind} ${p.policy}`;
       select.append(o);
     }
     if (keep) select.value = keep;
-    this.root.querySelector("#standing-form").hidden = this.standing.length === 0;
+    this.root.querySelector("#standing-form").hidden = !(policies || []).length;
   }
 
   // Submit: one idempotency key per click (a retry of the same click reuses it)

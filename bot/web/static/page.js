@@ -99,18 +99,21 @@ function showStatus(s) {
   $("#placed-box").hidden = !((setup.placed || []).length || (setup.left || []).length);
 }
 
-const RULE = /(\(\d+(?:\.\d+)+[a-z]?\)|\b(?:rule|rules) \d+(?:\.\d+)+)/;
-const DICE = /(\b(?:rolls?|rolled|DR|dr|die|dice)\b[^;,)]*?\d+)/;
+// rule citations ("(8.354)", "rule 9.4") and dice ("3 + 3 = 6", "rolls 4", "dr 5") in a log line
+const RULE = /\(\d+(?:\.\d+)+[a-z]?\)|\brules? \d+(?:\.\d+)+/;
+const DICE = /\d+(?:\s*[+-]\s*\d+)+\s*=\s*\d+|\b(?:rolls?|rolled|DR|dr)\s+(?:an?\s+)?\d+/;
 
 // a log line with its rule citations and dice marked
 function logLine(text) {
   const span = el("span", "line");
-  for (const part of text.split(new RegExp(`${RULE.source}|${DICE.source}`))) {
-    if (!part) continue;
-    if (RULE.test(part) && part.match(RULE)[0] === part) span.append(el("span", "rule", part));
-    else if (DICE.test(part) && part.match(DICE)[0] === part) span.append(el("span", "dice", part));
-    else span.append(part);
+  const pattern = new RegExp(`(${RULE.source})|(${DICE.source})`, "g");
+  let at = 0;
+  for (const m of text.matchAll(pattern)) {
+    if (m.index > at) span.append(text.slice(at, m.index));
+    span.append(el("span", m[1] ? "rule" : "dice", m[0]));
+    at = m.index + m[0].length;
   }
+  if (at < text.length) span.append(text.slice(at));
   return span;
 }
 
@@ -141,9 +144,10 @@ async function load() {
   showStatus(s);
   showLog(s.log);
   if (!replay.active) map.show(s.links.map, geo);
-  const entries = s.seat && s.seat.side && (s.game || {}).status === "active"
-    ? (await getJSON(urls.entries())).entries : [];
-  orders.update(entries, unitsOf(s.view), s.pending, s.seat);
+  const legal = s.seat && s.seat.side && (s.game || {}).status === "active"
+    ? await getJSON(urls.entries()) : { entries: [], standing: [], set: {} };
+  orders.update(legal.entries, unitsOf(s.view), s.pending, s.seat);
+  orders.updateStanding(legal.standing, legal.set);
   replay.update(s);
   document.body.dataset.seq = s.seq;
 }
