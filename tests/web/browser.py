@@ -215,3 +215,11 @@ def act(seat: Seat, other: Seat, button: str) -> tuple[bool, str]:
         seat.wait_seq(seq)
         other.wait_seq(seq)
     return stored, reply
+
+
+def shoot(seat: Seat, name: str) -> None:
+    """Screenshots for docs/web.md, when ``UMPIRE_WEB_SCREENSHOTS`` names a folder."""
+    folder = os.environ.get("UMPIRE_WEB_SCREENSHOTS")
+    if folder:
+        seat.page.evaluate("window.scrollTo(0, 0)")
+        seat.page.screenshot(path=str(Path(folder) / name))

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.service import Actor
-from tests.web.browser import DESKTOP, PHONE, Seat, act, new_game, served
-from tests.web.test_browser_tanks import shoot
+from tests.web.browser import DESKTOP, PHONE, Seat, act, new_game, served, shoot
 
 GERMAN = Actor(email="german@example.org")
 RUSSIAN = Actor(email="russian@example.org")

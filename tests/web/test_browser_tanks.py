@@ -9,7 +9,6 @@ result (soak: the short run stops after the set-up and the first orders)."""
 from __future__ import annotations
 
 import io
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from playwright.sync_api import expect
 
 from bot.service import Actor
 from render.common import FIRST_SECRET, uses_any
-from tests.web.browser import DESKTOP, PHONE, Seat, act, new_game, served
+from tests.web.browser import DESKTOP, PHONE, Seat, act, new_game, served, shoot
 
 GERMAN = Actor(email="german@example.org")
 SOVIET = Actor(email="soviet@example.org")
@@ -86,6 +85,27 @@ def play_on(german: Seat, soviet: Seat, orders: int) -> tuple[int, str]:
     return given, german.page.inner_text("#result").strip()
 
 
+def replay_by_slider(seat: Seat) -> None:
+    """The replay: a slider over the record's positions, each re-rendered for the seat's
+    view; back to now shows the live picture again."""
+    page = seat.page
+    live = page.get_attribute("#map img.picture", "src")
+    page.click("#replay-open")
+    page.wait_for_selector("#replay.on")
+    slider = page.locator("#replay-slider")
+    assert int(str(slider.get_attribute("max"))) >= 2
+    slider.focus()
+    page.keyboard.press("Home")
+    page.wait_for_selector('#map img.picture[data-loaded*="/api/replay/0.png"]',
+                           state="attached")
+    expect(page.locator("#replay-caption")).to_contain_text("1/")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector('#map img.picture[data-loaded*="/api/replay/1.png"]',
+                           state="attached")
+    page.click("#replay-close")
+    page.wait_for_selector(f'#map img.picture[data-loaded="{live}"]', state="attached")
+
+
 def assert_never_received(seat: Seat, hidden: list[str]) -> None:
     """No hidden unit in the page's DOM, a response body, an event-stream message or a
     picture's pixels (the secret colours are only ever drawn for the owner, render/)."""
@@ -101,14 +121,6 @@ def assert_never_received(seat: Seat, hidden: list[str]) -> None:
         image = Image.open(io.BytesIO(data))
         if image.mode == "P":
             assert not uses_any(image, range(FIRST_SECRET, 256)), url
-
-
-def shoot(seat: Seat, name: str) -> None:
-    """Screenshots for docs/web.md, when ``UMPIRE_WEB_SCREENSHOTS`` names a folder."""
-    folder = os.environ.get("UMPIRE_WEB_SCREENSHOTS")
-    if folder:
-        seat.page.evaluate("window.scrollTo(0, 0)")
-        seat.page.screenshot(path=str(Path(folder) / name))
 
 
 def test_pakfront_by_clicks_hidden_set_up_live_and_secret_20_0_25_2(
@@ -131,6 +143,7 @@ def test_pakfront_by_clicks_hidden_set_up_live_and_secret_20_0_25_2(
             given, _ = play_on(german, soviet, max(0, 20 - orders))
             assert orders + given >= 20
             shoot(soviet, "web-tanks-phone.png")
+            replay_by_slider(soviet)
             assert_never_received(soviet, hidden)
             assert loads == {"german": 0, "soviet": 0}  # live, never reloaded
             assert german.errors == [] and soviet.errors == []

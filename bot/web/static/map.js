@@ -22,6 +22,10 @@ export class MapView {
     this.shapes = new Map();
     this.counters = new Map();
     this.pointers = new Map();
+    // the picture shown (data-loaded: its URL once drawn, for whoever waits on it)
+    this.img.addEventListener("load", () => {
+      this.img.dataset.loaded = this.img.getAttribute("src");
+    });
     this.bind();
   }
 
