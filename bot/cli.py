@@ -348,6 +348,9 @@ def bot(
         "--render-processes", min=0, help="worker processes drawing the pictures (default: "
         "half the CPUs, at least 1; 0 draws in the bot's own threads)")] = None,
     log_format: Annotated[str, typer.Option("--log-format", help=LOG_FORMAT_HELP)] = "text",
+    web: Annotated[str | None, typer.Option("--web", metavar="HOST:PORT", help=WEB_HELP)
+                   ] = None,
+    web_url: Annotated[str | None, typer.Option("--web-url", help=WEB_URL_HELP)] = None,
 ) -> None:
     """Run the Discord bot. The token comes from $DISCORD_TOKEN or the config file."""
     import os
@@ -387,8 +390,10 @@ def bot(
                   + (f", /gm for server {settings.guild_id}" if settings.guild_id else "")
                   + (f", shards {', '.join(map(str, ids or range(shards)))} of {shards}"
                      if shards else ""), highlight=False, markup=False, soft_wrap=True)
+    pages = _web_settings(web or "127.0.0.1:0", web_url) if web or web_url else None
     run(settings.token.reveal(), str(target.where), settings.guild_id, settings.gm_role,
-        settings.extra_games, shards, ids, workers, log_format=fmt)
+        settings.extra_games, shards, ids, workers, log_format=fmt,
+        **({"web": pages} if pages is not None else {}))
 
 
 #: ``--log-format``'s help (the formats are :data:`bot.logs.FORMATS`).
@@ -419,6 +424,9 @@ def mail(
         "--status", help="show the gateway's health (last poll, last send, queue, last "
         "error) from its database, and exit")] = False,
     log_format: Annotated[str, typer.Option("--log-format", help=LOG_FORMAT_HELP)] = "text",
+    web: Annotated[str | None, typer.Option("--web", metavar="HOST:PORT", help=WEB_HELP)
+                   ] = None,
+    web_url: Annotated[str | None, typer.Option("--web-url", help=WEB_URL_HELP)] = None,
 ) -> None:
     """Run the play-by-email gateway: read the mailbox, answer, keep every player told."""
     from bot.logs import configure
@@ -449,8 +457,12 @@ def mail(
                   + ("" if db or settings.database or os.environ.get(DB_ENV) else
                      f" (the default file: no database in {config}, no --db, no ${DB_ENV})"),
                   markup=False, highlight=False, soft_wrap=True)
+    pages = None
+    if web or web_url or settings.web_url:
+        pages = _web_settings(web or "127.0.0.1:0", web_url or settings.web_url)
+        settings = settings.model_copy(update={"web_url": pages.base_url or None})
     try:
-        run(settings, str(target.where))
+        run(settings, str(target.where), *([pages] if pages is not None else []))
     except ConfigError as error:  # found at start-up: an OAuth2 refresh token not set
         console.print(str(error), highlight=False, markup=False)
         raise typer.Exit(code=2) from error

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 
@@ -46,6 +46,9 @@ from bot.logs import LogFormat, configure
 from bot.runtime import DRAIN_SECONDS, STOP_SECONDS, release_leases, tune_gc
 from bot.service import GameService
 from bot.store import Store
+
+if TYPE_CHECKING:
+    from bot.web.settings import WebSettings
 
 log = logging.getLogger("umpire.discord")
 
@@ -180,10 +183,12 @@ def check_commands(guild_id: int | None = None, extra_games: Sequence[str] = (),
 async def serve(token: str, db: Path | str, guild_id: int | None = None,
                 gm_role: str = "Umpire GM", extra_games: Sequence[str] = (),
                 shard_count: int | None = None, shard_ids: Sequence[int] | None = None,
-                render_processes: int = 0) -> None:
+                render_processes: int = 0, web: WebSettings | None = None) -> None:
     """Run until interrupted; discord.py reconnects on its own. ``shard_count`` /
     ``shard_ids``: run these shards of a sharded bot (several processes share the
-    database); ``render_processes``: draw pictures in that many worker processes."""
+    database); ``render_processes``: draw pictures in that many worker processes;
+    ``web``: also serve the players' web pages (``--web``, docs/web.md; a port of 0 only
+    names the base URL of pages served by another process)."""
     store = Store(db)
     if render_processes <= 0:
         await asyncio.to_thread(prepare_pictures, [*available(), *extra_games])
@@ -194,8 +199,15 @@ async def serve(token: str, db: Path | str, guild_id: int | None = None,
     bot = create_bot(service,
                      BotConfig(guild_id=guild_id, gm_role=gm_role, extra_games=extra_games,
                                shard_count=shard_count, shard_ids=shard_ids,
-                               sync_commands=first),
+                               sync_commands=first,
+                               web_url=(web.base_url or None) if web else None),
                      renderer)
+    pages = None
+    if web is not None and web.port:
+        from bot.web.app import WebServer
+
+        pages = WebServer(service, web)
+        await pages.start()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -217,6 +229,8 @@ async def serve(token: str, db: Path | str, guild_id: int | None = None,
         with contextlib.suppress(NotImplementedError, RuntimeError):
             for number in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(number)
+        if pages is not None:
+            await pages.stop()
         if isinstance(renderer, PooledRenderer):
             renderer.close()
         release_leases(store, service.instance, log=log)  # the next process: at once
@@ -250,13 +264,13 @@ async def stop_within(bot: UmpireBot, running: asyncio.Task[None]) -> float:
 def run(token: str, db: Path | str, guild_id: int | None = None, gm_role: str = "Umpire GM",
         extra_games: Sequence[str] = (), shard_count: int | None = None,
         shard_ids: Sequence[int] | None = None, render_processes: int = 0,
-        log_format: LogFormat = "text") -> None:
+        log_format: LogFormat = "text", web: WebSettings | None = None) -> None:
     configure(log_format)
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:
         loop.run_until_complete(serve(token, db, guild_id, gm_role, extra_games, shard_count,
-                                      shard_ids, render_processes))
+                                      shard_ids, render_processes, web))
     except KeyboardInterrupt:
         log.info("stopped")
     finally:  # not asyncio.run: it would wait for a picture still being drawn

@@ -1,4 +1,4 @@
-"""``/game``: new, open, join, leave, start, status, map, log, export, dice, standing,
+"""``/game``: new, open, join, link, leave, start, status, map, log, export, dice, standing,
 deadline, undo, resign.
 
 Every subcommand that loads a game, renders or writes a record defers first: Discord
@@ -23,6 +23,7 @@ from bot.discord.autocomplete import rank
 from bot.discord.commands_orders import choices, game_quietly, submit_order
 from bot.discord.core import UmpireBot, announce, defer, reply
 from bot.discord.errors import Refusal
+from bot.discord.links import dm_link, link_text
 from bot.discord.permissions import in_dm
 from bot.discord.port import (
     CHANNEL_KEY,
@@ -222,6 +223,24 @@ class GameCommands(app_commands.Group, name="game",
         await reply(interaction, f"{interaction.user.mention} plays **{side}**.\n"
                     f"{seats_text(bot, info)}", ephemeral=False,
                     allowed_mentions=NO_PINGS)  # who acts changes at the start, not here
+        await dm_link(bot, info, interaction.user.id, side=side)  # the page (docs/web.md)
+
+    @app_commands.command(name="link", description="Your seat's secret web page link (a new "
+                          "one; 'new' ends every older one)")
+    @app_commands.describe(new="end every older link of your seat (one was seen by someone "
+                           "else)", observers="the game's public link instead", game=GAME_HELP)
+    async def link(self, interaction: discord.Interaction[Any], new: bool = False,
+                   observers: bool = False, game: GameOption | None = None) -> None:
+        bot = bot_of(interaction)
+        if not bot.config.web_url:
+            raise Refusal("this bot serves no web pages (its operator gives no --web-url)")
+        await defer(interaction, ephemeral=True)
+        info = await bot.game_of(interaction, game)
+        actor, service = bot.actor(interaction), bot.port.service
+        link = await (bot.port.call(service.observer_link, info.id, actor, new=new)
+                      if observers else bot.port.call(service.issue_link, info.id, actor,
+                                                      new=new))
+        await reply(interaction, link_text(bot, info, link), ephemeral=True)
 
     @join.autocomplete("side")
     async def join_side(self, interaction: discord.Interaction[Any],

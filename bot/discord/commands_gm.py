@@ -23,6 +23,7 @@ from bot.discord import formatting as fmt
 from bot.discord.components import choose_view, rollback_view
 from bot.discord.core import UmpireBot, announce, defer, reply
 from bot.discord.errors import Refusal
+from bot.discord.links import dm_link
 from bot.discord.port import players_of
 from bot.discord.transformers import bot_of
 from bot.overrides import override_from_words
@@ -140,15 +141,25 @@ class GmCommands(app_commands.Group, name="gm", description="Game master tools",
     @app_commands.command(name="seat", description="Seat a player for a side, replacing "
                           "whoever plays it")
     @app_commands.describe(side="the side", player="who plays it from now on",
-                           reason="why (posted publicly; kept with the closed seat)")
+                           reason="why (posted publicly; kept with the closed seat)",
+                           link="re-issue the seat's web link (DM'd to its player; every "
+                           "older link stops)")
     async def seat(self, interaction: discord.Interaction[Any], side: str,
-                   player: discord.User, reason: str | None = None) -> None:
+                   player: discord.User, reason: str | None = None,
+                   link: bool = False) -> None:
         await defer(interaction, ephemeral=True)
         bot, info, gm = await _gm(interaction)
         sides = bot.port.rules(info.game).sides
         if side not in sides:
             raise Refusal(f"unknown side {side!r}; sides are {', '.join(sides)}")
         before = players_of(info, side)
+        if before == [str(player.id)] and link:
+            sent = await dm_link(bot, info, player.id, side=side, reissue_by=gm)
+            await reply(interaction, f"**{side}**'s web link re-issued: every older one has "
+                        "stopped" + (f"; the new one was DM'd to {fmt.mention(player.id)}."
+                                     if sent else " (no DM could carry the new one: no web "
+                                     "URL, or DMs closed)."), ephemeral=True)
+            return
         if before == [str(player.id)]:
             raise Refusal(f"{fmt.mention(player.id)} already plays **{side}**.")
         why = (reason or "").strip() or "replaced by the GM"
@@ -169,6 +180,7 @@ class GmCommands(app_commands.Group, name="gm", description="Game master tools",
             else:
                 text += f"\nTo act: **{side}** {fmt.mention(player.id)}"
         await announce(interaction, text, view=view, ping=[str(player.id)])
+        await dm_link(bot, info, player.id, side=side)  # the new player's page (docs/web.md)
 
     @seat.autocomplete("side")
     async def seat_side(self, interaction: discord.Interaction[Any],

@@ -74,6 +74,9 @@ class BotConfig:
     shard_ids: Sequence[int] | None = None
     #: Whether this process registers the commands at start-up (one process is enough).
     sync_commands: bool = True
+    #: The web pages' public base URL (``--web-url``, docs/web.md): players get their seat's
+    #: secret link when they join and with ``/game link``; None: no links are given.
+    web_url: str | None = None
 
 
 async def reply(interaction: discord.Interaction[Any], content: str, *, ephemeral: bool,

@@ -9,6 +9,7 @@ import signal
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.mail.config import MailConfig, ServerConfig, password
 from bot.mail.desk import Desk
@@ -18,6 +19,9 @@ from bot.mail.transport import Inbox, Listener, Outbox
 from bot.runtime import release_leases, tune_gc
 from bot.service import GameService
 from bot.store import Store
+
+if TYPE_CHECKING:
+    from bot.web.settings import WebSettings
 
 log = logging.getLogger("umpire.mail")
 #: How long a stop waits for the gateway to finish what it is doing (a systemd unit's
@@ -45,12 +49,19 @@ def build(config: MailConfig, db: Path | str) -> tuple[Gateway, Listener | None]
     return gateway, listener
 
 
-def run(config: MailConfig, db: Path | str) -> None:
+def run(config: MailConfig, db: Path | str, web: WebSettings | None = None) -> None:
     """Run until SIGINT or SIGTERM; mail being handled is finished first, within
     :data:`STOP_SECONDS`: a call waiting on a mail server is cut at once, and a gateway
     that still has not stopped then is left behind (its work is stored before anything is
-    sent, so at worst a reply goes out twice after the restart)."""
+    sent, so at worst a reply goes out twice after the restart). ``web``: also serve the
+    players' web pages over the gateway's service (``--web``, docs/web.md)."""
     gateway, listener = build(config, db)
+    pages = None
+    if web is not None and web.port:
+        from bot.web.app import ThreadedWebServer
+
+        pages = ThreadedWebServer(gateway.desk.service, web)
+        pages.start()
     log.info("store: %s (%s)", gateway.desk.service.store.label,
              gateway.desk.service.store.backend)
     tune_gc()  # after start-up (bot.runtime)
@@ -78,6 +89,8 @@ def run(config: MailConfig, db: Path | str) -> None:
         worker.join(0.25)
     if listener is not None:
         listener.stop()
+    if pages is not None:
+        pages.stop()
     if worker.is_alive():
         log.warning("mail gateway: still waiting on a server %.0f s after the stop; "
                     "leaving it", STOP_SECONDS)

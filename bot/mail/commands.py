@@ -24,6 +24,7 @@ META = {
     "brief",
     # a seat or observer of the game
     "map", "log", "legal", "standing", "policies", "decide", "undo", "resign", "placed",
+    "link",
     # the game's GM
     "start", "override", "rollback", "confirm", "pause", "resume", "seat", "unseat",
     "secret", "deadline", "seed",

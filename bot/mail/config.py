@@ -194,6 +194,9 @@ class MailConfig(_Section):
     #: The authserv-ids whose Authentication-Results are believed (the provider that
     #: receives Umpire's mail): a mail that failed SPF/DKIM/DMARC there gets no reply.
     trusted_authserv_ids: list[str] | None = None
+    #: The web pages' public base URL (docs/web.md; ``--web-url`` overrides it): a joining
+    #: player's reply and ``link`` carry their seat's secret link. None: no links given.
+    web_url: str | None = None
 
     @field_validator("address")
     @classmethod

@@ -41,7 +41,7 @@ COMMANDS: dict[str, Command] = {
     "help": play.cmd_help, "list": play.cmd_list, "games": play.cmd_list,
     "create": play.cmd_create, "new": play.cmd_create, "join": play.cmd_join,
     "observe": play.cmd_observe, "unobserve": play.cmd_observe, "status": play.cmd_status,
-    "brief": play.cmd_brief, "placed": play.cmd_placed,
+    "brief": play.cmd_brief, "placed": play.cmd_placed, "link": play.cmd_link,
     "map": play.cmd_map, "log": play.cmd_log, "legal": play.cmd_legal,
     "policies": play.cmd_policies, "undo": play.cmd_undo,
     "start": gm_commands.cmd_start, "deadline": gm_commands.cmd_deadline,

@@ -14,6 +14,7 @@ from bot.deadlines import duration
 from bot.mail.commands import Line
 from bot.mail.session import Refusal, Session, listed, number
 from bot.service import ServiceError
+from bot.web.settings import link_url
 
 HELP = """\
 Write one command per line in the body of a mail to Umpire; quoted text and your
@@ -34,6 +35,8 @@ Players:
                             several lines are applied in turn
   legal [WORDS]             the orders you may give now (only those with all WORDS)
   placed                    your secret set-up so far (a mail to Umpire alone)
+  link [new]                your seat's secret web page link (a mail to Umpire alone);
+                            'link new' ends every older link; 'link observers' the public one
   decide N | decide ...     answer the decision you owe (option N of the list)
   standing [KIND POLICY]    standing orders that answer decisions at once (private)
   map [SIDE|public|gm]      the map picture of your view (attached)
@@ -143,6 +146,44 @@ def cmd_join(s: Session, line: Line) -> None:
           f"  Your seat secret: {secret}",
           f"  Keep it to yourself; put 'password {secret}' in every mail for this game. "
           "A mail without it cannot act for your seat.")
+    web = s.desk.config.web_url
+    if web:
+        link = s.call(s.service.issue_link, info.id, s.actor, side=side)
+        s.say(f"  Your web page for this game (secret too: whoever has it plays {side}): "
+              f"{link_url(web, link.path)}")
+
+
+def cmd_link(s: Session, line: Line) -> None:
+    """``link [new | observers]``: a new secret link to the mail's seat's web page (docs/
+    web.md); ``new`` ends every older link of the seat. A seat's link is its secret: given
+    only with the seat's password, in a mail to Umpire alone."""
+    info = s.game()
+    web = s.desk.config.web_url
+    if not web:
+        raise Refusal("this Umpire serves no web pages (its operator set no web_url)")
+    words = [w.lower() for w in line.words[1:]]
+    if any(w not in ("new", "observers") for w in words):
+        raise Refusal("link, link new or link observers")
+    if s.others:
+        raise Refusal("a link is a seat's secret, and this mail was also sent to "
+                      f"{', '.join(s.others)}: send it to Umpire alone")
+    new = "new" in words
+    if "observers" in words:
+        if not s.seats(info):
+            raise Refusal(s._no_seat(info, "a seat"))
+        link = s.call(s.service.observer_link, info.id, s.actor, new=new)
+    else:
+        sides = s.sides(info)
+        if not sides and not s.is_gm(info):
+            raise Refusal(s._no_seat(info, "a seat"))
+        side = s.require_side(info) if sides else None
+        link = s.call(s.service.issue_link, info.id, s.actor, side=side, new=new)
+    s.hands_secret = True
+    who = link.side or ("the GM" if link.role == "gm" else "observers")
+    s.say(f"  Web page of game {info.id} ({who}): {link_url(web, link.path)}",
+          "  Keep it secret: whoever has it " + ("watches the public view." if
+                                                 link.role == "observer" else "acts as you.")
+          + (f" Your {link.revoked} older link(s) no longer work." if link.revoked else ""))
 
 
 def cmd_observe(s: Session, line: Line) -> None:

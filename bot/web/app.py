@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import threading
 from typing import Any
 
 from aiohttp import web
@@ -46,6 +47,12 @@ def make_app(service: GameService, settings: WebSettings | None = None) -> web.A
     return app
 
 
+def runner_options() -> dict[str, Any]:
+    """How an :class:`aiohttp.web.AppRunner` of the pages runs: the redacting access log
+    (:class:`bot.web.security.AccessLogger`), and open streams given 2 s to end at stop."""
+    return {"access_log_class": AccessLogger, "access_log": access, "shutdown_timeout": 2.0}
+
+
 class WebServer:
     """The server on ``settings.host:settings.port`` inside the running loop."""
 
@@ -57,8 +64,7 @@ class WebServer:
 
     async def start(self) -> int:
         """Start serving; the port it listens on (a free one when ``port`` is 0)."""
-        self.runner = web.AppRunner(self.app, access_log_class=AccessLogger,
-                                    access_log=access, shutdown_timeout=2.0)
+        self.runner = web.AppRunner(self.app, **runner_options())
         await self.runner.setup()
         site = web.TCPSite(self.runner, self.settings.host, self.settings.port)
         await site.start()
@@ -83,6 +89,44 @@ def parse_address(value: str) -> tuple[str, int]:
     if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
         raise ValueError(f"{value!r}: give HOST:PORT, e.g. 127.0.0.1:8080")
     return host.strip("[]") or "127.0.0.1", int(port)
+
+
+class ThreadedWebServer:
+    """The server in a thread of its own with its own event loop, for a process whose main
+    loop is not asyncio (``umpire mail --web``)."""
+
+    def __init__(self, service: GameService, settings: WebSettings) -> None:
+        self.server = WebServer(service, settings)
+        self.loop = asyncio.new_event_loop()
+        self.started = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="umpire-web", daemon=True)
+        self.error: BaseException | None = None
+
+    def start(self, timeout: float = 30.0) -> int:
+        """Start serving; the port (:class:`RuntimeError` if it could not start)."""
+        self.thread.start()
+        self.started.wait(timeout)
+        if self.error is not None or not self.started.is_set():
+            raise RuntimeError(f"the web server did not start: {self.error}")
+        return self.server.port
+
+    def stop(self, timeout: float = 5.0) -> None:
+        if self.loop.is_running():
+            asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(timeout)
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_until_complete(self.server.start())
+        except BaseException as error:  # told to start(), which raises it
+            self.error = error
+            self.started.set()
+            return
+        self.started.set()
+        self.loop.run_forever()
+        self.loop.close()
 
 
 def run(service: GameService, settings: WebSettings) -> None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import jinja2
+if TYPE_CHECKING:
+    import jinja2
 
 HERE = Path(__file__).resolve().parent
 #: The largest request body taken (an order is a few hundred bytes).
@@ -34,8 +36,7 @@ class WebSettings:
     per_link: tuple[float, float] = (20.0, 60.0)
     per_address: tuple[float, float] = (50.0, 200.0)
     submits: tuple[float, float] = (2.0, 10.0)
-    templates: jinja2.Environment = field(default_factory=lambda: jinja2.Environment(
-        loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True))
+    templates: jinja2.Environment = field(default_factory=lambda: _templates())
 
 
 def link_url(settings: WebSettings | str, path: str) -> str:
@@ -45,3 +46,11 @@ def link_url(settings: WebSettings | str, path: str) -> str:
     return f"{base.rstrip('/')}{path}" if base else path
 
 
+
+
+def _templates() -> jinja2.Environment:
+    """The page's templates (Jinja2, every value escaped), imported when a server is made."""
+    import jinja2
+
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
+                              autoescape=True)

@@ -30,7 +30,7 @@ ARGUMENTS: dict[str, list[str]] = {
     "play": ["stalingrad"], "bot": [], "mail": ["--config", "{mail}"], "bench": [],
     "export": ["g-none"], "import": ["{missing}"], "games": [], "status": [],
     "render": ["g-none"],
-    "export-gif": ["g-none"], "db check": [], "db migrate": [],
+    "export-gif": ["g-none"], "db check": [], "db migrate": [], "web": [],
 }
 #: Commands given two databases (both with the password URL in turn).
 TWO_DATABASES = {"db copy"}
@@ -59,12 +59,14 @@ def fake_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """The bot and the gateway print their start-up line, then stop instead of serving."""
     import bot.discord.app as discord_app
     import bot.mail.app as mail_app
+    import bot.web.app as web_app
 
     def stop(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError(f"stopped for the test with {args[1]!s}")
 
     monkeypatch.setattr(discord_app, "run", stop)
     monkeypatch.setattr(mail_app, "run", stop)
+    monkeypatch.setattr(web_app, "run", stop)
     monkeypatch.setenv("DISCORD_TOKEN", "test-token")
 
 

@@ -14,7 +14,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.service import Actor, GameService
 from bot.store import Store
-from bot.web.app import make_app
+from bot.web.app import make_app, runner_options
 from bot.web.settings import WebSettings
 
 GM = Actor.discord("100")
@@ -33,6 +33,7 @@ class Game:
     soviet: str
     gm: str
     observer: str
+    gm_actor: Actor = GM
 
 
 def pakfront(db: Path | str) -> Game:
@@ -58,5 +59,7 @@ def hidden_setup_lines() -> list[str]:
 async def serving(service: GameService, **settings: Any) -> AsyncIterator[TestClient[Any, Any]]:
     """The application over ``service`` on a loopback port, and a client of it."""
     app = make_app(service, WebSettings(**{"poll": 0.02, "keepalive": 1.0, **settings}))
-    async with TestClient(TestServer(app)) as client:
+    server = TestServer(app)
+    await server.start_server(**runner_options())  # the redacting access log, as served
+    async with TestClient(server) as client:
         yield client
