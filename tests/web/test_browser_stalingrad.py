@@ -112,3 +112,33 @@ def test_twenty_orders_by_clicks_with_a_casualty_decision_and_the_advantage_8_35
         finally:
             german.close()
             russian.close()
+
+
+def test_the_free_set_up_by_clicks_5_4(tmp_path: Path, browser: Any) -> None:
+    """The Basic Game's colour-coded free set-up (5.4-5.6), the Russian first: a unit, then
+    one of its highlighted Areas; the order box holds ``setup UNIT in AREA``; the German page
+    sees each placement live."""
+    with served(tmp_path) as server:
+        links = new_game(server.service, "stalingrad", "basic",
+                         {"german": GERMAN, "russian": RUSSIAN}, "tps-setup")
+        german = Seat(browser, server.url + links["german"], DESKTOP)
+        russian = Seat(browser, server.url + links["russian"], DESKTOP)
+        try:
+            for _ in range(3):
+                unit = str(russian.page.locator("#order-units button.unit").first
+                           .get_attribute("data-unit"))
+                russian.click_unit(unit)
+                legal = russian.page.locator("polygon.space.legal")
+                assert legal.count() >= 1
+                area = str(legal.first.get_attribute("data-key"))
+                russian.click_space(area)
+                text = russian.page.input_value("#order-text")
+                assert text.startswith("setup ") and text.endswith(f" in {area}"), text
+                stored, reply = act(russian, german, "#order-submit")
+                assert stored, reply
+                seen = german.page.inner_text(f'#log li[data-seq="{russian.stored_seq()}"]')
+                assert f"in {area}" in seen, seen  # live, public
+            assert german.errors == [] and russian.errors == []
+        finally:
+            german.close()
+            russian.close()

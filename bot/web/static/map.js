@@ -90,13 +90,15 @@ export class MapView {
     for (const [id, el] of this.counters) el.classList.toggle("selected", id === unit);
   }
 
-  fit() {
+  // the picture as wide as the map's box (``whole``: all of it inside the box)
+  fit(whole = false) {
     if (!this.size) return;
     const box = this.root.getBoundingClientRect();
     if (box.width < 10) return;
-    this.scale = Math.min(1, box.width / this.size[0]);
+    const wide = box.width / this.size[0];
+    this.scale = Math.min(1, whole ? Math.min(wide, box.height / this.size[1]) : wide);
     this.x = (box.width - this.size[0] * this.scale) / 2;
-    this.y = 0;
+    this.y = whole ? (box.height - this.size[1] * this.scale) / 2 : 0;
     this.fitted = true;
     this.apply();
   }

@@ -28,7 +28,7 @@ const replay = new Replay($("#replay"), map);
 
 $("#zoom-in").addEventListener("click", () => map.zoom(1.25));
 $("#zoom-out").addEventListener("click", () => map.zoom(1 / 1.25));
-$("#zoom-fit").addEventListener("click", () => map.fit());
+$("#zoom-fit").addEventListener("click", () => map.fit(true));
 
 const when = (t) => (t ? new Date(t * 1000).toLocaleString() : "");
 
