@@ -130,6 +130,9 @@ class Seat:
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.page.goto(url)
         self.wait_live()
+        #: the page's loads after the first (the page follows the game without one)
+        self.reloads = 0
+        self.page.on("load", lambda _: setattr(self, "reloads", self.reloads + 1))
 
     # ---- waiting ------------------------------------------------------------------------
 
@@ -204,6 +207,26 @@ class Seat:
     def close(self) -> None:
         self.recorded.collect()
         self.context.close()
+
+
+@contextmanager
+def two_seats(browser: Any, tmp_path: Path, game: str, scenario: str, game_id: str,
+              first: tuple[str, Actor, dict[str, int]],
+              second: tuple[str, Actor, dict[str, int]]) -> Iterator[tuple[Served, Seat, Seat]]:
+    """A started game served, and each of its two seats' pages (side, player, viewport)
+    open in its own browser context; closed at the end."""
+    with served(tmp_path) as server:
+        links = new_game(server.service, game, scenario,
+                         {first[0]: first[1], second[0]: second[1]}, game_id)
+        one = Seat(browser, server.url + links[first[0]], first[2])
+        try:
+            two = Seat(browser, server.url + links[second[0]], second[2])
+            try:
+                yield server, one, two
+            finally:
+                two.close()
+        finally:
+            one.close()
 
 
 def act(seat: Seat, other: Seat, button: str) -> tuple[bool, str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.service import Actor
-from tests.web.browser import DESKTOP, PHONE, Seat, act, new_game, served, shoot
+from tests.web.browser import DESKTOP, PHONE, Seat, act, shoot, two_seats
 
 GERMAN = Actor(email="german@example.org")
 RUSSIAN = Actor(email="russian@example.org")
@@ -55,90 +55,75 @@ def set_standing(seat: Seat, other: Seat, order: str) -> None:
 
 def test_twenty_orders_by_clicks_with_a_casualty_decision_and_the_advantage_8_354_9_4(
         tmp_path: Path, browser: Any) -> None:
-    with served(tmp_path) as server:
-        links = new_game(server.service, "stalingrad", "historical",
-                         {"german": GERMAN, "russian": RUSSIAN}, "tps-web")
-        german = Seat(browser, server.url + links["german"], DESKTOP)
-        russian = Seat(browser, server.url + links["russian"], PHONE)
-        loads = {"german": 0, "russian": 0}
-        german.page.on("load", lambda _: loads.__setitem__("german", loads["german"] + 1))
-        russian.page.on("load", lambda _: loads.__setitem__("russian", loads["russian"] + 1))
+    with two_seats(browser, tmp_path, "stalingrad", "historical", "tps-web",
+                   ("german", GERMAN, DESKTOP), ("russian", RUSSIAN, PHONE)) as pages:
+        _, german, russian = pages
         seats = {"german": german, "russian": russian}
         asked_once = False
         attacks = 0
-        try:
-            # the standing order's form: ask about the Advantage each time (9.4)
-            set_standing(german, russian, "standing advantage ask")
-            given, prompts = 1, list[str]()
-            while given < 20 or not any("casualt" in p.lower() for p in prompts):
-                assert given < 80, prompts
-                acting = [(name, seat) for name, seat in seats.items()
-                          if any(orders_of(seat))]
-                assert len(acting) == 1, [name for name, _ in acting]
-                name, seat = acting[0]
-                other = russian if seat is german else german
-                buttons, units = orders_of(seat)
-                prompt = seat.page.locator("#order-plain p.prompt")
-                if prompt.count():
-                    prompts.append(str(prompt.inner_text()))
-                    answer = next((b for b in buttons if b.startswith("advantage decline")),
-                                  buttons[0] if buttons else None)
-                    assert answer is not None, prompts[-1]
-                    button = f'#order-plain button[data-order="{answer}"]'
-                elif "rubble" in buttons:
-                    button = '#order-plain button[data-order="rubble"]'
-                elif attack_by_clicks(seat, units):
-                    button = "#order-submit"
-                    attacks += 1
-                else:
-                    assert "end" in buttons, buttons
-                    button = '#order-plain button[data-order="end"]'
-                stored, reply = act(seat, other, button)
-                assert stored, (name, button, reply)
+        # the standing order's form: ask about the Advantage each time (9.4)
+        set_standing(german, russian, "standing advantage ask")
+        given, prompts = 1, list[str]()
+        while given < 20 or not any("casualt" in p.lower() for p in prompts):
+            assert given < 80, prompts
+            acting = [(name, seat) for name, seat in seats.items()
+                      if any(orders_of(seat))]
+            assert len(acting) == 1, [name for name, _ in acting]
+            name, seat = acting[0]
+            other = russian if seat is german else german
+            buttons, units = orders_of(seat)
+            prompt = seat.page.locator("#order-plain p.prompt")
+            if prompt.count():
+                prompts.append(str(prompt.inner_text()))
+                answer = next((b for b in buttons if b.startswith("advantage decline")),
+                              buttons[0] if buttons else None)
+                assert answer is not None, prompts[-1]
+                button = f'#order-plain button[data-order="{answer}"]'
+            elif "rubble" in buttons:
+                button = '#order-plain button[data-order="rubble"]'
+            elif attack_by_clicks(seat, units):
+                button = "#order-submit"
+                attacks += 1
+            else:
+                assert "end" in buttons, buttons
+                button = '#order-plain button[data-order="end"]'
+            stored, reply = act(seat, other, button)
+            assert stored, (name, button, reply)
+            given += 1
+            if prompts and "advantage" in prompts[0].lower() and not asked_once:
+                # offered once: back to the default, asked only when it helps (9.4)
+                set_standing(german, russian, "standing advantage helps")
+                asked_once = True
                 given += 1
-                if prompts and "advantage" in prompts[0].lower() and not asked_once:
-                    # offered once: back to the default, asked only when it helps (9.4)
-                    set_standing(german, russian, "standing advantage helps")
-                    asked_once = True
-                    given += 1
-            shoot(german, "web-stalingrad-desktop.png")
-            shoot(russian, "web-stalingrad-phone.png")
-            said = " | ".join(prompts).lower()
-            assert attacks >= 2, attacks  # unit, then the Area on the map (8.1)
-            assert "advantage" in said, prompts  # the offer (9.4)
-            assert "casualt" in said or "losses" in said, prompts  # 8.354
-            assert loads == {"german": 0, "russian": 0}  # live, never reloaded
-            assert german.errors == [] and russian.errors == []
-        finally:
-            german.close()
-            russian.close()
+        shoot(german, "web-stalingrad-desktop.png")
+        shoot(russian, "web-stalingrad-phone.png")
+        said = " | ".join(prompts).lower()
+        assert attacks >= 2, attacks  # unit, then the Area on the map (8.1)
+        assert "advantage" in said, prompts  # the offer (9.4)
+        assert "casualt" in said or "losses" in said, prompts  # 8.354
+        assert german.reloads == russian.reloads == 0  # live, never reloaded
+        assert german.errors == [] and russian.errors == []
 
 
 def test_the_free_set_up_by_clicks_5_4(tmp_path: Path, browser: Any) -> None:
     """The Basic Game's colour-coded free set-up (5.4-5.6), the Russian first: a unit, then
     one of its highlighted Areas; the order box holds ``setup UNIT in AREA``; the German page
     sees each placement live."""
-    with served(tmp_path) as server:
-        links = new_game(server.service, "stalingrad", "basic",
-                         {"german": GERMAN, "russian": RUSSIAN}, "tps-setup")
-        german = Seat(browser, server.url + links["german"], DESKTOP)
-        russian = Seat(browser, server.url + links["russian"], DESKTOP)
-        try:
-            for _ in range(3):
-                unit = str(russian.page.locator("#order-units button.unit").first
-                           .get_attribute("data-unit"))
-                russian.click_unit(unit)
-                legal = russian.page.locator("polygon.space.legal")
-                assert legal.count() >= 1
-                area = str(legal.first.get_attribute("data-key"))
-                russian.click_space(area)
-                text = russian.page.input_value("#order-text")
-                assert text.startswith("setup ") and text.endswith(f" in {area}"), text
-                stored, reply = act(russian, german, "#order-submit")
-                assert stored, reply
-                seen = german.page.inner_text(f'#log li[data-seq="{russian.stored_seq()}"]')
-                assert f"in {area}" in seen, seen  # live, public
-            assert german.errors == [] and russian.errors == []
-        finally:
-            german.close()
-            russian.close()
+    with two_seats(browser, tmp_path, "stalingrad", "basic", "tps-setup",
+                   ("german", GERMAN, DESKTOP), ("russian", RUSSIAN, DESKTOP)) as pages:
+        _, german, russian = pages
+        for _ in range(3):
+            unit = str(russian.page.locator("#order-units button.unit").first
+                       .get_attribute("data-unit"))
+            russian.click_unit(unit)
+            legal = russian.page.locator("polygon.space.legal")
+            assert legal.count() >= 1
+            area = str(legal.first.get_attribute("data-key"))
+            russian.click_space(area)
+            text = russian.page.input_value("#order-text")
+            assert text.startswith("setup ") and text.endswith(f" in {area}"), text
+            stored, reply = act(russian, german, "#order-submit")
+            assert stored, reply
+            seen = german.page.inner_text(f'#log li[data-seq="{russian.stored_seq()}"]')
+            assert f"in {area}" in seen, seen  # live, public
+        assert german.errors == [] and russian.errors == []

@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 
 from bot.service import Actor
 from render.common import FIRST_SECRET, uses_any
-from tests.web.browser import DESKTOP, PHONE, Seat, act, new_game, served, shoot
+from tests.web.browser import DESKTOP, PHONE, Seat, act, shoot, two_seats
 
 GERMAN = Actor(email="german@example.org")
 SOVIET = Actor(email="soviet@example.org")
@@ -128,28 +128,19 @@ def test_pakfront_by_clicks_hidden_set_up_live_and_secret_20_0_25_2(
     """20 orders by clicks: the German hidden set-up (20.0, 25.2: unit, then hex; hide
     where allowed; the placed list grows), ``done``, the Soviet entry, the phases' ends;
     the other page sees each live; the Soviet page never receives a hidden unit."""
-    with served(tmp_path) as server:
-        links = new_game(server.service, "tanks", "pakfront",
-                         {"german": GERMAN, "soviet": SOVIET}, "pakfront-web")
-        german = Seat(browser, server.url + links["german"])
-        soviet = Seat(browser, server.url + links["soviet"], PHONE)
-        loads = {"german": 0, "soviet": 0}
-        german.page.on("load", lambda _: loads.__setitem__("german", loads["german"] + 1))
-        soviet.page.on("load", lambda _: loads.__setitem__("soviet", loads["soviet"] + 1))
-        try:
-            hidden, orders = hidden_set_up(german, soviet)
-            assert len(hidden) >= 3, hidden
-            shoot(german, "web-tanks-desktop.png")
-            given, _ = play_on(german, soviet, max(0, 20 - orders))
-            assert orders + given >= 20
-            shoot(soviet, "web-tanks-phone.png")
-            replay_by_slider(soviet)
-            assert_never_received(soviet, hidden)
-            assert loads == {"german": 0, "soviet": 0}  # live, never reloaded
-            assert german.errors == [] and soviet.errors == []
-        finally:
-            german.close()
-            soviet.close()
+    with two_seats(browser, tmp_path, "tanks", "pakfront", "pakfront-web",
+                   ("german", GERMAN, DESKTOP), ("soviet", SOVIET, PHONE)) as pages:
+        _, german, soviet = pages
+        hidden, orders = hidden_set_up(german, soviet)
+        assert len(hidden) >= 3, hidden
+        shoot(german, "web-tanks-desktop.png")
+        given, _ = play_on(german, soviet, max(0, 20 - orders))
+        assert orders + given >= 20
+        shoot(soviet, "web-tanks-phone.png")
+        replay_by_slider(soviet)
+        assert_never_received(soviet, hidden)
+        assert german.reloads == soviet.reloads == 0  # live, never reloaded
+        assert german.errors == [] and soviet.errors == []
 
 
 @pytest.mark.soak
@@ -158,25 +149,19 @@ def test_pakfront_played_to_its_result_from_the_page_alone_25_2(
     """The whole scenario from the pages: set-up, then every phase to the last turn's end
     and the victory points' result (25.2), shown on both pages; the hidden units reach the
     Soviet page only once the game is over."""
-    with served(tmp_path) as server:
-        links = new_game(server.service, "tanks", "pakfront",
-                         {"german": GERMAN, "soviet": SOVIET}, "pakfront-end")
-        german = Seat(browser, server.url + links["german"], DESKTOP)
-        soviet = Seat(browser, server.url + links["soviet"], DESKTOP)
-        try:
-            hidden, _ = hidden_set_up(german, soviet)
-            given, result = play_on(german, soviet, 20)
-            assert not result and given == 20
-            assert_never_received(soviet, hidden)  # while the game runs
-            _, result = play_on(german, soviet, 400)
-            assert "victory" in result or "wins" in result or "draw" in result, result
-            expect(soviet.page.locator("#result")).to_have_text(re.compile(r"\S"))
-            assert soviet.page.inner_text("#result").strip() == result
-            assert server.service.info("pakfront-end").status == "finished"
-            # once it is over, the record is anyone's: the Soviet page may see them now
-            soviet.recorded.collect()
-            assert hidden[0] in soviet.recorded.texts[-1][1] or any(
-                hidden[0] in text for _, text in soviet.recorded.texts[-6:])
-        finally:
-            german.close()
-            soviet.close()
+    with two_seats(browser, tmp_path, "tanks", "pakfront", "pakfront-end",
+                   ("german", GERMAN, DESKTOP), ("soviet", SOVIET, DESKTOP)) as pages:
+        server, german, soviet = pages
+        hidden, _ = hidden_set_up(german, soviet)
+        given, result = play_on(german, soviet, 20)
+        assert not result and given == 20
+        assert_never_received(soviet, hidden)  # while the game runs
+        _, result = play_on(german, soviet, 400)
+        assert "victory" in result or "wins" in result or "draw" in result, result
+        expect(soviet.page.locator("#result")).to_have_text(re.compile(r"\S"))
+        assert soviet.page.inner_text("#result").strip() == result
+        assert server.service.info("pakfront-end").status == "finished"
+        # once it is over, the record is anyone's: the Soviet page may see them now
+        soviet.recorded.collect()
+        assert hidden[0] in soviet.recorded.texts[-1][1] or any(
+            hidden[0] in text for _, text in soviet.recorded.texts[-6:])
