@@ -8,7 +8,7 @@ const csrf = body.dataset.csrf;
 export const urls = {
   state: () => `${base}/api/state`,
   geometry: () => `${base}/api/geometry`,
-  entries: () => `${base}/api/entries`,
+  entries: (side) => `${base}/api/entries${side ? `?side=${encodeURIComponent(side)}` : ""}`,
   events: () => `${base}/events`,
   submit: () => `${base}/api/submit`,
   replay: () => `${base}/api/replay`,
@@ -23,12 +23,12 @@ export async function getJSON(url) {
 
 // POST an order: the service's outcome ({status, error, rule, lines, ...}) with ``ok`` (stored,
 // in whole or in part) and ``message`` (the refusal's rule-cited text, or what happened)
-export async function submit(text, key) {
+export async function submit(text, key, side = null) {
   const r = await fetch(urls.submit(), {
     method: "POST",
     credentials: "same-origin",
     headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-    body: JSON.stringify({ text, key }),
+    body: JSON.stringify(side ? { text, key, side } : { text, key }),
   });
   let data;
   try {

@@ -22,6 +22,7 @@ export class Orders {
     this.map = map;
     this.onStored = onStored;
     this.entries = [];
+    this.actAs = null; // a GM's page: the side it gives orders for
     this.pending = null;
     this.where = new Map();
     this.names = new Map();
@@ -47,7 +48,8 @@ export class Orders {
   // the legal entries now (after every stored action)
   update(entries, unitsOnMap, pending, seat) {
     this.entries = entries || [];
-    this.pending = pending && seat && pending.side === seat.side ? pending : null;
+    const side = seat && (seat.side || this.actAs);
+    this.pending = pending && side && pending.side === side ? pending : null;
     this.names.clear();
     for (const e of this.entries) {
       e.units.forEach((u, i) => this.names.set(u, e.names[i] || u));
@@ -202,7 +204,7 @@ export class Orders {
       let result;
       for (let attempt = 0; attempt < 3; attempt += 1) {
         try {
-          result = await submit(text, key);
+          result = await submit(text, key, this.actAs);
           break;
         } catch (err) {
           if (attempt === 2) throw err;

@@ -133,6 +133,29 @@ function showLog(entries) {
   log.scrollTop = log.scrollHeight;
 }
 
+// the side the page gives orders for: the seat's own; a GM's page the side chosen in its
+// tools (by default the side to act)
+function gmSide(s) {
+  const seat = s.seat || {};
+  if (seat.side) return seat.side;
+  if (seat.role !== "gm") return null;
+  const select = $("#gm-side");
+  const sides = (s.game || {}).sides || [];
+  $("#gm-tools").hidden = false;
+  if (select.options.length !== sides.length) {
+    select.replaceChildren(...sides.map((x) => {
+      const o = el("option", null, x);
+      o.value = x;
+      return o;
+    }));
+    select.value = s.pending ? s.pending.side : (s.to_act || sides[0]);
+  }
+  orders.actAs = select.value;
+  return select.value;
+}
+
+$("#gm-side").addEventListener("change", () => refresh());
+
 // each unit of the View with the space it stands in (for a click on a space)
 function unitsOf(view) {
   return ((view && view.units) || []).map((u) => ({ id: u.id, place: u.loc || u.hex || null }));
@@ -144,8 +167,10 @@ async function load() {
   showStatus(s);
   showLog(s.log);
   if (!replay.active) map.show(s.links.map, geo);
-  const legal = s.seat && s.seat.side && (s.game || {}).status === "active"
-    ? await getJSON(urls.entries()) : { entries: [], standing: [], set: {} };
+  const side = gmSide(s);
+  const none = { entries: [], standing: [], set: {} };
+  const legal = side && (s.game || {}).status === "active"
+    ? await getJSON(urls.entries(s.seat.side ? null : side)) : none;
   orders.update(legal.entries, unitsOf(s.view), s.pending, s.seat);
   orders.updateStanding(legal.standing, legal.set);
   replay.update(s);
