@@ -7,8 +7,9 @@ when any failure count is not zero. The attacks (docs/security.md):
   set-up, every output the others read compared, pictures included
   (:mod:`bot.redteam.differential`);
 * leak scans over random games of every scenario of both games, every output another
-  audience reads (:mod:`bot.redteam.outputs` lists the producers) scanned for the secrets'
-  words (:mod:`bot.redteam.leaks`);
+  audience reads (:mod:`bot.redteam.outputs` lists the producers; the web page's HTML,
+  JSON and stream: :mod:`bot.redteam.web`) scanned for the secrets' words
+  (:mod:`bot.redteam.leaks`);
 * a self-test: four leaks planted in turn, each of which both checks must find
   (:mod:`bot.redteam.selftest`);
 * parser fuzz through the service (:mod:`bot.redteam.fuzz`);
@@ -38,6 +39,7 @@ from bot.redteam.fuzz import run_fuzz
 from bot.redteam.leaks import Tally, run_leaks
 from bot.redteam.mail_attacks import run_mail_attacks
 from bot.redteam.selftest import run_selftest
+from bot.redteam.web import web_page  # noqa: F401 (registers the web page's outputs)
 
 
 def run(*, quick: bool, seed: int | None = None,

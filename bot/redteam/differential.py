@@ -37,11 +37,11 @@ from bot.store import Store, loads
 #: The producers whose outputs are compared between the worlds (the others hold what
 #: differs by design: the mail's message ids and seat passwords; refusals are probed here).
 COMPARED = ("views", "notices", "legal lists", "autocomplete", "log", "export", "info",
-            "GIF captions")
+            "GIF captions", "web page")
 #: Every how many actions the costlier outputs are compared (and before and after the
 #: set-up): the pictures, and producers by name (the others: after every action).
 PICTURES_EVERY = 6
-COSTLY = {"GIF captions": 12, "autocomplete": 3}
+COSTLY = {"GIF captions": 12, "autocomplete": 3, "web page": 4}
 FIGURE = "differential: {game} secret set-up"
 
 

@@ -1,7 +1,7 @@
 """Live updates: one watcher per game polls the store's head sequence (one cheap statement,
 :meth:`bot.store.Store.link_watch`), so an action stored by any process — this one, the
 Discord bot, the mail gateway — reaches every open event stream of the game; an action
-stored through this server's own submit wakes the streams at once (:meth:`Watchers.poke`).
+stored through this server's own submit wakes the streams at once (:meth:`Watchers.advance`).
 
 A stream is told the new sequence number only (``event: seq``): it carries nothing a seat
 may not know, and the page then fetches its state. The watcher also counts the game's ended
@@ -63,10 +63,19 @@ class Watchers:
                 watch.task.cancel()
 
     async def poke(self, game_id: str) -> None:
-        """Read the game now (this process stored an action): its streams wake at once."""
+        """Read the game now: its streams wake at once if it moved."""
         watch = self.games.get(game_id)
         if watch is not None:
             await self._read(game_id, watch)
+
+    async def advance(self, game_id: str, head: int) -> None:
+        """This process stored actions up to ``head``: the game's streams are told at once,
+        without a read of the store."""
+        watch = self.games.get(game_id)
+        if watch is not None and head > watch.head:
+            watch.head = head
+            async with watch.changed:
+                watch.changed.notify_all()
 
     async def close(self) -> None:
         self.closed = True

@@ -12,7 +12,8 @@ import json
 
 from aiohttp import web
 
-from bot.service import LinkHolder, ServiceError
+from bot.service import LinkHolder, NotFound, ServiceError
+from bot.service.links import token_hash
 from bot.service.text import MAX_ID, BadText, check_text
 from bot.web.events import Watchers
 from bot.web.seat import SeatReads
@@ -41,21 +42,30 @@ def _address(request: web.Request) -> str:
     return request.remote or "?"
 
 
-async def holder_of(request: web.Request) -> LinkHolder | web.Response:
-    """The link the request's path names, after the per-address and per-link rate limits;
-    a refusal (a :class:`web.Response`) when it is not valid or over a limit."""
+def limited(request: web.Request) -> web.Response | None:
+    """The per-address and per-link rate limits (the link counted by its token's hash,
+    known or not: guessing is limited too); a refusal when over one."""
     app = request.app
     address = _address(request)
     if not app[PER_ADDRESS].allow(address):
         return too_many(app[PER_ADDRESS], address, "this address")
-    token = request.match_info["token"]
+    hashed = token_hash(request.match_info["token"])
+    if not app[PER_LINK].allow(hashed):
+        return too_many(app[PER_LINK], hashed, "this link")
+    return None
+
+
+async def holder_of(request: web.Request) -> LinkHolder | web.Response:
+    """The link the request's path names, after the rate limits (:func:`limited`); a
+    refusal (a :class:`web.Response`) when it is not valid or over a limit."""
+    refused = limited(request)
+    if refused is not None:
+        return refused
     try:
-        holder = await asyncio.to_thread(app[READS].service.resolve_link, token)
+        return await asyncio.to_thread(request.app[READS].service.resolve_link,
+                                       request.match_info["token"])
     except ServiceError as refusal:
         return error(404, str(refusal), "link")
-    if not app[PER_LINK].allow(holder.token_hash):
-        return too_many(app[PER_LINK], holder.token_hash, "this link")
-    return holder
 
 
 def _csrf(request: web.Request) -> str:
@@ -132,15 +142,14 @@ async def submit(request: web.Request) -> web.StreamResponse:
     """``POST /s/TOKEN/api/submit`` (JSON ``{"text", "key"[, "side"]}``, the CSRF header):
     the order through the service's submit call; the outcome as the link's audience reads
     it."""
-    holder = await holder_of(request)
-    if isinstance(holder, web.Response):
-        return holder
-    app = request.app
-    if not csrf_ok(request.match_info["token"], app[SETTINGS].secret,
-                   request.headers.get(CSRF_HEADER)):
+    refused = limited(request)
+    if refused is not None:
+        return refused
+    app, token = request.app, request.match_info["token"]
+    if not csrf_ok(token, app[SETTINGS].secret, request.headers.get(CSRF_HEADER)):
         return error(403, f"missing or wrong {CSRF_HEADER} header: reload the page", "csrf")
-    if not app[SUBMITS].allow(holder.token_hash):
-        return too_many(app[SUBMITS], holder.token_hash, "this link (orders)")
+    if not app[SUBMITS].allow(token_hash(token)):
+        return too_many(app[SUBMITS], token_hash(token), "this link (orders)")
     if request.content_type != "application/json":
         return error(415, "send the order as JSON (Content-Type: application/json)", "input")
     try:
@@ -157,13 +166,17 @@ async def submit(request: web.Request) -> web.StreamResponse:
         return error(413, f"an order holds at most {MAX_ORDER} characters", "input")
     try:
         check_text([key, side], "the key or side", limit=MAX_ID)
-        result, audience = await asyncio.to_thread(app[READS].submit, holder, text, key, side)
+        # the link resolved and the order submitted in one worker call (one hop)
+        holder, result, audience = await asyncio.to_thread(
+            app[READS].submit_as, token, text, key, side)
     except BadText as refusal:
         return error(400, str(refusal), "input")
+    except NotFound as refusal:
+        return error(404, str(refusal), "link")
     except ServiceError as refusal:
         return error(403, str(refusal), "permission")
-    if result.seqs:
-        await app[WATCHERS].poke(holder.game_id)
+    if result.seqs:  # this process stored it: the game's streams are told at once
+        await app[WATCHERS].advance(holder.game_id, result.seqs[-1])
     told = result.messages.get(audience) or result.messages.get("public")
     return web.json_response({
         "status": result.status, "error": result.error, "rule": result.error_rule,

@@ -130,6 +130,13 @@ class SeatReads:
 
     # ---- orders -----------------------------------------------------------------------
 
+    def submit_as(self, token: str, text: str, key: str | None, side: str | None
+                  ) -> tuple[LinkHolder, SubmitResult, str]:
+        """:meth:`submit` for the link ``token`` (resolved first: :class:`NotFound` if it is
+        not valid); (the link, the result, its audience)."""
+        holder = self.service.resolve_link(token)
+        return (holder, *self.submit(holder, text, key, side))
+
     def submit(self, holder: LinkHolder, text: str, key: str | None,
                side: str | None) -> tuple[SubmitResult, str]:
         """The order ``text`` through the service's one submit call (what every frontend

@@ -187,3 +187,57 @@ async def test_a_revoked_link_s_open_stream_ends_at_once(tmp_path: Path) -> None
                           json={"text": "hide pak75-1 0101"})
         assert await _next_event(german) == ("seq", {"seq": 1})
         german.close()
+
+
+async def test_replay_is_the_full_view_once_the_game_is_over(tmp_path: Path) -> None:
+    game = pakfront(tmp_path / "u.db")
+    async with serving(game.service) as client:
+        await _set_up_hidden(client, game)
+        soviet = await (await client.get(f"/s/{game.soviet}/api/state")).json()
+        over = await (await client.post(
+            f"/s/{game.soviet}/api/submit", headers={CSRF_HEADER: soviet["csrf"]},
+            json={"text": "resign", "key": "r"})).json()
+        assert over["status"] == "applied", over
+        assert game.service.info(game.game_id).status == "finished"
+        replay = await (await client.get(f"/s/{game.soviet}/api/replay")).json()
+        assert replay["full"] and "german: a secret order" not in replay["captions"]
+        assert any("pak75-1" in caption for caption in replay["captions"])
+        verify = await (await client.get(f"/s/{game.soviet}/api/verify")).json()
+        assert verify["full_record"] and verify["commitment"] in " ".join(
+            verify["instructions"])
+        record = await (await client.get(f"/s/{game.soviet}/api/record")).text()
+        assert '"seed"' in record.split("\n", 1)[0]  # the full record, verifiable
+
+
+def test_umpire_web_serves_a_link_from_its_own_process(tmp_path: Path) -> None:
+    import socket
+    import time
+    import urllib.request
+
+    db = tmp_path / "u.db"
+    game = pakfront(db)
+    game.service.store.close()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "web", "--db", str(db), "--port", str(port),
+         "--web-url", "https://umpire.example"], cwd=ROOT, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + EVENT_WAIT_S
+        while True:
+            try:
+                with urllib.request.urlopen(
+                        f"http://127.0.0.1:{port}/s/{game.soviet}/api/state", timeout=10) as r:
+                    state = json.loads(r.read())
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline
+                time.sleep(0.2)
+        assert state["seat"]["side"] == "soviet"
+    finally:
+        process.terminate()
+        output, _ = process.communicate(timeout=EVENT_WAIT_S)
+    assert process.returncode == 0, output
+    assert "/s/[token]/api/state" in output and game.soviet not in output

@@ -13,8 +13,8 @@ from bot.service.links import MAX_LINKS, token_hash
 from tests.web.server_games import GERMAN, GM, SOVIET, pakfront, serving
 
 
-def test_only_the_hash_of_a_link_is_stored(tmp_path: Path) -> None:
-    game = pakfront(tmp_path / "u.db")
+def test_only_the_hash_of_a_link_is_stored(db_url: str) -> None:
+    game = pakfront(db_url)
     rows = game.service.store.query("SELECT * FROM web_links")
     stored = " ".join(str(v) for row in rows for v in row.values())
     for token in (game.german, game.soviet, game.gm, game.observer):
@@ -22,8 +22,8 @@ def test_only_the_hash_of_a_link_is_stored(tmp_path: Path) -> None:
         assert token_hash(token) in stored
 
 
-def test_link_resolves_to_its_seat_and_audience(tmp_path: Path) -> None:
-    game = pakfront(tmp_path / "u.db")
+def test_link_resolves_to_its_seat_and_audience(db_url: str) -> None:
+    game = pakfront(db_url)
     resolve = game.service.resolve_link
     assert (resolve(game.german).side, resolve(game.german).audience) == ("german", "german")
     assert resolve(game.soviet).actor == SOVIET
@@ -34,8 +34,8 @@ def test_link_resolves_to_its_seat_and_audience(tmp_path: Path) -> None:
             resolve(bad)
 
 
-def test_link_adds_one_link_new_revokes_the_others(tmp_path: Path) -> None:
-    game = pakfront(tmp_path / "u.db")
+def test_link_adds_one_link_new_revokes_the_others(db_url: str) -> None:
+    game = pakfront(db_url)
     service = game.service
     more = [service.issue_link(game.game_id, GERMAN).token for _ in range(MAX_LINKS - 1)]
     assert service.resolve_link(game.german).side == "german"  # still MAX_LINKS in force
@@ -50,8 +50,8 @@ def test_link_adds_one_link_new_revokes_the_others(tmp_path: Path) -> None:
     assert service.resolve_link(fresh.token).side == "german"
 
 
-def test_gm_reissues_and_revokes_a_seat_link_players_may_not(tmp_path: Path) -> None:
-    game = pakfront(tmp_path / "u.db")
+def test_gm_reissues_and_revokes_a_seat_link_players_may_not(db_url: str) -> None:
+    game = pakfront(db_url)
     service = game.service
     with pytest.raises(PermissionDenied):
         service.reissue_link(game.game_id, SOVIET, "german")
@@ -66,15 +66,15 @@ def test_gm_reissues_and_revokes_a_seat_link_players_may_not(tmp_path: Path) -> 
     assert service.observer_link(game.game_id, SOVIET).role == "observer"
 
 
-def test_a_closed_seat_s_links_stop(tmp_path: Path) -> None:
-    game = pakfront(tmp_path / "u.db")
+def test_a_closed_seat_s_links_stop(db_url: str) -> None:
+    game = pakfront(db_url)
     game.service.unseat(game.game_id, GM, SOVIET, "replaced")
     with pytest.raises(NotFound):
         game.service.resolve_link(game.soviet)
 
 
-async def test_revoked_link_gets_404_at_once(tmp_path: Path) -> None:
-    game = pakfront(tmp_path / "u.db")
+async def test_revoked_link_gets_404_at_once(db_url: str) -> None:
+    game = pakfront(db_url)
     async with serving(game.service) as client:
         assert (await client.get(f"/s/{game.german}/api/state")).status == 200
         game.service.reissue_link(game.game_id, GM, "german")
