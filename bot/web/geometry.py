@@ -46,7 +46,15 @@ async def geometry_json(request: web.Request) -> web.StreamResponse:
         return error(403, str(refusal), "permission")
     if data is None:
         return error(404, "this game has no map picture", "picture")
-    return web.json_response(data)
+    return _compressed(web.json_response(data))
+
+
+def _compressed(response: web.Response) -> web.Response:
+    """``response`` compressed when the browser takes it (a set-up's listing is thousands
+    of near-identical orders: a phone fetches it after every action). These answers echo
+    nothing a request sends and hold no token."""
+    response.enable_compression()
+    return response
 
 
 def _entries(request: web.Request, holder: LinkHolder, side: str | None) -> dict[str, Any]:
@@ -79,7 +87,7 @@ async def entries_json(request: web.Request) -> web.StreamResponse:
         return error(400, str(refusal), "input")
     except ServiceError as refusal:
         return error(403, str(refusal), "permission")
-    return web.json_response(found)
+    return _compressed(web.json_response(found))
 
 
 def add_routes(app: web.Application) -> None:
