@@ -162,15 +162,23 @@ function unitsOf(view) {
 }
 
 async function load() {
-  const [s, geo] = await Promise.all([getJSON(urls.state()), getJSON(urls.geometry())]);
+  // a player's page asks for its orders at once; a GM's once it knows the side it plays
+  const { role, side: own } = document.body.dataset;
+  const early = role === "player" && own ? getJSON(urls.entries()) : null;
+  const [s, geo, first] = await Promise.all([
+    getJSON(urls.state()), getJSON(urls.geometry()).catch(() => null), early]);
   state = s;
   showStatus(s);
   showLog(s.log);
-  if (!replay.active) map.show(s.links.map, geo);
-  const side = gmSide(s);
+  // a game without a map picture (a plug-in game) has no map: the page is its columns
+  $("#map").hidden = !geo;
+  if (geo && !replay.active) map.show(s.links.map, geo);
   const none = { entries: [], standing: [], set: {} };
-  const legal = side && (s.game || {}).status === "active"
-    ? await getJSON(urls.entries(s.seat.side ? null : side)) : none;
+  const side = gmSide(s);
+  let legal = first || none;
+  if (!first && side && !s.seat.side && (s.game || {}).status === "active") {
+    legal = await getJSON(urls.entries(side));
+  }
   orders.update(legal.entries, unitsOf(s.view), s.pending, s.seat);
   orders.updateStanding(legal.standing, legal.set);
   replay.update(s);
