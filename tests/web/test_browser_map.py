@@ -1,6 +1,7 @@
 """The page's map on a phone (390 px wide) and the GM's page, in a real browser (issue 25):
 zoom by the buttons and the wheel, pan by dragging — a drag is not a click — and a GM's
-page giving an order for the side it picks in its tools."""
+page giving an order for the side it picks in its tools; a refused order shows the
+service's message and stores nothing."""
 
 from __future__ import annotations
 
@@ -81,6 +82,12 @@ def test_the_gms_page_gives_an_order_for_the_side_it_picks(tmp_path: Path,
             assert text.endswith("0520"), text
             stored, reply = seat.submit()
             assert stored, reply
+            assert service.info("gm-web").head_seq == 1
+            # the box is editable: a refused order shows the service's message, stores nothing
+            page.fill("#order-text", "hide pak75-1 9999")
+            stored, reply = seat.submit()
+            assert not stored and "9999" in reply, reply
+            assert "refused" in str(page.get_attribute("#order-reply", "class"))
             assert service.info("gm-web").head_seq == 1
         finally:
             seat.close()

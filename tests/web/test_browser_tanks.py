@@ -139,6 +139,8 @@ def test_pakfront_by_clicks_hidden_set_up_live_and_secret_20_0_25_2(
         shoot(soviet, "web-tanks-phone.png")
         replay_by_slider(soviet)
         assert_never_received(soviet, hidden)
+        german.recorded.collect()  # the scan sees them where they belong: the owner's
+        assert all(any(unit in text for _, text in german.recorded.texts) for unit in hidden)
         assert german.reloads == soviet.reloads == 0  # live, never reloaded
         assert german.errors == [] and soviet.errors == []
 
