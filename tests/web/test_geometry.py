@@ -46,6 +46,13 @@ def assert_same_box(found: Box, shape: Shape, slack: float) -> None:
     x0, y0, x1, y1 = bbox(shape)
     assert abs(found[0] - x0) <= slack and abs(found[1] - y0) <= slack, (found, shape.key)
     assert abs(found[2] - x1) <= slack and abs(found[3] - y1) <= slack, (found, shape.key)
+    # so the shape's centre is the middle of what the picture drew for the space
+    middle = ((found[0] + found[2]) / 2, (found[1] + found[3]) / 2)
+    box_middle = ((x0 + x1) / 2, (y0 + y1) / 2)
+    assert abs(middle[0] - box_middle[0]) <= slack and abs(middle[1] - box_middle[1]) <= slack
+    if shape.kind == "hex":  # a hexagon's centre is its box's middle
+        assert abs(shape.centre[0] - middle[0]) <= slack, (shape.centre, middle)
+        assert abs(shape.centre[1] - middle[1]) <= slack, (shape.centre, middle)
 
 
 @pytest.fixture(scope="module")
