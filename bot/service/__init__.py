@@ -69,7 +69,7 @@ __all__ = [
 ]
 
 
-class GameService(Seats, Reads, Prompts, GmTools, Rollbacks, DeadlineTicks, Links):
+class GameService(Seats, Links, Reads, Prompts, GmTools, Rollbacks, DeadlineTicks):
     """Seats, permissions, per-game serialisation, orders in, outcomes out (see the module
     notes); built from the classes above, over one store."""
 

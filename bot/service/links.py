@@ -27,8 +27,13 @@ from pydantic import BaseModel, ConfigDict
 
 from adjudicator.kernel.events import GM, PUBLIC
 from adjudicator.kernel.views import View
-from bot.service.base import ServiceBase
-from bot.service.models import Actor, InvalidOperation, NotFound, PermissionDenied
+from bot.service.models import (
+    Actor,
+    Export,
+    InvalidOperation,
+    NotFound,
+    PermissionDenied,
+)
 from bot.service.reads import Reads
 from bot.service.text import MAX_ID, check_text
 
@@ -99,7 +104,7 @@ class LinkHolder(BaseModel):
         return self.side or PUBLIC
 
 
-class Links(ServiceBase):
+class Links(Reads):
     """Issue, re-issue, revoke and resolve secret links (see the module notes)."""
 
     def issue_link(self, game_id: str, actor: Actor, *, side: str | None = None,
@@ -142,7 +147,8 @@ class Links(ServiceBase):
         """A link to the game's public view, for anyone seated in the game; ``new`` (the GM
         only): every older observer link is revoked."""
         check_text(actor, "the name or address", limit=MAX_ID)
-        seats = self.store.seats(game_id) if self._row(game_id) else []
+        self._row(game_id)
+        seats = self.store.seats(game_id)
         if not any(actor.holds(s) for s in seats):
             raise PermissionDenied(f"you hold no seat in game {game_id}: ask its GM for the "
                                    "observers' link")
@@ -169,8 +175,22 @@ class Links(ServiceBase):
         play (:class:`PermissionDenied`, as everywhere)."""
         ctx = self._load(holder.game_id)
         status = str(ctx.row["status"])
-        audience = Reads._audience(ctx.game, ctx.seats, holder.actor, holder.audience, status)
+        audience = self._audience(ctx.game, ctx.seats, holder.actor, holder.audience, status)
         return SeatView(head=ctx.head, status=status, view=ctx.game.view(ctx.state, audience))
+
+    def seat_record(self, holder: LinkHolder) -> Export:
+        """The game's record as ``holder``'s link may have it (:meth:`Reads.export`: the
+        audience's redacted record in play, the full one after the end or for the GM).
+        Refused when the person holding the seat would read it as another audience (they
+        hold other seats of the game too): a link reads its own seat's record only."""
+        row = self._row(holder.game_id)
+        seats = self.store.seats(holder.game_id)
+        game = self._rules_for(row)
+        richest = self._audience(game, seats, holder.actor, None, str(row["status"]))
+        if richest != holder.audience and row["status"] != "finished":
+            raise PermissionDenied("this seat's holder holds other seats of the game too: "
+                                   "its record is not given on this page")
+        return self.export(holder.game_id, holder.actor)
 
     def link_watch(self, game_id: str) -> tuple[int, int] | None:
         """(head sequence, links ended so far) of the game: one cheap read, polled by a

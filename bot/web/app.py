@@ -14,7 +14,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.service import GameService
-from bot.web import geometry, routes
+from bot.web import clicks, routes
 from bot.web.events import Watchers
 from bot.web.seat import SeatReads
 from bot.web.security import AccessLogger, RateLimiter, access, headers_middleware
@@ -37,7 +37,7 @@ def make_app(service: GameService, settings: WebSettings | None = None) -> web.A
     app[routes.PER_ADDRESS] = RateLimiter(*settings.per_address)
     app[routes.SUBMITS] = RateLimiter(*settings.submits)
     routes.add_routes(app)
-    geometry.add_routes(app)  # the page's click layer: shapes, legal entries
+    clicks.add_routes(app)  # the page's click layer: its legal entries
     app.router.add_static("/static", HERE / "static", append_version=False)
 
     async def stop_streams(app: web.Application) -> None:

@@ -121,6 +121,20 @@ def _png(request: web.Request, data: bytes, etag: str) -> web.Response:
     return web.Response(body=data, content_type="image/png", headers=headers)
 
 
+async def geometry(request: web.Request) -> web.StreamResponse:
+    """``GET /s/TOKEN/api/geometry``: the map's geometry in the picture's pixels."""
+    holder = await holder_of(request)
+    if isinstance(holder, web.Response):
+        return holder
+    try:
+        data = await asyncio.to_thread(request.app[READS].geometry, holder)
+    except ServiceError as refusal:
+        return error(403, str(refusal), "permission")
+    response = web.json_response(data)
+    response.enable_compression()  # hundreds of polygons; nothing of the request echoed
+    return response
+
+
 async def legal(request: web.Request) -> web.StreamResponse:
     """``GET /s/TOKEN/api/legal[?unit=ID][&side=SIDE]``: the orders the link may give now."""
     holder = await holder_of(request)
@@ -247,8 +261,7 @@ async def record(request: web.Request) -> web.StreamResponse:
     if isinstance(holder, web.Response):
         return holder
     try:
-        export = await asyncio.to_thread(request.app[READS].service.export, holder.game_id,
-                                         holder.actor)
+        export = await asyncio.to_thread(request.app[READS].service.seat_record, holder)
     except ServiceError as refusal:
         return error(403, str(refusal), "permission")
     return web.Response(body=export.jsonl(), content_type="application/x-ndjson", headers={
@@ -307,6 +320,7 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/s/{token}/api/state", state)
     app.router.add_get("/s/{token}/api/map.png", map_picture)
     app.router.add_get("/s/{token}/api/legal", legal)
+    app.router.add_get("/s/{token}/api/geometry", geometry)
     app.router.add_post("/s/{token}/api/submit", submit)
     app.router.add_get("/s/{token}/api/replay", replay)
     app.router.add_get("/s/{token}/api/replay/{n}.png", replay_picture)

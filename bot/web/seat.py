@@ -72,7 +72,8 @@ class SeatReads:
         info = service.info(game_id, holder.actor)
         rules = service.rules(game_id)
         log = service.log(game_id, holder.actor, LOG_ENTRIES, audience=view.viewer)
-        guide = service.setup_guide(game_id, holder.actor) if holder.role == "player" else None
+        guide = (service.setup_guide(game_id, holder.actor) if holder.role == "player"
+                 and service.private_input(game_id) == holder.side else None)
         return {
             "game": {"id": info.id, "game": info.game, "scenario": info.scenario,
                      "status": seat.status, "result": view.result, "branch": info.branch,
@@ -112,6 +113,21 @@ class SeatReads:
         except render.NoPicture:
             return None
         return data
+
+    def geometry(self, holder: LinkHolder) -> dict[str, Any]:
+        """The map's geometry in the picture's pixels (:func:`render.geometry.geometry`:
+        the same layout the picture is drawn with), its set-up zones and counters from the
+        link's own View; only ``game`` and ``seq`` for a game without a picture."""
+        import render
+        from render.geometry import geometry
+
+        seat = self.service.seat_view(holder)
+        rules = self.service.rules(holder.game_id)
+        try:
+            pack = render.load_pack(rules.name, rules.pack)
+        except render.NoPicture:
+            return {"game": seat.view.game, "seq": seat.head}
+        return {**geometry(seat.view, pack).as_json(), "seq": seat.head}
 
     # ---- legal orders -----------------------------------------------------------------
 

@@ -39,5 +39,6 @@ async def test_geometry_and_entries_of_a_seat_20_0_25_2(tmp_path: Path) -> None:
         soviet = await (await client.get(f"/s/{game.soviet}/api/entries")).json()
         assert soviet["entries"] and not any(unit in json.dumps(soviet) for unit in HIDDEN)
         assert (await client.get("/s/not-a-link/api/geometry")).status == 404
+        assert own["seq"] == theirs["seq"] == done["seqs"][-1]
         bad = await client.get(f"/s/{game.german}/api/entries?side=a\x01")
         assert bad.status == 400

@@ -150,9 +150,9 @@ async def _next_event(response: ClientResponse) -> tuple[str, dict[str, Any]]:
             return name, json.loads(data)
 
 
-async def test_the_stream_tells_of_an_action_stored_by_another_process(
-        tmp_path: Path) -> None:
-    db = tmp_path / "u.db"
+async def test_the_stream_tells_of_an_action_stored_by_another_process(db_url: str) -> None:
+    """On SQLite and on PostgreSQL: the server polls the store's head."""
+    db = db_url
     game = pakfront(db)
     async with serving(game.service) as client:
         stream = await client.get(f"/s/{game.soviet}/events")
@@ -164,7 +164,7 @@ async def test_the_stream_tells_of_an_action_stored_by_another_process(
                   "result = service.submit(sys.argv[2], Actor.discord('201'), "
                   "'hide pak75-1 0101')\nassert result.ok, result\n")
         done = await asyncio.to_thread(
-            subprocess.run, [sys.executable, "-c", script, str(db), game.game_id],
+            subprocess.run, [sys.executable, "-c", script, db, game.game_id],
             cwd=ROOT, capture_output=True, text=True, timeout=EVENT_WAIT_S * 2)
         assert done.returncode == 0, done.stderr
         name, data = await _next_event(stream)
@@ -241,3 +241,66 @@ def test_umpire_web_serves_a_link_from_its_own_process(tmp_path: Path) -> None:
         output, _ = process.communicate(timeout=EVENT_WAIT_S)
     assert process.returncode == 0, output
     assert "/s/[token]/api/state" in output and game.soviet not in output
+
+
+async def test_25_2_a_link_reads_its_own_seat_even_when_its_holder_plays_both_sides(
+        tmp_path: Path) -> None:
+    """One person at both seats (a hot seat): the Soviet link still reads the Soviet's view,
+    no German set-up guide and no record read as another audience."""
+    from bot.service import GameService
+    from bot.store import Store
+    from tests.web.server_games import GM
+
+    service = GameService(Store(tmp_path / "u.db"))
+    game_id = service.create_game(GM, "tanks", "pakfront").id
+    service.seat(game_id, GM, "german", GERMAN)
+    service.seat(game_id, GM, "soviet", GERMAN)
+    service.start(game_id, GM)
+    german = service.issue_link(game_id, GERMAN, side="german").token
+    soviet = service.issue_link(game_id, GERMAN, side="soviet").token
+    async with serving(service) as client:
+        state = await (await client.get(f"/s/{german}/api/state")).json()
+        assert state["setup"] is not None
+        outcome = await (await client.post(
+            f"/s/{german}/api/submit", headers={CSRF_HEADER: state["csrf"]},
+            json={"text": "hide pak75-1 0101", "key": "h"})).json()
+        assert outcome["status"] == "applied"
+        text = await (await client.get(f"/s/{soviet}/api/state")).text()
+        assert "pak75-1" not in text and json.loads(text)["setup"] is None
+        record = await client.get(f"/s/{soviet}/api/record")
+        assert record.status == 403
+        assert "pak75-1" not in await (await client.get(f"/s/{soviet}/api/replay")).text()
+
+
+async def test_a_gm_link_reads_the_gm_view_and_names_the_side_it_lists_for(
+        tmp_path: Path) -> None:
+    game = pakfront(tmp_path / "u.db")
+    async with serving(game.service) as client:
+        await _set_up_hidden(client, game)
+        state = await (await client.get(f"/s/{game.gm}/api/state")).json()
+        assert state["seat"] == {"role": "gm", "side": None, "audience": "gm"}
+        listed = await (await client.get(f"/s/{game.gm}/api/legal?side=soviet")).json()
+        assert listed["orders"] and any("t34a-1" in o for o in listed["orders"])
+        # a player's link lists its own side only, whatever it names
+        mine = await (await client.get(f"/s/{game.german}/api/legal?side=soviet")).json()
+        assert mine["orders"] == []
+
+
+async def test_the_geometry_matches_the_picture_and_holds_only_the_seat_s_units(
+        tmp_path: Path) -> None:
+    import struct
+
+    game = pakfront(tmp_path / "u.db")
+    async with serving(game.service) as client:
+        await _set_up_hidden(client, game)
+        picture = await (await client.get(f"/s/{game.soviet}/api/map.png")).read()
+        width, height = struct.unpack(">II", picture[16:24])  # the PNG's IHDR
+        soviet = await (await client.get(f"/s/{game.soviet}/api/geometry")).json()
+        german = await (await client.get(f"/s/{game.german}/api/geometry")).json()
+        assert soviet["size"] == [width, height] and soviet["seq"] == 16
+        assert {h["key"] for h in soviet["shapes"] if h["kind"] == "hex"} >= {"0101", "0104"}
+        theirs = {c["unit"] for c in soviet["counters"]}
+        mine = {c["unit"] for c in german["counters"]}
+        assert "flak88-2" in theirs  # placed openly: on both seats' maps
+        for unit in HIDDEN:
+            assert unit not in theirs and unit in mine, unit

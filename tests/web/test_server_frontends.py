@@ -114,3 +114,8 @@ def test_mail_join_carries_the_link_and_link_new_replaces_it(tmp_path: Path) -> 
         with pytest.raises(NotFound):
             office.service.resolve_link(old)
     assert office.service.resolve_link(found.group(1)).side == "german"
+    watch = one(handle(office, inbound(RED, f"password {secret}\nlink observers",
+                                       subject=subject)))
+    found = LINK.search(watch.body)
+    assert found is not None and office.service.resolve_link(found.group(1)).role == \
+        "observer"

@@ -171,8 +171,9 @@ async function load() {
   showStatus(s);
   showLog(s.log);
   // a game without a map picture (a plug-in game) has no map: the page is its columns
-  $("#map").hidden = !geo;
-  if (geo && !replay.active) map.show(s.links.map, geo);
+  const drawn = Boolean(geo && geo.size);
+  $("#map").hidden = !drawn;
+  if (drawn && !replay.active) map.show(s.links.map, geo);
   const none = { entries: [], standing: [], set: {} };
   const side = gmSide(s);
   let legal = first || none;

@@ -1,12 +1,8 @@
-"""Two reads of the page's click-to-order layer (docs/web.md, *The page*), beside the API of
-:mod:`bot.web.routes`, from the link's View only:
-
-* ``GET /s/TOKEN/api/geometry``: the map's shapes in the picture's pixels
-  (:func:`render.geometry.geometry`: Areas and Zones, hexes, the View's set-up zones and
-  counters) — what the page draws as its SVG layer;
-* ``GET /s/TOKEN/api/entries[?side=SIDE]``: the link's side's legal orders read for
-  clicking (:func:`bot.listing.entries`: each order with its units and places), the same
-  complete listing every frontend uses; the standing orders its rules offer and those set.
+"""The page's click-to-order read (docs/web.md, *The page*), beside the API of
+:mod:`bot.web.routes` (whose ``api/geometry`` gives the map's shapes):
+``GET /s/TOKEN/api/entries[?side=SIDE]``: the link's side's legal orders read for clicking
+(:func:`bot.listing.entries`: each order with its units and places), the same complete
+listing every frontend uses; the standing orders its rules offer and those set.
 """
 
 from __future__ import annotations
@@ -22,37 +18,10 @@ from bot.service.text import MAX_ID, BadText, check_text
 from bot.web.routes import READS, error, holder_of
 
 
-def _geometry(request: web.Request, holder: LinkHolder) -> dict[str, Any] | None:
-    import render
-    from render.geometry import geometry
-
-    service = request.app[READS].service
-    view = service.seat_view(holder).view
-    rules = service.rules(holder.game_id)
-    try:
-        return geometry(view, render.load_pack(rules.name, rules.pack)).as_json()
-    except render.NoPicture:
-        return None
-
-
-async def geometry_json(request: web.Request) -> web.StreamResponse:
-    """``GET /s/TOKEN/api/geometry``: the shapes of the link's picture."""
-    holder = await holder_of(request)
-    if isinstance(holder, web.Response):
-        return holder
-    try:
-        data = await asyncio.to_thread(_geometry, request, holder)
-    except ServiceError as refusal:
-        return error(403, str(refusal), "permission")
-    if data is None:
-        return error(404, "this game has no map picture", "picture")
-    return _compressed(web.json_response(data))
-
-
-def _compressed(response: web.Response) -> web.Response:
+def compressed(response: web.Response) -> web.Response:
     """``response`` compressed when the browser takes it (a set-up's listing is thousands
-    of near-identical orders: a phone fetches it after every action). These answers echo
-    nothing a request sends and hold no token."""
+    of near-identical orders: a phone fetches it after every action; the map's shapes are
+    hundreds of polygons). These answers echo nothing a request sends and hold no token."""
     response.enable_compression()
     return response
 
@@ -87,9 +56,8 @@ async def entries_json(request: web.Request) -> web.StreamResponse:
         return error(400, str(refusal), "input")
     except ServiceError as refusal:
         return error(403, str(refusal), "permission")
-    return _compressed(web.json_response(found))
+    return compressed(web.json_response(found))
 
 
 def add_routes(app: web.Application) -> None:
-    app.router.add_get("/s/{token}/api/geometry", geometry_json)
     app.router.add_get("/s/{token}/api/entries", entries_json)
