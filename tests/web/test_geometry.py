@@ -156,3 +156,21 @@ def test_a_game_without_a_picture_has_no_geometry() -> None:
     with pytest.raises(render.NoPicture):
         geometry(view.model_copy(update={"game": "duel"}))
     assert isinstance(geometry(view), Geometry)
+
+
+def test_tps_counters_are_where_the_picture_draws_them(stalingrad: StalingradView) -> None:
+    """Each stack's counter centre lies in a box where the picture drew a counter, inside
+    its Area; a lone unit's counter names it, a group's names none (a click on it is a click
+    on the Area)."""
+    from render import stalingrad as tps
+
+    pack = render.load_pack("stalingrad")
+    geo = geometry(stalingrad, pack)
+    boxes = tps.fits_inside(stalingrad, pack)
+    assert len(geo.counters) >= 50
+    for counter in geo.counters:
+        x, y = counter.centre
+        assert any(x0 <= x <= x1 and y0 <= y <= y1 for x0, y0, x1, y1 in boxes[counter.space])
+        assert point_in_polygon(x, y, list(geo.shape(counter.space).points))
+        if counter.unit:
+            assert next(u for u in stalingrad.units if u.id == counter.unit).loc == counter.space
