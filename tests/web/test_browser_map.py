@@ -91,3 +91,27 @@ def test_the_gms_page_gives_an_order_for_the_side_it_picks(tmp_path: Path,
             assert service.info("gm-web").head_seq == 1
         finally:
             seat.close()
+
+
+def test_mines_are_written_by_clicking_hexes_19_1(tmp_path: Path, browser: Any) -> None:
+    """Orders naming no unit but a hex, many of one verb (a mine per hex of the zone, 19.1,
+    25.3), are given like a unit's: the verb's button, then a highlighted hex."""
+    with served(tmp_path) as server:
+        links = new_game(server.service, "tanks", "kursk-salient",
+                         {"german": GERMAN_PLAYER, "soviet": SOVIET_PLAYER}, "mines-web")
+        seat = Seat(browser, server.url + links["soviet"])
+        try:
+            page = seat.page
+            assert page.locator('#order-plain button[data-order^="mine "]').count() == 0
+            seat.click_unit("@mine")
+            page.wait_for_selector('polygon.space.legal[data-key="2020"]')
+            assert page.locator('polygon.space.legal[data-key="0505"]').count() == 0
+            seat.click_space("2020")
+            assert page.input_value("#order-text") == "mine 2020"
+            stored, reply = seat.submit()
+            assert stored, reply
+            seat.wait_seq(seat.stored_seq())
+            placed = page.inner_text("#placed")
+            assert "2020" in placed and "5 of 6" in placed, placed
+        finally:
+            seat.close()

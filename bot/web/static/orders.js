@@ -23,6 +23,7 @@ export class Orders {
     this.onStored = onStored;
     this.entries = [];
     this.actAs = null; // a GM's page: the side it gives orders for
+    this.byPlace = new Set();
     this.pending = null;
     this.where = new Map();
     this.names = new Map();
@@ -50,9 +51,17 @@ export class Orders {
     this.entries = entries || [];
     const side = seat && (seat.side || this.actAs);
     this.pending = pending && side && pending.side === side ? pending : null;
+    // orders naming no unit but a place, many of one verb (a mine per hex, 19.1): given like
+    // a unit's, by their verb then the place
+    const placed = new Map();
+    for (const e of this.entries) {
+      if (!e.units.length && e.places.length) placed.set(e.verb, (placed.get(e.verb) || 0) + 1);
+    }
+    this.byPlace = new Set([...placed].filter(([, n]) => n > MAX_ANSWERS).map(([v]) => v));
     this.names.clear();
     for (const e of this.entries) {
-      e.units.forEach((u, i) => this.names.set(u, e.names[i] || u));
+      if (e.units.length) e.units.forEach((u, i) => this.names.set(u, e.names[i] || u));
+      else if (this.byPlace.has(e.verb)) this.names.set(`@${e.verb}`, `${e.verb} …`);
     }
     this.where = new Map((unitsOnMap || []).map((u) => [u.id, u.place]));
     if (this.unit && !this.names.has(this.unit)) this.unit = null;
@@ -62,8 +71,14 @@ export class Orders {
       ? this.entries.filter((e) => this.choices.some((c) => c.order === e.order)) : undefined);
   }
 
+  // the key an order is chosen by: its first unit, its verb (``@mine``) or none (a button)
+  groupOf(e) {
+    if (e.units.length) return e.units[0];
+    return e.places.length && this.byPlace.has(e.verb) ? `@${e.verb}` : null;
+  }
+
   ofUnit(unit) {
-    return this.entries.filter((e) => e.units[0] === unit);
+    return this.entries.filter((e) => this.groupOf(e) === unit);
   }
 
   placesOf(unit) {
@@ -151,12 +166,13 @@ export class Orders {
     // that name no unit ("done", "pass", the Rubble roll...) as buttons: a click sends it
     this.plain.replaceChildren();
     const buttons = new Map();
-    const unitless = this.entries.filter((x) => x.units.length === 0);
+    const unitless = this.entries.filter((x) => this.groupOf(x) === null);
     if (this.pending) {
       this.plain.append(el("p", "prompt", this.pending.prompt));
       // a short list of answers: each a button; a long one (every shot of a Defensive Fire):
       // the answers naming no unit as buttons, the rest by clicking the unit
-      const byUnit = new Set(this.entries.filter((x) => x.units.length).map((x) => x.order));
+      const byUnit = new Set(this.entries.filter((x) => this.groupOf(x) !== null)
+        .map((x) => x.order));
       const options = this.pending.options;
       const few = options.length <= MAX_ANSWERS;
       for (const o of options) {
