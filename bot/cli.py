@@ -390,6 +390,7 @@ def bot(
                   + (f", /gm for server {settings.guild_id}" if settings.guild_id else "")
                   + (f", shards {', '.join(map(str, ids or range(shards)))} of {shards}"
                      if shards else ""), highlight=False, markup=False, soft_wrap=True)
+    web_url = web_url or settings.web_url or os.environ.get("UMPIRE_WEB_URL")
     pages = _web_settings(web or "127.0.0.1:0", web_url) if web or web_url else None
     run(settings.token.reveal(), str(target.where), settings.guild_id, settings.gm_role,
         settings.extra_games, shards, ids, workers, log_format=fmt,
@@ -458,8 +459,9 @@ def mail(
                      f" (the default file: no database in {config}, no --db, no ${DB_ENV})"),
                   markup=False, highlight=False, soft_wrap=True)
     pages = None
-    if web or web_url or settings.web_url:
-        pages = _web_settings(web or "127.0.0.1:0", web_url or settings.web_url)
+    web_url = web_url or settings.web_url or os.environ.get("UMPIRE_WEB_URL")
+    if web or web_url:
+        pages = _web_settings(web or "127.0.0.1:0", web_url)
         settings = settings.model_copy(update={"web_url": pages.base_url or None})
     try:
         run(settings, str(target.where), *([pages] if pages is not None else []))

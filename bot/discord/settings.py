@@ -43,6 +43,8 @@ class Settings:
     guild_id: int | None = None
     gm_role: str = DEFAULT_GM_ROLE
     extra_games: list[str] = field(default_factory=list)
+    #: The web pages' base URL (``web_url``; ``--web-url`` wins), docs/web.md.
+    web_url: str | None = None
 
 
 def default_config_path() -> Path:
@@ -80,4 +82,7 @@ def load_settings(config: Path | None = None, guild_id: int | None = None,
     if not isinstance(listed, list):
         raise SettingsError(f"games in {path} must be a list of registered game names")
     games = list(extra_games) or [str(g) for g in listed]
-    return Settings(Token(token.strip()), guild, str(role), games)
+    web_url = data.get("web_url")
+    if web_url is not None and not isinstance(web_url, str):
+        raise SettingsError(f"web_url in {path} must be a URL (https://...)")
+    return Settings(Token(token.strip()), guild, str(role), games, web_url or None)

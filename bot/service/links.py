@@ -192,10 +192,10 @@ class Links(Reads):
                                    "its record is not given on this page")
         return self.export(holder.game_id, holder.actor)
 
-    def link_watch(self, game_id: str) -> tuple[int, int] | None:
-        """(head sequence, links ended so far) of the game: one cheap read, polled by a
-        page's event stream (:meth:`bot.store.Store.link_watch`)."""
-        return self.store.link_watch(game_id)
+    def link_watch(self, game_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """(head sequence, links ended so far) of each game: one cheap read for them all,
+        polled by the pages' event streams (:meth:`bot.store.Store.link_watch`)."""
+        return self.store.link_watch(game_ids)
 
     # ---- helpers --------------------------------------------------------------------
 

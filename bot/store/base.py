@@ -772,15 +772,19 @@ class Store:
             "WHERE l.token_hash = ? AND l.revoked IS NULL AND (l.seat_id IS NULL OR "
             "(s.removed IS NULL AND s.game_id = l.game_id))", [token_hash])
 
-    def link_watch(self, game_id: str) -> tuple[int, int] | None:
-        """(head sequence, links revoked and seats closed so far) of the game, in one cheap
-        statement: what a page's event stream polls (None: no such game)."""
-        row = self._one(
-            "SELECT head_seq, (SELECT count(*) FROM web_links WHERE game_id = ? AND revoked "
-            "IS NOT NULL) + (SELECT count(*) FROM seats WHERE game_id = ? AND removed IS NOT "
-            "NULL) AS ended FROM games WHERE id = ?", [game_id, game_id, game_id])
-        return None if row is None else (int(row["head_seq"]), int(row["ended"]))
-
+    def link_watch(self, game_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """Per game of ``game_ids`` (at most 500): (head sequence, links revoked and seats
+        closed so far), in one cheap statement — what the web server's event streams poll
+        for every watched game at once (a game not stored is left out)."""
+        ids = list(game_ids)[:500]
+        if not ids:
+            return {}
+        rows = self.query(
+            "SELECT g.id, g.head_seq, (SELECT count(*) FROM web_links l WHERE l.game_id = "
+            "g.id AND l.revoked IS NOT NULL) + (SELECT count(*) FROM seats s WHERE "
+            "s.game_id = g.id AND s.removed IS NOT NULL) AS ended FROM games g WHERE g.id "
+            f"IN ({', '.join('?' for _ in ids)})", ids)
+        return {str(r["id"]): (int(r["head_seq"]), int(r["ended"])) for r in rows}
 
 def _now() -> float:
     return time.time()

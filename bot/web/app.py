@@ -32,10 +32,11 @@ def make_app(service: GameService, settings: WebSettings | None = None) -> web.A
     app[routes.READS] = reads
     app[routes.SETTINGS] = settings
     app[routes.WATCHERS] = Watchers(
-        lambda game_id: asyncio.to_thread(service.link_watch, game_id), settings.poll)
+        lambda game_ids: asyncio.to_thread(service.link_watch, game_ids), settings.poll)
     app[routes.PER_LINK] = RateLimiter(*settings.per_link)
     app[routes.PER_ADDRESS] = RateLimiter(*settings.per_address)
     app[routes.SUBMITS] = RateLimiter(*settings.submits)
+    app[routes.STREAMS] = {}
     routes.add_routes(app)
     clicks.add_routes(app)  # the page's click layer: its legal entries
     app.router.add_static("/static", HERE / "static", append_version=False)

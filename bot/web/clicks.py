@@ -7,15 +7,14 @@ listing every frontend uses; the standing orders its rules offer and those set.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from typing import Any
 
 from aiohttp import web
 
-from bot.service import LinkHolder, ServiceError
+from bot.service import LinkHolder
 from bot.service.text import MAX_ID, BadText, check_text
-from bot.web.routes import READS, error, holder_of
+from bot.web.routes import READS, error, read
 
 
 def compressed(response: web.Response) -> web.Response:
@@ -45,18 +44,13 @@ def _entries(request: web.Request, holder: LinkHolder, side: str | None) -> dict
 async def entries_json(request: web.Request) -> web.StreamResponse:
     """``GET /s/TOKEN/api/entries[?side=SIDE]``: the legal orders with their units and places
     (a GM's link names the side)."""
-    holder = await holder_of(request)
-    if isinstance(holder, web.Response):
-        return holder
     side = request.query.get("side")
     try:
         check_text(side, "the side", limit=MAX_ID)
-        found = await asyncio.to_thread(_entries, request, holder, side or None)
     except BadText as refusal:
         return error(400, str(refusal), "input")
-    except ServiceError as refusal:
-        return error(403, str(refusal), "permission")
-    return compressed(web.json_response(found))
+    found = await read(request, lambda holder: _entries(request, holder, side or None))
+    return found if isinstance(found, web.Response) else compressed(web.json_response(found[1]))
 
 
 def add_routes(app: web.Application) -> None:

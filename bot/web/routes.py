@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from aiohttp import web
 
@@ -28,6 +30,10 @@ WATCHERS = web.AppKey("watchers", Watchers)
 PER_LINK = web.AppKey("per_link", RateLimiter)
 PER_ADDRESS = web.AppKey("per_address", RateLimiter)
 SUBMITS = web.AppKey("submits", RateLimiter)
+#: Event streams open per link (by its token's hash).
+STREAMS = web.AppKey("streams", dict[str, int])
+
+T = TypeVar("T")
 
 #: The longest order text a submit carries (the service bounds it again, rule-cited).
 MAX_ORDER = 8_000
@@ -76,6 +82,19 @@ def _base(request: web.Request) -> str:
     return f"/s/{request.match_info['token']}"
 
 
+async def read(request: web.Request, what: Callable[..., T], *args: Any
+               ) -> tuple[LinkHolder, T] | web.Response:
+    """Resolve the request's link (:func:`holder_of`), then ``what(holder, *args)`` in a
+    worker thread: (the link, its answer), or the refusal (the service's: 403)."""
+    holder = await holder_of(request)
+    if isinstance(holder, web.Response):
+        return holder
+    try:
+        return holder, await asyncio.to_thread(what, holder, *args)
+    except ServiceError as refusal:
+        return error(403, str(refusal), "permission")
+
+
 async def page(request: web.Request) -> web.StreamResponse:
     """``GET /s/TOKEN``: the page (its script and styles from ``/static``)."""
     holder = await holder_of(request)
@@ -89,26 +108,16 @@ async def page(request: web.Request) -> web.StreamResponse:
 
 async def state(request: web.Request) -> web.StreamResponse:
     """``GET /s/TOKEN/api/state``: the state JSON of the link's view."""
-    holder = await holder_of(request)
-    if isinstance(holder, web.Response):
-        return holder
-    try:
-        data = await asyncio.to_thread(request.app[READS].state, holder, _csrf(request),
-                                       _base(request))
-    except ServiceError as refusal:
-        return error(403, str(refusal), "permission")
-    return web.json_response(data)
+    found = await read(request, request.app[READS].state, _csrf(request), _base(request))
+    return found if isinstance(found, web.Response) else web.json_response(found[1])
 
 
 async def map_picture(request: web.Request) -> web.StreamResponse:
     """``GET /s/TOKEN/api/map.png``: the picture of the link's view now."""
-    holder = await holder_of(request)
-    if isinstance(holder, web.Response):
-        return holder
-    try:
-        head, data = await asyncio.to_thread(request.app[READS].picture, holder)
-    except ServiceError as refusal:
-        return error(403, str(refusal), "permission")
+    found = await read(request, request.app[READS].picture)
+    if isinstance(found, web.Response):
+        return found
+    head, data = found[1]
     if data is None:
         return error(404, "this game has no map picture", "picture")
     return _png(request, data, f'"{head}"')
@@ -123,14 +132,10 @@ def _png(request: web.Request, data: bytes, etag: str) -> web.Response:
 
 async def geometry(request: web.Request) -> web.StreamResponse:
     """``GET /s/TOKEN/api/geometry``: the map's geometry in the picture's pixels."""
-    holder = await holder_of(request)
-    if isinstance(holder, web.Response):
-        return holder
-    try:
-        data = await asyncio.to_thread(request.app[READS].geometry, holder)
-    except ServiceError as refusal:
-        return error(403, str(refusal), "permission")
-    response = web.json_response(data)
+    found = await read(request, request.app[READS].geometry)
+    if isinstance(found, web.Response):
+        return found
+    response = web.json_response(found[1])
     response.enable_compression()  # hundreds of polygons; nothing of the request echoed
     return response
 
@@ -201,39 +206,49 @@ async def submit(request: web.Request) -> web.StreamResponse:
         "options": told.options if told else []})
 
 
+def _by_step(request: web.Request) -> bool | web.Response:
+    """``?by=action`` (the default) or ``?by=step`` (an impulse or a phase)."""
+    by = request.query.get("by", "action")
+    if by not in ("action", "step"):
+        return error(400, "by=action (one position per action) or by=step (per impulse "
+                     "or phase)", "input")
+    return by == "step"
+
+
 async def replay(request: web.Request) -> web.StreamResponse:
-    """``GET /s/TOKEN/api/replay``: how many positions the replay has, and their captions."""
-    holder = await holder_of(request)
-    if isinstance(holder, web.Response):
-        return holder
-    try:
-        found = await asyncio.to_thread(request.app[READS].replay, holder)
-    except ServiceError as refusal:
-        return error(403, str(refusal), "permission")
-    base = _base(request)
+    """``GET /s/TOKEN/api/replay[?by=step]``: how many positions the replay has, and their
+    captions."""
+    by_step = _by_step(request)
+    if isinstance(by_step, web.Response):
+        return by_step
+    answer = await read(request, request.app[READS].replay, by_step)
+    if isinstance(answer, web.Response):
+        return answer
+    found, base = answer[1], _base(request)
+    by = "step" if by_step else "action"
     return web.json_response({
-        "count": len(found.frames), "full": found.full, "seq": found.key[2],
+        "count": len(found.frames), "full": found.full, "seq": found.key[2], "by": by,
         "captions": [frame.caption for frame in found.frames],
-        "picture": f"{base}/api/replay/{{n}}.png?seq={found.key[2]}"})
+        "picture": f"{base}/api/replay/{{n}}.png?seq={found.key[2]}&by={by}"})
 
 
 async def replay_picture(request: web.Request) -> web.StreamResponse:
-    """``GET /s/TOKEN/api/replay/N.png``: position N of the replay."""
-    holder = await holder_of(request)
-    if isinstance(holder, web.Response):
-        return holder
-    number = request.match_info["n"]
+    """``GET /s/TOKEN/api/replay/N.png[?by=step]``: position N of the replay."""
+    number, by_step = request.match_info["n"], _by_step(request)
+    if isinstance(by_step, web.Response):
+        return by_step
     if not number.isdigit() or len(number) > 9:
         return error(400, "a replay position is a number from 0", "input")
     try:
-        data = await asyncio.to_thread(request.app[READS].replay_picture, holder, int(number))
+        found = await read(request, request.app[READS].replay_picture, int(number), by_step)
     except IndexError:
         return error(404, f"the replay has no position {number}", "replay")
-    except ServiceError as refusal:
-        return error(403, str(refusal), "permission")
+    if isinstance(found, web.Response):
+        return found
+    tag, data = found[1]
     if data is None:
         return error(404, "this game has no map picture", "picture")
-    return _png(request, data, f'"r{number}"')
+    return _png(request, data, f'"{tag}"')
 
 
 async def verify(request: web.Request) -> web.StreamResponse:
@@ -257,13 +272,10 @@ async def verify(request: web.Request) -> web.StreamResponse:
 
 async def record(request: web.Request) -> web.StreamResponse:
     """``GET /s/TOKEN/api/record``: the game's record as this link may have it (JSON lines)."""
-    holder = await holder_of(request)
-    if isinstance(holder, web.Response):
-        return holder
-    try:
-        export = await asyncio.to_thread(request.app[READS].service.seat_record, holder)
-    except ServiceError as refusal:
-        return error(403, str(refusal), "permission")
+    found = await read(request, request.app[READS].service.seat_record)
+    if isinstance(found, web.Response):
+        return found
+    holder, export = found
     return web.Response(body=export.jsonl(), content_type="application/x-ndjson", headers={
         "Content-Disposition": f'attachment; filename="{holder.game_id}.jsonl"'})
 
@@ -275,9 +287,25 @@ async def events(request: web.Request) -> web.StreamResponse:
     holder = await holder_of(request)
     if isinstance(holder, web.Response):
         return holder
+    app, token = request.app, request.match_info["token"]
+    open_streams = app[STREAMS]
+    if open_streams.get(holder.token_hash, 0) >= app[SETTINGS].streams_per_link:
+        return error(429, f"this link has {app[SETTINGS].streams_per_link} pages open "
+                     "already: close one", "rate")
+    open_streams[holder.token_hash] = open_streams.get(holder.token_hash, 0) + 1
+    try:
+        return await _stream(request, holder, token)
+    finally:
+        open_streams[holder.token_hash] -= 1
+        if not open_streams[holder.token_hash]:
+            del open_streams[holder.token_hash]
+
+
+async def _stream(request: web.Request, holder: LinkHolder, token: str
+                  ) -> web.StreamResponse:
+    """The event stream of :func:`events`, once admitted."""
     app = request.app
     watchers, service = app[WATCHERS], app[READS].service
-    token = request.match_info["token"]
     watch = await watchers.subscribe(holder.game_id)
     response = web.StreamResponse(headers={
         "Content-Type": "text/event-stream", "Cache-Control": "no-store",

@@ -17,7 +17,7 @@ from adjudicator.kernel.events import GM
 from adjudicator.kernel.views import View
 from bot.replays import NotStarted, replay_frames
 from bot.service import GameService, LinkHolder, SubmitResult
-from render.replay import Frame
+from render.replay import Frame, frames_by_step
 
 #: How many log entries the state JSON holds (the newest).
 LOG_ENTRIES = 50
@@ -50,7 +50,7 @@ class Replay:
 
     frames: list[Frame]
     full: bool
-    key: tuple[str, str, int]
+    key: tuple[str, str, int, str]
 
 
 class SeatReads:
@@ -164,29 +164,33 @@ class SeatReads:
 
     # ---- replay -----------------------------------------------------------------------
 
-    def replay(self, holder: LinkHolder) -> Replay:
+    def replay(self, holder: LinkHolder, by_step: bool = False) -> Replay:
         """The replay's frames for the link (its own view while the game runs; the full
-        view once it is over: its record is anyone's then)."""
+        view once it is over: its record is anyone's then): one per action, or with
+        ``by_step`` one per impulse (TP:S) or phase (Stalin's Tanks)."""
         seat = self.service.seat_view(holder)
         full = seat.status in ("finished", "archived")
         viewer = GM if full else seat.view.viewer
-        key = (holder.game_id, viewer, seat.head)
+        key = (holder.game_id, viewer, seat.head, "step" if by_step else "action")
         rules = self.service.rules(holder.game_id)
 
         def build() -> list[Frame]:
             try:
-                return replay_frames(rules, self.service.store, holder.game_id, viewer)
+                frames = replay_frames(rules, self.service.store, holder.game_id, viewer)
             except NotStarted:
                 return []
+            return frames_by_step(frames) if by_step else frames
 
         return Replay(self.replays.get(key, build), full, key)
 
-    def replay_picture(self, holder: LinkHolder, number: int) -> bytes | None:
-        """The PNG of frame ``number`` of the link's replay (:class:`IndexError` if none)."""
-        replay = self.replay(holder)
+    def replay_picture(self, holder: LinkHolder, number: int, by_step: bool = False
+                       ) -> tuple[str, bytes | None]:
+        """(a tag naming it, the PNG) of frame ``number`` of the link's replay
+        (:class:`IndexError` if there is none)."""
+        replay = self.replay(holder, by_step)
         if not 0 <= number < len(replay.frames):
             raise IndexError(number)
         view = replay.frames[number].view
         data: bytes | None = self.pictures.get(("frame", *replay.key, number),
                                                lambda: self._draw(holder.game_id, view))
-        return data
+        return "-".join(map(str, (*replay.key[1:], number))), data

@@ -36,6 +36,8 @@ class WebSettings:
     per_link: tuple[float, float] = (20.0, 60.0)
     per_address: tuple[float, float] = (50.0, 200.0)
     submits: tuple[float, float] = (2.0, 10.0)
+    #: Event streams one link may hold open at once (its pages in several tabs, devices).
+    streams_per_link: int = 8
     templates: jinja2.Environment = field(default_factory=lambda: _templates())
 
 

@@ -95,6 +95,12 @@ async def test_replay_is_the_seat_s_view_during_play(tmp_path: Path) -> None:
         assert first.status == 200 and first.content_type == "image/png"
         past = await client.get(f"/s/{game.soviet}/api/replay/{replay['count']}.png")
         assert past.status == 404
+        steps = await (await client.get(f"/s/{game.soviet}/api/replay?by=step")).json()
+        assert 1 <= steps["count"] < replay["count"] and steps["by"] == "step"
+        last = await client.get(f"/s/{game.soviet}/api/replay/{steps['count'] - 1}.png"
+                                "?by=step")
+        assert last.status == 200 and last.headers["ETag"] != first.headers["ETag"]
+        assert (await client.get(f"/s/{game.soviet}/api/replay?by=turn")).status == 400
 
 
 async def test_an_order_is_stored_once_per_idempotency_key(tmp_path: Path) -> None:

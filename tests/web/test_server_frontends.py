@@ -119,3 +119,62 @@ def test_mail_join_carries_the_link_and_link_new_replaces_it(tmp_path: Path) -> 
     found = LINK.search(watch.body)
     assert found is not None and office.service.resolve_link(found.group(1)).role == \
         "observer"
+
+
+def test_the_mail_gateway_s_web_server_runs_in_a_thread_of_its_own(tmp_path: Path) -> None:
+    """``umpire mail --web``: the gateway is threads, not asyncio; its pages are served by
+    a loop in a thread of its own, over the gateway's service, and stop with it."""
+    import json
+    import urllib.request
+
+    from bot.web.app import ThreadedWebServer
+    from bot.web.settings import WebSettings
+    from tests.web.server_games import pakfront
+
+    game = pakfront(tmp_path / "u.db")
+    server = ThreadedWebServer(game.service, WebSettings(port=0))
+    port = server.start()
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/s/{game.german}/api/state",
+                                    timeout=30) as response:
+            assert json.loads(response.read())["seat"]["side"] == "german"
+    finally:
+        server.stop()
+    assert not server.thread.is_alive()
+
+
+def test_umpire_bot_and_mail_take_web_and_web_url(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from typing import Any
+
+    from typer.testing import CliRunner
+
+    import bot.discord.app as discord_app
+    import bot.mail.app as mail_app
+    from bot.cli import app
+
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(discord_app, "run", lambda *a, **k: seen.update(bot=k.get("web")))
+    monkeypatch.setattr(mail_app, "run", lambda *a: seen.update(mail=a[2] if len(a) > 2
+                                                                else None))
+    monkeypatch.setenv("DISCORD_TOKEN", "test-token")
+    monkeypatch.delenv("UMPIRE_WEB_URL", raising=False)
+    empty = tmp_path / "discord.toml"
+    empty.write_text("", encoding="utf-8")
+    mail = tmp_path / "mail.toml"
+    mail.write_text('address = "umpire@example.org"\nweb_url = "https://mail.example"\n'
+                    '[smtp]\nhost = "127.0.0.1"\n[listen]\nport = 8025\n', encoding="utf-8")
+    db = str(tmp_path / "u.db")
+    runner = CliRunner()
+    result = runner.invoke(app, ["bot", "--config", str(empty), "--db", db, "--web",
+                                 "127.0.0.1:8181", "--web-url", URL + "/"])
+    assert result.exit_code == 0, result.output
+    assert (seen["bot"].host, seen["bot"].port, seen["bot"].base_url) == (
+        "127.0.0.1", 8181, URL)
+    result = runner.invoke(app, ["bot", "--config", str(empty), "--db", db])
+    assert result.exit_code == 0 and seen["bot"] is None
+    bad = runner.invoke(app, ["bot", "--config", str(empty), "--db", db, "--web", "nowhere"])
+    assert bad.exit_code == 2 and "HOST:PORT" in bad.output
+    result = runner.invoke(app, ["mail", "--config", str(mail), "--db", db])
+    assert result.exit_code == 0, result.output
+    assert seen["mail"].base_url == "https://mail.example" and seen["mail"].port == 0

@@ -126,3 +126,17 @@ async def test_the_access_log_never_holds_a_token(tmp_path: Path) -> None:
     for token in (game.german, game.soviet):
         assert token not in written
     assert redact_path(f"/s/{game.gm}/api/replay/3.png?seq=4") == "/s/[token]/api/replay/3.png"
+
+
+async def test_a_link_holds_a_bounded_number_of_open_streams(tmp_path: Path) -> None:
+    game = pakfront(tmp_path / "u.db")
+    async with serving(game.service, streams_per_link=2) as client:
+        first = await client.get(f"/s/{game.german}/events")
+        second = await client.get(f"/s/{game.german}/events")
+        assert first.status == second.status == 200
+        third = await client.get(f"/s/{game.german}/events")
+        assert third.status == 429 and (await third.json())["rule"] == "rate"
+        other = await client.get(f"/s/{game.soviet}/events")  # another link: its own count
+        assert other.status == 200
+        for stream in (first, second, other):
+            stream.close()
