@@ -102,6 +102,10 @@ def replay_by_slider(seat: Seat) -> None:
     page.keyboard.press("ArrowRight")
     page.wait_for_selector('#map img.picture[data-loaded*="/api/replay/1.png"]',
                            state="attached")
+    by_action = int(str(slider.get_attribute("max")))
+    page.select_option("#replay-by", "step")  # a position per phase: fewer
+    page.wait_for_selector('#map img.picture[data-loaded*="by=step"]', state="attached")
+    assert int(str(slider.get_attribute("max"))) < by_action
     page.click("#replay-close")
     page.wait_for_selector(f'#map img.picture[data-loaded="{live}"]', state="attached")
 

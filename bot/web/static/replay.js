@@ -1,6 +1,6 @@
-// Replay: a slider over the game's record, one position per step (an impulse of TP:S, a
-// phase of Stalin's Tanks), each re-rendered from the record for this seat's view (the full
-// view after the end); a link to the record's verification.
+// Replay: a slider over the game's record, one position per action or per step (an impulse
+// of TP:S, a phase of Stalin's Tanks), each re-rendered from the record for this seat's view
+// (the full view after the end); a link to the record's verification.
 
 import { getJSON, urls } from "./api.js";
 
@@ -16,6 +16,9 @@ export class Replay {
     this.live = null;
     root.querySelector("#replay-open").addEventListener("click", () => this.open());
     root.querySelector("#replay-close").addEventListener("click", () => this.close());
+    root.querySelector("#replay-by").addEventListener("change", () => {
+      if (this.active) this.open();
+    });
     this.slider.addEventListener("input", () => this.show(Number(this.slider.value)));
   }
 
@@ -27,7 +30,8 @@ export class Replay {
   }
 
   async open() {
-    const data = await getJSON(urls.replay());
+    const by = this.root.querySelector("#replay-by").value;
+    const data = await getJSON(`${urls.replay()}?by=${encodeURIComponent(by)}`);
     this.steps = (data.captions || []).map((caption, n) => ({
       caption, picture: data.picture.replace("{n}", String(n)),
     }));
