@@ -115,3 +115,24 @@ def test_mines_are_written_by_clicking_hexes_19_1(tmp_path: Path, browser: Any) 
             assert "2020" in placed and "5 of 6" in placed, placed
         finally:
             seat.close()
+
+
+def test_the_observers_page_follows_the_game_and_gives_no_orders(tmp_path: Path,
+                                                                  browser: Any) -> None:
+    """The observers' link shows the public view live; it has no orders to give."""
+    with served(tmp_path) as server:
+        service = server.service
+        new_game(service, "stalingrad", "historical",
+                 {"german": GERMAN_PLAYER, "russian": SOVIET_PLAYER}, "observed")
+        seat = Seat(browser, server.url + service.observer_link("observed", GM).path)
+        try:
+            page = seat.page
+            assert page.inner_text("#seat").strip().lower() in ("observer", "public")
+            assert page.locator("#order-units button, #order-plain button").count() == 0
+            assert page.locator("polygon.space.area").count() >= 74
+            stored = service.submit("observed", GERMAN_PLAYER, "rubble")
+            assert stored.ok, stored.error
+            seat.wait_seq(stored.seqs[-1])  # told by the stream, no reload
+            assert seat.reloads == 0 and seat.errors == []
+        finally:
+            seat.close()
