@@ -1,7 +1,8 @@
-"""The page's map on a phone (390 px wide) and the GM's page, in a real browser (issue 25):
-zoom by the buttons and the wheel, pan by dragging — a drag is not a click — and a GM's
-page giving an order for the side it picks in its tools; a refused order shows the
-service's message and stores nothing."""
+"""The page's map on a phone (390 px wide), the GM's and the observers' pages, in a real
+browser (issue 25): zoom by the buttons and the wheel, pan by dragging — a drag is not a
+click; a GM's page giving an order for the side it picks in its tools, and a refused order
+showing the service's message and storing nothing; mines written by clicking hexes (19.1);
+the observers' page following the game live with no orders to give."""
 
 from __future__ import annotations
 
