@@ -183,6 +183,25 @@ class Seat:
         assert point is not None, f"no free point of {key} on the map"
         self.page.mouse.click(point[0], point[1])
 
+    def click_counter(self, unit: str) -> bool:
+        """Click ``unit``'s counter on the map (the whole map fitted in view first); False if
+        the map draws none of its own (off the map, or in a group drawn as one counter)."""
+        self.page.click("#zoom-fit")
+        point = self.page.evaluate(
+            """(unit) => {
+                const rect = document.querySelector(`rect.counter[data-unit="${unit}"]`);
+                if (!rect) return null;
+                const p = rect.ownerSVGElement.createSVGPoint();
+                p.x = rect.x.baseVal.value + rect.width.baseVal.value / 2;
+                p.y = rect.y.baseVal.value + rect.height.baseVal.value / 2;
+                const s = p.matrixTransform(rect.getScreenCTM());
+                return document.elementFromPoint(s.x, s.y) === rect ? [s.x, s.y] : null;
+            }""", unit)
+        if point is None:
+            return False
+        self.page.mouse.click(point[0], point[1])
+        return True
+
     def click_unit(self, unit: str) -> None:
         self.page.click(f'#order-units button[data-unit="{unit}"]')
 

@@ -27,11 +27,17 @@ def orders_of(seat: Seat) -> tuple[list[str], list[str]]:
              for b in page.locator("#order-units button.unit").all()])
 
 
-def attack_by_clicks(seat: Seat, units: list[str]) -> bool:
-    """Click units until one may attack; click the Area its first attack names on the map;
-    the order box holds an attack on it in the game's notation. False if none may."""
+def attack_by_clicks(seat: Seat, units: list[str]) -> str | None:
+    """Click units (their counter on the map, else their button) until one may attack; click
+    the Area its first attack names on the map; the order box holds an attack on it in the
+    game's notation. How the unit was picked ("counter", "button"); None if none may
+    attack."""
     for unit in units[:12]:
-        seat.click_unit(unit)
+        picked = "counter" if seat.click_counter(unit) else "button"
+        if picked == "counter":
+            assert seat.page.locator(f'rect.counter.selected[data-unit="{unit}"]').count()
+        else:
+            seat.click_unit(unit)
         attack = seat.page.locator('#order-list button.order[data-order^="attack "]')
         if attack.count() == 0:
             continue
@@ -40,8 +46,8 @@ def attack_by_clicks(seat: Seat, units: list[str]) -> bool:
         seat.click_space(area)
         text = seat.page.input_value("#order-text")
         assert text.startswith(f"attack {area} "), text
-        return True
-    return False
+        return picked
+    return None
 
 
 def set_standing(seat: Seat, other: Seat, order: str) -> None:
@@ -60,7 +66,7 @@ def test_twenty_orders_by_clicks_with_a_casualty_decision_and_the_advantage_8_35
         _, german, russian = pages
         seats = {"german": german, "russian": russian}
         asked_once = False
-        attacks = 0
+        attacks: list[str] = []
         # the standing order's form: ask about the Advantage each time (9.4)
         set_standing(german, russian, "standing advantage ask")
         given, prompts = 1, list[str]()
@@ -81,9 +87,9 @@ def test_twenty_orders_by_clicks_with_a_casualty_decision_and_the_advantage_8_35
                 button = f'#order-plain button[data-order="{answer}"]'
             elif "rubble" in buttons:
                 button = '#order-plain button[data-order="rubble"]'
-            elif attack_by_clicks(seat, units):
+            elif picked := attack_by_clicks(seat, units):
                 button = "#order-submit"
-                attacks += 1
+                attacks.append(picked)
             else:
                 assert "end" in buttons, buttons
                 button = '#order-plain button[data-order="end"]'
@@ -98,7 +104,8 @@ def test_twenty_orders_by_clicks_with_a_casualty_decision_and_the_advantage_8_35
         shoot(german, "web-stalingrad-desktop.png")
         shoot(russian, "web-stalingrad-phone.png")
         said = " | ".join(prompts).lower()
-        assert attacks >= 2, attacks  # unit, then the Area on the map (8.1)
+        assert len(attacks) >= 2, attacks  # unit, then the Area on the map (8.1)
+        assert "counter" in attacks, attacks  # a unit picked by its counter on the map
         assert "advantage" in said, prompts  # the offer (9.4)
         assert "casualt" in said or "losses" in said, prompts  # 8.354
         assert german.reloads == russian.reloads == 0  # live, never reloaded
