@@ -24,7 +24,8 @@ from bot.service import GameService
 
 NAME = "web page"
 #: What one link's page reads, path by path (after ``/s/TOKEN``).
-PATHS = ("", "/api/state", "/api/legal", "/api/replay", "/api/verify", "/api/record")
+PATHS = ("", "/api/state", "/api/legal", "/api/replay", "/api/verify", "/api/record",
+         "/api/geometry", "/api/entries")  # the last two: the page's click layer
 #: Seconds the scan waits for a page's answer (a busy machine; it comes in milliseconds).
 WAIT_S = 120.0
 

@@ -14,7 +14,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.service import GameService
-from bot.web import routes
+from bot.web import clicks, routes
 from bot.web.events import Watchers
 from bot.web.seat import SeatReads
 from bot.web.security import AccessLogger, RateLimiter, access, headers_middleware
@@ -38,6 +38,7 @@ def make_app(service: GameService, settings: WebSettings | None = None) -> web.A
     app[routes.SUBMITS] = RateLimiter(*settings.submits)
     app[routes.STREAMS] = {}
     routes.add_routes(app)
+    clicks.add_routes(app)  # the page's click layer: its legal entries
     app.router.add_static("/static", HERE / "static", append_version=False)
 
     async def stop_streams(app: web.Application) -> None:

@@ -133,7 +133,11 @@ def _png(request: web.Request, data: bytes, etag: str) -> web.Response:
 async def geometry(request: web.Request) -> web.StreamResponse:
     """``GET /s/TOKEN/api/geometry``: the map's geometry in the picture's pixels."""
     found = await read(request, request.app[READS].geometry)
-    return found if isinstance(found, web.Response) else web.json_response(found[1])
+    if isinstance(found, web.Response):
+        return found
+    response = web.json_response(found[1])
+    response.enable_compression()  # hundreds of polygons; nothing of the request echoed
+    return response
 
 
 async def legal(request: web.Request) -> web.StreamResponse:

@@ -115,10 +115,11 @@ class SeatReads:
         return data
 
     def geometry(self, holder: LinkHolder) -> dict[str, Any]:
-        """The map's geometry in the picture's pixels (:mod:`bot.web.geometry`), its units
-        from the link's own View."""
+        """The map's geometry in the picture's pixels (:func:`render.geometry.geometry`:
+        the same layout the picture is drawn with), its set-up zones and counters from the
+        link's own View; only ``game`` and ``seq`` for a game without a picture."""
         import render
-        from bot.web.geometry import geometry
+        from render.geometry import geometry
 
         seat = self.service.seat_view(holder)
         rules = self.service.rules(holder.game_id)
@@ -126,7 +127,7 @@ class SeatReads:
             pack = render.load_pack(rules.name, rules.pack)
         except render.NoPicture:
             return {"game": seat.view.game, "seq": seat.head}
-        return {**geometry(seat.view, pack), "seq": seat.head}
+        return {**geometry(seat.view, pack).as_json(), "seq": seat.head}
 
     # ---- legal orders -----------------------------------------------------------------
 

@@ -304,7 +304,9 @@ async def test_the_geometry_matches_the_picture_and_holds_only_the_seat_s_units(
         soviet = await (await client.get(f"/s/{game.soviet}/api/geometry")).json()
         german = await (await client.get(f"/s/{game.german}/api/geometry")).json()
         assert soviet["size"] == [width, height] and soviet["seq"] == 16
-        assert {h["id"] for h in soviet["hexes"]} >= {"0101", "0104"}
-        assert "flak88-2" in soviet["units"]  # placed openly: on both seats' maps
+        assert {h["key"] for h in soviet["shapes"] if h["kind"] == "hex"} >= {"0101", "0104"}
+        theirs = {c["unit"] for c in soviet["counters"]}
+        mine = {c["unit"] for c in german["counters"]}
+        assert "flak88-2" in theirs  # placed openly: on both seats' maps
         for unit in HIDDEN:
-            assert unit not in soviet["units"] and unit in german["units"], unit
+            assert unit not in theirs and unit in mine, unit
