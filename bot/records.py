@@ -23,6 +23,7 @@ import json
 import time
 import uuid
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from adjudicator.kernel.events import Event
 from adjudicator.kernel.game import Game, OriginalNeeded
 from adjudicator.kernel.state import GameState
 from adjudicator.registry import UnknownGame, load_game
+from bot.dice_reuse import POSITION, public_position, same_position
 from bot.history import (
     ORDER_KINDS,
     SNAPSHOT_REPLAY_MS,
@@ -435,32 +437,46 @@ def dice_epochs(header: Mapping[str, Any], seed_hex: str | None = None
 
 class SameDice:
     """No re-roll but the GM's logged one: an order given again by the same side from the
-    same state as an action rolled back before it must roll on that action's dice stream
-    (:func:`dice_stream`, the newest such action's), unless the action is a GM's re-roll
-    (payload ``reroll``, a public ``reroll`` notice), which is listed (``rerolls``). Dice
-    of an earlier seed (a game reopened after its end) are not held to this."""
+    same public position as an action rolled back before it (:mod:`bot.dice_reuse`; for
+    an action stored before positions were kept, the same state) must roll on that
+    action's dice stream (:func:`dice_stream`, the newest such action's), unless the
+    action is a GM's re-roll (payload ``reroll``, a public ``reroll`` notice), which is
+    listed (``rerolls``). Dice of an earlier seed (a game reopened after its end) are not
+    held to this. Each position is computed from the replayed state (``feed``'s
+    ``before``), never taken from the record: a recorded one that differs is a problem."""
 
     def __init__(self, game: Game[Any], epochs: Sequence[tuple[int, str, str | None]],
                  initial_hash: str) -> None:
         self.game = game
         self.firsts = sorted(first for first, _, _ in epochs)
         self.before = initial_hash
-        #: (state before, side, text) -> [(stream, the rollback that reverted it)], oldest
-        #: first
-        self.seen: dict[tuple[str, str, str], list[tuple[tuple[int, int], int]]] = {}
+        #: (side, text) -> [(stream, the rollback that reverted it, the state's hash
+        #: before it, its payload with the replay's public position)], oldest first
+        self.seen: dict[tuple[str, str], list[
+            tuple[tuple[int, int], int, str, dict[str, Any]]]] = {}
         self.rerolls: list[str] = []
         self.problems: list[str] = []
 
-    def feed(self, item: Mapping[str, Any]) -> None:
+    def feed(self, item: Mapping[str, Any], before_state: GameState | None = None) -> None:
+        """One action of the record; ``before_state``: the replayed state it was given in
+        (None once the replay stopped: then positions are not checked)."""
         before, self.before = self.before, str(item["state_hash"])
         stream = dice_stream(item)
         text = order_of(self.game, item) if stream is not None else None
         if stream is None or text is None:
             return
         seq = int(item["seq"])
-        key = (before, str(item["side"]), text)
-        reroll = (loads(item.get("payload"), {}) or {}).get("reroll")
-        earlier = next((e for e in reversed(self.seen.get(key, [])) if e[1] < seq), None)
+        payload = dict(loads(item.get("payload"), {}) or {})
+        state = before_state
+        position = cache(lambda: "" if state is None else public_position(self.game, state))
+        if POSITION in payload and state is not None:
+            if payload[POSITION] != position():
+                self.problems.append(f"action {seq}: the public position recorded differs "
+                                     "from the replay's")
+            payload[POSITION] = position()
+        reroll = payload.get("reroll")
+        earlier = next((e for e in reversed(self.seen.get((str(item["side"]), text), []))
+                        if e[1] < seq and same_position(e[3], e[2], position, before)), None)
         epoch = max((f for f in self.firsts if f <= int(item["branch"])), default=0)
         if reroll:
             told = [str(e.get("text")) for e in item.get("events") or []
@@ -476,7 +492,8 @@ class SameDice:
                 f"{stream[0]}/{stream[1]}, not {earlier[0][0]}/{earlier[0][1]}): a re-roll "
                 "the GM did not log")
         if item.get("reverted_by") is not None:
-            self.seen.setdefault(key, []).append((stream, int(item["reverted_by"])))
+            self.seen.setdefault((str(item["side"]), text), []).append(
+                (stream, int(item["reverted_by"]), before, payload))
 
 
 class Verifier:
@@ -517,8 +534,9 @@ class Verifier:
 
     def feed(self, item: Mapping[str, Any]) -> None:
         self.actions += 1
+        before = None if self.replay.stopped else self.replay.state
+        self.dice.feed(item, before)  # before the replay moves its state on (in place)
         self.replay.feed(item)
-        self.dice.feed(item)
         for event in item.get("events") or []:
             if event.get("kind") == RESEED and not any(
                     (event.get("data") or {}).get("commitment") == pledge

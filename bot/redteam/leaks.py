@@ -186,13 +186,7 @@ def secret_tokens(m: Moment) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
             if not secret.revealed and secret.salt:
                 own[side].append((f"{side}'s secret salt", secret.salt))
     taken_back = _taken_back(m)
-    # Whether each side has secrets on the map now (its own picture may show them).
-    m.notes["own_secrets"] = {side: bool(own[side] or standing[side]) or (
-        rules.name == "tanks" and (
-            any(u.side == side and u.status == "on" and (u.hidden or u.concealed)
-                for u in state.units)
-            or any(h not in state.known_mines for h in state.mines.get(side, []))))
-        for side in rules.sides}
+    m.notes["own_secrets"] = own_secrets(rules, state)
     if ended:
         own = {side: [] for side in rules.sides}
         standing = {side: {} for side in rules.sides}
@@ -238,6 +232,20 @@ def secret_tokens(m: Moment) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
                               for pattern in patterns]
         out[audience] = found
     return out
+
+
+def own_secrets(rules: Any, state: Any) -> dict[str, bool]:
+    """side -> whether it holds secrets of its own in ``state`` (its own picture may show
+    them in the secret colours): a standing order, an unrevealed secret set-up, and in
+    Stalin's Tanks a hidden or face-down unit on the map or a mine not yet found."""
+    secrets = getattr(state, "secrets", {})
+    return {side: bool(state.standing.get(side)) or bool(
+        side in secrets and secrets[side].salt and not secrets[side].revealed) or (
+        rules.name == "tanks" and (
+            any(u.side == side and u.status == "on" and (u.hidden or u.concealed)
+                for u in state.units)
+            or any(h not in state.known_mines for h in state.mines.get(side, []))))
+        for side in rules.sides}
 
 
 #: Outputs that tell what happened in words (not the lists of what may be done, nor the
@@ -476,7 +484,7 @@ class Table:
     def _expire_copy(self, number: int, side: str, kind: str, policy: str | None
                      ) -> tuple[str, dict[str, list[str]]] | None:
         """Let the deadline pass on a copy of the game with ``side``'s standing order for
-        ``kind`` set to ``policy``: (the order played, what each other audience read)."""
+        ``kind`` set to ``policy``: (the orders played, what each other audience read)."""
         path = self.folder / f"deadline-{self.number}-{number}.db"
         path.unlink(missing_ok=True)
         source, target = sqlite3.connect(self.db), sqlite3.connect(path)
@@ -507,7 +515,9 @@ class Table:
             for reader in readers:
                 entries = copy.log(self.game_id, self.moment.actors[reader], len(played))
                 told[reader] += [e.summary() for e in entries]
-            return "\n".join(str(a["text"]) for a in played), told
+            # every order played, a standing order's (or default's) answers within the
+            # action included: where they differ, the worlds played different orders
+            return "\n".join(f"{a['text']} {a['applied']}" for a in played), told
         finally:
             copy.store.close()
             path.unlink(missing_ok=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import io
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -29,6 +29,7 @@ from bot.mail.config import MailConfig
 from bot.mail.desk import Desk
 from bot.mail.gateway import Gateway
 from bot.mail.outbound import PRIVATE, compose
+from bot.redteam.leaks import own_secrets, secret_tokens
 from bot.redteam.outputs import ORDER_SENDERS, Moment, Output, output_producer
 
 UMPIRE = "umpire@red.team"
@@ -39,12 +40,18 @@ ASK_EVERY = 2
 
 @dataclass
 class Outbox:
-    """What the gateway sends, kept instead of sent: (recipient, message)."""
+    """What the gateway sends, kept instead of sent: (recipient, message); ``judge``: what
+    the scan must know of the game when a mail is sent (kept in ``judged``, by the
+    message's id), since a mail is scanned later, when the game may have moved on."""
 
     sent: list[tuple[str, EmailMessage]] = field(default_factory=list)
+    judge: Callable[[], Any] | None = None
+    judged: dict[int, Any] = field(default_factory=dict)
 
     def send(self, message: EmailMessage, to: str) -> None:
         self.sent.append((to, message))
+        if self.judge is not None:
+            self.judged[id(message)] = self.judge()
 
 
 @dataclass
@@ -64,7 +71,10 @@ def _post(m: Moment) -> Post | None:
         config = MailConfig.model_validate({
             "address": UMPIRE, "smtp": {"host": "127.0.0.1", "port": 25, "tls": "none"},
             "limits": {"per_hour": 1_000_000}})
-        outbox = Outbox()
+        # a reply's picture is judged by its reader's secrets when it was drawn: a side
+        # that mailed a hidden placement and took it back before the scan held its own
+        # secret in that picture (a false alarm on kursk-salient, found by the red team)
+        outbox = Outbox(judge=lambda: own_secrets(m.rules, m.state()))
         desk = Desk(m.service, config, clock=m.service.clock)
         post = Post(Gateway(desk, config, outbox), outbox, {})
         gm = m.actors[GM]
@@ -143,11 +153,10 @@ def emails(m: Moment) -> Iterable[Output]:
         post.outbox.send(compose(mail, gateway.config.address, gateway.config.name), mail.to)
         gateway.desk.sent(mail)
     sent, post.outbox.sent = post.outbox.sent, []
-    own = m.notes.get("own_secrets", {})
-    from bot.redteam.leaks import secret_tokens  # (leaks registers this producer)
-
+    judged, post.outbox.judged = post.outbox.judged, {}
     secrets = secret_tokens(m) if sent else {}
     for to, message in sent:
+        own = judged.get(id(message), m.notes.get("own_secrets", {}))
         audience = reader(m, to)
         claimed = message["X-Umpire-Audience"]
         yield Output("emails", audience, f"mail to {to} marked {claimed}",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
@@ -12,6 +13,7 @@ from pydantic import BaseModel
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import PUBLIC, Event
 from bot import deadlines
+from bot.dice_reuse import POSITION, public_position
 from bot.history import rolls_to_json
 from bot.messages import events_to_json
 from bot.overrides import AnswerDecision, ForceDice, Override, apply_override, parse_override
@@ -42,9 +44,10 @@ class GmTools(Submitting):
             next_roll = int(ctx.row["next_roll"])
             try:
                 answer = self._answer_text(ctx, typed)
+                position = cache(lambda: public_position(ctx.game, ctx.state))
                 stream = (None if answer is None else
                           self._seen_stream(ctx, answer[0], answer[1],
-                                            str(ctx.row["state_hash"])))
+                                            str(ctx.row["state_hash"]), position))
                 dice = (self._dice(ctx, next_roll, forced) if stream is None
                         else self._dice(ctx, stream[1], forced, branch=stream[0]))
                 done = apply_override(ctx.game, ctx.state, typed, reason, dice)
@@ -58,6 +61,8 @@ class GmTools(Submitting):
                 next_roll += len(done.rolls)
             elif done.rolls:  # the answer a rolled-back action gave: its dice again
                 payload["dice"] = {"branch": stream[0], "from": stream[1]}
+            if done.rolls:  # where given again after a rollback, it rolls these again
+                payload[POSITION] = position()
             action = NewAction(
                 seq=ctx.head + 1, branch=int(ctx.row["branch"]), actor=gm.label,
                 kind="gm-override", side=done.side, text=None, payload=payload,

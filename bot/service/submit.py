@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -17,6 +17,7 @@ from adjudicator.kernel.events import Event
 from adjudicator.kernel.game import Refused, apply_lines, order_lines
 from adjudicator.kernel.orders import Order, SetStanding, check_size
 from adjudicator.kernel.state import GameState
+from bot.dice_reuse import POSITION, public_position, same_position
 from bot.history import ForcingDice, rolls_to_json
 from bot.messages import events_to_json
 from bot.records import dice_stream, order_of
@@ -33,7 +34,7 @@ from bot.service.models import (
     SubmitResult,
 )
 from bot.service.text import shown
-from bot.store import NewAction
+from bot.store import NewAction, loads
 
 
 class Submitting(Committing):
@@ -142,10 +143,18 @@ class Submitting(Committing):
         now = self.clock()
         plan = Plan(actions=actions, states=states, events=events, fields={}, side=side)
         streams: list[tuple[int, int] | None] = []
+        positions: dict[int, str] = {}  # id(state) -> its public position, once computed
+
+        def position_of(before: GameState) -> str:
+            if id(before) not in positions:
+                positions.clear()  # one state at a time: ids are not reused meanwhile
+                positions[id(before)] = public_position(ctx.game, before)
+            return positions[id(before)]
 
         def dice_for(order: Order) -> ForcingDice:
-            stream = None if fresh else self._seen_stream(ctx, side, ctx.game.format(order),
-                                                          before_hash)
+            before = state if not states else states[-1]
+            stream = None if fresh else self._seen_stream(
+                ctx, side, ctx.game.format(order), before_hash, lambda: position_of(before))
             streams.append(stream)
             return (self._dice(ctx, next_roll, forced) if stream is None
                     else self._dice(ctx, stream[1], forced, branch=stream[0]))
@@ -173,6 +182,8 @@ class Submitting(Committing):
                 next_roll += len(outcome.rolls)
             elif outcome.rolls:  # rolled again on the stream it had: this branch's unused
                 extra["dice"] = {"branch": stream[0], "from": stream[1]}
+            if outcome.rolls:  # where given again after a rollback, it rolls these again
+                extra[POSITION] = position_of(step.before)
             answered = (before is not None and before.side == side
                         and not isinstance(order, SetStanding))
             data, state_hash = outcome.state.encoded()
@@ -212,18 +223,22 @@ class Submitting(Committing):
                                   int(ctx.row["branch"]) if branch is None else branch, start)
         return ForcingDice(inner, forced)
 
-    def _seen_stream(self, ctx: Loaded, side: str, text: str, before_hash: str
-                     ) -> tuple[int, int] | None:
+    def _seen_stream(self, ctx: Loaded, side: str, text: str, before_hash: str,
+                     position: Callable[[], str]) -> tuple[int, int] | None:
         """(branch, first roll) of the dice the newest rolled-back action rolled for the
-        same order (``text``, canonical) of ``side`` from the same state (``before_hash``),
-        if it rolled any with the game's current seed: given again, the order rolls them
-        again, so rolling back and forward (or giving the order again) re-rolls nothing.
-        None: new dice (never rolled back, another order, another position, or a seed
-        revealed since)."""
+        same order (``text``, canonical) of ``side`` from the same public position
+        (``position()``, :mod:`bot.dice_reuse`; for an action stored before positions
+        were kept, the same state: ``before_hash``), if it rolled any with the game's
+        current seed: given again, the order rolls them again, so rolling back and forward
+        (or giving the order again) re-rolls nothing, and no secret decides which dice
+        are rolled. None: new dice (never rolled back, another order, another position,
+        or a seed revealed since)."""
         if int(ctx.row["branch"]) == 0:
             return None  # nothing was ever rolled back
         for row in self.store.rolled_before(ctx.id, side, text):
-            if row["before_hash"] != before_hash or order_of(ctx.game, row) != text:
+            if order_of(ctx.game, row) != text or not same_position(
+                    loads(row["payload"], None), str(row["before_hash"]), position,
+                    before_hash):
                 continue
             stream = dice_stream(row)
             if stream is None or stream[0] < int(ctx.row["seed_from_branch"] or 0):

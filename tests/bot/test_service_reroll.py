@@ -191,3 +191,85 @@ def test_a_gms_answer_to_a_decision_is_the_same_order_as_the_players() -> None:
               "payload": {"op": {"op": "force-dice", "values": [6]}, "reason": "x"}}
     assert order_of(game, forced) is None
     assert order_of(game, {"kind": "rollback", "text": None}) is None
+
+
+def test_the_dice_after_a_rollback_do_not_depend_on_a_secret(tmp_path: Path) -> None:
+    """27.6 and the secret differential: two games that differ only in blue's standing
+    order (a secret; set in one, cleared in the other after a rollback) roll the same dice
+    for red's attack given again, and tell the public and red the same. Before, the
+    rolled-back attack's dice were reused only where the whole state's hash matched, and
+    that hash covers the standing orders: one world reused them, the other rolled new ones.
+    (The game's id and seed are fixed: the attack misses, so no decision follows.)"""
+    told: list[tuple[list[list[int]], str, str]] = []
+    for policy in ("lose", None):
+        service = make_service(tmp_path / f"{policy}.db", seed_source=lambda n: b"\x07" * n,
+                               clock=lambda: 1_000_000.0)
+        game_id = service.create_game(GM_ACTOR, DUEL, game_id="secret-1").id
+        service.seat(game_id, GM_ACTOR, "red", RED)
+        service.seat(game_id, GM_ACTOR, "blue", BLUE)
+        service.start(game_id, GM_ACTOR)
+        first = attack(service, game_id)
+        original = values(service, game_id, first)
+        assert service.rollback(game_id, GM_ACTOR, first - 1, "misclick").ok
+        assert service.override(game_id, GM_ACTOR, {
+            "op": "set-standing", "side": "blue", "kind": "casualty", "policy": policy},
+            "blue's wish").ok
+        again = service.submit(game_id, RED, "attack r2 4")
+        assert again.ok and again.pending_side is None, again
+        assert values(service, game_id, again.seqs[0]) == original  # no re-roll
+        told.append((original, again.messages["public"].text, again.messages["red"].text))
+        seed = bytes(service.store.game(game_id)["server_seed"]).hex()  # type: ignore[index]
+        checked = verify(export_lines(service.store, game_id), seed)
+        assert checked.ok and checked.rerolls == [], checked.problems
+        service.store.close()
+    assert told[0] == told[1]
+
+
+def test_a_game_stored_before_public_positions_keeps_its_rule_and_verifies(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """27.6, old games: actions stored before their public position was kept were reused
+    only from the same whole state. Such a record (here: blue's standing order changed
+    after the rollback, so red's attack rolled new dice) still verifies, and a game going
+    on from it reuses an old action's dice where the whole state is the same."""
+    from bot.service import submit
+
+    service = make_service(tmp_path / "old.db", seed_source=lambda n: b"\x07" * n)
+    game_id = service.create_game(GM_ACTOR, DUEL, game_id="secret-1").id
+    service.seat(game_id, GM_ACTOR, "red", RED)
+    service.seat(game_id, GM_ACTOR, "blue", BLUE)
+    service.start(game_id, GM_ACTOR)
+    monkeypatch.setattr(submit, "POSITION", "not-kept")  # stored as before: no position
+    first = attack(service, game_id)
+    original = values(service, game_id, first)
+    assert service.rollback(game_id, GM_ACTOR, first - 1, "misclick").ok
+    assert service.override(game_id, GM_ACTOR, {
+        "op": "set-standing", "side": "blue", "kind": "casualty", "policy": "lose"}, "x").ok
+    again = service.submit(game_id, RED, "attack r2 4")
+    assert values(service, game_id, again.seqs[0]) != original  # another state: new dice
+    seed = bytes(service.store.game(game_id)["server_seed"]).hex()  # type: ignore[index]
+    checked = verify(export_lines(service.store, game_id), seed)
+    assert checked.ok and checked.rerolls == [], checked.problems
+    monkeypatch.undo()
+    assert service.rollback(game_id, GM_ACTOR, again.seqs[0] - 1, "again").ok
+    third = service.submit(game_id, RED, "attack r2 4")  # the same whole state as ``again``
+    assert values(service, game_id, third.seqs[0]) == values(service, game_id, again.seqs[0])
+    assert "position" in json.loads(service.store.action(game_id, third.seqs[0])["payload"])  # type: ignore[index]
+    checked = verify(export_lines(service.store, game_id), seed)
+    assert checked.ok and checked.rerolls == [], checked.problems
+    service.store.close()
+
+
+def test_a_forged_public_position_does_not_verify(tmp_path: Path) -> None:
+    """27.6: ``umpire verify`` computes each public position from the replay; a record
+    that says another (to dodge the dice it had to roll again) does not verify."""
+    service = make_service(tmp_path / "forged.db", seed_source=lambda n: b"\x07" * n)
+    game_id = new_game(service)
+    first = attack(service, game_id)
+    lines = [dict(line) for line in export_lines(service.store, game_id)]
+    assert verify(lines).ok
+    line = lines[first]
+    assert line["seq"] == first
+    line["payload"] = {**line["payload"], "position": "0" * 64}
+    checked = verify(lines)
+    assert not checked.ok and any("public position" in p for p in checked.problems), checked
+    service.store.close()

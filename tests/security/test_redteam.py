@@ -223,6 +223,33 @@ def test_an_email_address_in_info_or_export_is_found(
     assert tally.failed["leak scan: export"], tally.examples
 
 
+def mailed_then_taken_back(tmp_path: Path) -> Tally:
+    """Kursk salient: the Soviet (who plays by mail) mails a mine's placement, whose reply
+    shows its own secret mine, and takes the order back before the mail is scanned."""
+    tally = Tally()
+    table = Table(tmp_path, "tanks", "kursk-salient", random.Random(0), 0, tally)
+    m, service = table.moment, table.service
+    m.step = 60
+    scan(m, tally)  # the mail producer starts: the players write to the gateway
+    legal = service.legal_orders(table.game_id, table.players["soviet"], "soviet")
+    assert redteam_mail.send_order(m, "soviet", next(o for o in legal if o.startswith("mine")))
+    assert service.undo(table.game_id, table.players["soviet"]).ok
+    m.step = 120
+    scan(m, tally)
+    return tally
+
+
+def test_a_picture_is_judged_by_its_readers_secrets_when_it_was_mailed(tmp_path: Path) -> None:
+    """The mail scan's one failure (leak scan: emails, 'a picture to the Soviet in the
+    secret colours while the Soviet held no secret'): the reply to a mailed order was
+    drawn while its reader held a secret of its own and scanned after that secret was
+    taken back. The picture showed the reader's own mine: no leak. A mail's picture is
+    judged by its reader's secrets when it was sent (a picture drawn from the GM's view
+    is still found: ``test_a_mail_to_a_player_with_what_only_the_gm_may_read_is_found``)."""
+    tally = mailed_then_taken_back(tmp_path / "clean")
+    assert tally.tried["leak scan: emails"] > 5 and found(tally) == {}, tally.examples
+
+
 def test_a_deadline_notice_that_depends_on_a_standing_order_is_found(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The public notice says how the side's order was chosen: the differential of the
