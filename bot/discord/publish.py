@@ -223,9 +223,11 @@ class Publisher:
         try:
             pack = (await self.port.game_rules(info)).pack if info is not None else None
             args = (view, Path(pack)) if pack is not None else (view,)
-            data = await asyncio.to_thread(
-                functools.partial(renderer, *args, full=True) if full else
+            drawn = functools.partial(renderer, *args, full=True) if full else (
                 functools.partial(renderer, *args))
+            off = getattr(renderer, "picture", None)  # a worker process: awaited, no thread
+            data = await (off(*args, full=full) if callable(off) else
+                          asyncio.to_thread(drawn))
         except Exception:  # a game without pictures, or a drawing bug: post the text alone
             log.exception("no picture for a %s view", view.game)
             return None
