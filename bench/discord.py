@@ -290,19 +290,19 @@ async def burst(remote: FakeThread, client: Any,
 async def measure(actions: int, pipeline: float, out: Out) -> Samples:
     import pytest
 
-    from bot.discord.app import create_bot, load_renderer
+    from bot.discord.app import create_bot
     from bot.discord.core import BotConfig
     from bot.discord.errors import Refusal
     from bot.offload import PicturePool
+    from bot.runtime import tune_gc
     from bot.service import GameService, ServiceError
     from bot.store import Store
     from tests.fakediscord import FakeDiscord, run_client
 
     games = max(2, actions // 10)
     # As ``umpire bot`` draws by default: half the CPUs' worker processes, warm (bot.offload).
-    renderer = load_renderer(max(1, (os.cpu_count() or 2) // 2))
-    if isinstance(renderer, PicturePool):
-        renderer.warm()
+    renderer = PicturePool(max(1, (os.cpu_count() or 2) // 2), games=("stalingrad",))
+    renderer.warm()
     rounds = max(1, actions // games)
     samples = Samples()
     monkeypatch = pytest.MonkeyPatch()
@@ -310,6 +310,7 @@ async def measure(actions: int, pipeline: float, out: Out) -> Samples:
     remote.start()
     try:
         with tempfile.TemporaryDirectory() as folder:
+            tune_gc()  # as ``umpire bot`` does once started (bot.runtime)
             store = Store(Path(folder) / "umpire.db")
             service = GameService(store, seed_source=lambda n: bytes([26]) * n)
             bot = create_bot(service, BotConfig(
@@ -345,8 +346,7 @@ async def measure(actions: int, pipeline: float, out: Out) -> Samples:
     finally:
         remote.stop()
         monkeypatch.undo()
-        if isinstance(renderer, PicturePool):
-            renderer.close()
+        renderer.close()
     return samples
 
 

@@ -25,6 +25,7 @@ from typing import Any, Literal, Protocol
 import discord
 
 from adjudicator.kernel.events import GM, PUBLIC
+from adjudicator.kernel.game import Game
 from adjudicator.kernel.views import View
 from bot.discord import formatting as fmt
 from bot.discord.components import choose_view, options_of, options_view, shown_options
@@ -391,12 +392,18 @@ class Publisher:
         side = info.to_act
         if side is None or info.status != "active":
             return
+        rules = self.port.rules(info.game)
+        # a game that names the side entering secrets (``private_input``) has no secret
+        # verb legal while it names none: its legal orders are not listed (tens of ms for a
+        # TP:S position, after every action: issue 26)
+        if type(rules).private_input is not Game.private_input and await self.port.call(
+                self.port.service.private_input, info.id) is None:
+            return
         key = json.dumps([side, info.branch])
         store = self.port.service.store
         if await self.port.call(store.get_meta, PROMPTED + info.id) == key:
             return
         claimed = False
-        rules = self.port.rules(info.game)
         for user_id in players_of(info, side):
             legal = await self.port.legal_orders(info, Actor.discord(user_id))
             commands = await asyncio.to_thread(secret_commands, rules, legal)
