@@ -171,6 +171,14 @@ class FakeThread:
     async def run(self, work: Any) -> Any:
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self.loop))
 
+    async def read(self, look: Any) -> Any:
+        """``look()`` run on the fake's loop: its dicts change only there (read from the
+        bot's thread, a message added meanwhile broke the iteration)."""
+        async def there() -> Any:
+            return look()
+
+        return await self.run(there())
+
     def start(self) -> None:
         self.thread.start()
         asyncio.run_coroutine_threadsafe(self.fake.start(), self.loop).result(60)
@@ -215,9 +223,10 @@ async def open_games(remote: FakeThread, client: Any, count: int) -> list[Seat]:
 
     for number in range(count):
         players = {side: fake.add_user(f"{side}{number}") for side in ("german", "russian")}
-        before = {c.id for c in fake.threads()}
+        before = await remote.read(lambda: {c.id for c in fake.threads()})
         await slash(gm, fake.general, "game new", game="stalingrad", scenario="historical")
-        (thread,) = [c for c in fake.threads() if c.id not in before]
+        (thread,) = await remote.read(lambda known=before: [c for c in fake.threads()
+                                                            if c.id not in known])
         for side, player in players.items():
             await slash(player, thread, "game join", side=side)
         await slash(gm, thread, "game start")
@@ -263,7 +272,7 @@ async def burst(remote: FakeThread, client: Any,
                   options: dict[str, Any]) -> None:
         focused = "text" if kind == "autocomplete" else None
         data = fake.command_data(path, options, seat.thread, user, focused=focused)
-        before = len(fake.channel_messages(seat.thread))
+        before = await remote.read(lambda: len(fake.channel_messages(seat.thread)))
         record, first, took = await send(remote, client, 4 if focused else 2, user,
                                          seat.thread, data, timeout, wait_done=not focused)
         samples.first.append(first)
@@ -272,7 +281,8 @@ async def burst(remote: FakeThread, client: Any,
             return
         samples.follow.append(took)
         samples.follow_ratio.append(took / max(pipeline * place, 1e-6))
-        posted = [*record.messages(), *fake.channel_messages(seat.thread)[before:]]
+        posted = await remote.read(lambda: [*record.messages(),
+                                            *fake.channel_messages(seat.thread)[before:]])
         if any(m.attachments for m in posted):
             samples.pictures += 1
         else:

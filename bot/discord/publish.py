@@ -259,8 +259,9 @@ class Publisher:
                                            PICTURED + info.id, json.dumps(to_act))
             if not (changed or differs):
                 return False
+        digest = await asyncio.to_thread(board_digest, view)  # a whole View's JSON: off the loop
         return await self.port.call(self.port.service.store.mark,
-                                    PICTURED + "board:" + info.id, board_digest(view))
+                                    PICTURED + "board:" + info.id, digest)
 
     async def _new_picture(self, info: GameInfo, picture: discord.File) -> bool:
         """Whether ``picture`` differs from the last one posted in the game's thread."""
@@ -336,8 +337,8 @@ class Publisher:
                                   view=buttons)
                 elif text is not None and not (actor_told and user_id == actor_id):
                     mine = await _view_of(message)
-                    file = (await self.picture(mine, f"{side}.png", info)
-                            if shows_more(mine, await _view_of(public)) else None)
+                    more = await asyncio.to_thread(shows_more, mine, await _view_of(public))
+                    file = await self.picture(mine, f"{side}.png", info) if more else None
                     await self.dm(info, user_id, text, file=file)
         await self.dm_gm_only(info, result)
         await self.prompt_secret_placement(info)
