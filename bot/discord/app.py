@@ -16,7 +16,6 @@ import contextlib
 import importlib
 import json
 import logging
-import multiprocessing
 import os
 import signal
 import sys
@@ -24,15 +23,12 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import discord
 
-from adjudicator.kernel.events import PUBLIC
-from adjudicator.kernel.views import View
-from adjudicator.registry import available, load_game
+from adjudicator.registry import available
 from bot import health
 from bot.discord.commands_game import GameCommands
 from bot.discord.commands_gm import GmCommands
@@ -43,6 +39,8 @@ from bot.discord.limits import check, size
 from bot.discord.port import ServicePort
 from bot.discord.publish import Renderer
 from bot.logs import LogFormat, configure
+from bot.offload import PicturePool as PooledRenderer
+from bot.offload import draw, prepare_pictures
 from bot.runtime import DRAIN_SECONDS, STOP_SECONDS, release_leases, tune_gc
 from bot.service import GameService
 from bot.store import Store
@@ -56,8 +54,8 @@ log = logging.getLogger("umpire.discord")
 def load_renderer(processes: int = 0) -> Renderer | None:
     """``render.render`` with the game's data pack (``render.load_pack``, cached per pack),
     when the rendering package provides them. ``processes`` > 0: pictures are drawn in a
-    pool of that many worker processes (each with its own static layers), so drawing never
-    holds the bot's event loop or its threads."""
+    pool of that many warm worker processes (``bot.offload``), so drawing never holds the
+    bot's event loop or its threads."""
     try:
         module = importlib.import_module("render")
     except ImportError:
@@ -68,39 +66,6 @@ def load_renderer(processes: int = 0) -> Renderer | None:
     if processes > 0:
         return PooledRenderer(processes)
     return draw
-
-
-def draw(view: View, pack: Path | None = None, /, **options: bool) -> bytes:
-    """One picture of ``view`` (in this process)."""
-    module = importlib.import_module("render")
-    # Posts show the zoom on the last action (readable on a phone: Stalin's Tanks' whole
-    # map is 1567x1239), the whole map on request (issue 29).
-    crop = not options.get("full", False)
-    data = module.render(view, module.load_pack(view.game, pack), crop=crop)
-    assert isinstance(data, bytes)
-    return data
-
-
-def _warm_worker(games: Sequence[str]) -> None:
-    logging.getLogger().setLevel(logging.WARNING)
-    prepare_pictures(games)
-
-
-class PooledRenderer:
-    """A renderer drawing in worker processes (``spawn``ed: nothing of the bot's threads
-    or sockets is inherited); a caller's thread waits for its picture without the GIL."""
-
-    def __init__(self, processes: int, games: Sequence[str] = ()) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.pool = ProcessPoolExecutor(max_workers=processes, mp_context=context,
-                                        initializer=_warm_worker,
-                                        initargs=(tuple(games or available()),))
-
-    def __call__(self, view: View, pack: Path | None = None, /, **options: bool) -> bytes:
-        return self.pool.submit(draw, view, pack, **options).result()
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 def add_commands(bot: UmpireBot) -> None:
@@ -115,24 +80,6 @@ def add_commands(bot: UmpireBot) -> None:
     guild = discord.Object(bot.config.guild_id) if bot.config.guild_id is not None else None
     tree.add_command(GmCommands(), guild=guild)
     bot.add_dynamic_items(*DYNAMIC_ITEMS)
-
-
-def prepare_pictures(games: Sequence[str]) -> None:
-    """Build the static picture layers of ``games`` (their shipped packs) before the bot
-    goes online, so the first picture a player waits for costs what every later one does."""
-    try:
-        module = importlib.import_module("render")
-    except ImportError:
-        return
-    prepare = getattr(module, "prepare", None)
-    if not callable(prepare):
-        return
-    for game in games:
-        try:
-            rules = load_game(game)
-            prepare(game, None, rules.view(rules.setup(), PUBLIC))
-        except Exception:  # a broken pack shows when its game is played; the bot still runs
-            log.exception("no picture layers for %s", game)
 
 
 def create_bot(service: GameService, config: BotConfig | None = None,

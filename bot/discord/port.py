@@ -192,6 +192,10 @@ class ServicePort:
         """The game's public (observer) link."""
         return await self.call(self._service.observer_link, game_id, actor, new=new)
 
+    async def private_input(self, game_id: str) -> str | None:
+        """The side the game takes secret input from now, if any."""
+        return await self.call(self._service.private_input, game_id)
+
     async def seat(self, game_id: str, by: Actor, side: str | None, who: Actor,
                    role: str = "player") -> GameInfo:
         return await self.call(self._service.seat, game_id, by, side, who, role)

@@ -25,6 +25,7 @@ from typing import Any, Literal, Protocol
 import discord
 
 from adjudicator.kernel.events import GM, PUBLIC
+from adjudicator.kernel.game import Game
 from adjudicator.kernel.views import View
 from bot.discord import formatting as fmt
 from bot.discord.components import choose_view, options_of, options_view, shown_options
@@ -222,9 +223,11 @@ class Publisher:
         try:
             pack = (await self.port.game_rules(info)).pack if info is not None else None
             args = (view, Path(pack)) if pack is not None else (view,)
-            data = await asyncio.to_thread(
-                functools.partial(renderer, *args, full=True) if full else
+            drawn = functools.partial(renderer, *args, full=True) if full else (
                 functools.partial(renderer, *args))
+            off = getattr(renderer, "picture", None)  # a worker process: awaited, no thread
+            data = await (off(*args, full=full) if callable(off) else
+                          asyncio.to_thread(drawn))
         except Exception:  # a game without pictures, or a drawing bug: post the text alone
             log.exception("no picture for a %s view", view.game)
             return None
@@ -253,7 +256,8 @@ class Publisher:
             differs = await self.port.mark(PICTURED + info.id, json.dumps(to_act))
             if not (changed or differs):
                 return False
-        return await self.port.mark(PICTURED + "board:" + info.id, board_digest(view))
+        digest = await asyncio.to_thread(board_digest, view)  # a whole View's JSON: off the loop
+        return await self.port.mark(PICTURED + "board:" + info.id, digest)
 
     async def _new_picture(self, info: GameInfo, picture: discord.File) -> bool:
         """Whether ``picture`` differs from the last one posted in the game's thread."""
@@ -329,8 +333,8 @@ class Publisher:
                                   view=buttons)
                 elif text is not None and not (actor_told and user_id == actor_id):
                     mine = await _view_of(message)
-                    file = (await self.picture(mine, f"{side}.png", info)
-                            if shows_more(mine, await _view_of(public)) else None)
+                    more = await asyncio.to_thread(shows_more, mine, await _view_of(public))
+                    file = await self.picture(mine, f"{side}.png", info) if more else None
                     await self.dm(info, user_id, text, file=file)
         await self.dm_gm_only(info, result)
         await self.prompt_secret_placement(info)
@@ -385,11 +389,17 @@ class Publisher:
         side = info.to_act
         if side is None or info.status != "active":
             return
+        rules = self.port.rules(info.game)
+        # a game that names the side entering secrets (``private_input``) has no secret
+        # verb legal while it names none: its legal orders are not listed (tens of ms for a
+        # TP:S position, after every action: issue 26)
+        if type(rules).private_input is not Game.private_input and await self.port.private_input(
+                info.id) is None:
+            return
         key = json.dumps([side, info.branch])
         if await self.port.note(PROMPTED + info.id) == key:
             return
         claimed = False
-        rules = self.port.rules(info.game)
         for user_id in players_of(info, side):
             legal = await self.port.legal_orders(info, Actor.discord(user_id))
             commands = await asyncio.to_thread(secret_commands, rules, legal)

@@ -34,7 +34,8 @@ def test_bench_discord_bursts_through_the_fake_and_ends_with_its_figures() -> No
 def test_secret_commands_skips_unread_only_what_reading_finds_public(tmp_path: Path) -> None:
     """``secret_commands`` (run after every action on the bot's loop) reads only the legal
     orders a secret verb may lead; what it finds is what reading every order finds, on
-    positions of both games, secret placements (Stalin's Tanks' hide, Pakfront) included."""
+    positions of both games, secret placements (Stalin's Tanks' hide, Pakfront) included;
+    and only while the game names the side entering secrets (20.0)."""
     from bench.common import Table
     from bot.discord.verbs import secret_commands, verb_commands
     from bot.service import GameService
@@ -57,6 +58,9 @@ def test_secret_commands_skips_unread_only_what_reading_finds_public(tmp_path: P
             legal = service.legal_orders(table.game_id, table.players[side], side)
             expected = read_all(rules, legal)
             assert secret_commands(rules, legal) == expected
+            # the bot lists no legal orders for its prompt while no side enters secrets
+            # (``private_input``): a secret command is legal only while one does
+            assert not expected or service.private_input(table.game_id) == side
             found += bool(expected)
             step = table.next_order()
             assert step is not None

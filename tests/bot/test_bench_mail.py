@@ -18,3 +18,9 @@ def test_bench_mail_smoke_run_answers_every_game_of_its_burst() -> None:
     assert "latency  APPEND -> reply over 3 mails (IDLE)" in result.output
     # every game of the burst got its reply (the bench raises otherwise)
     assert "burst    3 games, one mail each appended at once (IDLE)" in result.output
+    # it ends with its figures, the burst's against its target (issue 26)
+    lines = result.output.strip().splitlines()
+    figures = [line for line in lines if line.startswith("FIGURE ")]
+    assert figures and lines[-len(figures):] == figures
+    assert any(f.startswith("FIGURE mail burst of 3: reply / (one mail's latency + cost x "
+                            "place) p95: ") and "(target <= 1.5x)" in f for f in figures)
