@@ -41,6 +41,19 @@ are column then row (`2413`, also `24.13`); facings are `N NE SE S SW NW` (or 1-
 [face D]` (Stalin's Tanks) take the cheapest legal path and say which; the legal lists offer
 each destination once with its cost (docs/rulings.md, "Move by destination").
 
+**What `legal` lists.** Every order the rules accept now, compactly: an entry may stand for
+a family of orders — `attack 20 fresh with any of i/8 ii/8 iii/8 pi3` (any of them may
+join), `move any of i/269 ii/269 to 45` (the units of an Area that reach it, by any path,
+`via` or not), `fortify 69 with an Engineer (1057eng)`, the casualties of a combat paid by
+any units of the Group and retreating to any legal Area; a Stalin's Tanks move to a hex by
+any path and with any facing at the end, combined fire by any of the infantry that may fire
+at the target. Filters are words a player types — a verb (`fortify`), a unit by id or short
+name (`1mrb2`), a place (`45`, `mamayev`, `2413`); an entry matches when a unit or place of
+its family does. The console and email share the listing and the filter (Discord's
+autocomplete offers single orders of it); a test
+draws orders of every verb from the spec (not from `legal`) over random positions of both
+games and checks that each accepted one is listed (tests/kernel/test_legal_complete.py).
+
 **Secret orders** (hidden units, mines) are typed privately: in a direct message with the
 bot, or after `secret` at the console. **Standing orders** (`standing KIND POLICY`) answer a
 kind of decision at once; they may be given anywhere and stay private.

@@ -215,11 +215,19 @@ class Game(ABC, Generic[S]):
 
     def legal_options(self, state: S, side: str, complete: bool = False) -> list[Option]:
         """:meth:`legal_orders` with a short label each for listings (a move's cost, a
-        shot's odds); a pending decision's own options. ``complete``: every legal order,
-        where :meth:`legal_orders` gives a sample."""
+        shot's odds); a pending decision's own options. ``complete``: every order the
+        rules accept, compactly — entries may be :class:`~adjudicator.kernel.listed.
+        Listed` families (any of some units, any path), where :meth:`legal_orders` gives a
+        sample of single orders."""
         if state.pending is not None and self.acting_side(state) == side:
             return list(state.pending.options)
         return [Option(order=order) for order in self.legal_orders(state, side)]
+
+    def listing_form(self, order: Order) -> Order:
+        """``order`` as a complete listing compares it (``kernel.listed.covered``): a game
+        whose orders may name one destination in several ways (a path, or ``to HEX``)
+        writes them one way here. By default the order itself."""
+        return order
 
     def standing_policies(self) -> list[StandingPolicy]:
         """Policies a side may set for kinds of decisions."""

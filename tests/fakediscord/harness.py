@@ -28,6 +28,7 @@ from bot.discord.publish import Renderer
 from bot.service import GameService, ServiceError
 from bot.store import Store
 from tests.fakediscord.server import Channel, FakeDiscord, InteractionRecord, Message, User
+from tests.waiting import GENEROUS
 
 TOKEN = "fake-token-not-a-secret"
 
@@ -83,7 +84,7 @@ class Harness:
         self.tree = tree
         self.done_event = done_event
         self.errors: list[BaseException] = []
-        self.timeout = 10.0
+        self.timeout = GENEROUS
         self._failed = asyncio.Event()
 
     def check(self) -> None:
@@ -214,7 +215,7 @@ async def run_client(fake: FakeDiscord, client: discord.Client,
     tree.on_error = on_tree_error  # type: ignore[method-assign]
     task = asyncio.create_task(client.start(TOKEN), name="discord-client")
     ready = asyncio.ensure_future(client.wait_until_ready())
-    finished, _ = await asyncio.wait({task, ready}, timeout=10,
+    finished, _ = await asyncio.wait({task, ready}, timeout=GENEROUS,
                                      return_when=asyncio.FIRST_COMPLETED)
     if task in finished:
         ready.cancel()
@@ -229,7 +230,7 @@ async def run_client(fake: FakeDiscord, client: discord.Client,
     finally:
         await client.close()
         with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, 5)
+            await asyncio.wait_for(task, GENEROUS)
 
 
 @contextlib.asynccontextmanager
