@@ -33,9 +33,10 @@ from adjudicator.kernel.memo import Memo
 from adjudicator.kernel.orders import Order
 from adjudicator.tanks import artillery, entry, fire, movement, scenario
 from adjudicator.tanks.context import Ctx, two_dice_at_most
-from adjudicator.tanks.hexgrid import Hex, distance, line_of_sight
+from adjudicator.tanks.hexgrid import Hex, distance, line_of_sight, neighbours
 from adjudicator.tanks.orders import (
     Assault,
+    Enter,
     Fire,
     Hide,
     Load,
@@ -421,7 +422,8 @@ def legal_listing(ctx: Ctx, side: str) -> list[Listed]:
     Listed`): :func:`legal_entries` with the families they stand for — a move to a hex
     by any path and with any facing at the end (the rules judge the path and the turn;
     ``TanksGame.listing_form`` writes a path by its end), combined infantry fire on a
-    target by any of the infantry that may fire at it (15.2), a set-up order for any
+    target by any of the infantry that may fire at it (15.2), a whole entry on any range
+    of an edge it may use (6.5), a set-up order for any
     unit of the same type and group (4.0, 20.0)."""
     entries = legal_entries(ctx, side, complete=True)
     out: list[Listed] = []
@@ -452,6 +454,13 @@ def legal_listing(ctx: Ctx, side: str) -> list[Listed]:
             able = sorted(infantry[parsed.target])
             out.append(listed(order, label, f"fire {any_of(able)} at {parsed.target}"
                               if len(able) > 1 else "", units=able, mode=("at", "ap")))
+        elif isinstance(parsed, Enter):  # 6.5: any range of the edge, any facing
+            edge = ctx.map.edges(Hex.parse(parsed.hexes[0])) & ctx.map.edges(
+                Hex.parse(parsed.hexes[1]))
+            out.append(listed(order, label, f"{order} (or any range of that edge, any "
+                              "facing)", face=None,
+                              hexes=[str(h) for e in sorted(edge)
+                                     for h in ctx.map.edge_hexes(e)]))
         elif isinstance(parsed, Place | Hide):
             same = alike.get(parsed.unit, [parsed.unit])
             out.append(listed(order, label, f"{order.split()[0]} {any_of(same)} {parsed.hex}"
@@ -460,6 +469,34 @@ def legal_listing(ctx: Ctx, side: str) -> list[Listed]:
             out.append(listed(order, label, mode=("at", "ap")))
         else:
             out.append(listed(order, label))
+    return out + _round_trips(ctx, side, out)
+
+
+def _round_trips(ctx: Ctx, side: str, found: list[Listed]) -> list[Listed]:
+    """6.1: a move out and back to the hex it began in (``move infsu-8 2024 2125``) is a
+    move the rules accept (the unit has moved, its MF spent), though it ends where it
+    began: one such path per unit that may move and has no listed order ending there (a
+    turn in place, 8.3, already stands for it)."""
+    movers: dict[str, set[str]] = {}
+    for entry_ in found:
+        parsed = parse_order(entry_.order)
+        ends = listing_form(parsed)
+        if isinstance(parsed, Move) and isinstance(ends, Move):
+            movers.setdefault(parsed.unit, set()).add(ends.to or "")
+    out: list[Listed] = []
+    for uid, to in movers.items():
+        unit = ctx.state.unit(uid)
+        if unit is None or unit.hex is None or unit.hex in to:
+            continue
+        for near in neighbours(Hex.parse(unit.hex)):
+            path = (str(near), unit.hex)
+            try:
+                movement.plan(ctx, side, unit, path)
+            except RuleError:
+                continue
+            out.append(listed(format_order(Move(unit=uid, steps=path)),
+                              "out and back: it has moved (6.1)", face=None))
+            break
     return out
 
 

@@ -152,10 +152,22 @@ def tanks_world(state: TanksState, side: str) -> World:
             out.append(here)
         return tuple(out)
 
+    def edge_range(rng: random.Random, anchor: str) -> tuple[str, str]:
+        """6.5's HEX-HEX: mostly two hexes of one map edge (either way round), now and
+        then any two hexes of the map."""
+        if rng.random() < 0.1:
+            return rng.choice(hexes), rng.choice(hexes)
+        edge = [str(h) for h in ctx.map.edge_hexes(rng.choice("NESW"))]
+        first, last = rng.choice(edge), rng.choice(edge)
+        if rng.random() < 0.3:  # the whole edge or a wide part of it
+            first, last = edge[0], rng.choice(edge[len(edge) // 2:])
+        return first, last
+
     def facing(rng: random.Random, anchor: str) -> str:
         return rng.choice(list(Direction)).name
 
-    phases = {"setup": {"place", "hide", "mine"}, "move": {"move", "load", "unload", "barrage"},
+    phases = {"setup": {"place", "hide", "mine"}, "move": {"move", "enter", "load", "unload",
+                                                          "barrage"},
               "fire": {"fire", "assault"}}
     now = "setup" if state.phase == "setup" else "fire" if state.phase in FIRE_PHASES else "move"
     rare = {verb for phase, verbs in phases.items() if phase != now for verb in verbs}
@@ -163,7 +175,8 @@ def tanks_world(state: TanksState, side: str) -> World:
         u.status == "on" or (u.status == "waiting" and now != "fire"))]
     return World(places_of={u.id: u.hex for u in known},
                  side_of={u.id: u.side for u in known}, near=near, places=hexes,
-                 extra={"steps": steps, "facing": facing}, rare=rare, anchors=anchors,
+                 extra={"steps": steps, "facing": facing, "hexes": edge_range}, rare=rare,
+                 anchors=anchors,
                  enemy_fields={"target"})
 
 
