@@ -118,6 +118,52 @@ def covered(entries: Iterable[Option], parse: Callable[[str], Order], order: Ord
     return found
 
 
+def members(entry: Option, parse: Callable[[str], Order],
+            write: Callable[[Order], str]) -> list[str]:
+    """The orders a frontend offers for ``entry`` when it completes what is typed
+    (autocomplete), never the family's every subset: its own order; for each unit-list
+    field it names, the order with every unit that may take part (the whole stack) and
+    with each of them alone; for each single-valued field it names, the order with each
+    value allowed. One field varies at a time; a field free to any value (``None``) keeps
+    the entry's own."""
+    out = [entry.order]
+    if not isinstance(entry, Listed) or not any(entry.free.values()):
+        return out
+    try:
+        model = parse(entry.order)
+    except RuleError:
+        return out
+    for name, allowed in entry.free.items():
+        value = getattr(model, name, None)
+        if not allowed or value is None or value == ():
+            continue
+        if isinstance(value, tuple):
+            changes: list[Any] = [tuple(allowed), *((one,) for one in allowed)]
+        else:
+            changes = [type(value)(one) if isinstance(value, str | int) else one
+                       for one in allowed]
+        for change in changes:
+            try:
+                text = write(type(model).model_validate(
+                    {**model.model_dump(), name: change}))
+            except (ValueError, TypeError, RuleError):
+                continue
+            if text not in out:
+                out.append(text)
+    return out
+
+
+def complete_orders(entries: Iterable[Option], parse: Callable[[str], Order],
+                    write: Callable[[Order], str]) -> list[str]:
+    """Every entry's :func:`members`, in listing order, each once: what autocomplete
+    searches (issue 29: every legal order reachable, field by field)."""
+    seen: dict[str, None] = {}
+    for entry in entries:
+        for text in members(entry, parse, write):
+            seen.setdefault(text, None)
+    return list(seen)
+
+
 class Probed(Exception):
     """A probed rule reached its first roll: everything before it accepted the order."""
 

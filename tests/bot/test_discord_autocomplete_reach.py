@@ -52,7 +52,7 @@ def reach(spec: OrderSpec, verb: CompiledVerb, legal: list[str], values: dict[st
 def check_every_order(game: Game[Any], state: Any, side: str, rng: random.Random,
                       sample: int) -> int:
     spec = game.order_spec
-    legal = [o.order for o in game.legal_options(state, side, complete=True)]
+    legal = game.complete_orders(state, side)
     verbs = {v.name: v for v in spec.verbs}
     chosen = legal if len(legal) <= sample else rng.sample(legal, sample)
     checked = 0
@@ -112,7 +112,7 @@ def test_29_the_opening_offers_every_order_not_the_first_400() -> None:
     field by field (a sample of each, seeded)."""
     game, state = opening()
     spec = game.order_spec
-    legal = [o.order for o in game.legal_options(state, "german", complete=True)]
+    legal = game.complete_orders(state, "german")
     assert len(legal) > 400 and "move g94:i/267 to 3" in legal
     verbs = {v.name: v for v in spec.verbs}
     rng = random.Random(29)
@@ -132,7 +132,7 @@ def test_29_a_stack_is_kept_while_typed_and_to_offers_its_common_destinations() 
     typed the destinations each of them may reach."""
     game, state = opening()
     spec = game.order_spec
-    legal = [o.order for o in game.legal_options(state, "german", complete=True)]
+    legal = game.complete_orders(state, "german")
     move = next(v for v in spec.verbs if v.name == "move")
     stacked = suggest(spec, move, legal, "units", {}, "g94:i/267 ")
     assert stacked[:4] == [f"g94:i/267 {u}" for u in
