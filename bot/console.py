@@ -576,7 +576,7 @@ class Session:
             self.refuse(str(error), audience)
             return
         found = self.entries(side)
-        page = listing.listing(found, wanted, side, len(found))
+        page = listing.listing(found, wanted, side, len(found), brief=not everything)
         self.listing = page
         if self.say(page.title, "bold", audience=audience):
             self.show_page(page, size=len(page.lines) if everything else listing.PAGE,

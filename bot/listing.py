@@ -24,6 +24,8 @@ from adjudicator.kernel.listed import Listed
 
 #: Lines shown per page.
 PAGE = 20
+#: Orders an overview shows of each group (the best first); the rest are counted.
+BEST = 3
 _HEX = re.compile(r"^\d{4}$")
 _PERCENT = re.compile(r"(\d+)%")
 
@@ -241,28 +243,60 @@ def _line(entry: Entry, wanted: Filter) -> str:
     return entry.line
 
 
-def listing(found: list[Entry], wanted: Filter, side: str, total: int) -> Listing:
-    """The matching entries grouped (by verb, or by unit; fire by firer, best odds first),
-    one per line under a heading per group."""
+def _best(members: list[Entry]) -> list[Entry]:
+    """A group's entries, the best first: shots by their odds; attacks by how many units
+    may join (the strongest first); moves by their cost (the cheapest first); otherwise
+    as the game lists them."""
+    def score(entry: Entry) -> tuple[float, ...]:
+        if entry.verb in ("fire", "assault"):
+            return (-entry.odds,)
+        if entry.verb == "attack":
+            return (-len(entry.units),)
+        if entry.verb == "move":
+            found = _COST.match(entry.label)
+            return (int(found.group(1)) if found else 99,)
+        return ()
+    return sorted(members, key=score)
+
+
+_COST = re.compile(r"(\d+)(?:-\d+)? MF")
+
+
+def listing(found: list[Entry], wanted: Filter, side: str, total: int,
+            brief: bool = True) -> Listing:
+    """The matching entries grouped (by verb, or by unit; fire by firer), the best first
+    in each group, one per line under a heading per group with its count.
+
+    ``brief`` (issue 23: short answers): when nothing narrows the listing and it is
+    longer than a page, each group shows its :data:`BEST` best orders and counts the
+    rest with the filter that lists them (``... 74 more: legal attack``)."""
     chosen = [e for e in found if wanted.matches(e)]
     groups: dict[str, list[Entry]] = {}
+    asks: dict[str, str] = {}  # a group -> the filter that lists it whole
     by_unit = wanted.group == "unit"
     for entry in chosen:
         if entry.verb in ("fire", "assault") and entry.names:
             key = f"{entry.verb} by {entry.names[0]}"
+            ask = f"{entry.verb} {entry.names[0]}"
         elif by_unit:
-            key = entry.names[0] if entry.names else entry.verb
+            key = ask = entry.names[0] if entry.names else entry.verb
         else:
-            key = entry.verb
+            key = ask = entry.verb
         groups.setdefault(key, []).append(entry)
+        asks.setdefault(key, ask)
+    short = brief and not wanted.verbs and not wanted.units and not wanted.places and sum(
+        len(members) + 1 for members in groups.values()) > PAGE
     lines: list[str] = []
     for key, members in groups.items():
-        if any(m.verb in ("fire", "assault") for m in members):
-            members = sorted(members, key=lambda m: -m.odds)
+        members = _best(members)
         lines.append(f"{key} ({len(members)}):")
-        lines += [f"  {_line(m, wanted)}" for m in members]
+        shown = members[:BEST] if short else members
+        lines += [f"  {_line(m, wanted)}" for m in shown]
+        if len(members) > len(shown):
+            lines.append(f"  ... {len(members) - len(shown)} more: legal {asks[key]}")
     what = f" matching '{wanted.describe()}'" if wanted.describe() else ""
     title = (f"{len(chosen)} legal order(s) for {side}{what}"
              + (f" (of {total})" if what else "")
-             + (f" in {len(groups)} group(s)" if len(groups) > 1 else ""))
+             + (f" in {len(groups)} group(s)" if len(groups) > 1 else "")
+             + (", the best of each" if short else ""))
     return Listing(title, lines)

@@ -95,27 +95,42 @@ def covers(entry: Option, model: Order, order: Order) -> bool:
     return True
 
 
+class Families:
+    """A complete listing read once for many questions "is this order one of the
+    listed?" (:meth:`find`): each entry's order parsed and written by ``form`` (how the
+    game writes an order for comparing, ``Game.listing_form``)."""
+
+    def __init__(self, entries: Iterable[Option], parse: Callable[[str], Order],
+                 form: Callable[[Order], Order] = lambda order: order) -> None:
+        self.form = form
+        self.models: list[tuple[Option, Order]] = []
+        for entry in entries:
+            try:
+                self.models.append((entry, form(parse(entry.order))))
+            except RuleError:
+                continue
+
+    def _first(self, order: Order) -> Option | None:
+        return next((e for e, model in self.models if covers(e, model, order)), None)
+
+    def find(self, order: Order) -> Option | None:
+        """The first entry whose family holds ``order``; None when none does."""
+        wanted = self.form(order)
+        found = self._first(wanted)
+        units = getattr(wanted, "units", None)
+        if found is None and isinstance(units, tuple) and len(units) > 1:
+            # A stack: each of its units may give the order (each in some family; a mixed
+            # stack of units that reach the same Area by different means).
+            each = [self._first(wanted.model_copy(update={"units": (u,)})) for u in units]
+            found = each[0] if all(each) else None
+        return found
+
+
 def covered(entries: Iterable[Option], parse: Callable[[str], Order], order: Order,
             form: Callable[[Order], Order] = lambda order: order) -> Option | None:
-    """The first of ``entries`` whose family holds ``order``; None when none does.
-    ``form``: how the game writes an order for comparing (``Game.listing_form``)."""
-    wanted = form(order)
-    models: list[tuple[Option, Order]] = []
-    for entry in entries:
-        try:
-            models.append((entry, form(parse(entry.order))))
-        except RuleError:
-            continue
-    found = next((e for e, model in models if covers(e, model, wanted)), None)
-    units = getattr(wanted, "units", None)
-    if found is None and isinstance(units, tuple) and len(units) > 1:
-        # A stack: each of its units may give the order (each in some family; a mixed
-        # stack of units that reach the same Area by different means).
-        alone = [wanted.model_copy(update={"units": (u,)}) for u in units]
-        each = [next((e for e, model in models if covers(e, model, one)), None)
-                for one in alone]
-        found = each[0] if all(each) else None
-    return found
+    """The first of ``entries`` whose family holds ``order``; None when none does
+    (:class:`Families` for one question; read a listing once for many)."""
+    return Families(entries, parse, form).find(order)
 
 
 def members(entry: Option, parse: Callable[[str], Order],

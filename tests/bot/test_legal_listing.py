@@ -3,10 +3,11 @@ frontend (issue 22): the symptoms a new player met, each pinned."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from adjudicator.kernel.dice import CommittedDice
-from adjudicator.kernel.listed import Listed, covered
+from adjudicator.kernel.listed import Families, Listed, covered
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.game import StalingradGame
 from adjudicator.stalingrad.legal import legal_entries
@@ -40,8 +41,9 @@ def test_fortify_and_moves_of_every_unit_are_listed_14_3_8_2() -> None:
     assert covered(entries, GAME.parse, fortify) is not None
     assert len(GAME.legal_options(state, "russian")) > 400  # the sample stops there
     ctx = Ctx(GAME.board_for(state), state.copy_for_apply())
+    families = Families(entries, GAME.parse)
     for order, _ in legal_entries(ctx, "russian", None):
-        assert covered(entries, GAME.parse, GAME.parse(order)) is not None, order
+        assert families.find(GAME.parse(order)) is not None, order
     # compact: one entry per attack target and Group, per move destination and Area
     assert len(entries) < len(legal_entries(ctx, "russian", None))
 
@@ -92,3 +94,35 @@ def test_one_filter_reads_unit_ids_short_names_places_and_verbs() -> None:
     for words in (["1mrb2"], ["r2mrb:1mrb2"], ["move", "1mrb2"], ["fortify"], ["20"]):
         wanted = listing.read_filter(words, verbs, resolvers)
         assert [e for e in found if wanted.matches(e)], words
+
+
+def test_23_legal_unfiltered_is_short_grouped_best_first_the_rest_counted_8_3_8_2() -> None:
+    """Issue 23: ``legal`` with nothing to narrow it answers one page — every group by
+    verb with its count, its best orders first (an attack with the most units that may
+    join, 8.3; the cheapest move, 8.2), the rest counted with the filter that lists them;
+    a filter (or ``legal all``) lists the whole group."""
+    state = russian_first_impulse()
+    found = listing.entries(GAME, state, "russian")
+    whole = listing.listing(found, listing.Filter(), "russian", len(found), brief=False)
+    brief = listing.listing(found, listing.Filter(), "russian", len(found))
+    assert len(whole.lines) > 400 and len(brief.lines) <= 4 * listing.PAGE
+    heads = [line for line in whole.lines if not line.startswith(" ")]
+    assert heads == [line for line in brief.lines if not line.startswith(" ")]
+    assert "the best of each" in brief.title and brief.title.startswith(f"{len(found)} ")
+    moves = [e for e in found if e.verb == "move"]
+    more = f"  ... {len(moves) - listing.BEST} more: legal move"
+    assert more in brief.lines
+    shown = brief.lines[brief.lines.index(f"move ({len(moves)}):") + 1:brief.lines.index(more)]
+    cost = [int(m.group(1)) for m in (re.search(r"\((\d+)(?:-\d+)? MF", line)
+                                      for line in shown) if m]
+    cheapest = min(int(m.group(1)) for m in (re.match(r"(\d+)(?:-\d+)? MF", e.label)
+                                             for e in moves) if m)
+    assert cost == sorted(cost) and cost[0] == cheapest
+    attacks = [e for e in found if e.verb == "attack"]
+    first = brief.lines[brief.lines.index(f"attack ({len(attacks)}):") + 1].strip()
+    strongest = max(len(e.units) for e in attacks)
+    assert any(first == e.line and len(e.units) == strongest for e in attacks), first
+    narrowed = listing.listing(found, listing.read_filter(
+        ["move"], GAME.order_spec.first_words(), GAME.name_resolvers(state, "russian")),
+        "russian", len(found))
+    assert len(narrowed.lines) == len(moves) + 1  # the heading and every move

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from adjudicator.kernel.dice import Dice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.game import Game
-from adjudicator.kernel.listed import covered
+from adjudicator.kernel.listed import Families
 from adjudicator.kernel.orders import Order
 from adjudicator.kernel.spec import CompiledVerb
 
@@ -136,6 +136,7 @@ def check_position(game: Game[Any], state: Any, world: World, rng: random.Random
         return
     tally.positions += 1
     entries = game.legal_options(state, side, complete=True)
+    families = Families(entries, game.parse, game.listing_form)
     verbs = list(game.order_spec.verbs)
     weights = [0.1 if entry.name in world.rare else 1.0 for entry in verbs]
     for _ in range(draws):
@@ -152,7 +153,7 @@ def check_position(game: Game[Any], state: Any, world: World, rng: random.Random
             continue
         tally.accepted += 1
         tally.verbs[str(order.verb)] = tally.verbs.get(str(order.verb), 0) + 1  # type: ignore[attr-defined]
-        assert covered(entries, game.parse, order, game.listing_form) is not None, (
+        assert families.find(order) is not None, (
             f"{side} {game.format(order)!r} is accepted but no legal entry covers it; "
             f"legal: {[e.order for e in entries][:30]}")
     for entry in rng.sample(entries, min(listed_sample, len(entries))):
