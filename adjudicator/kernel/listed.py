@@ -152,6 +152,16 @@ def members(entry: Option, parse: Callable[[str], Order],
         value = getattr(model, name, None)
         if not allowed or value is None or value == ():
             continue
+        words = entry.order.split()
+        if isinstance(value, str) and words.count(value) == 1:
+            # one word of the order's text: each value written in its place (as the
+            # order's format writes a plain value), without building each model
+            at = words.index(value)
+            for one in allowed:
+                text = " ".join([*words[:at], one, *words[at + 1:]])
+                if text not in out:
+                    out.append(text)
+            continue
         if isinstance(value, tuple):
             changes: list[Any] = [tuple(allowed), *((one,) for one in allowed)]
         else:

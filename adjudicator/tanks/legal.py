@@ -57,7 +57,7 @@ from adjudicator.tanks.paths import (
     grid_of,
     weights,
 )
-from adjudicator.tanks.spec import PROHIBITED
+from adjudicator.tanks.spec import EDGE_WORDS, PROHIBITED
 from adjudicator.tanks.state import FIRE_PHASES, PHASE_NAMES, Unit
 
 # ---- movement ----------------------------------------------------------------------------------
@@ -423,13 +423,13 @@ def legal_listing(ctx: Ctx, side: str) -> list[Listed]:
     by any path and with any facing at the end (the rules judge the path and the turn;
     ``TanksGame.listing_form`` writes a path by its end), combined infantry fire on a
     target by any of the infantry that may fire at it (15.2), a whole entry on any range
-    of an edge it may use (6.5), a set-up order for any
+    of edge hexes (6.5), a set-up order for any
     unit of the same type and group (4.0, 20.0)."""
-    entries = legal_entries(ctx, side, complete=True)
+    entries = [(order, label, parse_order(order))
+               for order, label in legal_entries(ctx, side, complete=True)]
     out: list[Listed] = []
     infantry: dict[str, list[str]] = {}
-    for order, _ in entries:
-        parsed = parse_order(order)
+    for order, _, parsed in entries:
         if isinstance(parsed, Fire) and parsed.mode is None and all(
                 _kind(ctx, u) == "infantry" for u in parsed.units):
             infantry.setdefault(parsed.target, [])
@@ -437,8 +437,7 @@ def legal_listing(ctx: Ctx, side: str) -> list[Listed]:
                                         if u not in infantry[parsed.target]]
     alike = _alike(ctx, side)
     turned: set[str] = set()
-    for order, label in entries:
-        parsed = parse_order(order)
+    for order, label, parsed in entries:
         if isinstance(parsed, Move) and parsed.to is not None:
             out.append(listed(order, label, face=None))
         elif isinstance(parsed, Move) and len(parsed.steps) == 1 and parsed.steps[
@@ -454,13 +453,13 @@ def legal_listing(ctx: Ctx, side: str) -> list[Listed]:
             able = sorted(infantry[parsed.target])
             out.append(listed(order, label, f"fire {any_of(able)} at {parsed.target}"
                               if len(able) > 1 else "", units=able, mode=("at", "ap")))
-        elif isinstance(parsed, Enter):  # 6.5: any range of the edge, any facing
-            edge = ctx.map.edges(Hex.parse(parsed.hexes[0])) & ctx.map.edges(
-                Hex.parse(parsed.hexes[1]))
-            out.append(listed(order, label, f"{order} (or any range of that edge, any "
-                              "facing)", face=None,
-                              hexes=[str(h) for e in sorted(edge)
-                                     for h in ctx.map.edge_hexes(e)]))
+        elif isinstance(parsed, Enter):
+            # 6.5: any range of map edge hexes, any facing (a range on another edge
+            # through a corner of this one brings the units on at the corner)
+            out.append(listed(order, label, f"{order} (or any range of map edge hexes, "
+                              "any facing)", face=None,
+                              hexes=dict.fromkeys(str(h) for e in EDGE_WORDS
+                                                  for h in ctx.map.edge_hexes(e))))
         elif isinstance(parsed, Place | Hide):
             same = alike.get(parsed.unit, [parsed.unit])
             out.append(listed(order, label, f"{order.split()[0]} {any_of(same)} {parsed.hex}"
@@ -469,20 +468,22 @@ def legal_listing(ctx: Ctx, side: str) -> list[Listed]:
             out.append(listed(order, label, mode=("at", "ap")))
         else:
             out.append(listed(order, label))
-    return out + _round_trips(ctx, side, out)
+    return out + _round_trips(ctx, side, [parsed for _, _, parsed in entries])
 
 
-def _round_trips(ctx: Ctx, side: str, found: list[Listed]) -> list[Listed]:
+def _round_trips(ctx: Ctx, side: str, found: list[Order]) -> list[Listed]:
     """6.1: a move out and back to the hex it began in (``move infsu-8 2024 2125``) is a
     move the rules accept (the unit has moved, its MF spent), though it ends where it
     began: one such path per unit that may move and has no listed order ending there (a
     turn in place, 8.3, already stands for it)."""
     movers: dict[str, set[str]] = {}
-    for entry_ in found:
-        parsed = parse_order(entry_.order)
+    for parsed in found:
         ends = listing_form(parsed)
         if isinstance(parsed, Move) and isinstance(ends, Move):
-            movers.setdefault(parsed.unit, set()).add(ends.to or "")
+            here = ctx.state.unit(parsed.unit)
+            turn = all(step.startswith("face ") for step in parsed.steps) and parsed.steps
+            end = here.hex if turn and here is not None else ends.to  # a turn in place
+            movers.setdefault(parsed.unit, set()).add(end or "")
     out: list[Listed] = []
     for uid, to in movers.items():
         unit = ctx.state.unit(uid)
