@@ -429,7 +429,7 @@ def legal_listing(ctx: Ctx, side: str) -> list[Listed]:
                for order, label in legal_entries(ctx, side, complete=True)]
     out: list[Listed] = []
     infantry: dict[str, list[str]] = {}
-    for order, _, parsed in entries:
+    for _, _, parsed in entries:
         if isinstance(parsed, Fire) and parsed.mode is None and all(
                 _kind(ctx, u) == "infantry" for u in parsed.units):
             infantry.setdefault(parsed.target, [])
