@@ -299,7 +299,8 @@ def _zone(ctx: Ctx, side: str, group: str, grid: Grid) -> tuple[int, ...]:
 def setup_orders(ctx: Ctx, side: str, again: bool = False) -> list[str]:
     """Set-up: every allowed hex for the next unplaced unit of each type and group (4.0,
     20.0 hidden where allowed, 25.2's unhidden minimum kept), and every mine hex (19.1).
-    ``again``: the placed units too (one may be set up again elsewhere)."""
+    ``again``: the placed units too (one may be set up again elsewhere), and taking back
+    a placed unit or a mine (``remove``)."""
     state = ctx.state
     grid = grid_of(ctx.map)
     setup_units = set(state.flags.get("setup_units", []))
@@ -357,6 +358,9 @@ def setup_orders(ctx: Ctx, side: str, again: bool = False) -> list[str]:
             if may_hide and aboard is not False and (
                     not rules["terrain"] or ctx.terrain(name) in rules["terrain"]):
                 orders.append(f"hide {placing.id} {name}")
+    if again:  # before 'done', a unit set up or a mine written down may be taken back
+        orders += [f"remove {u.id}" for u in placed]
+        orders += [f"remove mine {h}" for h in sorted(mined)]
     return orders
 
 
