@@ -136,10 +136,10 @@ def covered(entries: Iterable[Option], parse: Callable[[str], Order], order: Ord
 def members(entry: Option, parse: Callable[[str], Order],
             write: Callable[[Order], str]) -> list[str]:
     """The orders a frontend offers for ``entry`` when it completes what is typed
-    (autocomplete), never the family's every subset: its own order; for each unit-list
-    field it names, the order with every unit that may take part (the whole stack) and
-    with each of them alone; for each single-valued field it names, the order with each
-    value allowed. One field varies at a time; a field free to any value (``None``) keeps
+    (autocomplete), never the family's every subset: its own order; for each list field
+    it names, the order with each value alone and, for ``units``, with every unit that
+    may take part (the whole stack); for each single-valued field it names, the order
+    with each value allowed. One field varies at a time; a field free to any value (``None``) keeps
     the entry's own."""
     out = [entry.order]
     if not isinstance(entry, Listed) or not any(entry.free.values()):
@@ -162,8 +162,9 @@ def members(entry: Option, parse: Callable[[str], Order],
                 if text not in out:
                     out.append(text)
             continue
-        if isinstance(value, tuple):
-            changes: list[Any] = [tuple(allowed), *((one,) for one in allowed)]
+        if isinstance(value, tuple):  # the whole stack of units, then each alone
+            changes: list[Any] = [*([tuple(allowed)] if name == "units" else []),
+                                  *((one,) for one in allowed)]
         else:
             changes = [type(value)(one) if isinstance(value, str | int) else one
                        for one in allowed]

@@ -33,7 +33,7 @@ from adjudicator.kernel.memo import Memo
 from adjudicator.kernel.orders import Order
 from adjudicator.tanks import artillery, entry, fire, movement, scenario
 from adjudicator.tanks.context import Ctx, two_dice_at_most
-from adjudicator.tanks.hexgrid import Hex, distance, line_of_sight, neighbours
+from adjudicator.tanks.hexgrid import Direction, Hex, distance, line_of_sight, neighbours
 from adjudicator.tanks.orders import (
     Assault,
     Enter,
@@ -446,7 +446,8 @@ def legal_listing(ctx: Ctx, side: str) -> list[Listed]:
             out.append(listed(order, label, face=None))
         elif isinstance(parsed, Move) and len(parsed.steps) == 1 and parsed.steps[
                 0].startswith("face "):
-            out.append(listed(order, label))
+            # 8.3: turns in place, one or several ('face NW face S' ends facing S)
+            out.append(listed(order, label, steps=[f"face {d.name}" for d in Direction]))
             here = ctx.state.unit(parsed.unit)
             if parsed.unit not in turned and here is not None and here.hex:
                 turned.add(parsed.unit)  # 8.3: a turn in place, written "to ITS HEX face D"
