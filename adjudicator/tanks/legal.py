@@ -483,8 +483,10 @@ def _round_trips(ctx: Ctx, side: str, found: list[Order]) -> list[Listed]:
     turn in place, 8.3, already stands for it)."""
     movers: dict[str, set[str]] = {}
     for parsed in found:
+        if not isinstance(parsed, Move):
+            continue
         ends = listing_form(parsed)
-        if isinstance(parsed, Move) and isinstance(ends, Move):
+        if isinstance(ends, Move):
             here = ctx.state.unit(parsed.unit)
             turn = all(step.startswith("face ") for step in parsed.steps) and parsed.steps
             end = here.hex if turn and here is not None else ends.to  # a turn in place
