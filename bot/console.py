@@ -297,8 +297,8 @@ class Session:
         else:
             typed = [w.lower() for w in done]
             options = []
-            for entry in found:
-                words = entry.shown.split()
+            for text in (t for entry in found for t in entry.variants()):
+                words = text.split()
                 if len(words) > len(typed) and [w.lower() for w in words[:len(typed)]] == typed:
                     options.append(words[len(typed)])
             if not options:
@@ -478,8 +478,7 @@ class Session:
             return
         if self.service.info(self.local.game_id).to_act != side:
             return
-        legal = self.service.legal_orders(self.local.game_id, LOCAL, side)
-        verbs = list(dict.fromkeys(o.split()[0] for o in legal if o.split()))
+        verbs = list(dict.fromkeys(entry.verb for entry in self.entries(side) if entry.verb))
         if verbs:
             self.say(f"  now {side} may: {', '.join(verbs)} — 'legal' lists them", "dim")
 
@@ -572,7 +571,7 @@ class Session:
             self.refuse(str(error), audience)
             return
         found = self.entries(side)
-        page = listing.listing(found, wanted, side, len(found))
+        page = listing.listing(found, wanted, side, len(found), brief=not everything)
         self.listing = page
         if self.say(page.title, "bold", audience=audience):
             self.show_page(page, size=len(page.lines) if everything else listing.PAGE,

@@ -1,7 +1,9 @@
 """Legal orders as a person reads them: filtered, grouped, counted, a page at a time.
 
-``legal`` at the console (and any frontend that lists orders as text) reads the game's
-legal orders with their labels (``Game.legal_options``: a move's cost, a shot's odds),
+``legal`` at the console, by email (and any frontend that lists orders as text) reads the
+game's complete listing with its labels (``Game.legal_options(complete=True)``: a move's
+cost, a shot's odds; a family of orders as one entry, "attack 20 fresh with any of i/8
+ii/8 pi3", its units and places all matched by a filter),
 learns from the game's own order spec which words of each order are units and which are
 places (Areas, Zones, hexes), and shows each unit by its short name (``i/103``). Filters
 are words a player would type: a verb (``move``, ``cross``), a unit (``i/103``, ``pan-1``),
@@ -18,9 +20,12 @@ from typing import Any
 
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.game import Game
+from adjudicator.kernel.listed import Listed
 
 #: Lines shown per page.
 PAGE = 20
+#: Orders an overview shows of each group (the best first); the rest are counted.
+BEST = 3
 _HEX = re.compile(r"^\d{4}$")
 _PERCENT = re.compile(r"(\d+)%")
 
@@ -37,10 +42,38 @@ class Entry:
     units: tuple[str, ...]
     places: tuple[str, ...]
     names: tuple[str, ...] = ()  # the units' short names, as shown
+    family: str = ""  # a family of orders, as listed ("move any of i/269 ii/269 to 45")
 
     @property
     def line(self) -> str:
-        return f"{self.shown}  ({self.label})" if self.label else self.shown
+        text = self.family or self.shown
+        return f"{text}  ({self.label})" if self.label else text
+
+    def variants(self) -> list[str]:
+        """The texts a player may type from this entry (completion): its order and, when
+        it names one unit (one place) of a family of several, the same order by each of
+        the others (to each of the others)."""
+        out = [self.shown]
+        for name in self.names or ("",):
+            for place in self.places or ("",):
+                text = self.by(name, place)
+                if text and text not in out:
+                    out.append(text)
+        return out
+
+    def by(self, name: str, place: str = "") -> str:
+        """This entry's order given by the unit ``name`` (short) of its family instead of
+        the one it names, and to ``place`` instead of its first, when it names one of
+        each; else ''."""
+        words = self.shown.split()
+        if not self.family:
+            return ""
+        swaps = {}
+        if name and self.names and self.names[0] in words:
+            swaps[self.names[0]] = name
+        if place and self.places and self.places[0] in words:
+            swaps[self.places[0]] = place
+        return " ".join(swaps.get(w, w) for w in words) if swaps else ""
 
     @property
     def odds(self) -> float:
@@ -73,6 +106,7 @@ def entries(game: Game[Any], state: Any, side: str) -> list[Entry]:
         verb = text.split()[0] if text.split() else ""
         units: list[str] = []
         places: list[str] = []
+        free = option.free if isinstance(option, Listed) else {}
         if verb != "standing":
             try:
                 order = game.parse(text)
@@ -82,6 +116,7 @@ def entries(game: Game[Any], state: Any, side: str) -> list[Entry]:
                     if opt.kind is None:
                         continue
                     values = _values(getattr(order, opt.field, None))
+                    values += [v for v in free.get(opt.field) or () if v not in values]
                     if opt.kind.name in ("unit", "units"):
                         units += values
                     elif opt.kind.name in ("area", "path", "hex"):
@@ -92,8 +127,10 @@ def entries(game: Game[Any], state: Any, side: str) -> list[Entry]:
             except (RuleError, TypeError):
                 pass
         shown = _shortened(text, set(units), shorten)
+        family = _shortened(option.shown, set(units), shorten) if isinstance(
+            option, Listed) and option.shown else ""
         out.append(Entry(text, option.label, shown, verb, tuple(units), tuple(places),
-                         tuple(shorten(u) for u in units)))
+                         tuple(shorten(u) for u in units), family))
     return out
 
 
@@ -190,30 +227,78 @@ class Listing:
         return chunk, len(self.lines) - self.shown
 
 
-def listing(found: list[Entry], wanted: Filter, side: str, total: int) -> Listing:
-    """The matching entries grouped (by verb, or by unit; fire by firer, best odds first),
-    one per line under a heading per group."""
+def _line(entry: Entry, wanted: Filter) -> str:
+    """An entry's line; a family asked for by one of its units shown as that unit's order
+    ("legal i/269": ``move i/269 to 45``, not the family of every unit that may go)."""
+    for uid in wanted.units:
+        if uid not in entry.units:
+            continue
+        name = entry.names[entry.units.index(uid)]
+        ordered = [entry.names[entry.units.index(u)] for u in sorted(entry.units)]
+        everyone = "any of " + " ".join(ordered)
+        text = entry.family.replace(everyone, name) if everyone in entry.family else ""
+        text = text if len(entry.places) > 1 else entry.by(name) or text
+        if text:
+            return f"{text}  ({entry.label})" if entry.label else text
+    return entry.line
+
+
+def _best(members: list[Entry]) -> list[Entry]:
+    """A group's entries, the best first: shots by their odds; attacks by how many units
+    may join (the strongest first); moves by their cost (the cheapest first); otherwise
+    as the game lists them."""
+    def score(entry: Entry) -> tuple[float, ...]:
+        if entry.verb in ("fire", "assault"):
+            return (-entry.odds,)
+        if entry.verb == "attack":
+            return (-len(entry.units),)
+        if entry.verb == "move":
+            found = _COST.match(entry.label)
+            return (int(found.group(1)) if found else 99,)
+        return ()
+    return sorted(members, key=score)
+
+
+_COST = re.compile(r"(\d+)(?:-\d+)? MF")
+
+
+def listing(found: list[Entry], wanted: Filter, side: str, total: int,
+            brief: bool = True) -> Listing:
+    """The matching entries grouped (by verb, or by unit; fire by firer), the best first
+    in each group, one per line under a heading per group with its count.
+
+    ``brief`` (issue 23: short answers): when nothing narrows the listing and it is
+    longer than a page, each group shows its :data:`BEST` best orders and counts the
+    rest with the filter that lists them (``... 74 more: legal attack``)."""
     chosen = [e for e in found if wanted.matches(e)]
     groups: dict[str, list[Entry]] = {}
+    asks: dict[str, str] = {}  # a group -> the filter that lists it whole
     by_unit = wanted.group == "unit"
     for entry in chosen:
         if entry.verb in ("fire", "assault") and entry.names:
             key = f"{entry.verb} by {entry.names[0]}"
+            ask = f"{entry.verb} {entry.names[0]}"
         elif by_unit:
-            key = entry.names[0] if entry.names else entry.verb
+            key = ask = entry.names[0] if entry.names else entry.verb
         else:
-            key = entry.verb
+            key = ask = entry.verb
         groups.setdefault(key, []).append(entry)
+        asks.setdefault(key, ask)
+    short = brief and not wanted.verbs and not wanted.units and not wanted.places and sum(
+        len(members) + 1 for members in groups.values()) > PAGE
     lines: list[str] = []
     for key, members in groups.items():
-        if any(m.verb in ("fire", "assault") for m in members):
-            members = sorted(members, key=lambda m: -m.odds)
+        members = _best(members)
         lines.append(f"{key} ({len(members)}):")
-        lines += [f"  {m.line}" for m in members]
+        shown = members[:BEST] if short else members
+        lines += [f"  {_line(m, wanted)}" for m in shown]
+        if len(members) > len(shown):
+            lines.append(f"  ... {len(members) - len(shown)} more: legal {asks[key]}")
     what = f" matching '{wanted.describe()}'" if wanted.describe() else ""
     title = (f"{len(chosen)} legal order(s) for {side}{what}"
              + (f" (of {total})" if what else "")
-             + (f" in {len(groups)} group(s)" if len(groups) > 1 else ""))
+             + (f" in {len(groups)} group(s)" if len(groups) > 1 else "")
+             + (", the best of each" if short else ""))
     return Listing(title, lines)
 
 

@@ -41,6 +41,25 @@ are column then row (`2413`, also `24.13`); facings are `N NE SE S SW NW` (or 1-
 [face D]` (Stalin's Tanks) take the cheapest legal path and say which; the legal lists offer
 each destination once with its cost (docs/rulings.md, "Move by destination").
 
+**What `legal` lists.** Every order the rules accept now, compactly: an entry may stand for
+a family of orders — `attack 20 fresh with any of i/8 ii/8 iii/8 pi3` (any of them may
+join), `move any of i/269 ii/269 to 45` (the units of an Area that reach it, by any path,
+`via` or not), `fortify 69 with an Engineer (1057eng)`, the casualties of a combat paid by
+any units of the Group and retreating to any legal Area; a Stalin's Tanks move to a hex by
+any path and with any facing at the end (a move out and back to its own hex too),
+`enter all` on any range of map edge hexes with any facing, combined fire by any of the
+infantry that may fire at the target. Plain `legal` answers one page: each group (by verb,
+or `legal by unit`) with its count and its best orders first — the strongest attack, the
+cheapest move, the best odds — and the rest counted with the filter that lists them
+(`... 921 more: legal move`); `legal all` lists everything. Filters are words a player
+types — a verb (`fortify`), a unit by id or short name (`1mrb2`), a place (`45`,
+`mamayev`, `2413`); an entry matches when a unit or place of its family does. The console
+and email share the listing and the filter; Discord's autocomplete searches every family
+by its whole stack and each of its units alone (typing `i/2` finds `g94:i/267`, `yel` an
+Area by its name). A test draws orders of every verb from the spec (not from `legal`) over
+random positions of both games and checks that each accepted one is listed and each listed
+one accepted (tests/kernel/test_legal_complete.py: it prints positions × orders tried).
+
 **Secret orders** (hidden units, mines) are typed privately: in a direct message with the
 bot, or after `secret` at the console. **Standing orders** (`standing KIND POLICY`) answer a
 kind of decision at once; they may be given anywhere and stay private.

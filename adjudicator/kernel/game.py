@@ -30,6 +30,7 @@ from adjudicator.kernel.dice import Dice, Roll
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import PUBLIC, Event
 from adjudicator.kernel.journal import ROLL_MARKS, RollMarks
+from adjudicator.kernel.listed import complete_orders
 from adjudicator.kernel.orders import (
     Order,
     Resign,
@@ -215,11 +216,27 @@ class Game(ABC, Generic[S]):
 
     def legal_options(self, state: S, side: str, complete: bool = False) -> list[Option]:
         """:meth:`legal_orders` with a short label each for listings (a move's cost, a
-        shot's odds); a pending decision's own options. ``complete``: every legal order,
-        where :meth:`legal_orders` gives a sample."""
+        shot's odds); a pending decision's own options. ``complete``: every order the
+        rules accept, compactly — entries may be :class:`~adjudicator.kernel.listed.
+        Listed` families (any of some units, any path), where :meth:`legal_orders` gives a
+        sample of single orders."""
         if state.pending is not None and self.acting_side(state) == side:
             return list(state.pending.options)
         return [Option(order=order) for order in self.legal_orders(state, side)]
+
+    def complete_orders(self, state: S, side: str) -> list[str]:
+        """Every legal order as autocomplete searches it: each family of
+        :meth:`legal_options` (``complete=True``) by its own order, its whole stack and
+        each of its units alone, each value it allows (:func:`~adjudicator.kernel.listed.
+        complete_orders`)."""
+        return complete_orders(self.legal_options(state, side, complete=True), self.parse,
+                               self.format)
+
+    def listing_form(self, order: Order) -> Order:
+        """``order`` as a complete listing compares it (``kernel.listed.covered``): a game
+        whose orders may name one destination in several ways (a path, or ``to HEX``)
+        writes them one way here. By default the order itself."""
+        return order
 
     def standing_policies(self) -> list[StandingPolicy]:
         """Policies a side may set for kinds of decisions."""

@@ -284,6 +284,19 @@ def next_strike(ctx: Ctx, dice: Dice) -> None:
         declare(ctx, GERMAN, uid, area, group, dice)
 
 
+def bombard_targets(ctx: Ctx) -> list[tuple[str, list[str]]]:
+    """20.4: the Fresh Observers (and the Luftwaffe, by day) with the Areas each may
+    strike in the Opening Bombardment."""
+    candidates = sorted(u for u, unit in ctx.state.units.items()
+                        if ctx.d(u).side == GERMAN and ctx.d(u).kind == "artillery"
+                        and unit.fresh and unit.loc in ctx.board.areas)
+    air = luftwaffe(ctx)
+    if air is not None and ctx.fresh(air) and luftwaffe_day(ctx):
+        candidates.append(air)
+    return [(uid, observer_targets(ctx, uid) if ctx.d(uid).kind == "artillery"
+             else sorted(ctx.board.areas)) for uid in candidates]
+
+
 def bombard_options(ctx: Ctx) -> list[str]:
     """Opening Bombardments the legal query offers: every Fresh Observer at its first
     target Area (no Area twice), with the Luftwaffe too."""
@@ -291,15 +304,7 @@ def bombard_options(ctx: Ctx) -> list[str]:
         return []
     strikes: list[tuple[str, str, str]] = []
     used: set[str] = set()
-    candidates = sorted(u for u, unit in ctx.state.units.items()
-                        if ctx.d(u).side == GERMAN and ctx.d(u).kind == "artillery"
-                        and unit.fresh and unit.loc in ctx.board.areas)
-    air = luftwaffe(ctx)
-    if air is not None and ctx.fresh(air) and luftwaffe_day(ctx):
-        candidates.append(air)
-    for uid in candidates:
-        targets = observer_targets(ctx, uid) if ctx.d(uid).kind == "artillery" else sorted(
-            ctx.board.areas)
+    for uid, targets in bombard_targets(ctx):
         for area in targets:
             if area in used:
                 continue

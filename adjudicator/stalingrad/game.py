@@ -44,7 +44,14 @@ from adjudicator.stalingrad.board import (
 )
 from adjudicator.stalingrad.context import Ctx
 from adjudicator.stalingrad.last_action import LastAction, OrderRecord, fold, seen_by
-from adjudicator.stalingrad.legal import MAX_ORDERS, legal_entries, legal_orders
+from adjudicator.stalingrad.legal import (
+    HINT,
+    MAX_ORDERS,
+    decision_listing,
+    legal_entries,
+    legal_listing,
+    legal_orders,
+)
 from adjudicator.stalingrad.orders import (
     SPEC,
     Advantage,
@@ -435,20 +442,20 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
                     | ArtilleryAnswer() | CardPick():
                 raise RuleError("decision", f"no decision is pending: '{self.format(order)}' "
                                 f"answers a question the game asks; it is {side}'s impulse "
-                                "now", self.legal_orders(state, side)[:12])
+                                "now", self._hint(state, side))
             case Setup() | SetupAuto() | SetupDone():
                 raise RuleError("5.4", "the setup is over: the game is in play "
                                 f"({ctx.board.date_label(state.date)}, "
                                 f"{'day' if state.day else 'night'})",
-                                self.legal_orders(state, side)[:12])
+                                self._hint(state, side))
             case RollRubble():
                 raise RuleError("5.7", "the initial Rubble has already been rolled",
-                                self.legal_orders(state, side)[:12])
+                                self._hint(state, side))
             case Bid():
                 raise RuleError("22.11", "bids are made before the game begins")
             case _:
                 raise RuleError("8.1", f"'{self.format(order)}' is not an impulse order",
-                                self.legal_orders(state, side)[:12])
+                                self._hint(state, side))
 
     @staticmethod
     def _answer(ctx: Ctx, side: str, order: Order, dice: Dice) -> None:
@@ -468,15 +475,31 @@ class StalingradGame(Game[StalingradState], name="stalingrad",
         # what the log recorded).
         return legal_orders(Ctx(self.board_for(state), state.copy_for_apply()), side)
 
+    def _hint(self, state: StalingradState, side: str) -> list[str]:
+        """The first legal orders, for a refusal to name (the moves, found last, only when
+        few other orders come first)."""
+        if self.acting_side(state) != side:
+            return []
+        ctx = Ctx(self.board_for(state), state.copy_for_apply())
+        return [order for order, _ in legal_entries(ctx, side, HINT)][:HINT]
+
     def legal_options(self, state: StalingradState, side: str, complete: bool = False
                       ) -> list[Option]:
-        """The legal orders with their cost: a move once per destination, "3 MF"."""
-        if state.result is not None or self.acting_side(state) != side \
-                or state.pending is not None:
+        """The legal orders with their cost: a move once per destination, "3 MF";
+        ``complete``: every order the rules accept, in compact families
+        (:func:`~adjudicator.stalingrad.legal.legal_listing`, a decision's answers by
+        :func:`~adjudicator.stalingrad.legal.decision_listing`)."""
+        if state.result is not None or self.acting_side(state) != side:
+            return []
+        ctx = Ctx(self.board_for(state), state.copy_for_apply())
+        if state.pending is not None:
+            if complete:
+                return list(decision_listing(ctx, state.pending))
             return super().legal_options(state, side)
-        return [Option(order=order, label=label) for order, label in
-                legal_entries(Ctx(self.board_for(state), state.copy_for_apply()), side,
-                              None if complete else MAX_ORDERS)]
+        if complete:
+            return list(legal_listing(ctx, side))
+        return [Option(order=order, label=label)
+                for order, label in legal_entries(ctx, side, MAX_ORDERS)]
 
     def short_unit(self, state: StalingradState, uid: str) -> str:
         """A unit's designation ("i/103") when only it has it, else its id."""

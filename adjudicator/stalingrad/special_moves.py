@@ -174,6 +174,12 @@ def do_fortify(ctx: Ctx, side: str, order: Fortify, dice: Dice) -> None:
     level = ctx.state.rubble.get(area, 0)
     if level >= constants.max_rubble:
         raise RuleError("14.2", f"{ctx.name(area)} already has Rubble {level}, the maximum")
+    if overfills(ctx, side, area, 0):
+        # 7.1: an attempt ends the units' movement (14.3), and no unit may end its
+        # movement in an overfull Area: the impulse could never end (docs/rulings.md)
+        raise RuleError("7.1", f"more than ten {side} Combat units are in {ctx.name(area)}: "
+                        "a fortification attempt ends the units' movement there; move "
+                        "units out first")
     spent_mf = max(ctx.act(u).mf for u in uids)
     tem = ctx.board.area(area).tem
     roll = dice.roll(f"Fortification dr ({area})", count=1)

@@ -165,10 +165,12 @@ def expand(ctx: Ctx, side: str, order: Enter) -> list[Move]:
 
 
 def entry_orders(ctx: Ctx, side: str) -> list[tuple[str, str]]:
-    """6.5: the legal orders to list: per map edge the waiting units may enter by, the
-    whole edge, facing inward (``enter all at 0101-3101 face S``), labelled with how many
-    units it brings on; none outside the First Movement Phase or when none may enter."""
-    if ctx.state.phase != "move1" or ctx.state.phasing != side:
+    """6.5: the legal orders to list: per map edge the waiting units may enter by, one
+    range facing inward — the whole edge (``enter all at 0101-3101 face S``), else the
+    longest run of it between hexes holding an enemy unit the side sees (6.3) that
+    brings them on — labelled with how many units it brings on; none outside the
+    side's movement phases or when none may enter."""
+    if ctx.state.phase not in ("move1", "move2") or ctx.state.phasing != side:
         return []
     units = to_enter(ctx, side)
     if not units:
@@ -176,17 +178,32 @@ def entry_orders(ctx: Ctx, side: str) -> list[tuple[str, str]]:
     edges = sorted({e for u in units for e in (u.enter_edges or "NESW")})
     found: list[tuple[str, str]] = []
     for edge in edges:
-        hexes = ctx.map.edge_hexes(edge)
-        order = Enter(hexes=(str(hexes[0]), str(hexes[-1])), face=EDGE_INWARD[edge].name)
-        try:  # listed only when each move, judged on its own, is legal (25.1's road...)
-            moves = expand(ctx, side, order)
-            for move in moves:
-                unit = ctx.state.unit(move.unit)
-                assert unit is not None
-                movement.plan(ctx, side, unit, move.steps)
-        except RuleError:
-            continue
-        if moves:
-            found.append((f"enter all at {'-'.join(order.hexes)} face {order.face}",
-                          f"{len(moves)} units enter by the {EDGE_WORDS[edge]} edge (6.5)"))
+        face = EDGE_INWARD[edge].name
+        for hexes in _runs(ctx, side, [str(h) for h in ctx.map.edge_hexes(edge)]):
+            order = Enter(hexes=(hexes[0], hexes[-1]), face=face)
+            try:  # listed only when each move, judged on its own, is legal (25.1's road...)
+                moves = expand(ctx, side, order)
+                for move in moves:
+                    unit = ctx.state.unit(move.unit)
+                    assert unit is not None
+                    movement.plan(ctx, side, unit, move.steps)
+            except RuleError:
+                continue
+            if moves:
+                found.append((f"enter all at {'-'.join(order.hexes)} face {order.face}",
+                              f"{len(moves)} units enter by the {EDGE_WORDS[edge]} edge "
+                              "(6.5)"))
+                break
     return found
+
+
+def _runs(ctx: Ctx, side: str, edge: list[str]) -> list[list[str]]:
+    """The ranges of an edge an entry may try: the whole edge, then its runs between the
+    hexes holding an enemy unit ``side`` sees (6.3: none may enter them), longest first."""
+    runs: list[list[str]] = [[]]
+    for hex_name in edge:
+        if any(u.side != side for u in ctx.visible_occupants(hex_name, side)):
+            runs.append([])
+        else:
+            runs[-1].append(hex_name)
+    return [edge, *sorted((r for r in runs if r and r != edge), key=len, reverse=True)]

@@ -473,12 +473,22 @@ class TanksGame(Game[TanksState], name="tanks", title="Stalin's Tanks", sides=SI
 
     def legal_options(self, state: TanksState, side: str, complete: bool = False
                       ) -> list[Option]:
-        """The legal orders with a label each: a move's cost, a shot's odds."""
-        if state.result is not None or self.acting_side(state) != side \
-                or state.pending is not None:
+        """The legal orders with a label each: a move's cost, a shot's odds.
+        ``complete``: the complete listing, in the Defensive Fire decision too (5.1: its
+        answer is any fire order the rules accept, so its families are the fire phase's —
+        AT or AP named, combined fire by any of the infantry, 13.1, 15.2)."""
+        if state.result is not None or self.acting_side(state) != side:
+            return super().legal_options(state, side)
+        if complete and (state.pending is None or state.pending.kind == defensive.DEFENSIVE):
+            return list(legal.legal_listing(self.ctx(state), side))
+        if state.pending is not None:
             return super().legal_options(state, side)
         return [Option(order=order, label=label)
                 for order, label in legal.legal_entries(self.ctx(state), side)]
+
+    def listing_form(self, order: Order) -> Order:
+        """A move by where it ends (``tanks.legal.listing_form``)."""
+        return legal.listing_form(order)
 
     # ---- conformance ----------------------------------------------------------------------
 

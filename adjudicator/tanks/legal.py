@@ -28,11 +28,24 @@ from collections.abc import Iterable
 from typing import Any
 
 from adjudicator.kernel.errors import RuleError
+from adjudicator.kernel.listed import Listed, any_of, listed
 from adjudicator.kernel.memo import Memo
+from adjudicator.kernel.orders import Order
 from adjudicator.tanks import artillery, entry, fire, movement, scenario
 from adjudicator.tanks.context import Ctx, two_dice_at_most
-from adjudicator.tanks.hexgrid import Hex, distance, line_of_sight
-from adjudicator.tanks.orders import Assault, Fire, format_order
+from adjudicator.tanks.hexgrid import Direction, Hex, distance, line_of_sight, neighbours
+from adjudicator.tanks.orders import (
+    Assault,
+    Enter,
+    Fire,
+    Hide,
+    Load,
+    Move,
+    Place,
+    Unload,
+    format_order,
+    parse_order,
+)
 from adjudicator.tanks.paths import (
     Grid,
     Mover,
@@ -44,7 +57,7 @@ from adjudicator.tanks.paths import (
     grid_of,
     weights,
 )
-from adjudicator.tanks.spec import PROHIBITED
+from adjudicator.tanks.spec import EDGE_WORDS, PROHIBITED
 from adjudicator.tanks.state import FIRE_PHASES, PHASE_NAMES, Unit
 
 # ---- movement ----------------------------------------------------------------------------------
@@ -283,9 +296,11 @@ def _zone(ctx: Ctx, side: str, group: str, grid: Grid) -> tuple[int, ...]:
         i for i, name in enumerate(grid.names) if scenario.zone_allows(ctx, side, group, name)))
 
 
-def setup_orders(ctx: Ctx, side: str) -> list[str]:
+def setup_orders(ctx: Ctx, side: str, again: bool = False) -> list[str]:
     """Set-up: every allowed hex for the next unplaced unit of each type and group (4.0,
-    20.0 hidden where allowed, 25.2's unhidden minimum kept), and every mine hex (19.1)."""
+    20.0 hidden where allowed, 25.2's unhidden minimum kept), and every mine hex (19.1).
+    ``again``: the placed units too (one may be set up again elsewhere), and taking back
+    a placed unit or a mine (``remove``)."""
     state = ctx.state
     grid = grid_of(ctx.map)
     setup_units = set(state.flags.get("setup_units", []))
@@ -305,19 +320,32 @@ def setup_orders(ctx: Ctx, side: str) -> list[str]:
     rules = state.flags.get("hidden", {}).get(side)
     hiding = bool(rules and rules["mode"] == "hidden")
     seen: set[tuple[str, str]] = set()
-    for unit in waiting:
+    hid: set[tuple[str, str]] = set()
+    placed = [u for u in state.units if u.side == side and u.status == "on"
+              and u.id in setup_units] if again else []
+    for unit in [*waiting, *placed]:  # a placed unit may be set up again elsewhere
         group = "" if unit.force == "setup" else unit.force
-        if (unit.type, group) in seen:
+        key = (unit.type, group)
+        # 25.2: whether a unit may hide depends on the others left unhidden, so a hidden
+        # unit set up again may hide where the next one of its type may not
+        may_hide = hiding and key not in hid and _may_hide(state.units, unit, rules)
+        if key in seen and not may_hide:
             continue
-        seen.add((unit.type, group))
+        placing_too = key not in seen
+        seen.add(key)
+        if may_hide:
+            hid.add(key)
         kind_type = ctx.type_of(unit)
         costs = _costs(ctx, grid, kind_type.kind)
-        may_hide = hiding and _may_hide(state.units, unit, rules)
         for i in _zone(ctx, side, group, grid):
             if costs[i] == PROHIBITED:
                 continue
             name = grid.names[i]
-            there = occupied.get(name, [])
+            there = [u for u in occupied.get(name, []) if u.id != unit.id]
+            placing = unit
+            if len(there) == 1 and there[0].id in setup_units and (
+                    there[0].type, there[0].force) == (unit.type, unit.force):
+                placing, there = there[0], []  # the unit of this type there, set up again
             aboard: bool | None = None  # None: empty hex; else the halftrack's hiddenness
             if there:
                 carrier = there[0]
@@ -325,11 +353,14 @@ def setup_orders(ctx: Ctx, side: str) -> list[str]:
                         "infantry", "at_gun") or ctx.type_of(carrier).kind != "halftrack":
                     continue
                 aboard = carrier.hidden
-            if aboard is not True:
-                orders.append(f"place {unit.id} {name}")
+            if aboard is not True and placing_too:
+                orders.append(f"place {placing.id} {name}")
             if may_hide and aboard is not False and (
                     not rules["terrain"] or ctx.terrain(name) in rules["terrain"]):
-                orders.append(f"hide {unit.id} {name}")
+                orders.append(f"hide {placing.id} {name}")
+    if again:  # before 'done', a unit set up or a mine written down may be taken back
+        orders += [f"remove {u.id}" for u in placed]
+        orders += [f"remove mine {h}" for h in sorted(mined)]
     return orders
 
 
@@ -371,11 +402,12 @@ def legal_orders(ctx: Ctx, side: str) -> list[str]:
     return [o for o, _ in legal_entries(ctx, side)]
 
 
-def legal_entries(ctx: Ctx, side: str) -> list[tuple[str, str]]:
-    """:func:`legal_orders` with a label each: a move's cost, a shot's odds."""
+def legal_entries(ctx: Ctx, side: str, complete: bool = False) -> list[tuple[str, str]]:
+    """:func:`legal_orders` with a label each: a move's cost, a shot's odds.
+    ``complete``: the set-up of placed units again too."""
     state = ctx.state
     if state.phase == "setup":
-        return [(order, "") for order in setup_orders(ctx, side)]
+        return [(order, "") for order in setup_orders(ctx, side, complete)]
     done = [("done", f"end the {PHASE_NAMES[state.phase]}")]
     if state.phase in FIRE_PHASES:
         return done + [(o, label) for o, _, label in fire_options(ctx, side)]
@@ -384,3 +416,127 @@ def legal_entries(ctx: Ctx, side: str) -> list[tuple[str, str]]:
         ctx, side, [o for o, _ in moves])[1]
     return [*([] if owed else done), *((o, "") for o in barrage_orders(ctx, side)),
             *entry.entry_orders(ctx, side), *moves]
+
+
+# ---- the complete listing --------------------------------------------------------------------
+
+
+def legal_listing(ctx: Ctx, side: str) -> list[Listed]:
+    """Every order ``side`` may give now, compactly (:class:`~adjudicator.kernel.listed.
+    Listed`): :func:`legal_entries` with the families they stand for — a move to a hex
+    by any path and with any facing at the end (the rules judge the path and the turn;
+    ``TanksGame.listing_form`` writes a path by its end), combined infantry fire on a
+    target by any of the infantry that may fire at it (15.2), a whole entry on any range
+    of edge hexes (6.5), a set-up order for any
+    unit of the same type and group (4.0, 20.0)."""
+    entries = [(order, label, parse_order(order))
+               for order, label in legal_entries(ctx, side, complete=True)]
+    out: list[Listed] = []
+    infantry: dict[str, list[str]] = {}
+    for _, _, parsed in entries:
+        if isinstance(parsed, Fire) and parsed.mode is None and all(
+                _kind(ctx, u) == "infantry" for u in parsed.units):
+            infantry.setdefault(parsed.target, [])
+            infantry[parsed.target] += [u for u in parsed.units
+                                        if u not in infantry[parsed.target]]
+    alike = _alike(ctx, side)
+    turned: set[str] = set()
+    for order, label, parsed in entries:
+        if isinstance(parsed, Move) and parsed.to is not None:
+            out.append(listed(order, label, face=None))
+        elif isinstance(parsed, Move) and len(parsed.steps) == 1 and parsed.steps[
+                0].startswith("face "):
+            # 8.3: turns in place, one or several ('face NW face S' ends facing S)
+            out.append(listed(order, label, steps=[f"face {d.name}" for d in Direction]))
+            here = ctx.state.unit(parsed.unit)
+            if parsed.unit not in turned and here is not None and here.hex:
+                turned.add(parsed.unit)  # 8.3: a turn in place, written "to ITS HEX face D"
+                out.append(listed(f"move {parsed.unit} to {here.hex} {parsed.steps[0]}",
+                                  label, face=None))
+        elif isinstance(parsed, Fire) and parsed.target in infantry and set(
+                parsed.units) <= set(infantry[parsed.target]):
+            able = sorted(infantry[parsed.target])
+            out.append(listed(order, label, f"fire {any_of(able)} at {parsed.target}"
+                              if len(able) > 1 else "", units=able, mode=("at", "ap")))
+        elif isinstance(parsed, Enter):
+            # 6.5: any range of map edge hexes, any facing (a range on another edge
+            # through a corner of this one brings the units on at the corner)
+            out.append(listed(order, label, f"{order} (or any range of map edge hexes, "
+                              "any facing)", face=None,
+                              hexes=dict.fromkeys(str(h) for e in EDGE_WORDS
+                                                  for h in ctx.map.edge_hexes(e))))
+        elif isinstance(parsed, Place | Hide):
+            same = alike.get(parsed.unit, [parsed.unit])
+            out.append(listed(order, label, f"{order.split()[0]} {any_of(same)} {parsed.hex}"
+                              if len(same) > 1 else "", unit=same, facing=None))
+        elif isinstance(parsed, Fire) and parsed.mode is None:  # the default, or named
+            out.append(listed(order, label, mode=("at", "ap")))
+        else:
+            out.append(listed(order, label))
+    return out + _round_trips(ctx, side, [parsed for _, _, parsed in entries])
+
+
+def _round_trips(ctx: Ctx, side: str, found: list[Order]) -> list[Listed]:
+    """6.1: a move out and back to the hex it began in (``move infsu-8 2024 2125``) is a
+    move the rules accept (the unit has moved, its MF spent), though it ends where it
+    began: one such path per unit that may move and has no listed order ending there (a
+    turn in place, 8.3, already stands for it)."""
+    movers: dict[str, set[str]] = {}
+    for parsed in found:
+        if not isinstance(parsed, Move):
+            continue
+        ends = listing_form(parsed)
+        if isinstance(ends, Move):
+            here = ctx.state.unit(parsed.unit)
+            turn = all(step.startswith("face ") for step in parsed.steps) and parsed.steps
+            end = here.hex if turn and here is not None else ends.to  # a turn in place
+            movers.setdefault(parsed.unit, set()).add(end or "")
+    out: list[Listed] = []
+    for uid, to in movers.items():
+        unit = ctx.state.unit(uid)
+        if unit is None or unit.hex is None or unit.hex in to:
+            continue
+        for near in neighbours(Hex.parse(unit.hex)):
+            path = (str(near), unit.hex)
+            try:
+                movement.plan(ctx, side, unit, path)
+            except RuleError:
+                continue
+            out.append(listed(format_order(Move(unit=uid, steps=path)),
+                              "out and back: it has moved (6.1)", face=None))
+            break
+    return out
+
+
+def _kind(ctx: Ctx, uid: str) -> str:
+    unit = ctx.state.unit(uid)
+    return ctx.type_of(unit).kind if unit is not None else ""
+
+
+def _alike(ctx: Ctx, side: str) -> dict[str, list[str]]:
+    """Set-up: each unit's interchangeable units (same type and group, 4.0), waiting or
+    placed already (a placed unit may be set up again elsewhere)."""
+    setup = set(ctx.state.flags.get("setup_units", []))
+    groups: dict[tuple[str, str], list[str]] = {}
+    for u in ctx.state.units:
+        if u.side == side and u.status in ("waiting", "on") and u.id in setup:
+            groups.setdefault((u.type, u.force), []).append(u.id)
+    return {uid: sorted(ids) for ids in groups.values() for uid in ids}
+
+
+def listing_form(order: Order) -> Order:
+    """A move, load or unload written by where it ends: a path's last hex (``to HEX``,
+    the facing left to the mover), its last turn, its exit or overrun."""
+    if isinstance(order, Move):
+        if order.to is not None:
+            return Move(unit=order.unit, to=order.to)
+        last = order.steps[-1]
+        if last == "exit" or last.startswith("overrun"):
+            return Move(unit=order.unit, steps=(last,))
+        hexes = [s for s in order.steps if not s.startswith("face")]
+        if hexes:
+            return Move(unit=order.unit, to=hexes[-1])
+        return Move(unit=order.unit, steps=(last,))
+    if isinstance(order, Load | Unload) and order.steps:
+        return order.model_copy(update={"steps": (order.steps[-1],)})
+    return order

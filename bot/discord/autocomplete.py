@@ -49,17 +49,20 @@ def _key(text: str) -> str:
 
 
 _SPLIT = re.compile(r"[\s,;:/()\-]+")
+#: Words as a player names a unit: its short name after a formation prefix ("i/267").
+_NAMES = re.compile(r"[\s,;:()]+")
 
 
 def matches(candidate: str, typed: str) -> int | None:
     """How well ``typed`` matches ``candidate``, case-insensitively: 0 prefix, 1 prefix of
-    a word, 2 each typed word a prefix of successive words ("att 14" -> "attack 14 with"),
+    a word (or of a unit's short name: "i/2" finds "g94:i/267"), 2 each typed word a
+    prefix of successive words ("att 14" -> "attack 14 with"),
     3 substring, 4 letters in order; None for no match."""
     c, t = _key(candidate), _key(typed_value(typed).strip())
     if not t or c.startswith(t):
         return 0
     words = [w for w in _SPLIT.split(c) if w]
-    if any(word.startswith(t) for word in words):
+    if any(word.startswith(t) for word in (*words, *_NAMES.split(c))):
         return 1
     wanted = [w for w in _SPLIT.split(t) if w]
     position = 0
@@ -224,6 +227,8 @@ def suggest(spec: OrderSpec, verb: CompiledVerb, legal: Sequence[str], option: s
                                          or typed.endswith(" ")):
         return stack_suggestions(spec, verb, legal, option, others, typed)
     candidates = slot_candidates(spec, verb, legal, option, others)
+    if option in _stack_slots(verb):  # one unit before the stacks it may lead
+        candidates.sort(key=lambda c: len(_stack_words(c)))
     if names:  # a place's key or its printed name ("yel" finds "3 Yellow House")
         shown = {labelled(c, names): c for c in candidates}
         ranked = [shown[label] for label in rank(shown, typed, limit)]

@@ -10,10 +10,10 @@ import hashlib
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, PUBLIC
 from bot import commands as catalogue
-from bot import seat_secrets
+from bot import listing, seat_secrets
 from bot.deadlines import duration
 from bot.mail.commands import Line
-from bot.mail.session import Refusal, Session, listed, number
+from bot.mail.session import LIST_LIMIT, Refusal, Session, number
 from bot.service import ServiceError
 from bot.web.settings import link_url
 
@@ -263,20 +263,25 @@ def cmd_log(s: Session, line: Line) -> None:
 
 
 def cmd_legal(s: Session, line: Line) -> None:
+    """The side's legal orders, read and filtered as at the console (:mod:`bot.listing`:
+    the complete listing, a family of orders on one line; verbs, units, places)."""
     info = s.game()
     side = s.require_side(info)
-    orders = s.call(s.service.legal_orders, info.id, s.actor, side)
-    wanted = [w.lower() for w in line.words[1:]]
-    chosen = [o for o in orders if all(any(part.startswith(w) for part in o.lower().split())
-                                       for w in wanted)]
-    if not orders:
+    found = s.call(s.service.legal_entries, info.id, s.actor, side)
+    wanted = s.call(s.service.legal_filter, info.id, s.actor, side, line.words[1:])
+    page = listing.listing(found, wanted, side, len(found))
+    if not found:
         s.say(f"  {side} has no order to give now" + (f" (to act: {info.to_act})"
                                                          if info.to_act else ""))
-    elif not chosen:
-        s.say(f"  none of {side}'s {len(orders)} legal orders has all of: {' '.join(wanted)}")
+    elif not page.lines:
+        s.say(f"  none of {side}'s {len(found)} legal orders matches: {wanted.describe()}")
     else:
-        s.say(f"  {side} may give ({len(chosen)} of {len(orders)}):")
-        s.say("  " + listed(chosen, "legal WORD WORD"))
+        s.say(f"  {side} may give: {page.title}")
+        lines, left = page.page(LIST_LIMIT)
+        for text in lines:
+            s.say("  " + text)
+        if left:
+            s.say(f"  (+{left} more lines: narrow it with 'legal UNIT | PLACE | VERB')")
 
 
 def cmd_policies(s: Session, line: Line) -> None:

@@ -77,7 +77,8 @@ class Reads(ServiceBase):
     def legal_orders(self, game_id: str, actor: Actor, side: str | None = None, *,
                      complete: bool = False) -> list[str]:
         """The orders ``side`` may give now, from the game's own rules and data pack
-        (``complete``: every one, where the game's list is a sample — what autocomplete
+        (``complete``: every one, where the game's list is a sample — each family of the
+        complete listing by its whole stack and each unit alone, what autocomplete
         searches, issue 29).
 
         Without ``side``: the side to act if the actor holds it (a GM: the side to act),
@@ -90,7 +91,7 @@ class Reads(ServiceBase):
         if side is None or ctx.row["status"] != "active":
             return []
         if complete:
-            return [o.order for o in ctx.game.legal_options(ctx.state, side, complete=True)]
+            return ctx.game.complete_orders(ctx.state, side)
         return list(ctx.game.legal_orders(ctx.state, side))
 
     def setup_guide(self, game_id: str, actor: Actor) -> SetupGuide | None:

@@ -35,7 +35,9 @@ def test_legal_filters_by_unit_place_and_verb_with_a_count_and_pages(tmp_path: P
     console.run()
     text = out.getvalue()
     assert "legal order(s) for german matching 'i/103'" in text
-    assert "move i/103 to 14  (" in text and "g14pz:i/103" not in text.split("i/103'")[1][:400]
+    # a family of moves asked for by one of its units: that unit's order, the cheapest first
+    assert "move i/103 to 3  (1 MF)" in text
+    assert "g14pz:i/103" not in text.split("i/103'")[1][:400]
     assert "matching 'orlovka'" in text and "attack 20 fresh with" in text
     assert "matching 'move by unit'" in text and "group(s)" in text
     assert "'legal more' for the next page" in text

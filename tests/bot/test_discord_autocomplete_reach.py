@@ -16,7 +16,7 @@ import pytest
 
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.spec import CompiledVerb, OrderSpec
-from bot.discord.autocomplete import read_order, suggest
+from bot.discord.autocomplete import MAX_CHOICE_LENGTH, read_order, suggest
 from tests.kernel.duel import DuelGame
 from tests.stalingrad.test_legal_query import positions
 from tests.stalingrad.test_rules_random_play import GAME
@@ -52,7 +52,7 @@ def reach(spec: OrderSpec, verb: CompiledVerb, legal: list[str], values: dict[st
 def check_every_order(game: Game[Any], state: Any, side: str, rng: random.Random,
                       sample: int) -> int:
     spec = game.order_spec
-    legal = [o.order for o in game.legal_options(state, side, complete=True)]
+    legal = game.complete_orders(state, side)
     verbs = {v.name: v for v in spec.verbs}
     chosen = legal if len(legal) <= sample else rng.sample(legal, sample)
     checked = 0
@@ -112,7 +112,7 @@ def test_29_the_opening_offers_every_order_not_the_first_400() -> None:
     field by field (a sample of each, seeded)."""
     game, state = opening()
     spec = game.order_spec
-    legal = [o.order for o in game.legal_options(state, "german", complete=True)]
+    legal = game.complete_orders(state, "german")
     assert len(legal) > 400 and "move g94:i/267 to 3" in legal
     verbs = {v.name: v for v in spec.verbs}
     rng = random.Random(29)
@@ -132,7 +132,7 @@ def test_29_a_stack_is_kept_while_typed_and_to_offers_its_common_destinations() 
     typed the destinations each of them may reach."""
     game, state = opening()
     spec = game.order_spec
-    legal = [o.order for o in game.legal_options(state, "german", complete=True)]
+    legal = game.complete_orders(state, "german")
     move = next(v for v in spec.verbs if v.name == "move")
     stacked = suggest(spec, move, legal, "units", {}, "g94:i/267 ")
     assert stacked[:4] == [f"g94:i/267 {u}" for u in
@@ -147,3 +147,43 @@ def test_29_a_stack_is_kept_while_typed_and_to_offers_its_common_destinations() 
     common = reachable("g94:i/267") & reachable("g94:ii/267")
     offered = suggest(spec, move, legal, "to", {"units": "i/267 ii/267"}, "")
     assert offered and set(offered) <= common and "3" in offered
+
+
+def test_29_every_legal_crossing_and_regroup_is_reached_with_area_names_18_5_8_27() -> None:
+    """Issue 29: ``/stalingrad cross`` (18.5) and ``regroup`` (8.27) offer every legal
+    crossing and regroup of random Sawmill positions (the real map), field by field — the
+    whole stack, each unit alone, by part of its id — and an Area is found by the start of
+    its printed name (3.2). A stack longer than a Discord option's 100 characters cannot
+    be typed in one and is left out (it is given as several orders)."""
+    from tests.kernel.test_legal_complete import STALINGRAD, stalingrad_positions
+
+    spec = STALINGRAD.order_spec
+    verbs = {v.name: v for v in spec.verbs}
+    names = STALINGRAD.place_names()
+    reached: dict[str, int] = {"cross": 0, "regroup": 0}
+    by_name = 0
+    for state in stalingrad_positions("sawmill", 3, 120, 3):
+        side = STALINGRAD.acting_side(state)
+        if side is None or state.pending is not None:
+            continue
+        legal = STALINGRAD.complete_orders(state, side)
+        for order in legal:
+            verb = order.split()[0]
+            if verb not in reached:
+                continue
+            found = read_order(spec, order)
+            assert found is not None, order
+            values = dict(found[1])
+            if any(len(v) > MAX_CHOICE_LENGTH for v in values.values()):
+                continue  # a stack longer than a Discord option holds: given in parts
+            assert not reach(spec, verbs[found[0]], legal, values), order
+            reached[verb] += 1
+            to = values.get("to", "")
+            if to in names and by_name < 20:
+                typed = names[to][:3]
+                offered = suggest(spec, verbs[found[0]], legal, "to",
+                                  {"units": values["units"]}, typed, names=names)
+                assert to in offered, (order, typed, offered)
+                by_name += 1
+    assert reached["cross"] >= 20 and reached["regroup"] >= 10, reached
+    assert by_name >= 5

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from bot.discord import app as discord_app
 from bot.discord import limits
 from bot.discord.settings import SettingsError, load_settings
 from tests.fakediscord import FakeDiscord
+from tests.waiting import until_async
 
 runner = CliRunner()
 SECRET = "very-secret-token-value"
@@ -96,10 +96,11 @@ async def test_serve_starts_syncs_and_shuts_down(tmp_path: Path,
                         yarl.URL(fake.gateway_url))
     task = asyncio.create_task(discord_app.serve(SECRET, tmp_path / "u.db", fake.guild_id))
     try:
-        deadline = time.monotonic() + 120  # start-up draws picture layers first: busy CPUs
-        while str(fake.guild_id) not in fake.commands and time.monotonic() < deadline:
-            assert not task.done(), task.result()
-            await asyncio.sleep(0.05)
+        # start-up draws picture layers first: a generous bound for busy CPUs; a bot that
+        # stopped fails at once
+        await until_async(lambda: str(fake.guild_id) in fake.commands or task.done(),
+                          "the bot to sync its guild commands", timeout=120)
+        assert not task.done(), task.result()
         assert fake.token_seen == SECRET
         assert "game" in {c["name"] for c in fake.commands.get("global", [])}
         assert [c["name"] for c in fake.commands[str(fake.guild_id)]] == ["gm"]

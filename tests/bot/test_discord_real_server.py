@@ -10,7 +10,6 @@ never cut, the ``game`` option's autocomplete, week-long threads, private errors
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -26,6 +25,7 @@ from tests.bot.duel_variants import DETOUR, ROUTES_GAME
 from tests.bot.test_discord_duel import DUEL, Table, last_public, png_of
 from tests.fakediscord import Channel, FakeDiscord, Message, run_umpire
 from tests.fakediscord.server import CommandUnavailable
+from tests.waiting import until_async
 
 
 @pytest.fixture
@@ -128,7 +128,6 @@ async def test_a_slow_map_is_deferred_within_discords_three_seconds(
     gm, ann, bob = fake.add_user("gm"), fake.add_user("ann"), fake.add_user("bob")
     async with run_umpire(fake, tmp_path / "umpire.db", monkeypatch, renderer=slow,
                           extra_games=[DUEL], game_ids=["g1"], warm_pictures=False) as h:
-        h.timeout = 20
         t = Table(h, fake, gm, ann, bob, fake.add_user("eve"))
         thread = await new_game(t)
         shown = await h.slash(bob, thread, "game map")
@@ -148,10 +147,8 @@ async def test_static_map_layers_are_built_at_start_up(
 
     fake = FakeDiscord()
     async with run_umpire(fake, tmp_path / "umpire.db", monkeypatch, renderer=record):
-        for _ in range(100):
-            if {"stalingrad", "tanks"} <= set(drawn):
-                break
-            await asyncio.sleep(0.05)
+        await until_async(lambda: {"stalingrad", "tanks"} <= set(drawn),
+                          "both games' static map layers to be drawn")
     assert {"stalingrad", "tanks"} <= set(drawn)
 
 

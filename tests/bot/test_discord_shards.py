@@ -16,6 +16,8 @@ import pytest
 
 from bot.store import Store
 from tests.fakediscord.server import Channel, FakeDiscord, InteractionRecord, User
+from tests.waiting import GENEROUS
+from tests.waiting import until_async as until
 
 DUEL = "tests.kernel.duel:DuelGame"
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,21 +38,13 @@ async def bot_process(fake: FakeDiscord, db: str, shard: int) -> AsyncIterator[N
         assert b"Traceback" not in errors, errors.decode(errors="replace")[-2000:]
 
 
-async def until(condition: object, timeout: float = 30.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():  # type: ignore[operator]
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("timed out")
-        await asyncio.sleep(0.05)
-
-
 async def slash(fake: FakeDiscord, user: User, channel: Channel, path: str,
                 **options: object) -> InteractionRecord:
     record = await fake.interact(2, user, channel,
                                  fake.command_data(path, options, channel, user))
-    await asyncio.wait_for(record.responded.wait(), 20)
+    await asyncio.wait_for(record.responded.wait(), GENEROUS)
     try:
-        await until(lambda: record.original is not None and not record.original.deferred, 20)
+        await until(lambda: record.original is not None and not record.original.deferred)
     except AssertionError:
         raise AssertionError(f"no answer to /{path}; requests: {fake.requests[-12:]}") from None
     return record

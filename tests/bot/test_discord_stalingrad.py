@@ -49,7 +49,6 @@ async def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert renderer is not None, "the render package provides render(view)"
     async with gm_and_two_players(tmp_path / "umpire.db", monkeypatch, "stal1", 5,
                                   renderer) as seated:
-        seated[0].timeout = 30.0
         yield seated
 
 

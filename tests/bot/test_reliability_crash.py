@@ -21,6 +21,7 @@ from bot.service import GameService
 from bot.store import Store
 from tests.bot.test_service_support import BLUE, GM_ACTOR, RED, new_game
 from tests.dbs import NewDb
+from tests.waiting import until
 
 KILLS = 24
 
@@ -103,9 +104,7 @@ def test_sigkill_loop_never_loses_or_half_writes(tmp_path: Path, new_db: NewDb) 
         process = context.Process(target=worker,
                                   args=(str(db), game_id, str(acks), str(ready), lap))
         process.start()
-        deadline = time.monotonic() + 20
-        while not ready.exists() and time.monotonic() < deadline:
-            time.sleep(0.002)
+        until(ready.exists, f"worker {lap} to be ready")
         time.sleep(rng.uniform(0.005, 0.12))
         assert process.pid is not None
         os.kill(process.pid, signal.SIGKILL)

@@ -28,6 +28,7 @@ from bot.discord.publish import Renderer
 from bot.service import GameService, ServiceError
 from bot.store import Store
 from tests.fakediscord.server import Channel, FakeDiscord, InteractionRecord, Message, User
+from tests.waiting import GENEROUS
 
 TOKEN = "fake-token-not-a-secret"
 
@@ -83,7 +84,7 @@ class Harness:
         self.tree = tree
         self.done_event = done_event
         self.errors: list[BaseException] = []
-        self.timeout = 10.0
+        self.timeout = GENEROUS
         self._failed = asyncio.Event()
         #: The game service the bot runs on (set by :func:`run_umpire`): what a test
         #: arranges or checks behind the bot's back (the bot itself sees only its port).
@@ -217,7 +218,7 @@ async def run_client(fake: FakeDiscord, client: discord.Client,
     tree.on_error = on_tree_error  # type: ignore[method-assign]
     task = asyncio.create_task(client.start(TOKEN), name="discord-client")
     ready = asyncio.ensure_future(client.wait_until_ready())
-    finished, _ = await asyncio.wait({task, ready}, timeout=10,
+    finished, _ = await asyncio.wait({task, ready}, timeout=GENEROUS,
                                      return_when=asyncio.FIRST_COMPLETED)
     if task in finished:
         ready.cancel()
@@ -232,7 +233,7 @@ async def run_client(fake: FakeDiscord, client: discord.Client,
     finally:
         await client.close()
         with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, 5)
+            await asyncio.wait_for(task, GENEROUS)
 
 
 def served(harness: Harness) -> GameService:

@@ -36,6 +36,7 @@ from aiohttp import WSMsgType, web
 
 from bot.discord.limits import check as check_command_limits
 from tests.fakediscord import schema
+from tests.waiting import GENEROUS
 
 HOST = "127.0.0.1"
 API = "/api/v10"
@@ -961,7 +962,7 @@ class FakeDiscord:
             if self.shard_of_socket.get(socket, (0, 1))[0] == shard:
                 await self._send(socket, event, data)
 
-    async def wait_identified(self, timeout: float = 5.0) -> None:
+    async def wait_identified(self, timeout: float = GENEROUS) -> None:
         await asyncio.wait_for(self._identified.wait(), timeout)
 
     # ---- what tests do as users ------------------------------------------------------------
@@ -1084,7 +1085,7 @@ class FakeDiscord:
         return [c for c in self.channels.values() if c.type == 11]
 
     async def wait_message(self, predicate: Callable[[Message], bool],
-                           timeout: float = 5.0) -> Message:
+                           timeout: float = GENEROUS) -> Message:
         for message in self.messages.values():
             if predicate(message):
                 return message

@@ -33,6 +33,8 @@ import trustme
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
+from tests.waiting import GENEROUS
+
 DOVECOT_PATHS = ("/usr/sbin/dovecot", "/usr/local/sbin/dovecot")
 # aiosmtpd warns of its own deprecated attribute on every login; not the tests' business.
 logging.getLogger("mail.log").setLevel(logging.ERROR)
@@ -54,7 +56,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def wait_for_port(port: int, timeout: float = 15.0) -> None:
+def wait_for_port(port: int, timeout: float = GENEROUS) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
@@ -307,7 +309,7 @@ class SmtpSink:
     def to(self, address: str) -> list[Received]:
         return [m for m in self.received if address in m.to]
 
-    def wait_for(self, count: int, timeout: float = 30.0) -> list[Received]:
+    def wait_for(self, count: int, timeout: float = GENEROUS) -> list[Received]:
         """Until at least ``count`` mails have arrived in all."""
         deadline = time.monotonic() + timeout
         with self.changed:

@@ -10,7 +10,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from bot.seat_secrets import new_secret
@@ -19,6 +18,7 @@ from bot.store import Store
 from tests.mail.conftest import gateway_config
 from tests.mail.servers import MAIL_PASSWORD, SMTP_PASSWORD, Dovecot, LocalCA, SmtpSink
 from tests.mail.support import DUEL, raw_mail
+from tests.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 MAILS = 36
@@ -58,15 +58,6 @@ def start_gateway(config_path: Path, log: Path) -> subprocess.Popen[bytes]:
                             stdout=log.open("ab"), stderr=subprocess.STDOUT)
 
 
-def wait_until(test: object, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if test():  # type: ignore[operator]
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def test_kill_9_mid_mailbox_loses_no_order_and_applies_none_twice(
         dovecot: Dovecot, mailbox: str, sink: SmtpSink, ca: LocalCA, tmp_path: Path) -> None:
     config = gateway_config(dovecot, mailbox, sink, ca, tmp_path)
@@ -100,7 +91,7 @@ def test_kill_9_mid_mailbox_loses_no_order_and_applies_none_twice(
         before = head(db, game_id)
         gateway = start_gateway(config_path, log)
         try:
-            wait_until(lambda b=before: head(db, game_id) >= b + 4, 60, "orders applied")
+            until(lambda b=before: head(db, game_id) >= b + 4, "orders applied")
         finally:
             gateway.send_signal(signal.SIGKILL)
             gateway.wait(10)
@@ -112,7 +103,7 @@ def test_kill_9_mid_mailbox_loses_no_order_and_applies_none_twice(
     dovecot.append(mails[0], user=mailbox)
     gateway = start_gateway(config_path, log)
     try:
-        wait_until(lambda: dovecot.count("INBOX", mailbox) == 0, 90, "an empty mailbox")
+        until(lambda: dovecot.count("INBOX", mailbox) == 0, "an empty mailbox", 90)
         gateway.send_signal(signal.SIGTERM)
         assert gateway.wait(20) == 0, log.read_text()[-3000:]
     finally:

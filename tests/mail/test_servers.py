@@ -19,6 +19,7 @@ from bot.store import Store
 from tests.mail.conftest import gateway_config
 from tests.mail.servers import Dovecot, LocalCA, SmtpSink
 from tests.mail.support import DUEL, raw_mail
+from tests.waiting import GENEROUS
 
 pytestmark = pytest.mark.usefixtures("passwords")
 
@@ -51,27 +52,35 @@ def test_mail_in_the_mailbox_is_answered_and_moved(tls: str, dovecot: Dovecot, m
 
 def test_idle_wakes_the_gateway_when_mail_comes(dovecot: Dovecot, mailbox: str,
                                                 sink: SmtpSink, ca: LocalCA,
-                                                tmp_path: Path) -> None:
+                                                tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
     config = gateway_config(dovecot, mailbox, sink, ca, tmp_path,
                             imap={"poll_seconds": 600}, tick_seconds=600)
     gateway = make_gateway(config)
+    waiting = threading.Event()
+    wait = Inbox.wait
+
+    def idling(inbox: Inbox, seconds: float) -> None:
+        waiting.set()  # the gateway has polled once and now waits for mail
+        wait(inbox, seconds)
+
+    monkeypatch.setattr(Inbox, "wait", idling)
     stop = threading.Event()
     runner = threading.Thread(target=gateway.run, args=(stop,), daemon=True)
     runner.start()
     try:
-        import time
-
-        time.sleep(1.0)  # the gateway is idling now
+        assert waiting.wait(GENEROUS), "the gateway never came to wait for mail"
         assert gateway.inbox is not None and getattr(gateway.inbox, "idle", False)
         dovecot.append(raw_mail("ann@player.test", "help"), user=mailbox)
-        (reply,) = sink.wait_for(1, timeout=20)  # long before the 600 s poll
+        (reply,) = sink.wait_for(1)  # long before the 600 s poll
         assert "create GAME" in reply.text
     finally:
         stop.set()
         # a mail wakes the idling gateway, which then sees it is to stop (else it idles on
         # and the join waits its whole timeout)
         dovecot.append(raw_mail("ann@player.test", "help"), user=mailbox)
-        runner.join(timeout=5)
+        runner.join(timeout=GENEROUS)
+    assert not runner.is_alive(), "the gateway did not stop"
 
 
 def test_a_huge_mail_is_refused_unread_over_imap(dovecot: Dovecot, mailbox: str,

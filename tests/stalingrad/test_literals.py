@@ -40,9 +40,9 @@ ALLOWED: dict[tuple[str, int | float], str] = {
     ("game.py", 64): "a cache size (how many local boards are kept), not a rule",
     ("views.py", 16): "a cache size (Area views), not a rule",
     ("views.py", 5000): "a cache size (view parts), not a rule",
-    ("legal.py", 2): "the sample bids the legal list offers (0, 1, 2, -1): any whole number "
-                     "is legal (22.11)",
-    ("legal.py", 40): "how many orders a listing samples, not a rule",
+    ("legal.py", 12): "how many legal orders a refusal's hint names (HINT), not a rule",
+    ("legal.py", 20): "how many waiting units the sampled set-up listing places "
+                      "(SETUP_SAMPLE), not a rule",
     ("legal.py", 400): "the legal list's size limit (MAX_ORDERS), not a rule",
     ("optional.py", 99): "the bid's input bound (22.11: any whole number; a bound keeps the "
                          "input sane), not a rule",
