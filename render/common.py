@@ -304,14 +304,22 @@ class SpriteCache:
         self.palette = palette
         self.limit = limit
         self._items: dict[object, Image.Image] = {}
+        #: sprites built ahead at start-up (:meth:`get` with ``keep``): never dropped, so
+        #: the texts and faces a post makes cannot push them out when the cache fills
+        self._kept: dict[object, Image.Image] = {}
 
-    def get(self, key: object, build: object) -> Image.Image:
+    def get(self, key: object, build: object, *, keep: bool = False) -> Image.Image:
         item = self._items.get(key)
+        if item is None:
+            item = self._kept.get(key)
         if item is None:
             assert callable(build)
             rgb_image = build()
             secret = isinstance(key, tuple) and bool(key) and key[0] == "secret"
             item = self.palette.quantize(rgb_image, secrets=secret)
+            if keep:
+                self._kept[key] = item
+                return item
             if len(self._items) >= self.limit:
                 self._items.clear()
             self._items[key] = item
