@@ -265,7 +265,9 @@ class Palette:
         With ``secrets`` False the result never uses a secret index."""
         out = image.convert("RGB").quantize(palette=self._image(secrets),
                                            dither=Image.Dither.NONE)
-        if not secrets:
+        # a secret entry (a duplicate of entry 0) may have been nearest: remap it; an image
+        # using none is left as it is (the remap's table is built in Python on every call)
+        if not secrets and not _below(out, FIRST_SECRET):
             out = out.point(_NO_SECRETS)
         out.putpalette(self.flat_bytes)
         return out
@@ -274,6 +276,12 @@ class Palette:
         im = Image.new("P", size, self[colour])
         im.putpalette(self.flat_bytes)
         return im
+
+
+def _below(image: Image.Image, index: int) -> bool:
+    """Whether every pixel of a P image has an index below ``index``."""
+    highest = image.getextrema()[1]
+    return isinstance(highest, int) and highest < index
 
 
 def encode_png(image: Image.Image, level: int = 5) -> bytes:

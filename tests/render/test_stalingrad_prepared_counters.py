@@ -102,3 +102,20 @@ def test_the_zoom_key_is_the_stack_lines_wrapped(views: list[StalingradView]) ->
             assert wrapped_stack_lines(grouped, pack_units, fs, width) == plain
             checked += len(plain)
     assert checked
+
+
+def test_a_sprite_quantised_without_secrets_never_uses_a_secret_index() -> None:
+    """Colours nearest a secret entry (a duplicate of entry 0 in the public palette) are
+    remapped to entry 0; a sprite using none is left as quantised."""
+    from PIL import Image
+
+    from render.common import FIRST_SECRET, SECRETS, Palette, rgb
+
+    palette = Palette.build()
+    plain = Image.new("RGB", (4, 4), rgb("ink"))
+    assert palette.quantize(plain).tobytes() == bytes([palette["ink"]]) * 16
+    for colour in SECRETS.values():
+        near = Image.new("RGB", (4, 4), colour)
+        public = palette.quantize(near)
+        assert max(public.tobytes()) < FIRST_SECRET
+        assert max(palette.quantize(near, secrets=True).tobytes()) >= FIRST_SECRET
