@@ -257,11 +257,14 @@ def stack_lines(grouped: Iterable[tuple[str, Sequence[UnitView]]],
 #: The Durations a Spent unit's face is built with ahead (:func:`prepare_counters`): the
 #: common ones; a rarer face is built when a picture first shows it.
 PREPARED_DURATIONS = (1, 2)
+#: The counts a stack of like counters ("x3") is built with ahead, for each of those faces.
+PREPARED_COUNTS = range(2, 6)
 
 
 def common_faces(pack: StalingradPack) -> list[Face]:
     """Every unit's common faces, as a View shows them (the same :func:`face_of`): Fresh,
-    and Spent with each of :data:`PREPARED_DURATIONS`, neither isolated nor stacked."""
+    and Spent with each of :data:`PREPARED_DURATIONS`, not isolated; then each of their
+    looks as a stack of :data:`PREPARED_COUNTS` like counters (:func:`stack_sprite`)."""
     board = board_from_pack(pack)
     pack_units = units_of_pack(pack)
     make = UnitView.model_construct
@@ -273,7 +276,8 @@ def common_faces(pack: StalingradPack) -> list[Face]:
                      defense=d.defense if fresh else d.spent_defense, mf=d.mf, label=d.name,
                      isolated=False, isolation=0)
             faces.append(face_of(u, pack_units))
-    return faces
+    looks = dict.fromkeys(face.look for face in faces)
+    return faces + [replace(look, count=n) for look in looks for n in PREPARED_COUNTS]
 
 
 def prepare_counters(sprites: SpriteCache, faces: Iterable[Face], sizes: Iterable[int]

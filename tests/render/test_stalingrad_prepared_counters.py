@@ -14,6 +14,7 @@ from adjudicator.stalingrad.views import StalingradView
 from render import stalingrad as tps
 from render.common import SpriteCache, wrap
 from render.stalingrad.counters import (
+    PREPARED_COUNTS,
     PREPARED_DURATIONS,
     Face,
     common_faces,
@@ -34,18 +35,19 @@ def views() -> list[StalingradView]:
 
 
 def _common(face: Face) -> bool:
-    return (face.count == 1 and not face.isolated
+    return ((face.count == 1 or face.count in PREPARED_COUNTS) and not face.isolated
             and (face.fresh or face.duration in PREPARED_DURATIONS))
 
 
 def test_4_4_prepared_counters_are_the_sprites_a_picture_builds() -> None:
-    """A kept face (Fresh, or Spent with Duration 1 or 2, 4.4) is the same picture as one
-    built on demand against the same palette."""
+    """A kept face (Fresh, or Spent with Duration 1 or 2, 4.4, alone or a stack of like
+    counters, 7.5) is the same picture as one built on demand against the same palette."""
     pack = load_pack()
     tps.prepare(pack)
     faces = common_faces(pack)
     spent = [f for f in faces if not f.fresh]
     assert {f.duration for f in spent} == set(PREPARED_DURATIONS)
+    assert {f.count for f in faces} == {1, *PREPARED_COUNTS}
     for scale in (DEFAULT_SCALE, CROP_SCALES[-1]):
         st = tps.build_static(pack, scale)
         fresh_cache = SpriteCache(st.palette)
@@ -60,10 +62,12 @@ def test_4_4_prepared_counters_are_the_sprites_a_picture_builds() -> None:
 def test_4_4_after_prepare_a_view_builds_no_common_counter(
         views: list[StalingradView], monkeypatch: Any) -> None:
     """The zoom and the whole map of a random game's Views, after prepare: no Fresh face
-    and no Spent face with Duration 1 or 2 (4.4) is built; rarer ones still are."""
+    and no Spent face with Duration 1 or 2 (4.4), alone or in a stack of up to five like
+    counters (7.5), is built; rarer ones still are."""
     pack = load_pack()
     tps.prepare(pack)
     built: list[Face] = []
+    asked: list[Face] = []
     real_get = SpriteCache.get
 
     def spying(self: SpriteCache, key: object, build: object, *, keep: bool = False) -> Any:
@@ -74,8 +78,10 @@ def test_4_4_after_prepare_a_view_builds_no_common_counter(
             assert callable(build)
             return build()
         item = real_get(self, key, counting, keep=keep)
-        if made and isinstance(key, tuple) and key[0] == "tps-counter":
-            built.append(key[1])
+        if isinstance(key, tuple) and key[0] == "tps-counter":
+            asked.append(key[1])
+            if made:
+                built.append(key[1])
         return item
     monkeypatch.setattr(SpriteCache, "get", spying)
     shown: set[Face] = set()
@@ -84,6 +90,7 @@ def test_4_4_after_prepare_a_view_builds_no_common_counter(
         tps.draw(view, pack)
         shown |= {tps.face_of(u, units_of_pack(pack)) for u in view.units}
     assert any(not f.fresh and f.duration for f in shown)  # the game shows Spent faces
+    assert any(f.count > 1 for f in asked)  # and stacks of like counters
     assert [f for f in built if _common(f)] == []
 
 
