@@ -11,7 +11,6 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from adjudicator.kernel.memo import Memo
-from adjudicator.stalingrad.board import board_from_pack
 from adjudicator.stalingrad.data_models import StalingradPack
 from adjudicator.stalingrad.views import SIDES, UnitView
 from render import static_cache
@@ -262,20 +261,22 @@ PREPARED_COUNTS = range(2, 6)
 
 
 def common_faces(pack: StalingradPack) -> list[Face]:
-    """Every unit's common faces, as a View shows them (the same :func:`face_of`): Fresh,
+    """Every unit's common faces, as a View shows them (:func:`unit_face`): Fresh,
     and Spent with each of :data:`PREPARED_DURATIONS`, not isolated; then each of their
     looks as a stack of :data:`PREPARED_COUNTS` like counters (:func:`stack_sprite`)."""
-    board = board_from_pack(pack)
     pack_units = units_of_pack(pack)
     make = UnitView.model_construct
     faces = []
-    for uid, d in board.units.items():
+    for uid, unit in pack_units.items():
+        # the factors a View shows (the rules' board reads them so from the pack)
+        defense = unit.defense or 0
+        spent = unit.spent_defense if unit.spent_defense is not None else defense
         for fresh, duration in ((True, None), *((False, n) for n in PREPARED_DURATIONS)):
-            u = make(id=uid, name=uid, side=d.side, kind=d.kind, loc="", fresh=fresh,
-                     duration=duration, attack=d.attack,
-                     defense=d.defense if fresh else d.spent_defense, mf=d.mf, label=d.name,
+            u = make(id=uid, name=uid, side=unit.side, kind="", loc="", fresh=fresh,
+                     duration=duration, attack=unit.attack,
+                     defense=defense if fresh else spent, mf=unit.movement or 0,
                      isolated=False, isolation=0)
-            faces.append(face_of(u, pack_units))
+            faces.append(unit_face(u, pack_units))
     looks = dict.fromkeys(face.look for face in faces)
     return faces + [replace(look, count=n) for look in looks for n in PREPARED_COUNTS]
 
