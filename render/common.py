@@ -265,7 +265,9 @@ class Palette:
         With ``secrets`` False the result never uses a secret index."""
         out = image.convert("RGB").quantize(palette=self._image(secrets),
                                            dither=Image.Dither.NONE)
-        if not secrets:
+        # a secret entry (a duplicate of entry 0) may have been nearest: remap it; an image
+        # using none is left as it is (the remap's table is built in Python on every call)
+        if not secrets and not _below(out, FIRST_SECRET):
             out = out.point(_NO_SECRETS)
         out.putpalette(self.flat_bytes)
         return out
@@ -274,6 +276,12 @@ class Palette:
         im = Image.new("P", size, self[colour])
         im.putpalette(self.flat_bytes)
         return im
+
+
+def _below(image: Image.Image, index: int) -> bool:
+    """Whether every pixel of a P image has an index below ``index``."""
+    highest = image.getextrema()[1]
+    return isinstance(highest, int) and highest < index
 
 
 def encode_png(image: Image.Image, level: int = 5) -> bytes:
@@ -304,14 +312,22 @@ class SpriteCache:
         self.palette = palette
         self.limit = limit
         self._items: dict[object, Image.Image] = {}
+        #: sprites built ahead at start-up (:meth:`get` with ``keep``): never dropped, so
+        #: the texts and faces a post makes cannot push them out when the cache fills
+        self._kept: dict[object, Image.Image] = {}
 
-    def get(self, key: object, build: object) -> Image.Image:
+    def get(self, key: object, build: object, *, keep: bool = False) -> Image.Image:
         item = self._items.get(key)
+        if item is None:
+            item = self._kept.get(key)
         if item is None:
             assert callable(build)
             rgb_image = build()
             secret = isinstance(key, tuple) and bool(key) and key[0] == "secret"
             item = self.palette.quantize(rgb_image, secrets=secret)
+            if keep:
+                self._kept[key] = item
+                return item
             if len(self._items) >= self.limit:
                 self._items.clear()
             self._items[key] = item

@@ -14,7 +14,7 @@ from adjudicator.kernel.memo import Memo
 from adjudicator.stalingrad.data_models import StalingradPack
 from adjudicator.stalingrad.views import SIDES, UnitView
 from render import static_cache
-from render.common import SpriteCache, blend, font, plain, rgb, text_size
+from render.common import SpriteCache, blend, font, plain, rgb, text_size, wrap
 from render.counters import TPS_KIND_SYMBOL, TPS_SYMBOL, draw_symbol
 from render.stalingrad.layout import Point, Static
 
@@ -106,7 +106,8 @@ def fitted_text(im: Image.Image, text: str, size: int, box: tuple[float, float, 
     im.paste(strip, (round((x0 + x1 - strip.width) / 2), round((y0 + y1 - strip.height) / 2)))
 
 
-def counter_sprite(sprites: SpriteCache, face: Face, size: int) -> Image.Image:
+def counter_sprite(sprites: SpriteCache, face: Face, size: int, *, keep: bool = False
+                   ) -> Image.Image:
     """A counter as printed: the designation on top, the unit-type symbol, the factors
     (A-D-M Fresh, D Spent) at the bottom; a yellow Duration box right of the symbol and a
     red Isolation box left of it. Both text lines are :func:`counter_font` px high."""
@@ -154,7 +155,7 @@ def counter_sprite(sprites: SpriteCache, face: Face, size: int) -> Image.Image:
                         rgb("isolated"))
         d.rectangle((0, 0, size - 1, size - 1), outline=rgb("ink"))
         return im
-    return sprites.get(("tps-counter", face, size), build)
+    return sprites.get(("tps-counter", face, size), build, keep=keep)
 
 
 def mixed_sprite(sprites: SpriteCache, counts: tuple[tuple[str, int], ...], size: int
@@ -241,9 +242,7 @@ def stack_lines(grouped: Iterable[tuple[str, Sequence[UnitView]]],
     """The key to the stacks drawn as one counter: where, how many, and their short ids
     ("59 x3: I/269, II/269, III/269"), by Area number then Zone letter."""
     out = []
-    for loc, members in sorted(grouped, key=lambda g: (not g[0].isdigit(),
-                                                        int(g[0]) if g[0].isdigit() else 0,
-                                                        g[0])):
+    for loc, members in sorted(grouped, key=_by_space):
         where = loc if loc.isdigit() else f"Zone {loc}"
         parts = []
         for side in SIDES:
@@ -251,6 +250,69 @@ def stack_lines(grouped: Iterable[tuple[str, Sequence[UnitView]]],
             if labels:
                 parts.append(", ".join(labels))
         out.append(f"{where} x{len(members)}: " + "; ".join(parts))
+    return out
+
+
+#: The Durations a Spent unit's face is built with ahead (:func:`prepare_counters`): the
+#: common ones; a rarer face is built when a picture first shows it.
+PREPARED_DURATIONS = (1, 2)
+#: The counts a stack of like counters ("x3") is built with ahead, for each of those faces.
+PREPARED_COUNTS = range(2, 6)
+
+
+def common_faces(pack: StalingradPack) -> list[Face]:
+    """Every unit's common faces, as a View shows them (:func:`unit_face`): Fresh,
+    and Spent with each of :data:`PREPARED_DURATIONS`, not isolated; then each of their
+    looks as a stack of :data:`PREPARED_COUNTS` like counters (:func:`stack_sprite`)."""
+    pack_units = units_of_pack(pack)
+    make = UnitView.model_construct
+    faces = []
+    for uid, unit in pack_units.items():
+        # the factors a View shows (the rules' board reads them so from the pack)
+        defense = unit.defense or 0
+        spent = unit.spent_defense if unit.spent_defense is not None else defense
+        for fresh, duration in ((True, None), *((False, n) for n in PREPARED_DURATIONS)):
+            u = make(id=uid, name=uid, side=unit.side, kind="", loc="", fresh=fresh,
+                     duration=duration, attack=unit.attack,
+                     defense=defense if fresh else spent, mf=unit.movement or 0,
+                     isolated=False, isolation=0)
+            faces.append(unit_face(u, pack_units))
+    looks = dict.fromkeys(face.look for face in faces)
+    return faces + [replace(look, count=n) for look in looks for n in PREPARED_COUNTS]
+
+
+def prepare_counters(sprites: SpriteCache, faces: Iterable[Face], sizes: Iterable[int]
+                     ) -> None:
+    """Build ``faces`` at each of ``sizes`` now (start-up), kept for good in ``sprites``: the
+    first picture of a View then pastes them instead of drawing each counter it shows for
+    the first time (pixel for pixel the same sprites, built by :func:`counter_sprite`)."""
+    faces = list(faces)
+    for size in sorted(set(sizes)):
+        for face in faces:
+            counter_sprite(sprites, face, size, keep=True)
+
+
+def _by_space(group: tuple[str, Sequence[UnitView]]) -> tuple[bool, int, str]:
+    """Area number then Zone letter: the order of the key's lines."""
+    loc = group[0]
+    return (not loc.isdigit(), int(loc) if loc.isdigit() else 0, loc)
+
+
+#: Each stack's wrapped key lines, by its space, units, font and width: a stack's lines
+#: stay the same from one action to the next, and a zoom asks for them at each window tried.
+_KEY_LINES = Memo[tuple[str, ...]](size=8192)
+
+
+def wrapped_stack_lines(grouped: Iterable[tuple[str, Sequence[UnitView]]],
+                        pack_units: Mapping[str, Any], size: int, width: int) -> list[str]:
+    """:func:`stack_lines`, each wrapped to ``width`` px at ``size`` px and indented after
+    its first line (:func:`indented`), each stack's lines made once."""
+    out: list[str] = []
+    for group in sorted(grouped, key=_by_space):
+        def make(g: tuple[str, Sequence[UnitView]] = group) -> tuple[str, ...]:
+            return tuple(indented(wrap(stack_lines([g], pack_units)[0], size, width)))
+        out += _KEY_LINES.get((pack_units,), (group[0], tuple(m.id for m in group[1]),
+                                              size, width), make)
     return out
 
 

@@ -15,11 +15,10 @@ from adjudicator.stalingrad.views import EAST, LastAction, StalingradView, UnitV
 from render.common import encode_png, wrap
 from render.stalingrad.counters import (
     face_of,
-    indented,
     stack_groups,
-    stack_lines,
     stack_sprite,
     units_of_pack,
+    wrapped_stack_lines,
 )
 from render.stalingrad.highlight import (
     attack_results,
@@ -249,8 +248,7 @@ def _crop_key(st: Static, view: StalingradView, pack: StalingradPack,
     lines)."""
     grouped = [(loc, members) for loc, members, (x, y) in plan(st, view, pack).grouped
                if box[0] <= x <= box[2] and box[1] <= y <= box[3]]
-    lines = [part for line in stack_lines(grouped, units_of_pack(pack))
-             for part in indented(wrap(line, fs, width))]
+    lines = wrapped_stack_lines(grouped, units_of_pack(pack), fs, width)
     if len(lines) > 4:
         lines = [*lines[:3], f"... and {len(lines) - 3} more lines in the full map"]
     return lines

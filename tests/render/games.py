@@ -48,3 +48,18 @@ def random_game(game: Game[Any], scenario: str | None, orders: int, seed: int) -
         state = outcome.state
         steps.append(Step(state, side, text, list(outcome.events)))
     return steps
+
+
+def stalingrad_views(orders: int, seed: int) -> list[Any]:
+    """The public View after every step of a random Turning Point: Stalingrad game
+    (historical scenario)."""
+    from adjudicator.stalingrad.game import StalingradGame
+    from adjudicator.stalingrad.views import StalingradView
+
+    game = StalingradGame()
+    views = []
+    for step in random_game(game, "historical", orders, seed):
+        view = game.view(step.state, "public")
+        assert isinstance(view, StalingradView)
+        views.append(view)
+    return views

@@ -9,7 +9,7 @@ from adjudicator.stalingrad.data import load_pack
 from adjudicator.stalingrad.game import StalingradGame
 from adjudicator.stalingrad.views import EAST, StalingradView
 from render import stalingrad as tps
-from tests.render.games import random_game
+from tests.render.games import random_game, stalingrad_views
 
 
 def _assert_holds(view: StalingradView) -> int:
@@ -26,13 +26,7 @@ def _assert_holds(view: StalingradView) -> int:
 
 @pytest.fixture(scope="module")
 def steps() -> list[StalingradView]:
-    game = StalingradGame()
-    views = []
-    for step in random_game(game, "historical", 60, 29):
-        view = game.view(step.state, "public")
-        assert isinstance(view, StalingradView)
-        views.append(view)
-    return views
+    return stalingrad_views(60, 29)
 
 
 def test_29_the_crop_after_the_opening_rubble_rolls_shows_every_rubbled_area_5_7(
