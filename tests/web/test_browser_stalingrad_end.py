@@ -2,7 +2,7 @@
 25: "both games can be played start to finish from the page alone"): the Kuibyshev Sawmill
 Introductory Scenario (the shortest TP:S scenario in data/stalingrad/scenarios.toml: one
 week, the South Quadrant) by clicks only — the initial Rubble (5.7) and the passes (7.0) as
-buttons, German attacks by clicking a unit and then the attacked Area on the map (8.1),
+buttons, attacks by both sides by clicking a unit and then the attacked Area on the map (8.1),
 every decision owed (the Advantage offer 9.4, casualties 8.354, retreats) answered by a
 button — each page seeing the other's action live (no reload), to the week's end and its
 result (the Sawmill's rule 3, 19.2) shown on both pages."""
@@ -22,17 +22,17 @@ from tests.web.test_browser_stalingrad import attack_by_clicks, orders_of
 
 GERMAN = Actor(email="german@example.org")
 RUSSIAN = Actor(email="russian@example.org")
-#: German attacks given by clicks before it only passes (each brings its decisions: the
-#: Russian Artillery, the Advantage, casualties, retreats; the whole week is ~100 orders and
-#: under 2 minutes of browser time on the 2-core machine).
-ATTACKS = 12
+#: Attacks given by clicks per side before it only passes (each brings its decisions: the
+#: Artillery, the Advantage, casualties, retreats; the whole week is ~100 orders and under 2
+#: minutes of browser time on the 2-core machine).
+ATTACKS = {"german": 10, "russian": 3}
 
 
-def choose(seat: Seat, name: str, attacks: list[str]) -> str:
+def choose(seat: Seat, name: str, attacks: dict[str, list[str]]) -> str:
     """The button to click next on ``seat``'s page, chosen from what the page offers: a
     decision owed (the first answer: declining the Advantage when offered, 9.4), the initial
-    Rubble (5.7), a German attack by clicks (8.1, unit then Area: the order box filled,
-    Submit), else ending or passing the impulse (7.0)."""
+    Rubble (5.7), an attack by clicks (8.1, unit then Area: the order box filled, Submit),
+    else ending or passing the impulse (7.0)."""
     buttons, units = orders_of(seat)
     if seat.page.locator("#order-plain p.prompt").count():
         answer = next((b for b in buttons if b.startswith("advantage decline")),
@@ -41,9 +41,9 @@ def choose(seat: Seat, name: str, attacks: list[str]) -> str:
         return f'#order-plain button[data-order="{answer}"]'
     if "rubble" in buttons:
         return '#order-plain button[data-order="rubble"]'
-    if name == "german" and len(attacks) < ATTACKS and units and (
+    if len(attacks[name]) < ATTACKS[name] and units and (
             picked := attack_by_clicks(seat, units)):
-        attacks.append(picked)
+        attacks[name].append(picked)
         return "#order-submit"
     for plain in ("end", "pass"):
         if plain in buttons:
@@ -61,7 +61,7 @@ def test_the_sawmill_played_to_its_result_by_clicks_only_7_0_8_1_9_4_19_2(
                    ("german", GERMAN, DESKTOP), ("russian", RUSSIAN, PHONE)) as pages:
         server, german, russian = pages
         seats = {"german": german, "russian": russian}
-        attacks: list[str] = []
+        attacks: dict[str, list[str]] = {"german": [], "russian": []}
         prompts: list[str] = []
         given = 0
         while not german.page.inner_text("#result").strip():
@@ -83,7 +83,7 @@ def test_the_sawmill_played_to_its_result_by_clicks_only_7_0_8_1_9_4_19_2(
         expect(russian.page.locator("#result")).to_have_text(result)
         assert server.service.info("sawmill-web").status == "finished"
         assert server.service.info("sawmill-web").result == result
-        assert attacks, attacks  # unit, then the Area on the map (8.1)
+        assert all(attacks.values()), attacks  # unit, then the Area on the map (8.1)
         said = " | ".join(prompts).lower()
         assert "advantage" in said, prompts  # the offer answered by a button (9.4)
         assert "casualty point" in said, prompts  # the defender's losses decided (8.354)
