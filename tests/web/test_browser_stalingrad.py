@@ -33,6 +33,9 @@ def attack_by_clicks(seat: Seat, units: list[str]) -> str | None:
     game's notation. How the unit was picked ("counter", "button"); None if none may
     attack."""
     for unit in units[:12]:
+        # the last unit's choice cleared first: with a unit chosen, a click on a counter in
+        # one of its places picks that place (a move or attack into a friendly stack)
+        seat.page.click("#order-clear")
         picked = "counter" if seat.click_counter(unit) else "button"
         if picked == "counter":
             assert seat.page.locator(f'rect.counter.selected[data-unit="{unit}"]').count()
