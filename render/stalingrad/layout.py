@@ -144,8 +144,8 @@ def _grid_options(poly: Sequence[Point], counter: int, avoid: Sequence[Box], fin
                 x = x0 + half + 2 + fx * pitch
                 while x <= x1 - half - 2:
                     if inside[round(x - x0), round(y - y0)] and not any(
-                            _overlaps((x - half, y - half, x + half, y + half), b)
-                            for b in avoid):
+                            _overlaps((x - half, y - half, x + half, y + half), b, 1)
+                            for b in avoid):  # a pixel clear: the counter is drawn rounded
                         found.append((x, y))
                     x += pitch
                 y += pitch
@@ -161,8 +161,8 @@ def best_grid(options: Sequence[Sequence[Point]], counter: int, avoid: Sequence[
     best: list[Point] = []
     for found in options:
         kept = [p for p in found
-                if not any(_overlaps((p[0] - half, p[1] - half, p[0] + half, p[1] + half), box)
-                           for box in avoid)]
+                if not any(_overlaps((p[0] - half, p[1] - half, p[0] + half, p[1] + half), box,
+                                     1) for box in avoid)]
         if len(kept) > len(best):
             best = kept
     return sorted(best, key=lambda p: (p[0] - centre[0]) ** 2 + (p[1] - centre[1]) ** 2)
