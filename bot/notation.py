@@ -47,7 +47,7 @@ join), `move any of i/269 ii/269 to 45` (the units of an Area that reach it, by 
 `via` or not), `fortify 69 with an Engineer (1057eng)`, the casualties of a combat paid by
 any units of the Group and retreating to any legal Area; a Stalin's Tanks move to a hex by
 any path and with any facing at the end (a move out and back to its own hex too),
-`enter all` on any range of map edge hexes with any facing, combined fire by any of the
+`enter all at 0101-0110` on any range of map edge hexes with any facing, combined fire by any of the
 infantry that may fire at the target. Plain `legal` answers one page: each group (by verb,
 or `legal by unit`) with its count and its best orders first — the strongest attack, the
 cheapest move, the best odds — and the rest counted with the filter that lists them
