@@ -364,6 +364,17 @@ def _move_listing(ctx: Ctx, legal: LegalInfo, each_unit: bool, limit: int | None
     for uid, reaches in reach.items():
         for r in reaches:
             families.setdefault((ctx.loc(uid), r.area), []).append((uid, r))
+    for uid, reaches in reach.items():
+        # 8.22: an AT unit enters an Area of Spent enemy units beside a unit with a
+        # numerical Attack Factor: it joins such a unit's family (never listed alone)
+        if ctx.d(uid).kind != "at":
+            continue
+        own = {r.area for r in reaches}
+        for area, (mf, path) in reachable(ctx, uid, accompanied=True).items():
+            members = families.get((ctx.loc(uid), area))
+            if area not in own and members and any(
+                    ctx.d(other_uid).numeric_attack for other_uid, _ in members):
+                members.append((uid, Reach(area=area, mf=mf, via=path[:-1])))
     for (_, to), members in families.items():
         units = sorted(uid for uid, _ in members)
         costs = sorted({r.mf for _, r in members})

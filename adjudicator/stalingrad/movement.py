@@ -503,7 +503,8 @@ def rubble_failure(ctx: Ctx, uid: str, act: Act) -> None:
 # ---- reachability for the legal query ------------------------------------------------------
 
 
-def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
+def reachable(ctx: Ctx, uid: str, *, accompanied: bool = False
+              ) -> dict[str, tuple[int, list[str]]]:
     """Areas ``uid`` could end a move in now (cheapest MF and path), checked step by step
     with the same exit/entry rules as a real move (ignoring Rubble Entrance dice).
 
@@ -521,6 +522,9 @@ def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
     full Area with MF to spare, where the cheapest path cannot. An Area the unit may only
     pass through (7.1) is searched beyond but not listed.
     ``test_reachable_agrees_with_moves`` and the random-play tests keep the two in step.
+
+    ``accompanied``: an AT unit is taken to enter beside a unit with a numerical Attack
+    Factor (8.22), so an Area holding only Spent enemy units is open to it.
     """
     side = ctx.side_of(uid)
     d = ctx.d(uid)
@@ -599,7 +603,8 @@ def reachable(ctx: Ctx, uid: str) -> dict[str, tuple[int, list[str]]]:
             if nxt_enemy:
                 if kind == "aa":
                     continue
-                if kind == "at" and (nxt in fresh_enemy or nxt not in at_helpers):
+                if kind == "at" and (nxt in fresh_enemy
+                                     or not (accompanied or nxt in at_helpers)):
                     continue
             # 8.23 costs
             if nxt in fresh_enemy:

@@ -112,10 +112,6 @@ def test_stalingrad_legal_lists_every_accepted_order_8_1_8_2_8_3_14_3_18_5() -> 
 
 @pytest.mark.soak
 @needs_pack
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "a known gap of the complete listing, issue 22: the German stack move 'move g24pz:670 "
-    "g24pz:i/21 g24pz:ii/24 g24pz:pi40 to 32' is accepted but no legal entry covers it; "
-    "strict, so the run fails once the listing covers it and this mark must go"))
 def test_stalingrad_legal_lists_every_accepted_order_soak() -> None:
     """The same property (8.1-18.7) over longer games of every scenario."""
     games = [(s, seed) for s in STALINGRAD.scenarios() for seed in (4, 5, 6)]

@@ -78,3 +78,25 @@ def test_reachable_agrees_with_moves_8_2() -> None:
         assert side is not None
         checked += check_reach(GAME, state, side)
     assert checked > 50
+
+
+def test_an_at_unit_entering_beside_an_attacker_is_in_the_complete_listing_8_22() -> None:
+    """8.22: an AT unit may enter an Area holding only Spent enemy units when a unit with a
+    numerical Attack Factor enters with it. Alone it is refused; the stack is accepted, and
+    the complete listing's family for that Area holds the AT unit beside the attacker."""
+    from adjudicator.kernel.listed import Families
+    from tests.stalingrad.test_rules_engine import position, unit
+
+    state = position([unit("gat", "german", "2", kind="at", attack=None),
+                      unit("ginf", "german", "2"),
+                      unit("r1", "russian", "3", fresh=False)])
+    dice = CommittedDice(b"a" * 32, "at")
+    with pytest.raises(RuleError) as refused:
+        GAME.apply_text(state, "german", "move gat to 3", dice)
+    assert refused.value.rule == "8.22"
+    stack = GAME.parse("move gat ginf to 3")
+    GAME.apply(state, "german", stack, dice)  # accepted
+    entries = GAME.legal_options(state, "german", complete=True)
+    found = Families(entries, GAME.parse, GAME.listing_form).find(stack)
+    assert found is not None and "gat" in found.free["units"]  # type: ignore[attr-defined]
+    assert all(e.order != "move gat to 3" for e in entries)  # never listed alone
