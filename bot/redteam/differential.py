@@ -41,7 +41,7 @@ COMPARED = ("views", "notices", "legal lists", "autocomplete", "log", "export", 
 #: Every how many actions the costlier outputs are compared (and before and after the
 #: set-up): the pictures, and producers by name (the others: after every action).
 PICTURES_EVERY = 6
-COSTLY = {"GIF captions": 12, "autocomplete": 3, "web page": 4}
+COSTLY = {"GIF captions": 12, "autocomplete": 3, "web page": 12}
 FIGURE = "differential: {game} secret set-up"
 
 
