@@ -19,6 +19,7 @@ from bot.mail.outbound import PRIVATE, Outgoing, tagged
 from bot.mail.session import FOOTER, Refusal, Session, number
 from bot.overrides import override_from_words
 from bot.service import Actor
+from bot.web.settings import link_url
 
 log = logging.getLogger("umpire.mail")
 
@@ -132,8 +133,14 @@ def cmd_seat(s: Session, line: Line) -> None:
     secret = seat_secrets.new_secret()
     info = s.call(s.service.seat, info.id, gm, side, Actor.mail(address), secret=secret)
     s.desk.ledger.set_cursor(info.id, address, info.head_seq)
-    s.extra.append(_secret_mail(info.id, address, side, secret, rules.title, seated=True))
-    s.say(f"  {address} now plays {side}; their seat secret was mailed to them alone")
+    page = None
+    if s.desk.config.web_url:  # the seat's web page, given with its secret (docs/web.md)
+        link = s.call(s.service.reissue_link, info.id, gm, side)
+        page = link_url(s.desk.config.web_url, link.path)
+    s.extra.append(_secret_mail(info.id, address, side, secret, rules.title, seated=True,
+                                page=page))
+    s.say(f"  {address} now plays {side}; their seat secret"
+          + (" and web page link were" if page else " was") + " mailed to them alone")
 
 
 def cmd_unseat(s: Session, line: Line) -> None:
@@ -210,14 +217,17 @@ def reset_disclosed(s: Session) -> None:
 
 
 def _secret_mail(game_id: str, address: str, side: str | None, secret: str, title: str,
-                 *, seated: bool, first: str | None = None) -> Outgoing:
+                 *, seated: bool, first: str | None = None, page: str | None = None
+                 ) -> Outgoing:
     what = f"the {side} seat" if side else "the GM seat"
     first = first or (
         f"The GM seated you for {side} in game {game_id} ({title})." if seated
         else f"The GM set a new secret for your seat ({side or 'GM'}) in game {game_id}.")
     body = (f"{first}\n\nYour seat secret: {secret}\n\nPut the line\n\n    password {secret}\n\n"
             f"in every mail for this game; a mail without it cannot act for {what}. Keep it "
-            "to yourself.") + FOOTER
+            "to yourself.") + (
+                f"\n\nYour web page for this game (secret too: whoever has it plays {side}):"
+                f"\n\n    {page}" if page else "") + FOOTER
     return Outgoing(to=address, audience=PRIVATE, game_id=game_id, kind="notice",
                     subject=tagged(f"Your seat in {title}", game_id), body=body)
 

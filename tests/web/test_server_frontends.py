@@ -121,6 +121,30 @@ def test_mail_join_carries_the_link_and_link_new_replaces_it(tmp_path: Path) -> 
         "observer"
 
 
+def test_a_player_the_gm_seats_by_mail_gets_the_link_with_the_secret_alone(tmp_path: Path
+                                                                         ) -> None:
+    """``seat SIDE ADDRESS``: the seated player's private mail carries the seat's web page
+    beside its secret; the GM's reply names neither, and a re-seat ends the older link."""
+    office = _mail_desk(tmp_path / "u.db")
+    created = one(handle(office, inbound(GM, "create tanks pakfront")))
+    game_id, gm_secret = str(created.game_id), secret_in(created)
+    subject = f"[umpire {game_id}]"
+    reply, private = handle(office, inbound(GM, f"password {gm_secret}\nseat german {RED}",
+                                            subject=subject))
+    found = LINK.search(private.body)
+    assert found is not None and private.to == RED and private.audience == "private"
+    assert LINK.search(reply.body) is None and "web page link" in reply.body
+    first = found.group(1)
+    assert office.service.resolve_link(first).side == "german"
+    _, again = handle(office, inbound(GM, f"password {gm_secret}\nseat german {BLUE}",
+                                      subject=subject))
+    found = LINK.search(again.body)
+    assert found is not None and again.to == BLUE
+    with pytest.raises(NotFound):
+        office.service.resolve_link(first)
+    assert office.service.resolve_link(found.group(1)).side == "german"
+
+
 def test_the_mail_gateway_s_web_server_runs_in_a_thread_of_its_own(tmp_path: Path) -> None:
     """``umpire mail --web``: the gateway is threads, not asyncio; its pages are served by
     a loop in a thread of its own, over the gateway's service, and stop with it."""
