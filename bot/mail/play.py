@@ -267,9 +267,12 @@ def cmd_legal(s: Session, line: Line) -> None:
     the complete listing, a family of orders on one line; verbs, units, places)."""
     info = s.game()
     side = s.require_side(info)
+    words = line.words[1:]
+    everything = any(w.lower() == "all" for w in words)  # as at the console: every line
+    words = [w for w in words if w.lower() != "all"]
     found = s.call(s.service.legal_entries, info.id, s.actor, side)
-    wanted = s.call(s.service.legal_filter, info.id, s.actor, side, line.words[1:])
-    page = listing.listing(found, wanted, side, len(found))
+    wanted = s.call(s.service.legal_filter, info.id, s.actor, side, words)
+    page = listing.listing(found, wanted, side, len(found), brief=not everything)
     if not found:
         s.say(f"  {side} has no order to give now" + (f" (to act: {info.to_act})"
                                                          if info.to_act else ""))

@@ -153,3 +153,48 @@ async def test_discord_answers_help_and_status_as_the_catalogue_and_email_do(
         assert info.scenario is None and info.scenario_name
         status = await h.slash(ann, thread, "game status")
         assert f"scenario {info.scenario_name}" in status and "default" not in status
+
+
+def test_legal_with_a_filter_answers_alike_at_the_console_and_by_mail(tmp_path: Path) -> None:
+    """``legal WORDS`` (8.1-8.3 orders, filtered by unit, place and verb) lists the same
+    orders at the console and by mail for the same seat in the same position: one listing
+    (:mod:`bot.listing`) read by both."""
+    import io
+
+    from rich.console import Console
+
+    from bot.console import LOCAL, FunctionIO, LocalGame
+    from bot.mail.desk import Desk
+    from bot.seat_secrets import new_secret
+    from tests.mail.support import config
+
+    db = tmp_path / "umpire.db"
+    service = GameService(Store(db), seed_source=lambda n: b"\x05" * n)
+    info = service.create_game(LOCAL, "stalingrad", "historical", None,
+                               bindings={"console": True})
+    secret = new_secret()
+    for side in ("german", "russian"):
+        service.seat(info.id, LOCAL, side, LOCAL, secret=secret)
+    service.start(info.id, LOCAL)
+    local = LocalGame(service, info.id)
+    filters = ["i/103", "orlovka", "move 14", "attack"]
+    typed = iter(["rubble", *(f"legal {words} all" for words in filters), "quit"])
+    out = io.StringIO()
+    ConsoleSession(service, local, FunctionIO(lambda _p: next(typed), lambda _p: ""),
+                   Console(file=out, width=400)).run()
+    office = Desk(service, config(), draw=lambda view, pack: b"PNG")
+    address = LOCAL.email
+    assert address is not None
+    console_text = out.getvalue()
+    for words in filters:
+        mailed = one(handle(office, inbound(address, f"password {secret}\nlegal {words} all",
+                                            subject=f"[umpire {local.game_id}]")))
+        title = mailed.body.split(f"{'german'} may give: ", 1)[1].splitlines()[0]
+        assert f"matching '{words}'" in title and title in console_text, (words, title)
+        block = mailed.body.split(title, 1)[1]
+        orders = [line.strip() for line in block.splitlines() if line.startswith("    ")]
+        assert orders, (words, mailed.body)
+        shown = console_text.split(title, 1)[1]
+        for order in orders:  # the same orders, grouped and ordered alike
+            assert order in shown, (words, order)
+            shown = shown.split(order, 1)[1]
