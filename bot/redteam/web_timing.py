@@ -11,13 +11,13 @@ the page, ``/api/state``, ``/api/legal`` (all, and for one unit), ``/api/entries
 hidden unit or a mine and the other does not — and each answer is timed from the client.
 
 The method (docs/security.md): the two worlds are asked in turn, pair by pair (which one
-first alternates, and the garbage collector waits between pairs), so the machine's load
-falls on both alike. An answer leaks when the median of the pairs' differences is over
-:data:`FLOOR_S` and over :data:`RELATIVE` of the median answer, *and* at least
-:data:`CONSISTENT` of the pairs lean the same way — then it is measured again with twice
-the pairs, and only a leak found twice is a failure (a busy machine's burst is not found
-twice on the same side). A probe order accepted in either world (it would change the
-game) is not sent.
+first alternates; the garbage collector waits until a question's pairs are done), so the
+machine's load falls on both alike. An answer leaks when the median of the pairs'
+differences is over :data:`FLOOR_S` and over :data:`RELATIVE` of the median answer,
+*and* at least :data:`CONSISTENT` of the pairs lean the same way — then it is measured
+again with twice the pairs, and only a leak found twice is a failure (a busy machine's
+burst is not found twice on the same side). A probe order accepted in either world (it
+would change the game) is not sent.
 """
 
 from __future__ import annotations
@@ -162,18 +162,18 @@ async def _measure(a: World, b: World, asked: list[Question], quick: bool,
         async def pairs(q: Question, n: int) -> tuple[list[float], list[float]]:
             x: list[float] = []
             y: list[float] = []
-            for i in range(n):
-                gc.collect()
-                gc.disable()
-                try:
+            gc.collect()  # its passes (up to 200 ms in a busy process) wait for the pairs
+            gc.disable()
+            try:
+                for i in range(n):
                     if i % 2:
                         y.append(await once(b, q))
                         x.append(await once(a, q))
                     else:
                         x.append(await once(a, q))
                         y.append(await once(b, q))
-                finally:
-                    gc.enable()
+            finally:
+                gc.enable()
             return x, y
 
         found: list[tuple[Question, bool, str]] = []
