@@ -6,6 +6,8 @@ when any failure count is not zero. The attacks (docs/security.md):
 * the secret differential, the main leak check: two worlds differing in one secret of a
   set-up, every output the others read compared, pictures included
   (:mod:`bot.redteam.differential`);
+* the web page's timing in two such worlds: its reads and refused orders into the hexes
+  where the secrets differ, timed pair by pair (:mod:`bot.redteam.web_timing`);
 * leak scans over random games of every scenario of both games, every output another
   audience reads (:mod:`bot.redteam.outputs` lists the producers; the web page's HTML,
   JSON and stream: :mod:`bot.redteam.web`) scanned for the secrets' words
@@ -40,6 +42,7 @@ from bot.redteam.leaks import Tally, run_leaks
 from bot.redteam.mail_attacks import run_mail_attacks
 from bot.redteam.selftest import run_selftest
 from bot.redteam.web import web_page  # noqa: F401 (registers the web page's outputs)
+from bot.redteam.web_timing import run_web_timing
 
 
 def run(*, quick: bool, seed: int | None = None,
@@ -53,6 +56,7 @@ def run(*, quick: bool, seed: int | None = None,
     tally = Tally()
     started = time.monotonic()
     run_differentials(tally, quick=quick, seed=seed, out=out)
+    run_web_timing(tally, quick=quick, seed=seed, out=out)
     run_leaks(tally, quick=quick, seed=seed, out=out)
     run_selftest(tally, seed=seed, out=out)
     run_fuzz(tally, quick=quick, seed=seed, out=out)

@@ -15,13 +15,14 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Coroutine, Iterable
+from typing import Any, TypeVar
 
 from adjudicator.kernel.events import GM, PUBLIC
 from bot.redteam.outputs import Moment, Output, output_producer
 from bot.service import GameService
 
+T = TypeVar("T")
 NAME = "web page"
 #: What one link's page reads, path by path (after ``/s/TOKEN``).
 PATHS = ("", "/api/state", "/api/legal", "/api/replay", "/api/verify", "/api/record",
@@ -84,12 +85,15 @@ def _masked(text: str, token: str, csrf: str) -> str:
     return text.replace(csrf, "[csrf]") if csrf else text
 
 
-def _run(service: GameService, tokens: dict[str, str]) -> list[tuple[str, str]]:
-    """:func:`_read` in a thread of its own (the caller may be inside an event loop)."""
+def in_thread(work: Coroutine[Any, Any, T], wait: float) -> T:
+    """Run ``work`` in a thread's own event loop (the caller may be inside one)."""
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        result: list[tuple[str, str]] = pool.submit(
-            asyncio.run, _read(service, tokens)).result(WAIT_S * 4)
-    return result
+        return pool.submit(asyncio.run, work).result(wait)
+
+
+def _run(service: GameService, tokens: dict[str, str]) -> list[tuple[str, str]]:
+    """:func:`_read` in a thread of its own."""
+    return in_thread(_read(service, tokens), WAIT_S * 4)
 
 
 @output_producer(NAME, every=3)
