@@ -22,6 +22,7 @@ class Gate:
         self._inside: set[int] = set()
         self._waiting: collections.deque[tuple[int, asyncio.Future[None]]] = (
             collections.deque())
+        self.closed = False
 
     @property
     def inside(self) -> int:
@@ -33,6 +34,8 @@ class Gate:
 
     async def enter(self, key: int) -> None:
         """Wait for a place (in arrival order); entering twice with one key is one entry."""
+        if self.closed:  # the bot is stopping: this one was answered "restarting"
+            raise asyncio.CancelledError
         if key in self._inside:
             return
         if len(self._inside) < self.width and not self._waiting:
@@ -48,6 +51,14 @@ class Gate:
             else:
                 self._waiting = collections.deque(w for w in self._waiting if w[1] is not turn)
             raise
+
+    def close(self) -> None:
+        """Admit nobody more (the stop): those waiting end, cancelled, their work not done
+        (the stop answers them "restarting", :mod:`bot.discord.inflight`)."""
+        self.closed = True
+        while self._waiting:
+            _, turn = self._waiting.popleft()
+            turn.cancel()
 
     def leave(self, key: int) -> None:
         """Free ``key``'s place (nothing if it holds none) for the first one waiting."""

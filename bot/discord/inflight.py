@@ -132,6 +132,7 @@ class InFlight:
         self.stopping = True
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._empty.wait(), seconds)
+        self.gate.close()  # those still waiting for their turn never start their work
         left = list(self.started.values())
         if left:
             log.warning("stopping with %d interaction(s) unfinished: answered 'restarting'",

@@ -18,6 +18,7 @@ import pytest
 
 from bot.discord.core import DONE_EVENT, UmpireBot
 from bot.discord.gate import Gate
+from bot.discord.inflight import RESTARTING
 from bot.service import Actor
 from tests.fakediscord.harness import run_umpire, served
 from tests.fakediscord.server import FakeDiscord
@@ -133,3 +134,37 @@ async def test_the_gate_admits_in_arrival_order_and_skips_who_gave_up() -> None:
     assert gate.inside == 0 and gate.waiting == 0
     with pytest.raises(ValueError):
         Gate(0)
+
+
+async def test_the_stop_answers_who_waits_at_the_gate_and_lets_none_start(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stop's drain (issue 24) answers "restarting" to the interaction drawing and to
+    the one waiting its turn; the one waiting never starts its work afterwards."""
+    fake = FakeDiscord()
+    ann = fake.add_user("ann")
+    renderer = HeldRenderer()
+    async with run_umpire(fake, tmp_path / "u.db", monkeypatch, renderer=renderer,
+                          warm_pictures=False, working_at_once=1) as harness:
+        bot = cast(UmpireBot, harness.client)
+        for game in ("stop0", "stop1"):
+            served(harness).create_game(Actor.discord(ann.id), "tanks", game_id=game)
+        channel = fake.add_channel("maps")
+        records = []
+        try:
+            for game in ("stop0", "stop1"):
+                record = await fake.interact(2, ann, channel, fake.command_data(
+                    "game map", {"game": game}, channel, ann))
+                await asyncio.wait_for(record.responded.wait(), WAIT_S)
+                records.append(record)
+            await _wait_for(renderer.entered.is_set, "no picture was drawn")
+            await _wait_for(lambda: bot.inflight.gate.waiting == 1, "nobody waits")
+            assert await bot.inflight.drain(0.2) == 2
+        finally:
+            renderer.release.set()
+        await _wait_for(lambda: renderer.now == 0, "the picture never ended")
+        await asyncio.sleep(0.5)  # room for a wrongly admitted one to start drawing
+        assert renderer.most == 1 and bot.inflight.gate.inside <= 1
+        harness.forgive()
+    for record in records:
+        texts = " ".join(t for m in record.messages() for t in m.texts())
+        assert RESTARTING.split(".")[0] in texts, texts
