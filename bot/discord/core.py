@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -78,6 +79,9 @@ class BotConfig:
     #: The web pages' public base URL (``--web-url``, docs/web.md): players get their seat's
     #: secret link when they join and with ``/game link``; None: no links are given.
     web_url: str | None = None
+    #: Interactions doing their work after the acknowledgement at once; the others wait in
+    #: the order they were acknowledged (:mod:`bot.discord.gate`, docs/performance.md).
+    working_at_once: int = field(default_factory=lambda: max(2, os.cpu_count() or 2))
 
 
 async def reply(interaction: discord.Interaction[Any], content: str, *, ephemeral: bool,
@@ -94,9 +98,14 @@ async def reply(interaction: discord.Interaction[Any], content: str, *, ephemera
 
 
 async def defer(interaction: discord.Interaction[Any], ephemeral: bool = True) -> None:
-    """Acknowledge now (Discord allows 3 seconds); the answer follows."""
+    """Acknowledge now (Discord allows 3 seconds); the answer follows, in turn: the work
+    after the acknowledgement waits for a place at the bot's gate (:mod:`bot.discord.gate`),
+    freed when the interaction is done."""
     if not interaction.response.is_done():
         await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+        inflight = getattr(interaction.client, "inflight", None)
+        if isinstance(inflight, InFlight):
+            await inflight.gate.enter(interaction.id)
 
 
 def pinging(user_ids: Sequence[str]) -> discord.AllowedMentions:
@@ -160,7 +169,7 @@ class UmpireBot(discord.Client):
         self._ticker: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[None] | None = None
         self._follower: asyncio.Task[None] | None = None
-        self.inflight = InFlight(self)
+        self.inflight = InFlight(self, self.config.working_at_once)
 
     # ---- start-up -----------------------------------------------------------------------
 

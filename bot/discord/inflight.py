@@ -18,6 +18,7 @@ from typing import Any, cast
 import discord
 
 from bot.discord import formatting as fmt
+from bot.discord.gate import Gate
 from bot.logs import handled, since
 from bot.service import Actor
 
@@ -48,8 +49,10 @@ def _verb_and_game(interaction: discord.Interaction[Any]) -> tuple[str, str | No
 class InFlight:
     """What one bot is handling now (see the module docstring)."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, working_at_once: int = 2) -> None:
         self.client = client  # an UmpireBot (not imported: it imports this module)
+        #: The places for the work after the acknowledgement (``BotConfig.working_at_once``).
+        self.gate = Gate(working_at_once)
         self.started: dict[int, tuple[discord.Interaction[Any], float]] = {}
         self.outcomes: dict[int, str] = {}
         self._done_early: set[int] = set()
@@ -78,6 +81,7 @@ class InFlight:
         self.outcomes[interaction.id] = outcome
 
     async def done(self, interaction: discord.Interaction[Any]) -> None:
+        self.gate.leave(interaction.id)
         entry = self.started.pop(interaction.id, None)
         outcome = self.outcomes.pop(interaction.id, "ok")
         if not self.started:
@@ -128,6 +132,7 @@ class InFlight:
         self.stopping = True
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._empty.wait(), seconds)
+        self.gate.close()  # those still waiting for their turn never start their work
         left = list(self.started.values())
         if left:
             log.warning("stopping with %d interaction(s) unfinished: answered 'restarting'",
@@ -145,6 +150,7 @@ class InFlight:
                                                             ephemeral=True)
         except (TimeoutError, discord.HTTPException) as error:
             log.warning("could not tell a user the bot is restarting: %s", error)
+        self.gate.leave(interaction.id)
         verb, game = _verb_and_game(interaction)
         entry = self.started.pop(interaction.id, None)
         handled(log, game=game, actor=Actor.discord(interaction.user.id).label, verb=verb,
