@@ -114,13 +114,17 @@ async def state(request: web.Request) -> web.StreamResponse:
 
 async def map_picture(request: web.Request) -> web.StreamResponse:
     """``GET /s/TOKEN/api/map.png``: the picture of the link's view now."""
-    found = await read(request, request.app[READS].picture)
+    return _picture(request, await read(request, request.app[READS].picture))
+
+
+def _picture(request: web.Request, found: Any) -> web.Response:
+    """A read's answer of (tag, PNG bytes or None) as the picture, or its refusal."""
     if isinstance(found, web.Response):
         return found
-    head, data = found[1]
+    tag, data = found[1]
     if data is None:
         return error(404, "this game has no map picture", "picture")
-    return _png(request, data, f'"{head}"')
+    return _png(request, data, f'"{tag}"')
 
 
 def _png(request: web.Request, data: bytes, etag: str) -> web.Response:
@@ -243,12 +247,7 @@ async def replay_picture(request: web.Request) -> web.StreamResponse:
         found = await read(request, request.app[READS].replay_picture, int(number), by_step)
     except IndexError:
         return error(404, f"the replay has no position {number}", "replay")
-    if isinstance(found, web.Response):
-        return found
-    tag, data = found[1]
-    if data is None:
-        return error(404, "this game has no map picture", "picture")
-    return _png(request, data, f'"{tag}"')
+    return _picture(request, found)
 
 
 async def verify(request: web.Request) -> web.StreamResponse:
