@@ -368,12 +368,16 @@ def run(actions: int = 60, out: Out = print, db: str | None = None) -> dict[str,
                 continue
             server_ms = [f"{by_backend[name][c]['server_cpu']:.1f}" for c in counts]
             limit = ceiling(cores, one["rate"], one["cpu"], one["server_cpu"])
-            peak = max(by_backend[name][c]["rate"] for c in counts)
+            best = max(counts, key=lambda c: by_backend[name][c]["rate"])
+            top = by_backend[name][best]
+            used = top["rate"] * (top["cpu"] + top["server_cpu"]) / 1000
             out(f"{name} server CPU ms per order at {', '.join(map(str, counts))} writers: "
                 f"{', '.join(server_ms)}; ceiling of the peak over one writer's: {cores} cores "
                 f"x {1000 / max(one['rate'], 1e-9):.1f} ms wall per order / "
                 f"({one['cpu']:.1f} client + {one['server_cpu']:.1f} server ms CPU) = "
-                f"{limit:.2f}x (measured {peak / max(one['rate'], 1e-9):.2f}x)")
+                f"{limit:.2f}x (measured {top['rate'] / max(one['rate'], 1e-9):.2f}x, at "
+                f"{best} writers, whose orders used {used:.2f} of the {cores} cores: the rest "
+                "went to other processes)")
             closing.add(f"{name} peak throughput ceiling on {cores} cores / one writer's "
                         f"({durability})", limit, None, "x")
         for name in names:
