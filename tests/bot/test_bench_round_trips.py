@@ -195,3 +195,14 @@ def test_postgresql_a_refused_claim_leaves_prepared_statements_working(pg_url: s
         assert store.count_actions("g1") == 12
     finally:
         store.close()
+
+
+def test_postgresql_a_tp_s_submit_through_the_service_is_two_round_trips(pg_url: str) -> None:
+    """What ``umpire bench writers`` prints: orders of a seeded Turning Point: Stalingrad
+    game, each given through ``GameService.submit``, cost two round trips at p50 (the game
+    transaction's opening, the append), a few more with a snapshot or a decision."""
+    from bench.writers import _round_trips, _script
+
+    p50, most = _round_trips(pg_url, {}, _script(12), count=10)
+    assert p50 == 2
+    assert most <= 6
