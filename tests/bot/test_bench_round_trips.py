@@ -206,3 +206,24 @@ def test_postgresql_a_tp_s_submit_through_the_service_is_two_round_trips(pg_url:
     p50, most = _round_trips(pg_url, {}, _script(12), count=10)
     assert p50 == 2
     assert most <= 6
+
+
+def test_postgresql_a_write_under_the_game_lock_commits_at_its_own_end(pg_url: str) -> None:
+    """Under the game's lock each store write is still its own transaction: committed when
+    it ends (a deadline tick's update stays though what follows it fails), while a failure
+    inside a write undoes that write alone; the lock is released either way."""
+    store = Store(pg_url)
+    try:
+        store.insert_game(game_row(), [SEAT])
+        with pytest.raises(RuntimeError), store.game_lock("g1"):
+            store.game("g1")
+            store.update_game("g1", {"to_act": "blue"})
+            store.set_meta("tick", "1")
+            with store.write():
+                store.update_game("g1", {"to_act": "red"})
+                raise RuntimeError("a failure inside a write")
+        assert _lock_free(pg_url, "g1")
+        assert store.game("g1")["to_act"] == "blue"  # type: ignore[index]
+        assert store.get_meta("tick") == "1"
+    finally:
+        store.close()
