@@ -189,6 +189,9 @@ class PgTx(Tx):
         self.begin = begin
         self.begun = False
         self.batching = False
+        #: The first error of the batch's pipeline: nothing more is queued after it (the
+        #: server skips it anyway), and it is raised once the pipeline is through.
+        self.failure: psycopg.Error | None = None
         #: The store's transactions using this one (see ``PostgresStore._transaction``):
         #: an append that is the only one commits in its own pipeline.
         self.depth = 1
@@ -222,9 +225,14 @@ class PgTx(Tx):
 
     def _run(self, sql: str, params: Sequence[Any]) -> psycopg.Cursor[dict[str, Any]]:
         text, args = to_pyformat(sql), params_of(params)
+        if self.batching:
+            if self.failure is None:
+                try:
+                    return self.conn.execute(text, args, prepare=True)
+                except psycopg.Error as error:  # an earlier statement's, seen already
+                    self.failure = error
+            return self.conn.cursor()  # not sent: the batch's error is raised at its end
         try:
-            if self.batching:
-                return self.conn.execute(text, args, prepare=True)
             self.store.round_trips += 1
             if not self.pending():
                 return self.conn.execute(text, args, prepare=True)
@@ -280,6 +288,7 @@ class PgTx(Tx):
             return
         self.store.round_trips += 1  # the pipeline's one sync
         self.batching = True
+        self.failure = None
         opened = False
         try:
             with self.conn.pipeline():
@@ -287,17 +296,24 @@ class PgTx(Tx):
                     self.begun = opened = True
                     self._opening()
                 yield
-                if commit and self.begun:
-                    self._closing("COMMIT")
+                if commit and self.begun and self.failure is None:
+                    try:
+                        self._closing("COMMIT")
+                    except psycopg.Error as error:  # a statement's before it, seen already
+                        self.failure = error
+            if self.failure is not None:
+                raise self.failure
             if opened:
                 self._opened()
             if commit:
                 self._ended()
         except psycopg.Error as error:
+            first = self.failure or error
             self._failed()
-            raise _translate(error) from error
+            raise _translate(first) from first
         finally:
             self.batching = False
+            self.failure = None
 
 
 @contextmanager

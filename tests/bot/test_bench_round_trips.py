@@ -227,3 +227,23 @@ def test_postgresql_a_write_under_the_game_lock_commits_at_its_own_end(pg_url: s
         assert store.get_meta("tick") == "1"
     finally:
         store.close()
+
+
+def test_postgresql_a_refused_claim_logs_no_pipeline_warning(
+        pg_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """The claim's refusal reaches the caller as the store's error, and nothing else is
+    sent or logged after it (psycopg warns when a pipeline is left with an error in flight:
+    an operator's log would hold a warning for every conflict)."""
+    store = Store(pg_url + "?lock=row")
+    try:
+        store.insert_game(game_row())
+        store.append("g1", 0, [action(1)], {})
+        with caplog.at_level("WARNING"):
+            for _ in range(10):
+                with pytest.raises(SequenceConflict):
+                    store.append("g1", 0, [action(1), action(2), action(3)], {},
+                                 snapshots=())
+        assert not [r for r in caplog.records if r.name.startswith("psycopg")]
+        assert store.count_actions("g1") == 1
+    finally:
+        store.close()
