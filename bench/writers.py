@@ -21,6 +21,13 @@ commit, or the row lock of the sequence check alone (the loser replans and retri
 Last, the statements of one submit on each backend (PostgreSQL: round trips to the server,
 a pipeline counted once; SQLite: statements run in the library), from the store's count.
 
+The ceiling of the peak throughput: writers on separate games share nothing but the CPU
+(and, with fsync, the disk), so over one writer's the peak can reach at most cores x one
+writer's wall per order / (its CPU per order: the writer's own plus the server's). The
+bench measures both in the same run — the server's from ``/proc`` (the postmaster's own
+time, its exited children's, and its live children's, before and after each round) when
+the server is on this machine — and prints the ceiling beside the measured peak.
+
 PostgreSQL: ``--db postgresql://…`` (the bench works in a schema of its own, dropped at
 the end; nothing else in the database is touched). Without it, SQLite alone is measured.
 Targets (issue 26): PostgreSQL's submit p50 at one writer at most 2x SQLite's (at each
@@ -32,6 +39,7 @@ machine: read them side by side, not as absolutes.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sys
 import tempfile
 import time
@@ -143,8 +151,51 @@ def _writer(url: str, games: Games, script: Script, orders: int,
     service.store.close()
 
 
+def _server_pid(url: str) -> int | None:
+    """The PostgreSQL server's postmaster, when it runs on this machine (else None)."""
+    import psycopg
+
+    from bot.store.postgres import split_url
+
+    try:
+        with psycopg.connect(split_url(url)[0], autocommit=True) as conn:
+            row = conn.execute("SELECT pg_backend_pid()").fetchone()
+            if row is None:
+                return None
+            stat = Path(f"/proc/{int(row[0])}/stat").read_text()
+    except (OSError, psycopg.Error):
+        return None
+    return int(stat.rpartition(")")[2].split()[1])  # the backend's parent
+
+
+def _server_cpu(postmaster: int | None) -> float | None:
+    """Seconds of CPU the server has spent so far: the postmaster's own, its exited
+    children's (the backends of closed connections) and its live children's."""
+    if postmaster is None:
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def fields(pid: int) -> list[str] | None:
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:  # gone meanwhile: its time is in its parent's
+            return None
+
+    own = fields(postmaster)
+    if own is None:
+        return None
+    ticks = sum(int(own[i]) for i in (11, 12, 13, 14))  # utime, stime, cutime, cstime
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != postmaster:
+            child = fields(int(entry))
+            if child is not None and child[1] == str(postmaster):
+                ticks += int(child[11]) + int(child[12])
+    return ticks / tick
+
+
 def _round(url: str, processes: int, orders: int, script: Script,
-           options: dict[str, Any], shared: bool = False) -> dict[str, Any]:
+           options: dict[str, Any], shared: bool = False,
+           server: int | None = None) -> dict[str, Any]:
     """``processes`` writers at once; their own games each, or all on one game."""
     setup = _service(url, **options)
     if shared:
@@ -163,11 +214,12 @@ def _round(url: str, processes: int, orders: int, script: Script,
     for worker in workers:
         worker.start()
     start.wait()
-    began = time.perf_counter()
+    began, server_began = time.perf_counter(), _server_cpu(server)
     reports = [out.get(timeout=900) for _ in workers]
     wall = time.perf_counter() - began
     for worker in workers:
         worker.join(timeout=60)
+    server_end = _server_cpu(server)  # the writers' backends have exited (or are exiting)
     latencies = [x for r in reports for x in r["latencies"]]
     errors = sum(int(r["errors"]) for r in reports)
     why = sorted({k for r in reports for k in r["why"]})
@@ -176,10 +228,20 @@ def _round(url: str, processes: int, orders: int, script: Script,
         stored = sum(check.store.count_actions(g) for g in {g[0] for gs in plan for g in gs})
     finally:
         check.store.close()
+    server_cpu = (None if server_began is None or server_end is None
+                  else 1000 * (server_end - server_began) / max(len(latencies), 1))
     return {"p50": 1000 * percentile(latencies, 0.5), "p95": 1000 * percentile(latencies, 0.95),
             "rate": stored / wall, "errors": errors, "stored": stored,
             "cpu": 1000 * sum(float(r["cpu"]) for r in reports) / max(len(latencies), 1),
-            "why": ", ".join(why)}
+            "server_cpu": server_cpu, "why": ", ".join(why)}
+
+
+def ceiling(cores: int, rate: float, client_ms: float, server_ms: float) -> float:
+    """The most the peak throughput over writer counts can be, as a multiple of one
+    writer's (``rate`` orders/s), when each order costs ``client_ms`` of the writer's CPU
+    and ``server_ms`` of the server's and ``cores`` share them: cores x the one writer's
+    wall per order / its CPU per order."""
+    return cores * (1000 / max(rate, 1e-9)) / max(client_ms + server_ms, 1e-9)
 
 
 @contextmanager
@@ -258,9 +320,12 @@ def run(actions: int = 60, out: Out = print, db: str | None = None) -> dict[str,
     results: dict[str, dict[str, dict[int, dict[str, Any]]]] = {}
     trips: dict[str, tuple[float, float]] = {}
     shared: dict[str, dict[str, Any]] = {}
+    server: int | None = None
     with tempfile.TemporaryDirectory() as folder, _pg_schema(db) if db else _nothing() as pg:
         if pg:
-            out(f"postgresql server: fsync={_server_fsync(pg)}")
+            server = _server_pid(pg)
+            out(f"postgresql server: fsync={_server_fsync(pg)}; its CPU "
+                + ("read from /proc" if server else "not measured (not on this machine)"))
         for durability, synchronous, commit in DURABILITY:
             backends: dict[str, tuple[str, dict[str, Any]]] = {
                 "sqlite": (f"sqlite://{Path(folder) / f'writers-{synchronous}.db'}",
@@ -272,7 +337,8 @@ def run(actions: int = 60, out: Out = print, db: str | None = None) -> dict[str,
                 _service(url, **options).store.close()  # the schema, before the writers
                 rounds = results.setdefault(durability, {}).setdefault(name, {})
                 for count in counts:
-                    rounds[count] = _round(url, count, orders, script, options)
+                    rounds[count] = _round(url, count, orders, script, options,
+                                           server=server if name == "postgresql" else None)
                 trips.setdefault(name, _round_trips(url, options, script))
                 out(f"{name}, {durability}: measured {len(counts)} rounds of {orders} "
                     "orders per process")
@@ -295,6 +361,25 @@ def run(actions: int = 60, out: Out = print, db: str | None = None) -> dict[str,
                 for n in names))
         out("(CPU ms: the writer processes' own CPU per order, the service's reads included; "
             "the database server's is not)")
+        cores = len(os.sched_getaffinity(0))
+        for name in names:
+            one = by_backend[name][1]
+            if one.get("server_cpu") is None:
+                continue
+            server_ms = [f"{by_backend[name][c]['server_cpu']:.1f}" for c in counts]
+            limit = ceiling(cores, one["rate"], one["cpu"], one["server_cpu"])
+            best = max(counts, key=lambda c: by_backend[name][c]["rate"])
+            top = by_backend[name][best]
+            used = top["rate"] * (top["cpu"] + top["server_cpu"]) / 1000
+            out(f"{name} server CPU ms per order at {', '.join(map(str, counts))} writers: "
+                f"{', '.join(server_ms)}; ceiling of the peak over one writer's: {cores} cores "
+                f"x {1000 / max(one['rate'], 1e-9):.1f} ms wall per order / "
+                f"({one['cpu']:.1f} client + {one['server_cpu']:.1f} server ms CPU) = "
+                f"{limit:.2f}x (measured {top['rate'] / max(one['rate'], 1e-9):.2f}x, at "
+                f"{best} writers, whose orders used {used:.2f} of the {cores} cores: the rest "
+                "went to other processes)")
+            closing.add(f"{name} peak throughput ceiling on {cores} cores / one writer's "
+                        f"({durability})", limit, None, "x")
         for name in names:
             for count in counts:
                 if by_backend[name][count]["why"]:

@@ -52,6 +52,15 @@ KEYS: dict[str, tuple[str, ...]] = {
     "leases": ("name",), "held_rollbacks": ("token",), "web_links": ("token_hash",),
 }
 
+#: What every action on a game reads first (PostgreSQL's game transaction reads them in one
+#: round trip, see ``bot.store.postgres.GameTx``): the game's row, its open seats, its
+#: entropy, and an idempotency key's first result.
+GAME_SQL = "SELECT * FROM games WHERE id = ?"
+SEATS_SQL = "SELECT * FROM seats WHERE game_id = ? AND removed IS NULL ORDER BY id"
+ENTROPY_SQL = "SELECT actor, text FROM entropy WHERE game_id = ? ORDER BY id"
+IDEMPOTENCY_SQL = ("SELECT result, request FROM idempotency WHERE game_id = ? AND key = ? "
+                   "AND actor = ?")
+
 
 def dumps(data: Any) -> str:
     """Stable JSON text for stored columns."""
@@ -376,7 +385,7 @@ class Store:
                 tx.insert("seats", {**seat, "game_id": row["id"]})
 
     def game(self, game_id: str) -> dict[str, Any] | None:
-        return self._one("SELECT * FROM games WHERE id = ?", [game_id])
+        return self._one(GAME_SQL, [game_id])
 
     def update_game(self, game_id: str, fields: Mapping[str, Any],
                     expected_seq: int | None = None, snapshot: Snapshot | None = None) -> None:
@@ -394,8 +403,7 @@ class Store:
 
     def seats(self, game_id: str) -> list[dict[str, Any]]:
         """The game's current seats (closed seats are kept, see :meth:`seat_history`)."""
-        return self.query("SELECT * FROM seats WHERE game_id = ? AND removed IS NULL "
-                          "ORDER BY id", [game_id])
+        return self.query(SEATS_SQL, [game_id])
 
     def seat_history(self, game_id: str) -> list[dict[str, Any]]:
         """Every seat the game ever had, closed ones included, in the order they were taken."""
@@ -465,8 +473,7 @@ class Store:
                                   "created": _now()})
 
     def entropy(self, game_id: str) -> list[dict[str, Any]]:
-        return self.query("SELECT actor, text FROM entropy WHERE game_id = ? ORDER BY id",
-                          [game_id])
+        return self.query(ENTROPY_SQL, [game_id])
 
     # ---- the action log -----------------------------------------------------------------
 
@@ -500,20 +507,26 @@ class Store:
                     first = self._idempotent(tx, game_id, actor, key)
                     raise DuplicateKey(*(first or ("", None)))
             with tx.batch():  # nothing below is read back: sent in one go where it can be
-                if past_seed is not None:
-                    tx.insert("dice_seeds", {**past_seed, "game_id": game_id,
-                                             "created": _now()})
-                for action in actions:
-                    tx.insert("actions", action.row(game_id))
-                if revert_after is not None:
-                    after, by = revert_after
-                    tx.execute("UPDATE actions SET reverted_by = ? WHERE game_id = ? AND "
-                               "seq > ? AND seq < ? AND reverted_by IS NULL",
-                               [by, game_id, after, by])
-                for snapshot in snapshots:
-                    self._insert_snapshot(tx, game_id, snapshot)
-                head = actions[-1].seq if actions else expected_seq
-                tx.update("games", game_id, {**game_fields, "head_seq": head})
+                self._append_rows(tx, game_id, expected_seq, actions, game_fields, snapshots,
+                                  revert_after, past_seed)
+
+    def _append_rows(self, tx: Tx, game_id: str, expected_seq: int,
+                     actions: Sequence[NewAction], game_fields: Mapping[str, Any],
+                     snapshots: Sequence[Snapshot], revert_after: tuple[int, int] | None,
+                     past_seed: Mapping[str, Any] | None) -> None:
+        """The writes of :meth:`append` once its claim held (nothing read back)."""
+        if past_seed is not None:
+            tx.insert("dice_seeds", {**past_seed, "game_id": game_id, "created": _now()})
+        for action in actions:
+            tx.insert("actions", action.row(game_id))
+        if revert_after is not None:
+            after, by = revert_after
+            tx.execute("UPDATE actions SET reverted_by = ? WHERE game_id = ? AND "
+                       "seq > ? AND seq < ? AND reverted_by IS NULL", [by, game_id, after, by])
+        for snapshot in snapshots:
+            self._insert_snapshot(tx, game_id, snapshot)
+        head = actions[-1].seq if actions else expected_seq
+        tx.update("games", game_id, {**game_fields, "head_seq": head})
 
     def _check_seq(self, tx: Tx, game_id: str, expected_seq: int) -> None:
         row = tx.one(f"SELECT head_seq FROM games WHERE id = ?{self._lock_row()}", [game_id])
@@ -535,8 +548,7 @@ class Store:
 
     def _idempotent(self, tx: Tx, game_id: str, actor: str, key: str
                     ) -> tuple[str, str | None] | None:
-        row = tx.one("SELECT result, request FROM idempotency WHERE game_id = ? AND key = ? "
-                     "AND actor = ?", [game_id, scoped_key(actor, key), actor])
+        row = tx.one(IDEMPOTENCY_SQL, [game_id, scoped_key(actor, key), actor])
         return (str(row["result"]), row["request"]) if row else None
 
     def idempotent_result(self, game_id: str, actor: str, key: str

@@ -283,6 +283,12 @@ def _sqlite_9(db: Database) -> None:
     db.table("web_links").create_index(["game_id"])
 
 
+def _sqlite_10(db: Database) -> None:
+    """No change on SQLite: its append checks the sequence and the idempotency key with
+    statements of its own in one file lock (PostgreSQL's half, :data:`PG_10`, is a function
+    that checks both on the server)."""
+
+
 # ---- both backends --------------------------------------------------------------------
 
 def _compact_idempotency(tx: Tx) -> None:
@@ -478,6 +484,44 @@ CREATE TABLE web_links (token_hash text PRIMARY KEY,
 CREATE INDEX idx_web_links_game_id ON web_links (game_id);
 """
 
+#: Schema 10 (PostgreSQL only; SQLite's half changes nothing): the append's claim on the
+#: server. ``umpire_claim`` locks the game's row, aborts the transaction when its head is not
+#: the sequence the writer planned from (SQLSTATE ``UM002``; ``UM001``: no such game) and
+#: records the idempotency key, aborting when the key was used already (``UM003``, the
+#: first result and request in the error's detail as a JSON array) — so an append is one
+#: pipeline from BEGIN to COMMIT, whose later statements run only if the claim held.
+PG_10 = """
+CREATE FUNCTION umpire_claim(p_game text, p_expected bigint, p_key text, p_actor text,
+                             p_result text, p_request text, p_created double precision)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    head bigint;
+    first_result text;
+    first_request text;
+BEGIN
+    SELECT head_seq INTO head FROM games WHERE id = p_game FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'no game %', quote_literal(p_game) USING ERRCODE = 'UM001';
+    END IF;
+    IF head <> p_expected THEN
+        RAISE EXCEPTION 'game % is at action %, not %', p_game, head, p_expected
+            USING ERRCODE = 'UM002';
+    END IF;
+    IF p_key IS NOT NULL THEN
+        INSERT INTO idempotency (game_id, key, actor, result, request, created)
+            VALUES (p_game, p_key, p_actor, p_result, p_request, p_created)
+            ON CONFLICT (game_id, key) DO NOTHING;
+        IF NOT FOUND THEN
+            SELECT result, request INTO first_result, first_request FROM idempotency
+                WHERE game_id = p_game AND key = p_key AND actor = p_actor;
+            RAISE EXCEPTION 'idempotency key already used' USING ERRCODE = 'UM003',
+                DETAIL = json_build_array(first_result, first_request)::text;
+        END IF;
+    END IF;
+END
+$$;
+"""
+
 
 @dataclass(frozen=True)
 class Migration:
@@ -504,4 +548,6 @@ MIGRATIONS: list[Migration] = [
     Migration(8, "one table of rollbacks held for confirmation (mail's codes join "
                  "Discord's tokens)", _sqlite_8, PG_8),
     Migration(9, "the web page's secret links (only their tokens' hashes)", _sqlite_9, PG_9),
+    Migration(10, "the append's sequence and idempotency checks on the server "
+                  "(PostgreSQL)", _sqlite_10, PG_10),
 ]
