@@ -21,7 +21,9 @@ actions are found stored under the same key and not applied twice; at worst a re
 out twice. A notice lost to a crash after step 4 is not lost: notices are worked out from
 each follower's cursor (what they were last told), so the next ``catch_up`` (the tick's,
 over every followed game) sends it. Replies and notices share one SMTP connection, kept
-open between mails and opened again when the server closed it (``Outbox``).
+open between mails and opened again when the server closed it (``Outbox``). While the
+batch is answered, the seats' secrets of the mails behind are hashed ahead in worker
+threads (:mod:`bot.mail.ahead`); the mails themselves are answered one at a time, in order.
 
 Several gateways may read one mailbox against one database: a gateway claims a mail (a lease
 in the database) before anything else, so each mail is handled by one of them — another that
@@ -52,6 +54,7 @@ from typing import Protocol
 
 from adjudicator.kernel.events import GM
 from bot import gm_notices
+from bot.mail.ahead import SecretsAhead
 from bot.mail.authresults import failure
 from bot.mail.config import MailConfig
 from bot.mail.desk import Desk
@@ -161,7 +164,8 @@ class Gateway:
         """Handle one received mail completely (see the module notes), the notices to the
         other followers included; its outcome. Notices that cannot be sent now stay due
         (the next :meth:`notify`): the mail itself is answered and recorded."""
-        outcome = self._answer(raw, size)
+        outcome = self._answer(read_mail(raw, self.config.address,
+                                         self.config.limits.max_bytes, size=size))
         try:
             self.notify()
         except SendFailed as error:
@@ -169,12 +173,10 @@ class Gateway:
                         "mail or tick", cause_of(error))
         return outcome
 
-    def _answer(self, raw: bytes, size: int | None = None) -> str:
+    def _answer(self, inbound: Inbound) -> str:
         """Handle one received mail but for the notices to other followers (see the module
         notes); its outcome."""
         with self.lock:
-            inbound = read_mail(raw, self.config.address, self.config.limits.max_bytes,
-                                size=size)
             ledger = self.desk.ledger
             if not ledger.claim(inbound.key, self.holder):
                 log.info("mail %s from %s is being handled by another gateway",
@@ -353,15 +355,19 @@ class Gateway:
 
     def _batch(self, inbox: Source, uids: list[str]) -> int:
         """Fetch ``uids`` in one go, answer each in turn, move those handled; how many."""
-        fetched = inbox.fetch(uids, self.config.limits.max_bytes)
+        limits = self.config.limits
+        mails = {uid: read_mail(raw, self.config.address, limits.max_bytes, size=size)
+                 for uid, (raw, size) in inbox.fetch(uids, limits.max_bytes).items()}
+        ahead = SecretsAhead(self.desk.service.store, limits.max_commands, self._readable)
+        ahead.start(mails)
         done: list[str] = []
         try:
             for uid in uids:
-                if uid not in fetched:
+                if uid not in mails:
                     continue  # gone meanwhile (another gateway moved it)
-                raw, size = fetched[uid]
+                ahead.wait(uid)
                 try:
-                    outcome = self._answer(raw, size)
+                    outcome = self._answer(mails[uid])
                 except SendFailed:
                     raise  # the server refuses: the gateway waits, then tries this mail again
                 except Exception:
@@ -371,9 +377,16 @@ class Gateway:
                 done.append(uid)
                 self.health.handled()
         finally:
+            ahead.close()
             if done:
                 inbox.done(done)
         return len(done)
+
+    def _readable(self, inbound: Inbound) -> bool:
+        """Whether the desk reads ``inbound``'s commands (not automatic, not refused unread,
+        not failing its sender's authentication)."""
+        return inbound.silent is None and inbound.problem is None and failure(
+            inbound.auth_results, self.config.trusted_authserv_ids or []) is None
 
     def notify(self) -> None:
         """The notices to the followers of the games whose mail was answered since the last

@@ -7,12 +7,14 @@ applies no order twice."""
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bot import seat_secrets
 from bot.mail.gateway import SendFailed
 from bot.mail.inbound import Inbound
 from bot.mail.outbound import Outgoing
@@ -169,3 +171,30 @@ def test_a_server_gone_mid_batch_is_retried_without_answering_twice(table: Table
     assert {g: table.service.info(g).head_seq for g in games} == {
         g: head + 1 for g, head in heads.items()}
     assert table.dovecot.count("INBOX", table.mailbox) == 0
+
+
+def test_a_bursts_seat_secrets_are_hashed_ahead_once_each_and_no_strangers(
+        table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the gateway answers a burst in turn, the seats' secrets (scrypt) are checked
+    ahead in worker threads, each once; a stranger's password costs no hash; the desk still
+    decides: each seat's order is applied, the stranger's is not."""
+    games, mails = burst(table, 4)
+    stranger = raw_mail("eve@player.test", "password not-the-secret\npass",
+                        subject=f"[umpire {games[0]}] pass")
+    hashed: list[tuple[str, str]] = []
+    check = seat_secrets._check
+
+    def recorded(secret: str, stored: str) -> bool:
+        hashed.append((threading.current_thread().name, stored))
+        return check(secret, stored)
+
+    monkeypatch.setattr(seat_secrets, "_check", recorded)
+    table.dovecot.append(*mails, stranger, user=table.mailbox)
+    assert table.gateway.poll() == 5
+    assert len({stored for _, stored in hashed}) == len(hashed) == 4
+    assert all(thread.startswith("mail-secrets") for thread, _ in hashed), hashed
+    answered = {m.header("X-Umpire-Game"): m for m in replies(table.sink) if m.to == [RED]}
+    assert sorted(answered) == sorted(games)
+    assert all("applied: pass" in m.text for m in answered.values())
+    (refused,) = [m for m in replies(table.sink) if m.to == ["eve@player.test"]]
+    assert "applied" not in refused.text
