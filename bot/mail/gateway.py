@@ -1,16 +1,29 @@
 """``umpire mail``: the loop that reads the mailbox, answers, and keeps everyone told.
 
-For each waiting mail, oldest first:
+Every mail waiting when the gateway wakes is fetched at once (a few round trips for up to
+:data:`FETCH_BATCH` mails: their sizes, then the bodies — only the headers of one too
+large), then each, oldest first, is
 
-1. fetch it (unread; only its headers if it is too large) and read it (never raises);
-2. skip it if its Message-ID was handled before (duplicate delivery: a log line);
-3. let the desk act on it — every action is stored, with the mail's Message-ID as its
+1. read (never raises), and skipped if its Message-ID was handled before (duplicate
+   delivery: a log line);
+2. acted on by the desk — every action is stored, with the mail's Message-ID as its
    idempotency key, before anything is sent;
-4. send the replies and the notices to the other followers by email;
-5. record the mail as handled, then move it to the handled folder.
+3. answered: its replies are sent;
+4. recorded as handled.
 
-A crash anywhere before step 5 reads the mail again: its actions are found stored under the
-same key and not applied twice; at worst a reply goes out twice.
+The batch's handled mails are then moved to the handled folder (one command), and the
+mailbox is asked again before the gateway waits: mail that came meanwhile is handled at
+once, not after another IDLE. Once no new mail waits, the other followers of the games the
+batch touched get their notices (``Desk.catch_up``: one per follower and game, however many
+of the batch's mails it covers) — replies first, so a burst's last sender does not wait for
+every notice of the mails before theirs. A crash before step 4 reads the mail again: its
+actions are found stored under the same key and not applied twice; at worst a reply goes
+out twice. A notice lost to a crash after step 4 is not lost: notices are worked out from
+each follower's cursor (what they were last told), so the next ``catch_up`` (the tick's,
+over every followed game) sends it. Replies and notices share one SMTP connection, kept
+open between mails and opened again when the server closed it (``Outbox``). While the
+batch is answered, the seats' secrets of the mails behind are hashed ahead in worker
+threads (:mod:`bot.mail.ahead`); the mails themselves are answered one at a time, in order.
 
 Several gateways may read one mailbox against one database: a gateway claims a mail (a lease
 in the database) before anything else, so each mail is handled by one of them — another that
@@ -41,6 +54,7 @@ from typing import Protocol
 
 from adjudicator.kernel.events import GM
 from bot import gm_notices
+from bot.mail.ahead import SecretsAhead
 from bot.mail.authresults import failure
 from bot.mail.config import MailConfig
 from bot.mail.desk import Desk
@@ -58,6 +72,9 @@ log = logging.getLogger("umpire.mail")
 MAX_FAILURES = 3
 #: :meth:`Gateway.receive`'s outcome for a mail another gateway is handling.
 ELSEWHERE = "elsewhere"
+#: Mails fetched in one round trip (their bodies are held in memory together: at most this
+#: many times ``limits.max_bytes``).
+FETCH_BATCH = 25
 
 
 class SendFailed(Exception):
@@ -105,9 +122,11 @@ class Source(Protocol):
 
     def waiting(self) -> list[str]: ...
 
-    def fetch(self, uid: str, max_bytes: int) -> tuple[bytes, int] | None: ...
+    def fetch(self, uids: Sequence[str], max_bytes: int) -> dict[str, tuple[bytes, int]]:
+        """(raw mail, size) of each of ``uids`` still there, by uid."""
+        ...
 
-    def done(self, uid: str) -> None: ...
+    def done(self, uids: Sequence[str]) -> None: ...
 
     def wait(self, seconds: float) -> None: ...
 
@@ -135,14 +154,29 @@ class Gateway:
         #: For the log line of the mail being handled: its game, whether the desk read it.
         self._game_of: dict[str, str] = {}
         self._handled_now = False
+        #: Games whose followers may not have been told the latest actions yet (their
+        #: notices go out once the mail waiting now is answered: :meth:`notify`).
+        self._to_notify: set[str] = set()
 
     # ---- one mail ----------------------------------------------------------------------------
 
     def receive(self, raw: bytes, size: int | None = None) -> str:
-        """Handle one received mail completely (see the module notes); its outcome."""
+        """Handle one received mail completely (see the module notes), the notices to the
+        other followers included; its outcome. Notices that cannot be sent now stay due
+        (the next :meth:`notify`): the mail itself is answered and recorded."""
+        outcome = self._answer(read_mail(raw, self.config.address,
+                                         self.config.limits.max_bytes, size=size))
+        try:
+            self.notify()
+        except SendFailed as error:
+            log.warning("mail gateway: notices not sent now (%s); they go with the next "
+                        "mail or tick", cause_of(error))
+        return outcome
+
+    def _answer(self, inbound: Inbound) -> str:
+        """Handle one received mail but for the notices to other followers (see the module
+        notes); its outcome."""
         with self.lock:
-            inbound = read_mail(raw, self.config.address, self.config.limits.max_bytes,
-                                size=size)
             ledger = self.desk.ledger
             if not ledger.claim(inbound.key, self.holder):
                 log.info("mail %s from %s is being handled by another gateway",
@@ -208,8 +242,7 @@ class Gateway:
             return "failed"
         for mail, message in composed:
             self._deliver(message, mail)
-        if self._leading():
-            self._send(self.desk.catch_up({m.game_id for m in out if m.game_id}))
+        self._to_notify.update(m.game_id for m in out if m.game_id)
         outcome = "silent" if inbound.silent else f"answered ({len(out)} mail)"
         ledger.mark_handled(inbound.key, inbound.sender,
                             next((m.game_id for m in out if m.game_id), None), outcome)
@@ -300,30 +333,71 @@ class Gateway:
     # ---- the mailbox ---------------------------------------------------------------------------
 
     def poll(self) -> int:
-        """Handle every mail waiting in the mailbox; how many were handled."""
+        """Handle every mail waiting in the mailbox, and what comes while they are handled,
+        then send the notices they cause (see the module notes); how many were handled."""
         inbox = self.inbox
         if inbox is None:
             return 0
         handled = 0
-        waiting = inbox.waiting()
-        self.health.polled(len(waiting))
-        for uid in waiting:
-            fetched = inbox.fetch(uid, self.config.limits.max_bytes)
-            if fetched is None:
-                continue
-            raw, size = fetched
-            try:
-                outcome = self.receive(raw, size)
-            except SendFailed:
-                raise  # the server refuses: the gateway waits, then tries this mail again
-            except Exception:
-                continue  # logged by receive; tried again on the next pass (until set aside)
-            if outcome == ELSEWHERE:
-                continue  # its gateway moves it
-            inbox.done(uid)
-            self.health.handled()
-            handled += 1
+        seen: set[str] = set()  # a mail that fails stays waiting: tried at the next poll
+        while True:
+            waiting = inbox.waiting()
+            fresh = [uid for uid in waiting if uid not in seen]
+            if fresh or not seen:
+                self.health.polled(len(waiting))
+            if not fresh:
+                break
+            seen.update(fresh)
+            for start in range(0, len(fresh), FETCH_BATCH):
+                handled += self._batch(inbox, fresh[start:start + FETCH_BATCH])
+        self.notify()
         return handled
+
+    def _batch(self, inbox: Source, uids: list[str]) -> int:
+        """Fetch ``uids`` in one go, answer each in turn, move those handled; how many."""
+        limits = self.config.limits
+        mails = {uid: read_mail(raw, self.config.address, limits.max_bytes, size=size)
+                 for uid, (raw, size) in inbox.fetch(uids, limits.max_bytes).items()}
+        ahead = SecretsAhead(self.desk.service.store, limits.max_commands, self._readable)
+        ahead.start(mails)
+        done: list[str] = []
+        try:
+            for uid in uids:
+                if uid not in mails:
+                    continue  # gone meanwhile (another gateway moved it)
+                ahead.wait(uid)
+                try:
+                    outcome = self._answer(mails[uid])
+                except SendFailed:
+                    raise  # the server refuses: the gateway waits, then tries this mail again
+                except Exception:
+                    continue  # logged by _answer; tried again on the next poll (until set aside)
+                if outcome == ELSEWHERE:
+                    continue  # its gateway moves it
+                done.append(uid)
+                self.health.handled()
+        finally:
+            ahead.close()
+            if done:
+                inbox.done(done)
+        return len(done)
+
+    def _readable(self, inbound: Inbound) -> bool:
+        """Whether the desk reads ``inbound``'s commands (not automatic, not refused unread,
+        not failing its sender's authentication)."""
+        return inbound.silent is None and inbound.problem is None and failure(
+            inbound.auth_results, self.config.trusted_authserv_ids or []) is None
+
+    def notify(self) -> None:
+        """The notices to the followers of the games whose mail was answered since the last
+        call (by the gateway that keeps everyone told; :meth:`tick` catches up the rest)."""
+        with self.lock:
+            if not self._to_notify:
+                return
+            games = set(self._to_notify)
+            if self._leading():
+                self._send(self.desk.catch_up(games))
+            self._to_notify -= games
 
     def tick(self, force: bool = False) -> None:
         """Deadlines, reminders and news from other frontends, every ``tick_seconds``."""

@@ -16,7 +16,7 @@ import smtplib
 import socket
 import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from email.message import EmailMessage
 from typing import Any
 
@@ -30,6 +30,7 @@ from bot.mail.oauth import TokenSource, sasl
 log = logging.getLogger("umpire.mail")
 
 SIZE = re.compile(rb"RFC822\.SIZE (\d+)")
+UID = re.compile(rb"UID (\d+)")
 #: The keyword that marks handled mail when no handled folder is configured.
 HANDLED_FLAG = "UmpireHandled"
 
@@ -122,31 +123,45 @@ class Inbox:
         box.client.noop()  # a server tells of new mail at NOOP (not always at a search)
         return sorted(box.uids(criteria), key=int)
 
-    def fetch(self, uid: str, max_bytes: int) -> tuple[bytes, int] | None:
-        """(raw mail, its size) — only the headers when the mail is over ``max_bytes``
-        (their first ``MAX_HEADER_BYTES`` + 1: a longer header is refused anyway).
-        The bytes are handed over as the server keeps them (nothing parses them here)."""
+    def fetch(self, uids: Sequence[str], max_bytes: int) -> dict[str, tuple[bytes, int]]:
+        """(raw mail, its size) of each of ``uids`` still in the mailbox, by uid — only
+        the headers of a mail over ``max_bytes`` (their first ``MAX_HEADER_BYTES`` + 1: a
+        longer header is refused anyway). Two round trips for them all: the sizes, then
+        the bodies (a third for the headers of mails too large). The bytes are handed
+        over as the server keeps them (nothing parses them here)."""
+        if not uids:
+            return {}
         client = self._box.client
-        status, data = client.uid("fetch", uid, "(RFC822.SIZE)")
-        found = SIZE.search(b" ".join(item for item in data or [] if isinstance(item, bytes)))
-        if status != "OK" or found is None:
-            return None
-        size = int(found.group(1))
+        status, data = client.uid("fetch", ",".join(uids), "(UID RFC822.SIZE)")
+        sizes: dict[str, int] = {}
+        for item in data or []:
+            line = item if status == "OK" and isinstance(item, bytes) else b""
+            named, size = UID.search(line), SIZE.search(line)
+            if named is not None and size is not None:
+                sizes[named.group(1).decode()] = int(size.group(1))
+        small = [uid for uid in uids if uid in sizes and sizes[uid] <= max_bytes]
+        large = [uid for uid in uids if uid in sizes and sizes[uid] > max_bytes]
+        found: dict[str, tuple[bytes, int]] = {}
         # Over the limit: the header alone, and no more of it than the gateway reads.
-        part = (f"BODY.PEEK[HEADER]<0.{MAX_HEADER_BYTES + 1}>" if size > max_bytes
-                else "BODY.PEEK[]")
-        status, data = client.uid("fetch", uid, f"({part})")
-        raw = next((item[1] for item in data or [] if isinstance(item, tuple)), None)
-        if status != "OK" or not isinstance(raw, bytes):
-            return None
-        return raw, size
+        for group, part in ((small, "BODY.PEEK[]"),
+                            (large, f"BODY.PEEK[HEADER]<0.{MAX_HEADER_BYTES + 1}>")):
+            if not group:
+                continue
+            status, data = client.uid("fetch", ",".join(group), f"(UID {part})")
+            if status != "OK":
+                continue
+            for key, raw in _literals(data or []):
+                if key in sizes:
+                    found[key] = (raw, sizes[key])
+        return found
 
-    def done(self, uid: str) -> None:
+    def done(self, uids: Sequence[str]) -> None:
+        """Move the handled mails out (or flag them): one command for them all."""
         box = self._box
         if self.config.handled_folder:
-            box.move(uid, self.config.handled_folder)
+            box.move(list(uids), self.config.handled_folder)
         else:
-            box.flag(uid, ["\\Seen", HANDLED_FLAG], True)
+            box.flag(list(uids), ["\\Seen", HANDLED_FLAG], True)
 
     def wait(self, seconds: float) -> None:
         """Until new mail may have come (IDLE) or ``seconds`` have passed."""
@@ -214,14 +229,19 @@ class Outbox:
             smtp.login(config.user, self.password.reveal())
 
     def send(self, message: EmailMessage, to: str) -> None:
-        """Send one mail; raise (the caller retries later) when the server refuses it."""
+        """Send one mail over the connection kept open; raise (the caller retries later)
+        when the server refuses it. A server that closed the session — dropped the
+        connection, or answered 421 as one does after so many mails or at its idle
+        timeout — did not take the mail: it is sent again over a new connection, once."""
         for attempt in (1, 2):
             if self.smtp is None:
                 self.smtp = self._connect()
             try:
                 self.smtp.send_message(message, from_addr=self.sender, to_addrs=[to])
                 return
-            except (smtplib.SMTPServerDisconnected, ConnectionError, ssl.SSLError):
+            except Exception as error:
+                if not _closed(error):
+                    raise
                 self.close()
                 if attempt == 2:
                     raise
@@ -239,6 +259,17 @@ class Outbox:
             _shut(getattr(smtp, "raw_sock", None) or getattr(smtp, "sock", None))
 
 
+def _closed(error: Exception) -> bool:
+    """Whether an SMTP failure is the session's end rather than a refusal of the mail:
+    the connection dropped, or the server said 421 (closing, RFC 5321 §3.8)."""
+    if isinstance(error, smtplib.SMTPResponseException):
+        return error.smtp_code == 421
+    if isinstance(error, smtplib.SMTPRecipientsRefused):
+        return bool(error.recipients) and all(
+            code == 421 for code, _ in error.recipients.values())
+    return isinstance(error, (smtplib.SMTPServerDisconnected, ConnectionError, ssl.SSLError))
+
+
 class _SmtpTls(smtplib.SMTP_SSL):
     """SMTP over implicit TLS whose socket can be cut during the TLS handshake."""
 
@@ -251,6 +282,27 @@ class _SmtpTls(smtplib.SMTP_SSL):
         self.raw_sock = tls  # seen by abort() during the handshake
         tls.do_handshake()
         return tls
+
+
+def _literals(data: list[Any]) -> list[tuple[str, bytes]]:
+    """(uid, bytes) of each message in a UID FETCH answer, as imaplib hands it over: a
+    ``(head, literal)`` tuple per message, its UID in the head (or, from a server that
+    names it after the literal, in the bytes that follow)."""
+    out: list[tuple[str, bytes]] = []
+    waiting: bytes | None = None
+    for item in data:
+        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], bytes):
+            head = item[0] if isinstance(item[0], bytes) else b""
+            uid = UID.search(head)
+            waiting = None if uid is not None else item[1]
+            if uid is not None:
+                out.append((uid.group(1).decode(), item[1]))
+        elif isinstance(item, bytes) and waiting is not None:
+            uid = UID.search(item)
+            if uid is not None:
+                out.append((uid.group(1).decode(), waiting))
+            waiting = None
+    return out
 
 
 def _shut(sock: object) -> None:

@@ -8,6 +8,7 @@ when the tests are not root, entirely as the current user.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import getpass
 import imaplib
@@ -273,11 +274,21 @@ class Received:
 
 
 class SmtpSink:
-    """An SMTP server that wants STARTTLS and a login, and keeps what it is sent."""
+    """An SMTP server that wants STARTTLS and a login, and keeps what it is sent.
+
+    ``logins`` counts its sessions (each logs in once). With ``session_limit`` it ends a
+    session after that many mails, as real servers do: ``ends`` = "421" answers the next
+    MAIL FROM with 421 and closes the connection; "drop" closes the connection at once
+    after the last mail's 250. With ``max_logins`` it refuses the logins after that many."""
 
     def __init__(self, ca: LocalCA) -> None:
         self.port = free_port()
         self.received: list[Received] = []
+        self.logins = 0
+        self.session_limit: int | None = None
+        self.ends: str = "421"
+        #: Sessions it opens at most (then it refuses the login) until set back to None.
+        self.max_logins: int | None = None
         self.changed = threading.Condition()
         self.controller = Controller(
             self, hostname="127.0.0.1", port=self.port, tls_context=ca.server_context(),
@@ -287,7 +298,21 @@ class SmtpSink:
                       data: Any) -> AuthResult:
         ok = isinstance(data, LoginPassword) and data.login == SMTP_USER.encode() \
             and data.password == SMTP_PASSWORD.encode()
+        if ok and self.max_logins is not None and self.logins >= self.max_logins:
+            ok = False  # a server that takes no more sessions for now
+        if ok:
+            self.logins += 1
         return AuthResult(success=ok, handled=False)  # a refusal is answered: 535
+
+    async def handle_MAIL(self, server: Any, session: Any, envelope: Any, address: str,
+                          mail_options: list[str]) -> str:
+        if self.session_limit is not None and \
+                getattr(session, "mails", 0) >= self.session_limit:
+            asyncio.get_running_loop().call_soon(server.transport.close)
+            return "421 4.7.0 too many mails in one session, closing"
+        envelope.mail_from = address
+        envelope.mail_options.extend(mail_options)
+        return "250 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         with self.changed:
@@ -295,6 +320,10 @@ class SmtpSink:
                                           bytes(envelope.original_content
                                                 or envelope.content)))
             self.changed.notify_all()
+        session.mails = getattr(session, "mails", 0) + 1
+        if self.session_limit is not None and self.ends == "drop" \
+                and session.mails >= self.session_limit:
+            asyncio.get_running_loop().call_soon(server.transport.close)  # after the 250
         return "250 OK"
 
     def start(self) -> None:

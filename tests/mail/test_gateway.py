@@ -5,6 +5,7 @@ holds up the mail behind it; a duplicate delivery is answered once."""
 from __future__ import annotations
 
 import smtplib
+from collections.abc import Sequence
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -24,11 +25,11 @@ class MemoryBox:
     def waiting(self) -> list[str]:
         return sorted(set(self.mails) - set(self.handled), key=int)
 
-    def fetch(self, uid: str, max_bytes: int) -> tuple[bytes, int] | None:
-        return self.mails[uid], len(self.mails[uid])
+    def fetch(self, uids: Sequence[str], max_bytes: int) -> dict[str, tuple[bytes, int]]:
+        return {uid: (self.mails[uid], len(self.mails[uid])) for uid in uids}
 
-    def done(self, uid: str) -> None:
-        self.handled.append(uid)
+    def done(self, uids: Sequence[str]) -> None:
+        self.handled.extend(uids)
 
     def wait(self, seconds: float) -> None:
         pass

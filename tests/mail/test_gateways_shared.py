@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Sequence
 from email.message import EmailMessage
 
 from bot.mail.gateway import ELSEWHERE, Gateway
@@ -25,15 +26,15 @@ class SharedBox:
         with self.lock:
             return sorted((u for u in self.mails if not self.moved[u]), key=int)
 
-    def fetch(self, uid: str, max_bytes: int) -> tuple[bytes, int] | None:
-        with self.lock:
-            if self.moved[uid]:
-                return None  # moved by another gateway meanwhile
-            return self.mails[uid], len(self.mails[uid])
+    def fetch(self, uids: Sequence[str], max_bytes: int) -> dict[str, tuple[bytes, int]]:
+        with self.lock:  # a mail moved by another gateway meanwhile is not there
+            return {uid: (self.mails[uid], len(self.mails[uid])) for uid in uids
+                    if not self.moved[uid]}
 
-    def done(self, uid: str) -> None:
+    def done(self, uids: Sequence[str]) -> None:
         with self.lock:
-            self.moved[uid] += 1
+            for uid in uids:
+                self.moved[uid] += 1
 
     def wait(self, seconds: float) -> None:
         pass

@@ -5,6 +5,7 @@ login."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -112,9 +113,9 @@ def test_a_huge_header_is_fetched_in_part_and_answered_27_10(
     fetched: list[int] = []
     fetch = inbox.fetch
 
-    def measured(uid: str, max_bytes: int) -> tuple[bytes, int] | None:
-        got = fetch(uid, max_bytes)
-        fetched.append(len(got[0]) if got else 0)
+    def measured(uids: Sequence[str], max_bytes: int) -> dict[str, tuple[bytes, int]]:
+        got = fetch(uids, max_bytes)
+        fetched.extend(len(raw) for raw, _ in got.values())
         return got
 
     inbox.fetch = measured  # type: ignore[method-assign]
