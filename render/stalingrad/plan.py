@@ -92,8 +92,8 @@ def plan(st: Static, view: StalingradView, pack: StalingradPack) -> Plan:
 
 def counter_boxes(the_plan: Plan) -> list[tuple[float, float, float, float]]:
     """Each counter's box as painted (full-picture pixels)."""
-    return [(op[4], op[5], op[4] + op[6].width, op[5] + op[6].height)
-            for op in the_plan.counters]
+    return [(x, y, x + w, y + h) for _x0, _y0, _x1, _y1, x, y, sprite, _mask
+            in the_plan.counters for w, h in [sprite.size]]
 
 
 def _plan(st: Static, kept: _Kept, view: StalingradView, pack: StalingradPack) -> Plan:
@@ -200,7 +200,8 @@ def paint(canvas: Image.Image, ops: Sequence[Paste | Outline], offset: tuple[int
         if len(op) == 8:
             sprite = op[6]
             x, y = round(op[4] - dx), round(op[5] - dy)
-            box = (x, y, x + sprite.width, y + sprite.height)
+            w, h = sprite.size
+            box = (x, y, x + w, y + h)
             if op[7] is None:
                 core.paste(sprite.im, box)
             else:
