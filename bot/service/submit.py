@@ -13,7 +13,7 @@ from typing import Any
 
 from adjudicator.kernel.dice import effective_seed
 from adjudicator.kernel.errors import RuleError
-from adjudicator.kernel.events import Event
+from adjudicator.kernel.events import PUBLIC, Event
 from adjudicator.kernel.game import Refused, apply_lines, order_lines
 from adjudicator.kernel.orders import Order, SetStanding, check_size
 from adjudicator.kernel.state import GameState
@@ -149,7 +149,10 @@ class Submitting(Committing):
         def position_of(before: GameState) -> str:
             if id(before) not in positions:
                 positions.clear()  # one state at a time: ids are not reused meanwhile
-                positions[id(before)] = public_position(ctx.game, before)
+                # the game's state as loaded: its public View, if a frontend built it
+                views = ctx.views if before is ctx.state else None
+                positions[id(before)] = public_position(
+                    ctx.game, before, None if views is None else views(PUBLIC))
             return positions[id(before)]
 
         def dice_for(order: Order) -> ForcingDice:
