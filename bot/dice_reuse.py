@@ -26,6 +26,7 @@ from typing import Any
 from adjudicator.kernel.events import PUBLIC
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.state import GameState, canonical_json
+from adjudicator.kernel.views import View
 
 #: The payload key of an action that rolled dice: the public position it was given from.
 POSITION = "position"
@@ -35,10 +36,11 @@ POSITION = "position"
 COMMITTED = ("commitments", "salts")
 
 
-def public_position(game: Game[Any], state: GameState) -> str:
+def public_position(game: Game[Any], state: GameState, view: View | None = None) -> str:
     """The digest of what everyone may know of ``state``: its public View (without the
-    commitments to secrets, :data:`COMMITTED`), canonical JSON, SHA-256."""
-    data = game.view(state, PUBLIC).model_dump(mode="json")
+    commitments to secrets, :data:`COMMITTED`), canonical JSON, SHA-256. ``view``: that
+    View, already built (``game.views(state)(PUBLIC)``), else it is built here."""
+    data = (game.view(state, PUBLIC) if view is None else view).model_dump(mode="json")
     for key in COMMITTED:
         data.pop(key, None)
     return hashlib.sha256(canonical_json(data)).hexdigest()

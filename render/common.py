@@ -180,12 +180,19 @@ def plain(text: str) -> str:
     return "".join(out)
 
 
-@lru_cache(maxsize=8192)
 def text_size(text: str, size: int) -> tuple[int, int]:
-    """The pixel size of ``text`` at ``size`` (kept: the same texts are measured for every
-    picture)."""
-    left, top, right, bottom = font(size).getbbox(plain(text))
+    """The pixel size of ``text`` at ``size`` (:func:`text_box`)."""
+    left, top, right, bottom = text_box(plain(text), size)
     return int(right - left), int(bottom - top)
+
+
+@lru_cache(maxsize=8192)
+def text_box(text: str, size: int) -> tuple[float, float, float, float]:
+    """The ink box of ``text`` (in the font's characters: :func:`plain`) at ``size``, kept:
+    the same texts are measured for every picture, and a text wrapped (measured) is then
+    drawn (:meth:`SpriteCache.tag`), which measures it again."""
+    left, top, right, bottom = font(size).getbbox(text)
+    return left, top, right, bottom
 
 
 def rgb(name: str) -> RGB:
@@ -340,7 +347,7 @@ class SpriteCache:
 
         def build() -> Image.Image:
             f = font(size)
-            left, top, right, bottom = f.getbbox(text)  # text_size's measure, made once
+            left, top, right, bottom = text_box(text, size)  # text_size's measure, kept
             w, h = int(right - left), int(bottom - top)
             im = Image.new("RGB", (w + 2 * pad + 2, h + 2 * pad + 2), rgb(bg))
             d = ImageDraw.Draw(im)
@@ -468,18 +475,28 @@ def dashed_line(draw: ImageDraw.ImageDraw, a: tuple[float, float], b: tuple[floa
 
 
 def wrap(text: str, size: int, width: int) -> list[str]:
-    """Greedy word wrap to ``width`` pixels."""
+    """Greedy word wrap to ``width`` pixels: each line takes words while it fits (one word
+    at least). A line's width only grows with each word added (its ink box holds the box
+    of every shorter run), so the longest run that fits is found by halving, a few
+    measures a line instead of one a word (text measured anew costs a FreeType layout)."""
     lines: list[str] = []
     for paragraph in text.split("\n"):
-        current = ""
-        for word in paragraph.split():
-            trial = f"{current} {word}".strip()
-            if current and text_size(trial, size)[0] > width:
-                lines.append(current)
-                current = word
-            else:
-                current = trial
-        lines.append(current)
+        words = paragraph.split()
+        start = 0
+        while True:
+            fits, over = start + 1, len(words) + 1  # words[start:fits] is taken
+            if over - fits > 1 and text_size(" ".join(words[start:over - 1]), size)[0] <= width:
+                fits = over - 1  # the rest fits: the usual case
+            while over - fits > 1:
+                middle = (fits + over) // 2
+                if text_size(" ".join(words[start:middle]), size)[0] > width:
+                    over = middle
+                else:
+                    fits = middle
+            lines.append(" ".join(words[start:fits]))
+            start = fits
+            if start >= len(words):
+                break
     return lines
 
 

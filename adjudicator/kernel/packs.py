@@ -27,7 +27,9 @@ A data pack is a folder of TOML files. Every game reads its pack through this mo
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
+import os
 import re
 import threading
 import tomllib
@@ -180,10 +182,14 @@ Stamp = tuple[tuple[str, int, int], ...]
 
 def pack_stamp(path: Path) -> Stamp:
     """(name, size, modification time) of each TOML file: changes when a file is edited,
-    added or removed (what :class:`PackCache` and the service's pack checks compare)."""
+    added or removed (what :class:`PackCache` and the service's pack checks compare): the
+    files :func:`pack_files` lists, from one directory read (each entry's type comes with
+    its name, its size and time from one ``stat``; every picture's pack look-up pays it)."""
     try:
-        files = pack_files(path)
-        return tuple((f.name, st.st_size, st.st_mtime_ns) for f in files for st in [f.stat()])
+        with os.scandir(path) as entries:
+            found = sorted((entry.name, entry.stat()) for entry in entries
+                           if fnmatch.fnmatchcase(entry.name, "*.toml") and entry.is_file())
+        return tuple((name, st.st_size, st.st_mtime_ns) for name, st in found)
     except OSError:
         return ()
 

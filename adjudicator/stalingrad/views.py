@@ -84,21 +84,38 @@ class StalingradView(View):
     sealed: list[str] = Field(default_factory=list)  # secrets chosen, not yet revealed (22)
 
 
-#: Per board: its Areas in key order, and the unit and Area views made so far, by content.
+#: Per board: its Areas in key order, the unit and Area views made so far, by content, and
+#: the units' ids in a View's order (sorted) by their order in a state.
 _PARTS = Memo[tuple[list[tuple[str, str, int]], dict[tuple[object, ...], UnitView],
-                    dict[tuple[object, ...], AreaView]]](size=16)
+                    dict[tuple[object, ...], AreaView],
+                    dict[tuple[str, ...], tuple[str, ...]]]](size=16)
 #: The unit and Area views kept per board: a dozen games' positions (all dropped when full;
 #: the next View makes its own again).
 _PARTS_LIMIT = 5000
+#: The units' orders kept per board (a game's set of units changes a few times at most).
+_ORDERS_LIMIT = 64
 
 
 def _parts(board: Board) -> tuple[list[tuple[str, str, int]],
                                   dict[tuple[object, ...], UnitView],
-                                  dict[tuple[object, ...], AreaView]]:
+                                  dict[tuple[object, ...], AreaView],
+                                  dict[tuple[str, ...], tuple[str, ...]]]:
     return _PARTS.get((board,), "view-parts", lambda: (
         [(k, a.label, a.tem) for k, a in sorted(board.areas.items(),
                                                 key=lambda kv: area_key_order(kv[0]))],
-        {}, {}))
+        {}, {}, {}))
+
+
+def _sorted_ids(orders: dict[tuple[str, ...], tuple[str, ...]], ids: tuple[str, ...]
+                ) -> tuple[str, ...]:
+    """``ids`` sorted, kept by their order (a state's units keep theirs from one action
+    to the next: one look-up instead of a sort)."""
+    found = orders.get(ids)
+    if found is None:
+        if len(orders) >= _ORDERS_LIMIT:
+            orders.clear()
+        found = orders[ids] = tuple(sorted(ids))
+    return found
 
 
 def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> StalingradView:
@@ -107,7 +124,7 @@ def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> 
     Views are read-only to their users, so equal unit and Area views are one object, made
     once (unvalidated: their fields come from the validated state and pack) and kept per
     board: a View is a few hundred dictionary look-ups, not as many models built."""
-    order, unit_views, area_views = _parts(board)
+    order, unit_views, area_views, orders = _parts(board)
     if len(unit_views) > _PARTS_LIMIT:
         unit_views.clear()
     if len(area_views) > _PARTS_LIMIT:
@@ -115,7 +132,9 @@ def build_view(board: Board, state: StalingradState, viewer: str, game: str) -> 
     date = state.date
     units = []
     make_unit = UnitView.model_construct
-    for uid, unit in sorted(state.units.items()):
+    all_units = state.units
+    for uid in _sorted_ids(orders, tuple(all_units)):
+        unit = all_units[uid]
         recover, fresh, isolation = unit.recover, unit.fresh, unit.isolation
         duration = (recover - date) if recover is not None else None
         key = (uid, unit.loc, fresh, duration, isolation)

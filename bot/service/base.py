@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from adjudicator.kernel.dice import CommittedDice, Dice
-from adjudicator.kernel.game import Game, OriginalNeeded
+from adjudicator.kernel.game import Game, OriginalNeeded, Views
 from adjudicator.kernel.packs import hash_files, pack_files
 from adjudicator.kernel.state import GameState
 from adjudicator.registry import load_game
@@ -51,6 +51,9 @@ class Loaded:
     last_snapshot: int
     #: CPU seconds a replay from ``last_snapshot`` to ``head`` takes (as measured)
     replay_cost: float = 0.0
+    #: the Views of ``state`` the action that made it handed out (those built so far are
+    #: kept: the public one, a picture's, gives a dice position without a View of its own)
+    views: Views[Any] | None = None
 
     @property
     def id(self) -> str:
@@ -64,6 +67,7 @@ class _Cached:
     state: GameState
     last_snapshot: int
     replay_cost: float = 0.0
+    views: Views[Any] | None = None  # see :attr:`Loaded.views`
 
 
 @dataclass
@@ -147,7 +151,7 @@ class ServiceBase:
             cached = self._cache.get(game_id)
             if cached is not None and cached.head == head:
                 return Loaded(row, game, cached.state, head, seats, cached.last_snapshot,
-                              cached.replay_cost)
+                              cached.replay_cost, cached.views)
             try:
                 snapshotted = self.store.latest_snapshot(game_id) is not None
             except ValueError:  # there is one, and it does not decode: _rebuild passes it

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from adjudicator.kernel.dice import commitment
 from adjudicator.kernel.events import PUBLIC, Event
-from adjudicator.kernel.game import Game
+from adjudicator.kernel.game import Game, Views
 from adjudicator.kernel.orders import MAX_CHARS
 from adjudicator.kernel.state import GameState
 from bot import deadlines
@@ -135,7 +135,8 @@ class Committing(ServiceBase):
         if isinstance(planned, SubmitResult):
             return planned
         self._reopen(ctx, planned)
-        result = self._result(ctx, planned)
+        views = ctx.game.views(planned.states[-1])
+        result = self._result(ctx, planned, views)
         fields = self._fields(ctx, planned)
         snapshots = self._snapshots(ctx, planned)
         idem = ((key, actor, compact_result(result.model_dump(mode="json", exclude={
@@ -157,7 +158,7 @@ class Committing(ServiceBase):
         size = len(planned.encoded[-1] if len(planned.encoded) == len(
             planned.states) else final.to_bytes())
         self._cache.put(game_id, _Cached(planned.actions[-1].seq, final, last,
-                                         planned.replay_cost), size)
+                                         planned.replay_cost, views), size)
         if planned.revert_after is None:  # what an undo of the last action returns to
             before = ((planned.actions[-2].seq, planned.states[-2])
                       if len(planned.states) > 1 else (ctx.head, ctx.state))
@@ -212,7 +213,9 @@ class Committing(ServiceBase):
         plan.events.append(notice)
         plan.actions[-1].events.append(notice.model_dump(mode="json"))
 
-    def _result(self, ctx: Loaded, plan: Plan) -> SubmitResult:
+    def _result(self, ctx: Loaded, plan: Plan, views: Views[Any]) -> SubmitResult:
+        """The result of ``plan``: its messages read ``views`` (the Views of its last
+        state, each built when a frontend first reads it, and kept with the state)."""
         state = plan.states[-1]
         game = ctx.game
         return SubmitResult(
@@ -222,7 +225,7 @@ class Committing(ServiceBase):
             error=plan.error, error_rule=plan.error_rule, legal=plan.legal,
             stopped_at=plan.stopped_at, to_act=game.acting_side(state),
             pending_side=state.pending.side if state.pending else None,
-            messages=_messages(game, state, plan.events))
+            messages=_messages(game, state, plan.events, views))
 
     def _fields(self, ctx: Loaded, plan: Plan) -> dict[str, Any]:
         state = plan.states[-1]
@@ -267,9 +270,10 @@ def _fingerprint(request: Sequence[Any]) -> str:
 
 
 
-def _messages(game: Game[Any], state: GameState, events: Sequence[Event]) -> dict[str, Message]:
-    """Every audience's message about ``events``, from ``state``'s views; a view (and its
-    board text) is built only if a frontend reads it, once per distinct view."""
-    return build_messages(game.views(state), audiences(game.sides), events,
+def _messages(game: Game[Any], state: GameState, events: Sequence[Event],
+              views: Views[Any]) -> dict[str, Message]:
+    """Every audience's message about ``events``, from ``state``'s ``views``; a view (and
+    its board text) is built only if a frontend reads it, once per distinct view."""
+    return build_messages(views, audiences(game.sides), events,
                           to_act=game.acting_side(state), result=state.result,
                           pending=state.pending, board=game.board_text)

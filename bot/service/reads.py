@@ -194,4 +194,5 @@ class Reads(ServiceBase):
         return SubmitResult(status="applied", game_id=game_id, seqs=[int(r["seq"]) for r in rows],
                             to_act=game.acting_side(ctx.state),
                             pending_side=ctx.state.pending.side if ctx.state.pending else None,
-                            messages=_messages(game, ctx.state, events))
+                            messages=_messages(game, ctx.state, events,
+                                               ctx.views or game.views(ctx.state)))

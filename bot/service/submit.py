@@ -13,7 +13,7 @@ from typing import Any
 
 from adjudicator.kernel.dice import effective_seed
 from adjudicator.kernel.errors import RuleError
-from adjudicator.kernel.events import Event
+from adjudicator.kernel.events import PUBLIC, Event
 from adjudicator.kernel.game import Refused, apply_lines, order_lines
 from adjudicator.kernel.orders import Order, SetStanding, check_size
 from adjudicator.kernel.state import GameState
@@ -143,18 +143,23 @@ class Submitting(Committing):
         now = self.clock()
         plan = Plan(actions=actions, states=states, events=events, fields={}, side=side)
         streams: list[tuple[int, int] | None] = []
+        texts: list[str] = []  # each order's canonical text (``dice_for``)
         positions: dict[int, str] = {}  # id(state) -> its public position, once computed
 
         def position_of(before: GameState) -> str:
             if id(before) not in positions:
                 positions.clear()  # one state at a time: ids are not reused meanwhile
-                positions[id(before)] = public_position(ctx.game, before)
+                # the game's state as loaded: its public View, if a frontend built it
+                views = ctx.views if before is ctx.state else None
+                positions[id(before)] = public_position(
+                    ctx.game, before, None if views is None else views(PUBLIC))
             return positions[id(before)]
 
         def dice_for(order: Order) -> ForcingDice:
             before = state if not states else states[-1]
+            texts.append(ctx.game.format(order))  # canonical, once: the action's text too
             stream = None if fresh else self._seen_stream(
-                ctx, side, ctx.game.format(order), before_hash, lambda: position_of(before))
+                ctx, side, texts[-1], before_hash, lambda: position_of(before))
             streams.append(stream)
             return (self._dice(ctx, next_roll, forced) if stream is None
                     else self._dice(ctx, stream[1], forced, branch=stream[0]))
@@ -192,7 +197,7 @@ class Submitting(Committing):
             actions.append(NewAction(
                 seq=ctx.head + number, branch=int(ctx.row["branch"]), actor=actor,
                 kind=kind or ("decision" if answered else "order"), side=side,
-                text=ctx.game.format(order), order_json=order.model_dump(mode="json"),
+                text=texts[-1], order_json=order.model_dump(mode="json"),
                 payload=({**(payload or {}), **extra, "private": True} if private
                          else {**(payload or {}), **extra} if payload or extra else None),
                 rolls=rolls_to_json(outcome.rolls, dice.forced_positions),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from PIL import Image, ImageDraw
 
@@ -17,6 +17,8 @@ from render import static_cache
 from render.common import SpriteCache, blend, font, plain, rgb, text_size, wrap
 from render.counters import TPS_KIND_SYMBOL, TPS_SYMBOL, draw_symbol
 from render.stalingrad.layout import Point, Static
+
+G = TypeVar("G", bound=Sequence[Any])
 
 
 @dataclass(frozen=True)
@@ -292,15 +294,18 @@ def prepare_counters(sprites: SpriteCache, faces: Iterable[Face], sizes: Iterabl
             counter_sprite(sprites, face, size, keep=True)
 
 
-def _by_space(group: tuple[str, Sequence[UnitView]]) -> tuple[bool, int, str]:
+def _by_space(group: Sequence[Any]) -> tuple[bool, int, str]:
     """Area number then Zone letter: the order of the key's lines."""
     loc = group[0]
     return (not loc.isdigit(), int(loc) if loc.isdigit() else 0, loc)
 
 
-#: Each stack's wrapped key lines, by its space, units, font and width: a stack's lines
-#: stay the same from one action to the next, and a zoom asks for them at each window tried.
-_KEY_LINES = Memo[tuple[str, ...]](size=8192)
+#: Each stack's wrapped key lines, by the pack's units (identity), font size and width, then
+#: by its space and units: a stack's lines stay the same from one action to the next, and a
+#: zoom asks for them at each window tried (one dict look-up a stack when known).
+_KEY_LINES = Memo[dict[tuple[str, ...], tuple[str, ...]]](size=64)
+#: Stacks' key lines kept per pack, size and width (all dropped when full).
+KEY_LINES_KEPT = 8192
 
 
 def wrapped_stack_lines(grouped: Iterable[tuple[str, Sequence[UnitView]]],
@@ -308,12 +313,32 @@ def wrapped_stack_lines(grouped: Iterable[tuple[str, Sequence[UnitView]]],
     """:func:`stack_lines`, each wrapped to ``width`` px at ``size`` px and indented after
     its first line (:func:`indented`), each stack's lines made once."""
     out: list[str] = []
-    for group in sorted(grouped, key=_by_space):
-        def make(g: tuple[str, Sequence[UnitView]] = group) -> tuple[str, ...]:
-            return tuple(indented(wrap(stack_lines([g], pack_units)[0], size, width)))
-        out += _KEY_LINES.get((pack_units,), (group[0], tuple(m.id for m in group[1]),
-                                              size, width), make)
+    for lines in key_lines_each(sorted(grouped, key=_by_space), pack_units, size, width):
+        out += lines
     return out
+
+
+def key_lines_each(grouped: Iterable[tuple[str, Sequence[UnitView]]],
+                   pack_units: Mapping[str, Any], size: int, width: int
+                   ) -> list[tuple[str, ...]]:
+    """Each stack's lines of :func:`wrapped_stack_lines`, in the order given."""
+    kept = _KEY_LINES.get((pack_units,), (size, width), dict)
+    out: list[tuple[str, ...]] = []
+    for group in grouped:
+        key = (group[0], *[m.id for m in group[1]])
+        lines = kept.get(key)
+        if lines is None:
+            lines = tuple(indented(wrap(stack_lines([group], pack_units)[0], size, width)))
+            if len(kept) >= KEY_LINES_KEPT:
+                kept.clear()
+            kept[key] = lines
+        out.append(lines)
+    return out
+
+
+def by_space(grouped: Iterable[G]) -> list[G]:
+    """Stacks (space first) in the key's order: Area number then Zone letter (stable)."""
+    return sorted(grouped, key=_by_space)
 
 
 def units_of_pack(pack: StalingradPack) -> Mapping[str, Any]:

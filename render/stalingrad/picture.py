@@ -9,16 +9,18 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
+from adjudicator.kernel.memo import Memo
 from adjudicator.stalingrad.data import load_pack
 from adjudicator.stalingrad.data_models import StalingradPack
 from adjudicator.stalingrad.views import EAST, LastAction, StalingradView, UnitView
 from render.common import encode_png, wrap
 from render.stalingrad.counters import (
+    by_space,
     face_of,
+    key_lines_each,
     stack_groups,
     stack_sprite,
     units_of_pack,
-    wrapped_stack_lines,
 )
 from render.stalingrad.highlight import (
     attack_results,
@@ -37,7 +39,7 @@ from render.stalingrad.layout import (
     Static,
 )
 from render.stalingrad.panel import draw_panel
-from render.stalingrad.plan import board_layer, counter_boxes, paint, plan
+from render.stalingrad.plan import Plan, board_layer, counter_boxes, paint, plan
 from render.stalingrad.static import build_static
 
 
@@ -246,12 +248,32 @@ def _crop_key(st: Static, view: StalingradView, pack: StalingradPack,
               box: tuple[int, int, int, int], fs: int, width: int) -> list[str]:
     """The key to the stacks whose counter lies in the crop's window (at most four
     lines)."""
-    grouped = [(loc, members) for loc, members, (x, y) in plan(st, view, pack).grouped
-               if box[0] <= x <= box[2] and box[1] <= y <= box[3]]
-    lines = wrapped_stack_lines(grouped, units_of_pack(pack), fs, width)
+    lines = [line for (x, y), stack in _keyed_stacks(plan(st, view, pack), pack, fs, width)
+             if box[0] <= x <= box[2] and box[1] <= y <= box[3] for line in stack]
     if len(lines) > 4:
         lines = [*lines[:3], f"... and {len(lines) - 3} more lines in the full map"]
     return lines
+
+
+#: Each plan's grouped stacks in the key's order with their key lines (by font and width):
+#: a zoom asks for the key at each window tried, and a View is drawn more than once.
+_KEYED = Memo[list[tuple[Point, tuple[str, ...]]]](size=32)
+
+
+def _keyed_stacks(the_plan: Plan, pack: StalingradPack, fs: int, width: int
+                  ) -> list[tuple[Point, tuple[str, ...]]]:
+    """The plan's stacks drawn as one counter, in the key's order (:func:`by_space`: a
+    window's key is these filtered, the same as sorting the filtered ones), each with its
+    centre and its key lines (:func:`key_lines_each`)."""
+    pack_units = units_of_pack(pack)
+
+    def make() -> list[tuple[Point, tuple[str, ...]]]:
+        grouped = by_space(the_plan.grouped)
+        return list(zip([point for _loc, _members, point in grouped],
+                        key_lines_each([(loc, members) for loc, members, _ in grouped],
+                                       pack_units, fs, width), strict=True))
+
+    return _KEYED.get((the_plan, pack_units), (fs, width), make)
 
 
 def crop_zones(view: StalingradView, pack: StalingradPack | None = None

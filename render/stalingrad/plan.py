@@ -56,14 +56,21 @@ class Plan:
     board: list[Paste | Outline]
     counters: list[Paste]
     grouped: list[Grouped]
+    #: each space's stacks as planned (what the next View's plan takes for the spaces
+    #: whose units it shares) and the Contested spaces
+    spaces: dict[str, _Stacks] = field(default_factory=dict)
+    contested: frozenset[str] = frozenset()
+
+
+#: A space's stacks: its units, the pastes of its counters and its grouped stacks.
+_Stacks = tuple[tuple[UnitView, ...], list[Paste], list[Grouped]]
 
 
 @dataclass
 class _Kept:
     """What is kept per Static: stacks per space and units, the last board layers."""
 
-    stacks: dict[tuple[object, ...], tuple[tuple[UnitView, ...], list[Paste],
-                                           list[Grouped]]] = field(default_factory=dict)
+    stacks: dict[tuple[object, ...], _Stacks] = field(default_factory=dict)
     boards: dict[tuple[object, ...], list[Paste | Outline]] = field(default_factory=dict)
     layers: OrderedDict[tuple[object, ...], Image.Image] = field(default_factory=OrderedDict)
     last: tuple[StalingradView, Plan] | None = None  # the View planned last, and its plan
@@ -85,23 +92,52 @@ def plan(st: Static, view: StalingradView, pack: StalingradPack) -> Plan:
     last = kept.last  # read once: another thread may plan another View meanwhile
     if last is not None and last[0] is view:
         return last[1]
-    made = _plan(st, kept, view, pack)
+    made = _plan(st, kept, view, pack, last)
     kept.last = (view, made)
     return made
 
 
 def counter_boxes(the_plan: Plan) -> list[tuple[float, float, float, float]]:
     """Each counter's box as painted (full-picture pixels)."""
-    return [(op[4], op[5], op[4] + op[6].width, op[5] + op[6].height)
-            for op in the_plan.counters]
+    return [(x, y, x + w, y + h) for _x0, _y0, _x1, _y1, x, y, sprite, _mask
+            in the_plan.counters for w, h in [sprite.size]]
 
 
-def _plan(st: Static, kept: _Kept, view: StalingradView, pack: StalingradPack) -> Plan:
+def _changed_spaces(view: StalingradView, last: tuple[StalingradView, Plan] | None
+                    ) -> set[str] | None:
+    """The spaces where ``view``'s units differ from those of the View planned last (a
+    unit view is one object per content: one not the last View's at the same place in
+    the list changed), or None: no View planned last, or another list of units."""
+    if last is None or len(last[0].units) != len(view.units) or not last[1].spaces:
+        return None
+    changed: set[str] = set()
+    for now, before in zip(view.units, last[0].units, strict=True):
+        if now is not before:
+            if now.id != before.id:
+                return None
+            changed.add(now.loc)
+            changed.add(before.loc)
+    return changed
+
+
+def _plan(st: Static, kept: _Kept, view: StalingradView, pack: StalingradPack,
+          last: tuple[StalingradView, Plan] | None = None) -> Plan:
+    """The plan of ``view``; with the View planned last (``last``), made by difference:
+    the spaces none of whose units changed take their stacks from its plan as they are
+    (their units are the same objects in the same order), the rest are planned."""
     by_loc: dict[str, list[UnitView]] = {}
     for u in view.units:
         by_loc.setdefault(u.loc, []).append(u)
-    contested = {loc for loc, units in by_loc.items()
-                 if len(units) > 1 and any(u.side != units[0].side for u in units)}
+    changed = _changed_spaces(view, last)
+    if changed is None or last is None:
+        contested = {loc for loc, units in by_loc.items()
+                     if len(units) > 1 and any(u.side != units[0].side for u in units)}
+        before: dict[str, _Stacks] = {}
+    else:
+        contested = {loc for loc in last[1].contested if loc not in changed}
+        contested |= {loc for loc in changed if len(units := by_loc.get(loc, [])) > 1
+                      and any(u.side != units[0].side for u in units)}
+        before = {loc: stacks for loc, stacks in last[1].spaces.items() if loc not in changed}
     german = tuple(area.key for area in view.areas if area.control == "german")
     marks = tuple((area.key, area.rubble, area.key in contested) for area in view.areas
                   if area.rubble or area.key in contested)
@@ -114,22 +150,27 @@ def _plan(st: Static, kept: _Kept, view: StalingradView, pack: StalingradPack) -
         kept.boards[board_key] = board
     counters: list[Paste] = []
     grouped: list[Grouped] = []
+    spaces: dict[str, _Stacks] = {}
     pack_units: Any = None
     for loc, units in by_loc.items():
         if loc not in st.spaces:
             continue
-        key = (loc, *map(id, units))
-        found = kept.stacks.get(key)
-        if found is None or not all(a is b for a, b in zip(found[0], units, strict=True)):
-            if pack_units is None:
-                pack_units = units_of_pack(pack)
-            found = _stacks_of(st, loc, units, pack_units)
-            if len(kept.stacks) >= STACKS_KEPT:
-                kept.stacks.clear()
-            kept.stacks[key] = found
+        found = before.get(loc)
+        if found is None:
+            key = (loc, *map(id, units))
+            found = kept.stacks.get(key)
+            if found is None or not all(a is b for a, b in zip(found[0], units,
+                                                                strict=True)):
+                if pack_units is None:
+                    pack_units = units_of_pack(pack)
+                found = _stacks_of(st, loc, units, pack_units)
+                if len(kept.stacks) >= STACKS_KEPT:
+                    kept.stacks.clear()
+                kept.stacks[key] = found
+        spaces[loc] = found
         counters += found[1]
         grouped += found[2]
-    return Plan(board_key, board, counters, grouped)
+    return Plan(board_key, board, counters, grouped, spaces, frozenset(contested))
 
 
 def _board_ops(st: Static, german: tuple[str, ...], marks: tuple[tuple[str, int, bool], ...]
@@ -172,8 +213,7 @@ def _paste_at(sprite: Image.Image, x: float, y: float) -> Paste:
             math.ceil(y) + sprite.height + 1, x, y, sprite, None)
 
 
-def _stacks_of(st: Static, loc: str, units: list[UnitView], pack_units: Any
-               ) -> tuple[tuple[UnitView, ...], list[Paste], list[Grouped]]:
+def _stacks_of(st: Static, loc: str, units: list[UnitView], pack_units: Any) -> _Stacks:
     faces = {u.id: face_of(u, pack_units) for u in units}
     c = st.spaces[loc].counter
     pastes: list[Paste] = []
@@ -200,7 +240,8 @@ def paint(canvas: Image.Image, ops: Sequence[Paste | Outline], offset: tuple[int
         if len(op) == 8:
             sprite = op[6]
             x, y = round(op[4] - dx), round(op[5] - dy)
-            box = (x, y, x + sprite.width, y + sprite.height)
+            w, h = sprite.size
+            box = (x, y, x + w, y + h)
             if op[7] is None:
                 core.paste(sprite.im, box)
             else:
