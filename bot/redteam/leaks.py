@@ -63,27 +63,44 @@ class Tally:
 
 # ---- what each audience may not know ---------------------------------------------------------
 
+@dataclass(frozen=True)
+class Needle:
+    """A secret's pattern and the literal texts every match of it holds: a text that lacks
+    one of them cannot match, so it is passed over without running the pattern (the scan
+    looks for every secret in every output, and most outputs hold none)."""
+
+    pattern: re.Pattern[str]
+    literals: tuple[str, ...]
+
+    def search(self, text: str) -> re.Match[str] | None:
+        if not all(literal in text for literal in self.literals):
+            return None
+        return self.pattern.search(text)
+
+
 def _word(token: str) -> str:
     return r"(?<![\w-])" + re.escape(token) + r"(?![\w-])"
 
 
-def _pattern(token: str) -> re.Pattern[str]:
+def _pattern(token: str) -> Needle:
     """A token as a whole word; ``ID@HEX`` (a unit in a hex): the two close together."""
     if "@" in token:
         unit, where = token.split("@")
         near = r"[^\n]{0,60}?"
-        return re.compile(f"{_word(unit)}{near}{_word(where)}|{_word(where)}{near}{_word(unit)}")
-    return re.compile(_word(token))
+        return Needle(re.compile(f"{_word(unit)}{near}{_word(where)}"
+                                 f"|{_word(where)}{near}{_word(unit)}"), (unit, where))
+    return Needle(re.compile(_word(token)), (token,))
 
 
-def _attributed(side: str, token: str, sides: list[str]) -> re.Pattern[str]:
+def _attributed(side: str, token: str, sides: list[str]) -> Needle:
     """``token`` said of ``side``: in one line of text (``soviet: standing order ...``,
     ``soviet takes back: ...``) with no other side named in between, or in one JSON record
     whose ``side`` is ``side``."""
     others = "|".join(re.escape(s) for s in sides if s != side) or "(?!)"
     gap = f'(?:(?!{others})[^\\n{{}}";])'
-    return re.compile(f'{_word(side)}{gap}{{0,40}}?{_word(token)}'
-                      f'|"side": "{re.escape(side)}"[^\\n{{}}]{{0,40}}?{_word(token)}')
+    return Needle(re.compile(f'{_word(side)}{gap}{{0,40}}?{_word(token)}'
+                             f'|"side": "{re.escape(side)}"[^\\n{{}}]{{0,40}}?{_word(token)}'),
+                  (side, token))
 
 
 def _standing_forms(kind: str, policy: str) -> list[str]:
@@ -92,7 +109,7 @@ def _standing_forms(kind: str, policy: str) -> list[str]:
 
 
 def _standing_patterns(side: str, kind: str, policy: str, sides: list[str]
-                       ) -> list[re.Pattern[str]]:
+                       ) -> list[Needle]:
     """Where another reader may not find ``side``'s standing order ``kind`` = ``policy``
     (the first two: whoever the reader is; the others: unless it holds the same order).
 
@@ -102,8 +119,10 @@ def _standing_patterns(side: str, kind: str, policy: str, sides: list[str]
     said of ``side`` (:func:`_attributed`), or shown as the reader's own — marked so in a
     list of policies, or in a view's ``standing``."""
     return [*(_attributed(side, form, sides) for form in _standing_forms(kind, policy)),
-            re.compile(_word(f"standing {kind} {policy}") + re.escape(" (yours now)")),
-            re.compile(r'"standing": \{[^{}]*' + re.escape(f'"{kind}": "{policy}"'))]
+            Needle(re.compile(_word(f"standing {kind} {policy}") + re.escape(" (yours now)")),
+                   (f"standing {kind} {policy} (yours now)",)),
+            Needle(re.compile(r'"standing": \{[^{}]*' + re.escape(f'"{kind}": "{policy}"')),
+                   ('"standing": {', f'"{kind}": "{policy}"'))]
 
 
 def _taken_back(m: Moment) -> dict[str, list[str]]:
@@ -151,7 +170,7 @@ def _public_places(m: Moment, state: Any) -> tuple[set[str], set[str]]:
     return seen, mines
 
 
-def secret_tokens(m: Moment) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
+def secret_tokens(m: Moment) -> dict[str, list[tuple[str, Needle]]]:
     """audience -> (what, pattern) of each secret it may not read now.
 
     A side's secrets: its standing orders, its secret orders taken back, and in Stalin's
@@ -202,7 +221,7 @@ def secret_tokens(m: Moment) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
     everyone: list[tuple[str, str]] = []
     if not row["seed_revealed"] and row["server_seed"] is not None:
         everyone.append(("the dice seed before the end", bytes(row["server_seed"]).hex()))
-    out: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+    out: dict[str, list[tuple[str, Needle]]] = {}
     for audience in [*m.readers, GM]:
         found = [(what, _pattern(token)) for what, token in everyone]
         if audience != GM:
@@ -254,7 +273,7 @@ NARRATIVE = frozenset({"notices", "log", "export", "GIF captions", "emails"})
 _HEX = re.compile(r"(?<![\w-])\d{4}(?![\w-])")
 
 
-def lone_tokens(m: Moment) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
+def lone_tokens(m: Moment) -> dict[str, list[tuple[str, Needle]]]:
     """audience -> (what, pattern) of the secrets it may not read *alone* in words (Stalin's
     Tanks, before the end): another side's hidden unit's hex or unfound mine's hex with no
     unit named ("scouts report movement near 0101", "sappers were seen digging at 1213"),
@@ -278,7 +297,7 @@ def lone_tokens(m: Moment) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
             if not m.rules.is_secret_text(" ".join(line.split())):
                 open_hexes.update(_HEX.findall(line))
     types = m.rules.data.types
-    out: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+    out: dict[str, list[tuple[str, Needle]]] = {}
     for audience in m.readers:
         view: Any = m.service.view(m.game_id, m.actors[audience], audience)
         seen_hexes = open_hexes | {u.hex for u in view.units if u.hex}
@@ -327,11 +346,11 @@ def scan(m: Moment, tally: Tally) -> None:
             found = [what for what, pattern in looked.get(output.audience, [])
                      if pattern.search(output.text)]
             tally.count(figure, bool(found),
-                        f"{output.audience} reads {found[0] if found else ''}: "
-                        f"{_around(output.text, looked, output.audience)}")
+                        f"{output.audience} reads {found[0]}: "
+                        f"{_around(output.text, looked, output.audience)}" if found else "")
 
 
-def _around(text: str, secrets: dict[str, list[tuple[str, re.Pattern[str]]]],
+def _around(text: str, secrets: dict[str, list[tuple[str, Needle]]],
             audience: str) -> str:
     for _, pattern in secrets.get(audience, []):
         hit = pattern.search(text)
