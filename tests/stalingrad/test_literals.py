@@ -40,6 +40,7 @@ ALLOWED: dict[tuple[str, int | float], str] = {
     ("game.py", 64): "a cache size (how many local boards are kept), not a rule",
     ("views.py", 16): "a cache size (Area views), not a rule",
     ("views.py", 5000): "a cache size (view parts), not a rule",
+    ("views.py", 64): "a cache size (the units' orders kept per board), not a rule",
     ("legal.py", 12): "how many legal orders a refusal's hint names (HINT), not a rule",
     ("legal.py", 20): "how many waiting units the sampled set-up listing places "
                       "(SETUP_SAMPLE), not a rule",
