@@ -276,7 +276,7 @@ async def measure(actions: int, costs: dict[str, float], out: Out) -> Samples:
     from bot.discord.core import BotConfig
     from bot.discord.errors import Refusal
     from bot.offload import PicturePool
-    from bot.runtime import tune_gc
+    from bot.runtime import tune_gc, tune_switching
     from bot.service import GameService, ServiceError
     from bot.store import Store
     from tests.fakediscord import run_client
@@ -295,6 +295,7 @@ async def measure(actions: int, costs: dict[str, float], out: Out) -> Samples:
     try:
         with tempfile.TemporaryDirectory() as folder:
             tune_gc()  # as ``umpire bot`` does once started (bot.runtime)
+            tune_switching()
             store = Store(Path(folder) / "umpire.db")
             service = GameService(store, seed_source=lambda n: bytes([26]) * n)
             bot = create_bot(service, BotConfig(
