@@ -7,6 +7,7 @@ from __future__ import annotations
 import aiohttp
 import pytest
 
+from tests.fakediscord import schema
 from tests.fakediscord.apart import FakeProcess
 
 
@@ -37,3 +38,18 @@ async def test_the_fake_apart_refuses_what_discord_refuses_and_reports_it() -> N
     finally:
         await remote.stop()
     assert remote.process is not None and remote.process.returncode == 0
+
+
+def test_a_body_checked_again_gets_the_same_answer_without_a_second_check() -> None:
+    """The fake checks a body already seen on a route once (every defer's body is one):
+    the same refusal with its reasons, or the same acceptance, keys in any order."""
+    route = "POST /channels/{channel_id}/messages"
+    schema._checked.cache_clear()
+    refused = schema.problems(route, {"content": 5, "tts": False})
+    assert refused and "content" in refused[0]
+    assert schema.problems(route, {"tts": False, "content": 5}) == refused
+    assert schema.problems(route, {"content": "fine"}) == []
+    assert schema.problems(route, {"content": "fine"}) == []
+    assert schema._checked.cache_info().hits == 2
+    assert schema.problems(route, {"content": "x" * 1, "flags": "no"})  # a new body: checked
+    assert schema._checked.cache_info().misses == 3
