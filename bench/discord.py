@@ -1,11 +1,12 @@
 """``umpire bench discord``: the bot under a burst of interactions.
 
 Umpire's real bot (``bot.discord.core``, the real discord.py client) runs against the local
-fake Discord of the tests (``tests.fakediscord``: REST and gateway on 127.0.0.1, in this
-process, on the bot's own event loop), with the service on a SQLite store in a temporary
-folder and the renderer the bot loads. Set-up (not timed): ``--actions``/10 Turning Point:
-Stalingrad games (default 50), each opened in Discord by a GM, joined by two players and
-started (``/game new``, ``/game join``, ``/game start``).
+fake Discord of the tests (``tests.fakediscord``: REST and gateway on 127.0.0.1, in a process
+of its own, ``tests.fakediscord.apart``: Discord's servers are not the bot's process's work),
+with the service on a SQLite store in a temporary folder and the renderer the bot loads.
+Set-up (not timed): ``--actions``/10 Turning Point: Stalingrad games (default 50), each
+opened in Discord by a GM, joined by two players and started (``/game new``, ``/game
+join``, ``/game start``).
 
 Then ``--actions`` interactions (default 500) in bursts: in each burst every game gets one
 interaction, all sent at once — an order of the side to act (``/order``, from the legal
@@ -20,10 +21,13 @@ For each interaction it measures (wall clock, the loop's own):
   late it woke (rendering and the store run in threads, off the loop).
 
 Targets (issue 26): first response p99 <= 1 s; the event loop's lag p99 <= 50 ms; the
-follow-up p95 <= 1.5x the pipeline's p95 (``bench pipeline``'s submit + View + picture,
-wall, measured in the same run on the same kind of orders) summed over what was queued
-before it: each follow-up is divided by (pipeline p95 x its place in its burst's queue,
-the work sent before it and itself), and the p95 of that quotient is the figure.
+follow-up p95 <= 1.5x "the pipeline's p95 for the same orders, summed over what was queued
+before it". The pipeline's p95 is ``bench pipeline``'s (wall, measured in the same run on TP:S
+orders) by kind: an order or a decision is submit + View + picture, a map View + picture, an
+autocomplete none. What was queued before a follow-up is read in the order the bot
+acknowledged its burst's interactions (the order of its gate, ``bot.discord.gate``), itself
+included: each follow-up is divided by the sum of those p95s, and the p95 of that quotient
+is the figure.
 
 Run: ``uv run umpire bench discord`` (``--actions N``: interactions; games = N/10).
 """
@@ -36,7 +40,6 @@ import os
 import random
 import sys
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -143,9 +146,10 @@ class ReferenceProbe:
         return [float(lag) for lag in json.loads(out)]
 
 
-def pipeline_p95(actions: int) -> float:
-    """The pipeline's p95 (wall seconds: submit + View + the posted picture) of TP:S orders,
-    measured now (``bench.pipeline``)."""
+def pipeline_p95(actions: int) -> dict[str, float]:
+    """The pipeline's p95 (wall seconds) of TP:S orders, measured now (``bench.pipeline``),
+    by what an interaction of each kind does: an order or a decision is submit + View + the
+    posted picture; a map is the View + the picture (``/game map`` submits nothing)."""
     from bench.pipeline import bot_renderer, measure_game
     from bot.service import GameService
     from bot.store import Store
@@ -154,79 +158,47 @@ def pipeline_p95(actions: int) -> float:
         service = GameService(Store(Path(folder) / "pipeline.db"))
         series = measure_game(service, "stalingrad", ["historical"], actions, bot_renderer())
         service.store.close()
-    return percentile(series["pipeline_wall"], 0.95)
+    whole = percentile(series["pipeline_wall"], 0.95)
+    drawn = percentile([whole - submit for whole, submit
+                        in zip(series["pipeline_wall"], series["submit_wall"], strict=True)], 0.95)
+    return {"order": whole, "decision": whole, "map": drawn}
 
 
-class FakeThread:
-    """The fake Discord on an event loop of its own, in a thread of its own: what the fake
-    does (it checks every request against Discord's schema) is not the bot's loop's work,
-    as Discord's servers are not. Its coroutines are run there, awaited from the bot's."""
-
-    def __init__(self, fake: Any) -> None:
-        self.fake = fake
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, name="fake-discord",
-                                       daemon=True)
-
-    async def run(self, work: Any) -> Any:
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self.loop))
-
-    async def read(self, look: Any) -> Any:
-        """``look()`` run on the fake's loop: its dicts change only there (read from the
-        bot's thread, a message added meanwhile broke the iteration)."""
-        async def there() -> Any:
-            return look()
-
-        return await self.run(there())
-
-    def start(self) -> None:
-        self.thread.start()
-        asyncio.run_coroutine_threadsafe(self.fake.start(), self.loop).result(60)
-
-    def stop(self) -> None:
-        try:
-            asyncio.run_coroutine_threadsafe(self.fake.stop(), self.loop).result(60)
-        finally:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self.thread.join(60)
-            self.loop.close()
-
-
-async def send(remote: FakeThread, client: Any, type_: int, user: Any, channel: Any,
+async def send(remote: Any, client: Any, type_: int, user: int, channel: int,
                data: dict[str, Any], timeout: float, wait_done: bool = True
-               ) -> tuple[Any, float, float | None]:
-    """Send one interaction: its record, seconds to the first response and to the bot's
-    end of it (None: not waited for)."""
+               ) -> tuple[int, float, float, float | None]:
+    """Send one interaction through the fake Discord's process: its id, when Discord sent it,
+    when its first response came, and when the bot was done with it (None: not waited
+    for), all ``time.monotonic()`` (the loop's clock, the same in every process)."""
     loop = asyncio.get_running_loop()
-    iid = remote.fake.new_id()
-    done = (asyncio.ensure_future(client.wait_for(
-        "umpire_interaction_done", check=lambda i: i.id == iid, timeout=timeout))
-        if wait_done else None)
-    sent = loop.time()
-    record = await remote.run(remote.fake.interact(type_, user, channel, data, iid=iid))
-    await remote.run(asyncio.wait_for(record.responded.wait(), timeout))
-    first = loop.time() - sent
-    if done is None:
-        return record, first, None
-    await done
-    return record, first, loop.time() - sent
+    (iid,) = await remote.call("new_ids", count=1)
+
+    async def finished() -> float:
+        await client.wait_for("umpire_interaction_done", check=lambda i: i.id == iid,
+                              timeout=timeout)
+        return loop.time()
+
+    done = loop.create_task(finished()) if wait_done else None
+    times = await remote.call("interact", type_=type_, user=user, channel=channel, data=data,
+                              iid=iid, timeout=timeout)
+    return iid, times["sent"], times["responded"], None if done is None else await done
 
 
-async def open_games(remote: FakeThread, client: Any, count: int) -> list[Seat]:
-    fake = remote.fake
-    gm = fake.add_user("gm", admin=True)
+async def open_games(remote: Any, client: Any, count: int) -> list[Seat]:
+    gm = await remote.call("add_user", name="gm", admin=True)
     seats = []
 
-    async def slash(user: Any, channel: Any, path: str, **options: Any) -> None:
-        await send(remote, client, 2, user, channel,
-                   fake.command_data(path, options, channel, user), 120.0)
+    async def slash(user: int, channel: int, path: str, **options: Any) -> None:
+        data = await remote.call("command_data", path=path, options=options, channel=channel,
+                                 user=user)
+        await send(remote, client, 2, user, channel, data, 120.0)
 
     for number in range(count):
-        players = {side: fake.add_user(f"{side}{number}") for side in ("german", "russian")}
-        before = await remote.read(lambda: {c.id for c in fake.threads()})
-        await slash(gm, fake.general, "game new", game="stalingrad", scenario="historical")
-        (thread,) = await remote.read(lambda known=before: [c for c in fake.threads()
-                                                            if c.id not in known])
+        players = {side: await remote.call("add_user", name=f"{side}{number}")
+                   for side in ("german", "russian")}
+        before = set(await remote.call("threads"))
+        await slash(gm, remote.general, "game new", game="stalingrad", scenario="historical")
+        (thread,) = [c for c in await remote.call("threads") if c not in before]
         for side, player in players.items():
             await slash(player, thread, "game join", side=side)
         await slash(gm, thread, "game start")
@@ -251,7 +223,7 @@ def plan_burst(service: Any, seats: list[Seat], rnd: random.Random
         if roll < 0.35:
             planned.append((seat, "autocomplete", user, "order", {"text": "mo"}))
             continue
-        legal = service.legal_orders(seat.game_id, Actor.discord(user.id), side)
+        legal = service.legal_orders(seat.game_id, Actor.discord(user), side)
         decisions = [o for o in legal if o.startswith("decide")]
         busy = [o for o in legal if o not in ("done", "pass", "end")] or legal
         if decisions:
@@ -263,51 +235,52 @@ def plan_burst(service: Any, seats: list[Seat], rnd: random.Random
     return planned
 
 
-async def burst(remote: FakeThread, client: Any,
+async def burst(remote: Any, client: Any,
                 planned: list[tuple[Seat, str, Any, str, dict[str, Any]]],
-                pipeline: float, samples: Samples, timeout: float) -> None:
-    fake = remote.fake
+                costs: dict[str, float], samples: Samples, timeout: float) -> None:
+    """One burst, all sent at once. Each follow-up is then divided by what was queued
+    before it, and itself, in the order the bot acknowledged them (the gate's order): the
+    sum of each one's pipeline p95 by kind (``costs``; an autocomplete is no pipeline)."""
+    queue: list[tuple[float, str, float]] = []  # (acknowledged, kind, follow-up seconds)
 
-    async def one(place: int, seat: Seat, kind: str, user: Any, path: str,
+    async def one(seat: Seat, kind: str, user: int, path: str,
                   options: dict[str, Any]) -> None:
         focused = "text" if kind == "autocomplete" else None
-        data = fake.command_data(path, options, seat.thread, user, focused=focused)
-        before = await remote.read(lambda: len(fake.channel_messages(seat.thread)))
-        record, first, took = await send(remote, client, 4 if focused else 2, user,
-                                         seat.thread, data, timeout, wait_done=not focused)
-        samples.first.append(first)
+        data = await remote.call("command_data", path=path, options=options,
+                                 channel=seat.thread, user=user, focused=focused)
+        before = await remote.call("messages_in", channel=seat.thread)
+        iid, sent, responded, done = await send(remote, client, 4 if focused else 2, user,
+                                           seat.thread, data, timeout, wait_done=not focused)
+        samples.first.append(responded - sent)
         samples.kinds[kind] = samples.kinds.get(kind, 0) + 1
-        if took is None:
+        if done is None:
             return
-        samples.follow.append(took)
-        samples.follow_ratio.append(took / max(pipeline * place, 1e-6))
-        posted = await remote.read(lambda: [*record.messages(),
-                                            *fake.channel_messages(seat.thread)[before:]])
-        if any(m.attachments for m in posted):
+        samples.follow.append(done - sent)
+        queue.append((responded, kind, done - sent))
+        if await remote.call("pictured", iid=iid, channel=seat.thread, before=before):
             samples.pictures += 1
         else:
             samples.without += 1  # refused, or nothing on the board changed (no new map)
 
-    queued = 0
-    tasks = []
-    for seat, kind, user, path, options in planned:
-        if kind != "autocomplete":
-            queued += 1  # the work sent before it, and itself
-        tasks.append(one(max(queued, 1), seat, kind, user, path, options))
-    await asyncio.gather(*tasks)
+    await asyncio.gather(*(one(*item) for item in planned))
+    queued = 0.0
+    for _, kind, took in sorted(queue):
+        queued += costs[kind]  # the work acknowledged before it, and itself
+        samples.follow_ratio.append(took / max(queued, 1e-6))
 
 
-async def measure(actions: int, pipeline: float, out: Out) -> Samples:
+async def measure(actions: int, costs: dict[str, float], out: Out) -> Samples:
     import pytest
 
     from bot.discord.app import create_bot
     from bot.discord.core import BotConfig
     from bot.discord.errors import Refusal
     from bot.offload import PicturePool
-    from bot.runtime import tune_gc
+    from bot.runtime import tune_gc, tune_switching
     from bot.service import GameService, ServiceError
     from bot.store import Store
-    from tests.fakediscord import FakeDiscord, run_client
+    from tests.fakediscord import run_client
+    from tests.fakediscord.apart import FakeProcess
 
     games = max(2, actions // 10)
     # As ``umpire bot`` draws by default: half the CPUs' worker processes, warm (bot.offload).
@@ -316,19 +289,21 @@ async def measure(actions: int, pipeline: float, out: Out) -> Samples:
     rounds = max(1, actions // games)
     samples = Samples()
     monkeypatch = pytest.MonkeyPatch()
-    remote = FakeThread(FakeDiscord())
-    remote.start()
+    # Discord in a process of its own: its servers' work is not the bot's process's.
+    remote = FakeProcess()
+    await remote.start()
     try:
         with tempfile.TemporaryDirectory() as folder:
             tune_gc()  # as ``umpire bot`` does once started (bot.runtime)
+            tune_switching()
             store = Store(Path(folder) / "umpire.db")
             service = GameService(store, seed_source=lambda n: bytes([26]) * n)
             bot = create_bot(service, BotConfig(
-                tick_seconds=0, guild_id=remote.fake.guild_id, follow_seconds=0,
+                tick_seconds=0, guild_id=remote.guild_id, follow_seconds=0,
                 game_ids=[f"b{n}" for n in range(games)]), renderer,
                 guild_ready_timeout=0.05)
             try:
-                async with run_client(remote.fake, bot, bot.tree, monkeypatch,
+                async with run_client(remote, bot, bot.tree, monkeypatch,  # type: ignore[arg-type]
                                       expected=(Refusal, ServiceError)) as harness:
                     seats = await open_games(remote, bot, games)
                     out(f"{games} games opened, started and seated through the fake Discord")
@@ -342,19 +317,19 @@ async def measure(actions: int, pipeline: float, out: Out) -> Samples:
                                                               rnd)
                             probe.running = True
                             reference.running(True)
-                            await burst(remote, bot, planned, pipeline, samples,
-                                        timeout=300.0)
+                            await burst(remote, bot, planned, costs, samples, timeout=300.0)
                             probe.running = False
                             reference.running(False)
                     finally:
                         samples.reference = reference.finish()
                     await probe.stop()
                     samples.lag = probe.lags
+                    await remote.refresh()
                     harness.check()  # the bot raised nothing, Discord refused nothing
             finally:
                 store.close()
     finally:
-        remote.stop()
+        await remote.stop()
         monkeypatch.undo()
         renderer.close()
     return samples
@@ -364,15 +339,15 @@ def run(actions: int = 500, out: Out = print) -> dict[str, float]:
     from bot.discord.app import prepare_pictures
 
     prepare_pictures(["stalingrad"])  # as the bot starts (``umpire discord``)
-    pipeline = pipeline_p95(max(20, min(actions // 5, 100)))
-    samples = asyncio.run(measure(actions, pipeline, out))
+    costs = pipeline_p95(max(20, min(actions // 5, 100)))
+    samples = asyncio.run(measure(actions, costs, out))
     figures = Figures()
     kinds = ", ".join(f"{n} {k}" for k, n in sorted(samples.kinds.items()))
     out(f"{len(samples.first)} interactions in bursts ({kinds}); {samples.pictures} follow-ups "
         f"with a picture, {samples.without} without one (a refused order, or a board that "
         "did not change: only a changed board is drawn)")
-    out(f"pipeline p95 (TP:S submit + View + posted picture, wall, this run): "
-        f"{1000 * pipeline:.1f} ms")
+    out(f"pipeline p95 (TP:S, wall, this run): an order's submit + View + posted picture "
+        f"{1000 * costs['order']:.1f} ms, a map's View + picture {1000 * costs['map']:.1f} ms")
 
     def row(label: str, values: list[float], scale: float = 1000.0, unit: str = "ms") -> None:
         out(f"  {label:<44} p50 {scale * percentile(values, 0.5):8.1f} {unit}  "

@@ -12,6 +12,18 @@ Turning Point: Stalingrad through the service, that is a fifth of an order's CPU
   allocations instead of 700. Umpire's states hold no reference cycles, so little waits
   for a collection; memory stays bounded by the caches' budgets.
 
+Switching between threads: the Discord bot's event loop shares the interpreter with
+the worker threads that run the rules, the Views and the store (pure Python for the most
+part). Each time the loop makes a call that lets the interpreter go (a socket's send or
+receive, a pipe's write, a queue's put), it must take it back from a busy worker, which
+holds it for up to the switch interval — Python's default, 5 ms — before passing it on.
+A callback that sends ten requests waits ten times: under a burst that, not the loop's
+own work, was most of the loop's lag (docs/performance.md, "Round 4"). So:
+
+* :func:`tune_switching` sets the switch interval to :data:`SWITCH_SECONDS` (1 ms) in the
+  bot's process: the loop gets the interpreter back within about 1 ms; a worker thread
+  loses little (switching costs microseconds).
+
 Stopping: a stop (SIGTERM, SIGINT) completes within :data:`STOP_SECONDS`: work in flight
 gets :data:`DRAIN_SECONDS` to finish (the bot then answers what is left "restarting, try
 again"), connections are closed within what is left, and :func:`release_leases` gives up
@@ -24,6 +36,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import sys
 
 from bot.store import Store, StoreError
 
@@ -35,6 +48,8 @@ DRAIN_SECONDS = 5.0
 
 #: Allocations between two young-generation collections (Python's default: 700).
 YOUNG_THRESHOLD = 20_000
+#: Seconds a thread holds the interpreter while another waits for it (Python's: 0.005).
+SWITCH_SECONDS = 0.001
 
 
 def tune_gc() -> None:
@@ -43,6 +58,11 @@ def tune_gc() -> None:
     gc.freeze()
     _young, middle, old = gc.get_threshold()
     gc.set_threshold(YOUNG_THRESHOLD, middle, old)
+
+
+def tune_switching() -> None:
+    """Apply the switch interval above to this process (idempotent)."""
+    sys.setswitchinterval(SWITCH_SECONDS)
 
 
 def release_leases(store: Store, *holders: str, log: logging.Logger) -> list[str]:

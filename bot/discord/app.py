@@ -41,7 +41,13 @@ from bot.discord.publish import Renderer
 from bot.logs import LogFormat, configure
 from bot.offload import PicturePool as PooledRenderer
 from bot.offload import draw, prepare_pictures
-from bot.runtime import DRAIN_SECONDS, STOP_SECONDS, release_leases, tune_gc
+from bot.runtime import (
+    DRAIN_SECONDS,
+    STOP_SECONDS,
+    release_leases,
+    tune_gc,
+    tune_switching,
+)
 from bot.service import GameService
 from bot.store import Store
 
@@ -142,6 +148,7 @@ async def serve(token: str, db: Path | str, guild_id: int | None = None,
     renderer = load_renderer(render_processes)
     first = shard_ids is None or not shard_ids or 0 in shard_ids
     tune_gc()  # after start-up: what it loaded is never collected (bot.runtime)
+    tune_switching()  # the loop takes the interpreter back from busy workers sooner
     service = GameService(store)
     bot = create_bot(service,
                      BotConfig(guild_id=guild_id, gm_role=gm_role, extra_games=extra_games,

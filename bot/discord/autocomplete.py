@@ -86,15 +86,21 @@ def matches(candidate: str, typed: str) -> int | None:
 
 
 def rank(candidates: Iterable[str], typed: str, limit: int = MAX_CHOICES) -> list[str]:
-    """Distinct candidates matching ``typed``, best matches first, original order kept."""
+    """Distinct candidates matching ``typed``, best matches first, original order kept.
+    Once ``limit`` candidates match as a prefix (the best score), no later one can rank
+    before them: the rest are not read (a short prefix of a long listing, on the loop)."""
     typed = typed_value(typed)
     scored: dict[str, tuple[int, int]] = {}
+    best = 0
     for index, candidate in enumerate(candidates):
         if candidate in scored or not candidate or len(candidate) > MAX_CHOICE_LENGTH:
             continue
         score = matches(candidate, typed)
         if score is not None:
             scored[candidate] = (score, index)
+            best += score == 0
+            if best >= limit:
+                break
     return sorted(scored, key=lambda c: scored[c])[:limit]
 
 

@@ -36,7 +36,7 @@ from bot.discord.autocomplete import (
     unlisted_slots,
 )
 from bot.discord.components import shown_options
-from bot.discord.core import UmpireBot
+from bot.discord.core import UmpireBot, defer
 from bot.discord.errors import Refusal
 from bot.discord.transformers import GAME_HELP, GameOption, bot_of
 from bot.discord.verbs import VerbCommand, verb_commands
@@ -127,6 +127,7 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
 
     async def callback(interaction: discord.Interaction[Any], /, **values: Any) -> None:
         bot = bot_of(interaction)
+        await defer(interaction, ephemeral=True)  # before any look-up: Discord's 3 s
         info = await bot.game_of(interaction, values.pop("game", None))
         if info.game not in keys:
             raise Refusal(f"game `{info.id}` is not {rules.title}: use "
@@ -277,10 +278,11 @@ class OrderModal(discord.ui.Modal, title="Orders"):
 async def order(interaction: discord.Interaction[Any], game: GameOption | None = None,
                 text: str | None = None) -> None:
     bot = bot_of(interaction)
-    info = await bot.game_of(interaction, game)
     if text is None:
-        await interaction.response.send_modal(OrderModal(info))
+        await interaction.response.send_modal(OrderModal(await bot.game_of(interaction, game)))
         return
+    await defer(interaction, ephemeral=True)  # before any look-up: Discord's 3 s
+    info = await bot.game_of(interaction, game)
     lines = [part.strip() for part in text.split(";")]
     if any(is_key(line) for line in lines):
         legal = await bot.port.legal_orders(info, bot.actor(interaction), complete=True)
@@ -321,6 +323,7 @@ async def order_text(interaction: discord.Interaction[Any],
 async def decide(interaction: discord.Interaction[Any], answer: str,
                  game: GameOption | None = None) -> None:
     bot = bot_of(interaction)
+    await defer(interaction, ephemeral=True)  # before any look-up: Discord's 3 s
     info = await bot.game_of(interaction, game)
     if is_key(answer):
         view = await bot.port.view(info.id, bot.actor(interaction))

@@ -4,7 +4,7 @@ autocomplete``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -78,6 +78,30 @@ def test_forgiving_matching_and_order_completion() -> None:
     assert rank(["r10nkvd:i/269", "r10nkvd:ii/270"], "270") == ["r10nkvd:ii/270"]
     assert suggest_orders(TPS, "att 14")[0] == "attack 14 with 389inf"
     assert suggest_orders(TPS, "pass\nen")[0] == "pass\nend"
+
+
+def test_ranking_stops_reading_once_enough_prefixes_match_and_ranks_as_a_full_read() -> None:
+    """``/order``'s autocomplete ranks on the bot's event loop: once ``limit`` candidates
+    match as a prefix, no later one can rank before them, so they are not read; what it
+    offers is what reading every candidate offers (issue 26)."""
+    listing = ([f"attack {n} with r{n}" for n in range(40)]
+               + [f"move r{n} to {n + 1}" for n in range(3000)] + ["move dup", "move dup"])
+    read: list[str] = []
+
+    def counted() -> Iterator[str]:
+        for candidate in listing:
+            read.append(candidate)
+            yield candidate
+
+    def full(typed: str) -> list[str]:  # every candidate scored, then the best first
+        scored = {c: (score, i) for i, c in reversed(list(enumerate(listing)))
+                  if (score := autocomplete.matches(c, typed)) is not None}
+        return sorted(scored, key=lambda c: scored[c])[:autocomplete.MAX_CHOICES]
+
+    assert rank(counted(), "mo") == full("mo")
+    assert len(read) == 40 + autocomplete.MAX_CHOICES  # the rest of the moves unread
+    for typed in ("", "r1", "to 2", "move r29", "attack", "dup", "zz"):
+        assert rank(listing, typed) == full(typed), typed
 
 
 def test_secret_commands_name_the_secret_verbs_among_legal_orders() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from bot.cli import app
 from bot.discord import app as discord_app
 from bot.discord import limits
 from bot.discord.settings import SettingsError, load_settings
+from bot.runtime import SWITCH_SECONDS
 from tests.fakediscord import FakeDiscord
 from tests.waiting import until_async
 
@@ -94,6 +96,8 @@ async def test_serve_starts_syncs_and_shuts_down(tmp_path: Path,
     monkeypatch.setattr(discord.http.Route, "BASE", fake.rest_base)
     monkeypatch.setattr(discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY",
                         yarl.URL(fake.gateway_url))
+    switching = sys.getswitchinterval()
+    sys.setswitchinterval(0.005)  # Python's default, which the bot's start-up tunes
     task = asyncio.create_task(discord_app.serve(SECRET, tmp_path / "u.db", fake.guild_id))
     try:
         # start-up draws picture layers first: a generous bound for busy CPUs; a bot that
@@ -105,7 +109,9 @@ async def test_serve_starts_syncs_and_shuts_down(tmp_path: Path,
         assert "game" in {c["name"] for c in fake.commands.get("global", [])}
         assert [c["name"] for c in fake.commands[str(fake.guild_id)]] == ["gm"]
         assert (tmp_path / "u.db").exists()
+        assert sys.getswitchinterval() == pytest.approx(SWITCH_SECONDS)  # bot.runtime
     finally:
+        sys.setswitchinterval(switching)
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task

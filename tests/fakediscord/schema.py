@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,22 @@ def routes() -> list[str]:
 
 
 def problems(route: str, body: Any) -> list[str]:
-    """Why Discord would refuse ``body`` on ``route``: empty when it is valid."""
+    """Why Discord would refuse ``body`` on ``route``: empty when it is valid. A body
+    already checked on that route (the same JSON, keys in any order) is not checked again:
+    the answer is the same, and a burst repeats many (every defer's body is one)."""
+    try:
+        text = json.dumps(body, sort_keys=True)
+    except (TypeError, ValueError):  # not JSON (nothing Discord could receive): checked as is
+        return _problems(route, body)
+    return list(_checked(route, text))
+
+
+@lru_cache(maxsize=4096)
+def _checked(route: str, text: str) -> tuple[str, ...]:
+    return tuple(_problems(route, json.loads(text)))
+
+
+def _problems(route: str, body: Any) -> list[str]:
     check = validator(route)
     errors = list(check.iter_errors(body))
     if not errors:
