@@ -38,6 +38,7 @@ machine: read them side by side, not as absolutes.
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
 import sys
@@ -205,11 +206,16 @@ def _round(url: str, processes: int, orders: int, script: Script,
         plan = [_new_games(setup, GAMES_EACH, f"w{n}-{uuid.uuid4().hex[:6]}")
                 for n in range(processes)]
     setup.store.close()
-    context = multiprocessing.get_context("fork")
+    # spawned, not forked: the bench (and ``bench all`` before it) runs threads, and a fork
+    # copies their locks held — a child's connection pool then never starts
+    context = multiprocessing.get_context("spawn")
     start = context.Barrier(processes + 1)
     out = context.Queue()
-    workers = [context.Process(target=_writer, args=(url, plan[n], script, orders, options,
-                                                         start, out))
+    # the writer by its module's own name: ``umpire bench`` loads this file under another,
+    # which a spawned child cannot import
+    writer = importlib.import_module("bench.writers")._writer
+    workers = [context.Process(target=writer, args=(url, plan[n], script, orders, options,
+                                                    start, out))
                for n in range(processes)]
     for worker in workers:
         worker.start()
