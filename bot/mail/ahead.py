@@ -9,10 +9,11 @@ without Python's lock: on another core), so a mail's check is usually done when 
 comes. Nothing is decided here: the desk checks each mail as before and finds the result
 remembered.
 
-Only what the desk itself would check is hashed: the secret of the mail's ``password``
-line against the seats the sender's address holds in the game its subject names, one mail
-per sender and game in a batch — a stranger's mail, a forged one, or one the desk would not
-read costs nothing.
+Only what the desk itself would check is hashed, by the service's own check
+(``GameService.unlocked_seats``): the secret of the mail's ``password`` line against the
+seats the sender's address holds in the game its subject names, one mail per sender and
+game in a batch — a stranger's mail, a forged one, or one the desk would not read costs
+nothing.
 """
 
 from __future__ import annotations
@@ -20,11 +21,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from bot import seat_secrets
 from bot.mail.commands import parse_script
 from bot.mail.inbound import Inbound
-from bot.service import Actor
-from bot.store import Store
+from bot.service import Actor, GameService
 
 #: Worker threads hashing secrets while the gateway answers (two cores' worth).
 WORKERS = 2
@@ -33,14 +32,14 @@ WORKERS = 2
 class SecretsAhead:
     """A batch's secret checks under way (:meth:`wait` for one mail's; :meth:`close`)."""
 
-    def __init__(self, store: Store, max_commands: int,
+    def __init__(self, service: GameService, max_commands: int,
                  checkable: Callable[[Inbound], bool]) -> None:
-        self.store = store
+        self.service = service
         self.max_commands = max_commands
         #: Whether the desk would read the mail at all (not silent, not forged, ...).
         self.checkable = checkable
         self._pool: ThreadPoolExecutor | None = None
-        self._checks: dict[str, Future[None]] = {}
+        self._checks: dict[str, Future[object]] = {}
 
     def start(self, mails: Mapping[str, Inbound]) -> None:
         """Start checking the secrets of ``mails`` (by uid), in their order."""
@@ -53,13 +52,10 @@ class SecretsAhead:
             if not game_id or not secret or (inbound.sender, game_id) in asked:
                 continue
             asked.add((inbound.sender, game_id))
-            actor = Actor.mail(inbound.sender)
-            stored = [str(seat["password_hash"]) for seat in self.store.seats(game_id)
-                      if seat["password_hash"] and actor.holds(seat)]
-            if stored:
-                if self._pool is None:
-                    self._pool = ThreadPoolExecutor(WORKERS, "mail-secrets")
-                self._checks[uid] = self._pool.submit(_check, secret, stored)
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(WORKERS, "mail-secrets")
+            self._checks[uid] = self._pool.submit(
+                self.service.unlocked_seats, game_id, Actor.mail(inbound.sender), secret)
 
     def wait(self, uid: str) -> None:
         """Until the check of mail ``uid`` is done (the desk then finds it remembered)."""
@@ -74,7 +70,3 @@ class SecretsAhead:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
-
-def _check(secret: str, stored: list[str]) -> None:
-    for hashed in stored:
-        seat_secrets.matches(secret, hashed)  # remembered by bot.seat_secrets

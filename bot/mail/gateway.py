@@ -358,7 +358,7 @@ class Gateway:
         limits = self.config.limits
         mails = {uid: read_mail(raw, self.config.address, limits.max_bytes, size=size)
                  for uid, (raw, size) in inbox.fetch(uids, limits.max_bytes).items()}
-        ahead = SecretsAhead(self.desk.service.store, limits.max_commands, self._readable)
+        ahead = SecretsAhead(self.desk.service, limits.max_commands, self._readable)
         ahead.start(mails)
         done: list[str] = []
         try:
