@@ -578,11 +578,18 @@ class PostgresStore(Store):
             self._local.tx = None
             self._local.locked = None
 
+    def _game_tx(self, game_id: str) -> GameTx | None:
+        """The thread's game transaction, when it is ``game_id``'s and not in a batch."""
+        tx = getattr(self._local, "tx", None)
+        if not isinstance(tx, GameTx) or tx.game_id != game_id or tx.batching:
+            return None
+        return tx
+
     def _game_rows(self, game_id: str) -> dict[str, list[dict[str, Any]]] | None:
         """What the game's transaction read at its opening (sent now if it was not), when
         the thread is in ``game_id``'s and the rows still hold; else None."""
-        tx = getattr(self._local, "tx", None)
-        if not isinstance(tx, GameTx) or tx.game_id != game_id or tx.batching:
+        tx = self._game_tx(game_id)
+        if tx is None:
             return None
         tx.open()
         return tx.read
@@ -604,9 +611,8 @@ class PostgresStore(Store):
     def idempotent_result(self, game_id: str, actor: str, key: str
                           ) -> tuple[str, str | None] | None:
         """In the game's transaction not yet opened: looked up in its opening."""
-        tx = getattr(self._local, "tx", None)
-        if isinstance(tx, GameTx) and tx.game_id == game_id and tx.pending() \
-                and not tx.batching:
+        tx = self._game_tx(game_id)
+        if tx is not None and tx.pending():
             tx.wants = (scoped_key(actor, key), actor)
             tx.open()
             first, tx.first = tx.first, None
