@@ -279,14 +279,16 @@ def lone_tokens(m: Moment) -> dict[str, list[tuple[str, Needle]]]:
     unit named ("scouts report movement near 0101", "sappers were seen digging at 1213"),
     and a face-down unit's type ("a face-down german unit (Panth.)"). A hex is excused where
     the reader knows of it otherwise: a unit it sees there, a known mine, or an order given
-    in the open naming it; a type where the reader sees a unit of it face up."""
+    in the open naming it, and a hidden unit's hex where the public has seen that unit there
+    (revealed there, then hidden again by a rollback: the reveal's telling stays in the
+    log); a type where the reader sees a unit of it face up."""
     if m.rules.name != "tanks":
         return {}
     state = m.state()
     row = m.service.store.game(m.game_id)
     if row is None or row["seed_revealed"] or m.service.store.past_seeds(m.game_id):
         return {}
-    _, shown_mines = _public_places(m, state)
+    public, shown_mines = _public_places(m, state)
     open_hexes: set[str] = set(state.known_mines) | shown_mines
     for action in m.service.store.actions(m.game_id):
         if action["kind"] != "order" or not action["text"]:
@@ -307,7 +309,8 @@ def lone_tokens(m: Moment) -> dict[str, list[tuple[str, Needle]]]:
         for unit in state.units:
             if unit.side == audience or unit.status != "on" or not unit.hex:
                 continue
-            if unit.hidden and unit.hex not in seen_hexes:
+            if (unit.hidden and unit.hex not in seen_hexes
+                    and f"{unit.id}@{unit.hex}" not in public):
                 found.append((f"{unit.side}'s hidden unit's hex {unit.hex}", unit.hex))
             kind = types.get(unit.type) if unit.concealed else None
             if kind is not None and not {unit.type, kind.label} & seen_types:

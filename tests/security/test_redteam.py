@@ -199,6 +199,38 @@ def test_a_hidden_unit_in_the_log_export_and_gif_captions_is_found(
         assert tally.failed[f"leak scan: {figure}"], (figure, tally.examples)
 
 
+def test_a_unit_revealed_in_public_then_hidden_again_by_a_rollback_is_no_lone_finding(
+        tmp_path: Path) -> None:
+    """20.0: a Soviet unit entering next to a hidden German unit reveals it, in public, in
+    its hex; the GM rolls the move back and the unit is hidden there again. The log still
+    tells the reveal (rollback keeps history), so its hex in a narrative output is no leak:
+    the public saw the unit there. (The CI red team's seed 1796224893 counted it.)"""
+    tally = Tally()
+    table = Table(tmp_path, "tanks", "pakfront", random.Random(0), 0, tally)
+    m, service, german = table.moment, table.service, table.players["german"]
+    assert service.submit(table.game_id, german, "hide pak75-1 0703").ok
+    placed = {"pak75-1"}
+    while True:
+        legal = service.legal_orders(table.game_id, german, "german")
+        rest = [o for o in legal if o.split()[0] == "place" and o.split()[1] not in placed]
+        if not rest:
+            break
+        placed.add(rest[-1].split()[1])  # the far end of the map, out of the way
+        assert service.submit(table.game_id, german, rest[-1]).ok
+    set_up = service.submit(table.game_id, german, "done")
+    moved = service.submit(table.game_id, table.players["soviet"], "move t34c-1 to 0904")
+    assert "pak75-1 revealed in 0703" in " ".join(moved.messages["public"].lines)
+    m.step, m.results = 60, [moved]
+    scan(m, tally)
+    back = service.rollback(table.game_id, table.gm, set_up.seqs[-1], "misclick")
+    assert back.ok, back.error
+    m.step, m.results = 120, [back]
+    scan(m, tally)
+    assert next(u for u in m.state().units if u.id == "pak75-1").hidden  # hidden again
+    assert tally.tried["leak scan: log"] > 0
+    assert found(tally) == {}, tally.examples
+
+
 def test_a_face_down_unit_in_the_log_is_found(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     moves = [("german", "place"), ("german", "place")]
