@@ -279,9 +279,9 @@ def lone_tokens(m: Moment) -> dict[str, list[tuple[str, Needle]]]:
     unit named ("scouts report movement near 0101", "sappers were seen digging at 1213"),
     and a face-down unit's type ("a face-down german unit (Panth.)"). A hex is excused where
     the reader knows of it otherwise: a unit it sees there, a known mine, or an order given
-    in the open naming it, and a hidden unit's hex where the public has seen that unit there
-    (revealed there, then hidden again by a rollback: the reveal's telling stays in the
-    log); a type where the reader sees a unit of it face up."""
+    in the open naming it; a type where the reader sees a unit of it face up; and neither
+    for a unit the public has seen where it is (revealed or turned face up there, then
+    hidden or turned face down again by a rollback: the telling stays in the log)."""
     if m.rules.name != "tanks":
         return {}
     state = m.state()
@@ -307,10 +307,10 @@ def lone_tokens(m: Moment) -> dict[str, list[tuple[str, Needle]]]:
                       for word in (u.type, u.label)}
         found: list[tuple[str, str]] = []
         for unit in state.units:
-            if unit.side == audience or unit.status != "on" or not unit.hex:
+            if (unit.side == audience or unit.status != "on" or not unit.hex
+                    or f"{unit.id}@{unit.hex}" in public):
                 continue
-            if (unit.hidden and unit.hex not in seen_hexes
-                    and f"{unit.id}@{unit.hex}" not in public):
+            if unit.hidden and unit.hex not in seen_hexes:
                 found.append((f"{unit.side}'s hidden unit's hex {unit.hex}", unit.hex))
             kind = types.get(unit.type) if unit.concealed else None
             if kind is not None and not {unit.type, kind.label} & seen_types:

@@ -16,8 +16,8 @@ from bot import deadlines, messages
 from bot.mail import gateway
 from bot.mail.desk import Desk
 from bot.mail.outbound import Outgoing
+from bot.redteam import leaks, outputs, selftest
 from bot.redteam import mail as redteam_mail
-from bot.redteam import outputs, selftest
 from bot.redteam.differential import FIGURE, World, differential, secret_scenarios
 from bot.redteam.faults import corruptions
 from bot.redteam.leaks import Table, Tally, play_and_scan, scan
@@ -229,6 +229,58 @@ def test_a_unit_revealed_in_public_then_hidden_again_by_a_rollback_is_no_lone_fi
     assert next(u for u in m.state().units if u.id == "pak75-1").hidden  # hidden again
     assert tally.tried["leak scan: log"] > 0
     assert found(tally) == {}, tally.examples
+
+
+def test_25_7_units_turned_face_up_then_face_down_again_by_a_rollback_are_no_finding(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """25.7: Gauntlet's face-down German units turn face up at the start of their Defensive
+    Fire Phase, in public, each named in its hex; the GM rolls that back and they are face
+    down there again. The log keeps the telling: neither the unit in its hex nor its type
+    alone (planted here in a public narrative) is a leak any more."""
+    monkeypatch.setattr(leaks, "NARRATIVE", leaks.NARRATIVE | {"planted"})
+    own_text_producer({"public": ["the public saw a german Panth. in 0101"]})
+    try:
+        tally = _face_up_and_back(tmp_path)
+    finally:
+        outputs.PRODUCERS.pop("planted")
+    assert tally.tried["leak scan: log"] > 0 and tally.tried["leak scan: planted"] > 0
+    assert found(tally) == {}, tally.examples
+
+
+def _face_up_and_back(tmp_path: Path) -> Tally:
+    tally = Tally()
+    table = Table(tmp_path, "tanks", "gauntlet", random.Random(0), 0, tally)
+    m, service = table.moment, table.service
+    german, soviet = table.players["german"], table.players["soviet"]
+    placed: set[str] = set()
+    while True:
+        legal = service.legal_orders(table.game_id, german, "german")
+        rest = [o for o in legal if o.split()[0] == "place" and o.split()[1] not in placed]
+        if not rest:
+            break
+        placed.add(rest[0].split()[1])
+        assert service.submit(table.game_id, german, rest[0]).ok
+    assert service.submit(table.game_id, german, "done").ok
+    moved: set[str] = set()
+    while True:  # 6.5: every Soviet unit that can enters, then the phases end
+        before = service.info(table.game_id).head_seq
+        done = service.submit(table.game_id, soviet, "done")
+        if done.ok and "face-up" in " ".join(done.messages["public"].lines):
+            break
+        if done.ok:
+            continue
+        legal = service.legal_orders(table.game_id, soviet, "soviet")
+        order = next(o for o in legal if o.startswith("move ") and o.split()[1] not in moved)
+        moved.add(order.split()[1])
+        assert service.submit(table.game_id, soviet, order).ok
+    m.step, m.results = 60, [done]
+    scan(m, tally)
+    back = service.rollback(table.game_id, table.gm, before, "misclick")
+    assert back.ok, back.error
+    m.step, m.results = 120, [back]
+    scan(m, tally)
+    assert {u.id for u in m.state().units if u.concealed} == placed  # face down again
+    return tally
 
 
 def test_a_face_down_unit_in_the_log_is_found(
