@@ -174,24 +174,31 @@ def emails(m: Moment) -> Iterable[Output]:
                              leak=secret_colours(data))
 
 
-LEGAL_HEAD = re.compile(r"^\s*\S+ may give \(\d+ of \d+\):\s*$")
+#: The head of a mailed ``legal`` answer (bot.mail.play.cmd_legal): "  soviet may give:
+#: 2424 legal order(s) for soviet in 3 group(s)"; its listing is every indented line after.
+LEGAL_HEAD = re.compile(r"^\s*\S+ may give: ")
 
 
 def split_legal_lists(text: str) -> tuple[str, list[str]]:
     """A mail's text without the legal lists it answers ``legal`` with, and those lists.
     A legal list names every hex a move may reach, a hidden unit's among them: it is
     scanned as the leak scan's legal lists are (for a unit next to its hex, never a hex
-    alone), the rest of the mail as narrative."""
-    lines = text.split("\n")
+    alone), the rest of the mail as narrative. A list is the indented lines under its head
+    (groups, orders, "... N more", "(+N more lines ...)"), up to the next command's echo
+    or anything else not indented."""
     kept: list[str] = []
     listings: list[str] = []
-    index = 0
-    while index < len(lines):
-        kept.append(lines[index])
-        if LEGAL_HEAD.match(lines[index]) and index + 1 < len(lines):
-            listings.append(lines[index + 1])
-            index += 1
-        index += 1
+    listing: list[str] | None = None
+    for line in text.split("\n"):
+        if listing is not None and line.startswith("  "):
+            listing.append(line)
+            continue
+        if listing:
+            listings.append("\n".join(listing))
+        listing = [] if LEGAL_HEAD.match(line) else None
+        kept.append(line)
+    if listing:
+        listings.append("\n".join(listing))
     return "\n".join(kept), listings
 
 

@@ -692,12 +692,44 @@ def test_27_5_a_mailed_legal_list_is_scanned_as_a_legal_list_not_as_narrative() 
     names every hex a move may reach, a hidden unit's among them: seed 2727 counted
     'move t34a-1 to 0304' as the hidden unit's hex); the list is scanned as the legal
     lists are, and the mail's other lines as narrative."""
-    text = ("> legal\n  soviet may give (3 of 3):\n  move t34a-1 to 0304, move t34a-1 to 0305,"
-            " done\n\nGame x — what soviet may read:\n  scouts report movement near 0304")
+    text = ("> legal\n  soviet may give: 3 legal order(s) for soviet in 2 group(s)\n"
+            "  move (2):\n    move t34a-1 to 0304  (1 MF)\n    move t34a-1 to 0305  (1 MF)\n"
+            "  done (1):\n    done\n"
+            "\nGame x — what soviet may read:\n  scouts report movement near 0304")
     narrative, listings = redteam_mail.split_legal_lists(text)
-    assert listings == ["  move t34a-1 to 0304, move t34a-1 to 0305, done"]
+    assert listings == ["  move (2):\n    move t34a-1 to 0304  (1 MF)\n"
+                        "    move t34a-1 to 0305  (1 MF)\n  done (1):\n    done"]
     assert "move t34a-1" not in narrative and "movement near 0304" in narrative
-    assert "soviet may give (3 of 3):" in narrative
+    assert "soviet may give: 3 legal order(s)" in narrative
+
+
+def test_27_5_the_gateways_own_legal_answer_is_split_from_the_mails_narrative(
+        tmp_path: Path) -> None:
+    """27.5: the answer the email gateway itself mails for ``legal`` (grouped, the best of
+    each group, issue 23) lists a move into the hidden unit's hex 0101 (the Soviet cannot
+    know it is there, 20.0); the red team reads it as a legal list, not as narrative that
+    names the hidden hex alone (the CI red team's seed 11 counted it in 'leak scan:
+    emails'). The commands before and after it stay narrative."""
+    table = Table(tmp_path, "tanks", "pakfront", random.Random(0), 0, Tally())
+    m, service = table.moment, table.service
+    set_up = ["hide pak75-1 0101", "hide pak75-2 0102", "hide flak88-1 0103",
+              *(f"place {unit} 01{n:02d}" for n, unit in enumerate(
+                  ["flak88-2", "pak88-1", "pak88-2", *(f"infde-{i}" for i in range(1, 10))],
+                  start=4)), "done"]
+    assert service.submit(table.game_id, table.players["german"], "\n".join(set_up)).ok
+    post = redteam_mail._post(m)
+    assert post is not None
+    address = "soviet@red.team"
+    redteam_mail._write(m, post, address, f"{post.writers[address]}\nstatus\nlegal\npolicies")
+    text = next(redteam_mail.mail_text(mail) for to, mail in post.outbox.sent if to == address)
+    narrative, listings = redteam_mail.split_legal_lists(text)
+    hidden_hex = [needle for what, needle in leaks.lone_tokens(m)["soviet"]
+                  if what == "german's hidden unit's hex 0101"]
+    assert hidden_hex and hidden_hex[0].search(text)  # the whole mail names it
+    assert not hidden_hex[0].search(narrative)
+    assert len(listings) == 1 and "move t34a-1 to 0101" in listings[0]
+    assert "> status" in narrative and "> policies" in narrative
+    assert "standing defensive-fire hold" in narrative and "to act: soviet" in narrative
 
 
 def test_27_5_a_differential_variant_keeps_every_later_set_up_order_legal() -> None:
