@@ -124,9 +124,9 @@ class Lockstep:
 
 
 class Server:
-    """The server's side, in this process (the earlier reading) or another (:class:`Apart`):
-    start it, ask its games, stop it. In this process every call runs on the loop's thread,
-    as the child runs them on its own."""
+    """The server's side, in this process (the earlier reading: the bench's own process
+    settings, as before) or another (:class:`Apart`): start it, ask its games, stop it. In
+    this process every call runs on the loop's thread, as the child runs them on its own."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -197,33 +197,42 @@ class Apart(Server):
 
 
 async def serve(folder: Path) -> None:
-    """The child's main: the games and the server, then one answer per request line on
-    stdin (:meth:`Lockstep` calls, run on the loop's thread) until stdin closes."""
+    """The child's main: the games, the server as ``umpire web`` runs it
+    (:func:`bot.web.app.serve`: its process settings too), then one answer per request line
+    on stdin (:class:`Lockstep` calls, run on the loop's thread) until stdin closes."""
+    from bot.web.app import serve as umpire_web
+
     loop = asyncio.get_running_loop()
-    server = Server(folder)
     out = sys.stdout.buffer
 
     def reply(answer: JSON) -> None:
         out.write(json.dumps(answer).encode() + b"\n")
         out.flush()
 
+    stop, listening = asyncio.Event(), loop.create_future()
     try:
-        port, tokens = await server.start()
+        games = Lockstep(folder)
+        serving = asyncio.create_task(umpire_web(games.service, games.settings, stop,
+                                                 started=listening.set_result))
+        await asyncio.wait_for(asyncio.shield(listening), WAIT_S)
     except Exception as error:  # the parent raises it
         reply({"error": f"{type(error).__name__}: {error}"})
         raise
-    reply({"result": {"port": port, "tokens": tokens, "pid": os.getpid()}})
+    reply({"result": {"port": listening.result(), "tokens": games.tokens,
+                      "pid": os.getpid()}})
     reader = asyncio.StreamReader(limit=16 * 1024 * 1024)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     try:
         while line := await reader.readline():  # until the parent closes the pipe
             request = json.loads(line)
             try:
-                reply({"result": await server.call(request["op"], **request["args"])})
+                reply({"result": getattr(games, request["op"])(**request["args"])})
             except Exception as error:
                 reply({"error": f"{type(error).__name__}: {error}"})
     finally:
-        await server.stop()
+        stop.set()
+        await serving
+        games.service.store.close()
 
 
 class Reading:
