@@ -60,12 +60,11 @@ class Lockstep:
     def __init__(self, folder: Path) -> None:
         import render
         from bot.service import Actor, GameService, default_dice
+        from bot.store import Store
         from bot.web.settings import WebSettings
 
         def same_dice(seed: bytes, _game: str, branch: int, start: int) -> Any:
             return default_dice(seed, "bench", branch, start)  # both games roll alike
-
-        from bot.store import Store
 
         self.service = service = GameService(Store(folder / "bench.db"),
                                              seed_source=lambda n: b"\x05" * n,
