@@ -13,12 +13,22 @@ the other seat's page listens on its event stream. Per action:
   the state JSON, the map picture of the new position) over what the service does for the
   same (its View of that seat and the picture drawn from it), no target.
 
-Run: ``uv run umpire bench web`` (``--actions N``: orders in the timed run, default 60).
+The server, with its service, runs in a process of its own (``python bench/web.py --serve
+FOLDER``, driven over a pipe: one JSON line a request), as a user's browser is another
+process: the page's client (aiohttp, here) neither shares the server's event loop nor its
+interpreter. The first game's ``submit`` is timed in that process, on the same service, so
+the ratio compares the two paths of one service. The earlier reading — the server in the
+bench's own process and loop, beside its client — is played too and printed without a
+target (docs/performance.md, "The web page's update, round 5").
+
+Run: ``uv run umpire bench web`` (``--actions N``: orders in each timed run, default 60).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import random
 import statistics
 import sys
@@ -34,22 +44,221 @@ if str(ROOT) not in sys.path[:1]:  # as a script, bench/ must not hide the packa
 from bench.common import Figures, Out  # noqa: E402
 
 TARGET_UPDATE = 1.3
-#: Seconds the bench waits for an event (a busy machine; it comes in milliseconds).
+#: Seconds the bench waits for an event or an answer (a busy machine; they come in ms).
 WAIT_S = 60.0
 SETUP = ["hide pak75-1 0101", "hide pak75-2 0102", "hide flak88-1 0103",
          *(f"place {unit} 01{n:02d}" for n, unit in enumerate(
              ["flak88-2", "pak88-1", "pak88-2", *(f"infde-{i}" for i in range(1, 10))],
              start=4)), "done"]
+JSON = dict[str, Any]
 
 
-def _game(service: Any, gm: Any, players: dict[str, Any]) -> str:
-    game_id: str = service.create_game(gm, "tanks", "pakfront").id
-    for side, actor in players.items():
-        service.seat(game_id, gm, side, actor)
-    service.start(game_id, gm)
-    result = service.submit(game_id, players["german"], "\n".join(SETUP))
-    assert result.status == "applied", result
-    return game_id
+class Lockstep:
+    """The two games on one service and the server's settings (in whichever process runs
+    the server): ``direct`` played by ``submit``, ``paged`` through the page."""
+
+    def __init__(self, folder: Path) -> None:
+        import render
+        from bot.service import Actor, GameService, default_dice
+        from bot.store import Store
+        from bot.web.settings import WebSettings
+
+        def same_dice(seed: bytes, _game: str, branch: int, start: int) -> Any:
+            return default_dice(seed, "bench", branch, start)  # both games roll alike
+
+        self.service = service = GameService(Store(folder / "bench.db"),
+                                             seed_source=lambda n: b"\x05" * n,
+                                             dice_factory=same_dice)
+        gm = Actor.discord("1")
+        self.players = {"german": Actor.discord("2"), "soviet": Actor.discord("3")}
+        self.direct, self.paged = self._game(gm), self._game(gm)
+        self.tokens = {side: service.issue_link(self.paged, actor).token
+                       for side, actor in self.players.items()}
+        rules = service.rules(self.direct)
+        self.pack = render.load_pack(rules.name, rules.pack)
+        many = (1e6, 1e6)
+        self.settings = WebSettings(port=0, per_link=many, per_address=many, submits=many,
+                                    poll=0.05)
+
+    def _game(self, gm: Any) -> str:
+        service = self.service
+        game_id: str = service.create_game(gm, "tanks", "pakfront").id
+        for side, actor in self.players.items():
+            service.seat(game_id, gm, side, actor)
+        service.start(game_id, gm)
+        result = service.submit(game_id, self.players["german"], "\n".join(SETUP))
+        assert result.status == "applied", result
+        return game_id
+
+    def turn(self) -> JSON | None:
+        """The side to act in the first game, its legal orders, the second game's head
+        sequence; None once the game is over."""
+        service = self.service
+        info = service.info(self.direct)
+        side = info.to_act
+        if info.status != "active" or side is None:
+            return None
+        return {"side": side, "seq": service.info(self.paged).head_seq,
+                "orders": service.legal_orders(self.direct, self.players[side], side)}
+
+    def submit(self, side: str, order: str) -> JSON:
+        """``order`` by ``submit`` in the first game: its outcome, wall and CPU seconds."""
+        cpu, started = time.thread_time(), time.perf_counter()
+        result = self.service.submit(self.direct, self.players[side], order)
+        return {"seconds": time.perf_counter() - started, "cpu": time.thread_time() - cpu,
+                "status": result.status, "seqs": result.seqs}
+
+    def draw(self, side: str) -> float:
+        """Seconds of the service's View of ``side`` and its picture (the page load's
+        denominator)."""
+        import render
+
+        service, started = self.service, time.perf_counter()
+        render.render(service.view(self.direct, self.players[side], side), self.pack)
+        return time.perf_counter() - started
+
+    def cpu(self) -> float:
+        """This process's CPU seconds so far."""
+        return time.process_time()
+
+
+class Server:
+    """The server's side, in this process (the earlier reading: the bench's own process
+    settings, as before) or another (:class:`Apart`): start it, ask its games, stop it. In
+    this process every call runs on the loop's thread, as the child runs them on its own."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.games: Lockstep | None = None
+        self.server: Any = None
+
+    async def start(self) -> tuple[int, dict[str, str]]:
+        from bot.web.app import WebServer
+
+        self.games = games = Lockstep(self.folder)
+        self.server = WebServer(games.service, games.settings)
+        return await self.server.start(), games.tokens
+
+    async def call(self, op: str, **args: Any) -> Any:
+        assert self.games is not None
+        return getattr(self.games, op)(**args)
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            await self.server.stop()
+        if self.games is not None:
+            self.games.service.store.close()
+
+
+class Apart(Server):
+    """The server and its games in a child process (``bench/web.py --serve FOLDER``)."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(folder)
+        self.process: asyncio.subprocess.Process | None = None
+        #: The process the server runs in (0 until started).
+        self.pid = 0
+
+    async def start(self) -> tuple[int, dict[str, str]]:
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable, str(Path(__file__).resolve()), "--serve", str(self.folder),
+            cwd=str(ROOT), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            limit=16 * 1024 * 1024)
+        started = await self._answer()
+        self.pid = int(started["pid"])
+        return int(started["port"]), dict(started["tokens"])
+
+    async def _answer(self) -> Any:
+        assert self.process is not None and self.process.stdout is not None
+        line = await asyncio.wait_for(self.process.stdout.readline(), WAIT_S)
+        if not line:
+            raise RuntimeError("the web server's process ended")
+        reply = json.loads(line)
+        if "error" in reply:
+            raise RuntimeError(f"the web server's process: {reply['error']}")
+        return reply["result"]
+
+    async def call(self, op: str, **args: Any) -> Any:
+        assert self.process is not None and self.process.stdin is not None
+        self.process.stdin.write(json.dumps({"op": op, "args": args}).encode() + b"\n")
+        return await self._answer()
+
+    async def stop(self) -> None:
+        if self.process is None:
+            return
+        if self.process.stdin is not None:
+            self.process.stdin.close()  # the child stops its server and ends
+        try:
+            await asyncio.wait_for(self.process.wait(), WAIT_S)
+        except TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+
+
+async def serve(folder: Path) -> None:
+    """The child's main: the games, the server as ``umpire web`` runs it
+    (:func:`bot.web.app.serve`: its process settings too), then one answer per request line
+    on stdin (:class:`Lockstep` calls, run on the loop's thread) until stdin closes."""
+    from bot.web.app import serve as umpire_web
+
+    loop = asyncio.get_running_loop()
+    out = sys.stdout.buffer
+
+    def reply(answer: JSON) -> None:
+        out.write(json.dumps(answer).encode() + b"\n")
+        out.flush()
+
+    stop, listening = asyncio.Event(), loop.create_future()
+    try:
+        games = Lockstep(folder)
+        serving = asyncio.create_task(umpire_web(games.service, games.settings, stop,
+                                                 started=listening.set_result))
+        await asyncio.wait_for(asyncio.shield(listening), WAIT_S)
+    except Exception as error:  # the parent raises it
+        reply({"error": f"{type(error).__name__}: {error}"})
+        raise
+    reply({"result": {"port": listening.result(), "tokens": games.tokens,
+                      "pid": os.getpid()}})
+    reader = asyncio.StreamReader(limit=16 * 1024 * 1024)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    try:
+        while line := await reader.readline():  # until the parent closes the pipe
+            request = json.loads(line)
+            try:
+                reply({"result": getattr(games, request["op"])(**request["args"])})
+            except Exception as error:
+                reply({"error": f"{type(error).__name__}: {error}"})
+    finally:
+        stop.set()
+        await serving
+        games.service.store.close()
+
+
+class Reading:
+    """One timed run's figures: update ÷ submit per order, page loads, and the times (a
+    plain class: ``umpire bench`` loads this file as a module of no package, which a
+    dataclass cannot be made in)."""
+
+    def __init__(self) -> None:
+        self.ratios: list[float] = []
+        self.loads: list[float] = []
+        self.times: list[tuple[float, float]] = []
+        #: CPU seconds per update of the server's process and of the client (apart only),
+        #: and of the first game's submit.
+        self.server_cpu: list[float] = []
+        self.client_cpu: list[float] = []
+        self.submit_cpu: list[float] = []
+
+    def summary(self) -> str:
+        median = statistics.median
+        text = (f"submit p50 {median(t[0] for t in self.times) * 1000:.1f} ms, update p50 "
+                f"{median(t[1] for t in self.times) * 1000:.1f} ms")
+        if self.server_cpu:
+            text += (f"; CPU per update p50: the server's process "
+                     f"{median(self.server_cpu) * 1000:.2f} ms (its submit "
+                     f"{median(self.submit_cpu) * 1000:.2f} ms), the client "
+                     f"{median(self.client_cpu) * 1000:.2f} ms")
+        return text
 
 
 async def _stream(http: Any, url: str, seen: asyncio.Queue[tuple[int, float]]) -> None:
@@ -71,35 +280,15 @@ async def _next_seq(seen: asyncio.Queue[tuple[int, float]], seq: int) -> float:
             return when
 
 
-async def _timed(actions: int, folder: Path, out: Out) -> tuple[list[float], list[float]]:
+async def _timed(actions: int, server: Server, out: Out) -> Reading:
+    """Play ``actions`` orders in lockstep through ``server``'s games and the page."""
     import aiohttp
 
-    import render
-    from bot.service import Actor, GameService, default_dice
-    from bot.store import Store
-    from bot.web.app import WebServer
-    from bot.web.settings import WebSettings
-
-    def same_dice(seed: bytes, _game: str, branch: int, start: int) -> Any:
-        return default_dice(seed, "bench", branch, start)  # both games roll alike
-
-    service = GameService(Store(folder / "bench.db"), seed_source=lambda n: b"\x05" * n,
-                          dice_factory=same_dice)
-    gm = Actor.discord("1")
-    players = {"german": Actor.discord("2"), "soviet": Actor.discord("3")}
-    direct, paged = _game(service, gm, players), _game(service, gm, players)
-    tokens = {side: service.issue_link(paged, actor).token for side, actor in players.items()}
-    rules = service.rules(direct)
-    pack = render.load_pack(rules.name, rules.pack)
-    many = (1e6, 1e6)
-    server = WebServer(service, WebSettings(port=0, per_link=many, per_address=many,
-                                            submits=many, poll=0.05))
-    port = await server.start()
+    apart = isinstance(server, Apart)
+    port, tokens = await server.start()
     base = f"http://127.0.0.1:{port}"
     rnd = random.Random(7)
-    ratios: list[float] = []
-    loads: list[float] = []
-    times: list[tuple[float, float]] = []
+    reading = Reading()
     try:
         async with aiohttp.ClientSession() as http:
             csrf = {}
@@ -114,97 +303,103 @@ async def _timed(actions: int, folder: Path, out: Out) -> tuple[list[float], lis
             for side in tokens:  # each stream's first event: the current action
                 await _next_seq(queues[side], 0)
             for number in range(actions):
-                info = service.info(direct)
-                side = info.to_act
-                if info.status != "active" or side is None:
+                turn = await server.call("turn")
+                if turn is None or not turn["orders"]:
                     out(f"  the game ended after {number} actions")
                     break
-                orders = service.legal_orders(direct, players[side], side)
-                if not orders:
-                    break
-                order = rnd.choice(orders)
+                side, order = turn["side"], rnd.choice(turn["orders"])
                 other = next(s for s in tokens if s != side)
-                seq = service.info(paged).head_seq
-
-                def direct_submit(actor: Any = players[side], order: str = order
-                                  ) -> tuple[Any, float]:
-                    started = time.perf_counter()
-                    result = service.submit(direct, actor, order)
-                    return result, time.perf_counter() - started
 
                 async def paged_submit(token: str = tokens[side], key: str = csrf[side],
                                        body: dict[str, str] = {"text": order,  # noqa: B006
                                                                "key": f"b{number}"},
-                                       told_to: Any = queues[other], seq: int = seq
-                                       ) -> tuple[dict[str, Any], float]:
-                    started = time.perf_counter()
+                                       told_to: Any = queues[other], seq: int = turn["seq"]
+                                       ) -> tuple[JSON, float, float, float]:
+                    server_cpu = await server.call("cpu") if apart else 0.0
+                    cpu, started = time.thread_time(), time.perf_counter()
                     async with http.post(f"{base}/s/{token}/api/submit", json=body,
                                          headers={"X-CSRF-Token": key}) as response:
                         answer = await response.json()
                     told = (await _next_seq(told_to, seq + len(answer["seqs"]))
                             if answer["seqs"] else time.perf_counter())
-                    return answer, told - started
+                    cpu = time.thread_time() - cpu
+                    if apart:
+                        server_cpu = await server.call("cpu") - server_cpu
+                    return answer, told - started, cpu, server_cpu
 
                 # in turn first and second: what one warms for the other evens out
                 if number % 2:
-                    (answer, update), (result, pipeline) = await paged_submit(), direct_submit()
+                    (answer, update, client_cpu, server_cpu) = await paged_submit()
+                    result = await server.call("submit", side=side, order=order)
                 else:
-                    (result, pipeline), (answer, update) = direct_submit(), await paged_submit()
-                assert answer["status"] == result.status, (answer, result)
-                if not result.seqs:
+                    result = await server.call("submit", side=side, order=order)
+                    (answer, update, client_cpu, server_cpu) = await paged_submit()
+                assert answer["status"] == result["status"], (answer, result)
+                if not result["seqs"]:
                     continue
-                ratios.append(update / pipeline)
-                times.append((pipeline, update))
+                reading.ratios.append(update / result["seconds"])
+                reading.times.append((result["seconds"], update))
+                if apart:
+                    reading.server_cpu.append(server_cpu)
+                    reading.client_cpu.append(client_cpu)
+                    reading.submit_cpu.append(result["cpu"])
                 if number % 5 == 0:
-                    loads.append(await _page_load(http, base, tokens[other], service, direct,
-                                                  players[other], other, pack))
+                    reading.loads.append(await _page_load(http, base, tokens[other],
+                                                          server, other))
             for reader in readers:
                 reader.cancel()
     finally:
         await server.stop()
-        service.store.close()
-    if times:
-        out(f"  submit p50 {statistics.median(t[0] for t in times) * 1000:.1f} ms, update "
-            f"p50 {statistics.median(t[1] for t in times) * 1000:.1f} ms")
-    return ratios, loads
+    if reading.times:
+        out(f"  {reading.summary()}")
+    return reading
 
 
-async def _page_load(http: Any, base: str, token: str, service: Any, game_id: str,
-                     actor: Any, side: str, pack: Any) -> float:
+async def _page_load(http: Any, base: str, token: str, server: Server, side: str) -> float:
     """The other seat's page load (HTML, state, map picture) over the service's View and
     picture of the same position."""
-    import render
-
     started = time.perf_counter()
     for path in ("", "/api/state", "/api/map.png"):
         async with http.get(f"{base}/s/{token}{path}") as response:
             await response.read()
             assert response.status == 200, path
     page = time.perf_counter() - started
-    started = time.perf_counter()
-    render.render(service.view(game_id, actor, side), pack)
-    return page / (time.perf_counter() - started)
+    drawn: float = await server.call("draw", side=side)
+    return page / drawn
 
 
 def run(actions: int = 60, out: Out = print) -> dict[str, float]:
     figures = Figures()
-    with tempfile.TemporaryDirectory(prefix="umpire-bench-web-") as folder:
-        ratios, loads = asyncio.run(_timed(max(2, actions), Path(folder), out))
-    if not ratios:
-        raise RuntimeError("no action was timed")
-    out(f"update    {len(ratios)} orders: POST -> the other seat's event over the same "
-        "order's submit")
-    out(f"  ratio p50 {statistics.median(ratios):.2f}, max {max(ratios):.2f}")
-    if loads:
-        out(f"page load {len(loads)} loads (HTML, state, picture) over the service's View and "
-            f"picture: p50 {statistics.median(loads):.2f}")
-    figures.add("web update / submit (p50)", statistics.median(ratios), TARGET_UPDATE, "x")
-    if loads:
-        figures.add("web page load / view + picture (p50)", statistics.median(loads),
+    actions = max(2, actions)
+    readings = {}
+    for name, kind in (("apart", Apart), ("in one process", Server)):
+        out("the server in a process of its own" if kind is Apart else
+            "the server in the bench's process, beside its client (the earlier reading)")
+        with tempfile.TemporaryDirectory(prefix="umpire-bench-web-") as folder:
+            readings[name] = asyncio.run(_timed(actions, kind(Path(folder)), out))
+        if not readings[name].ratios:
+            raise RuntimeError("no action was timed")
+    reading, shared = readings["apart"], readings["in one process"]
+    out(f"update    {len(reading.ratios)} orders: POST -> the other seat's event over the "
+        "same order's submit")
+    out(f"  ratio p50 {statistics.median(reading.ratios):.2f}, max {max(reading.ratios):.2f}"
+        f"; in one process: p50 {statistics.median(shared.ratios):.2f}")
+    if reading.loads:
+        out(f"page load {len(reading.loads)} loads (HTML, state, picture) over the service's "
+            f"View and picture: p50 {statistics.median(reading.loads):.2f}")
+    figures.add("web update / submit (p50)", statistics.median(reading.ratios),
+                TARGET_UPDATE, "x")
+    figures.add("web update / submit, server in the bench's process (p50)",
+                statistics.median(shared.ratios), None, "x")
+    if reading.loads:
+        figures.add("web page load / view + picture (p50)", statistics.median(reading.loads),
                     None, "x")
     figures.report(out)
     return figures.as_dict()
 
 
 if __name__ == "__main__":
-    run()
+    if sys.argv[1:2] == ["--serve"]:
+        asyncio.run(serve(Path(sys.argv[2])))
+    else:
+        run()

@@ -1,7 +1,7 @@
 """The web server's application: :func:`make_app` builds it over a game service (the tests
 run it on a loopback port), :class:`WebServer` starts and stops it inside a running event
 loop (``umpire bot --web``, ``umpire mail --web``), :func:`run` serves until stopped
-(``umpire web``)."""
+(``umpire web``, through :func:`serve`)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ import asyncio
 import logging
 import signal
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
 
+from bot.runtime import tune_gc
 from bot.service import GameService
 from bot.web import clicks, routes
 from bot.web.events import Watchers
@@ -21,7 +23,6 @@ from bot.web.security import AccessLogger, RateLimiter, access, headers_middlewa
 from bot.web.settings import HERE, MAX_BODY, WebSettings
 
 log = logging.getLogger("umpire.web")
-
 
 
 def make_app(service: GameService, settings: WebSettings | None = None) -> web.Application:
@@ -130,19 +131,33 @@ class ThreadedWebServer:
         self.loop.close()
 
 
+async def serve(service: GameService, settings: WebSettings, stop: asyncio.Event,
+                started: Callable[[int], object] | None = None) -> None:
+    """Serve until ``stop`` is set, with the settings of Umpire's long-running processes
+    applied once started (:func:`bot.runtime.tune_gc`, as ``umpire bot`` and ``umpire
+    mail`` do, which serve the pages too): without them, a collection of the whole heap
+    (rules, packs, picture layers) now and then held an order's answer for tens of
+    milliseconds (docs/performance.md, "The web page's update, round 5"). ``started`` is
+    told the port once it listens and is tuned."""
+    server = WebServer(service, settings)
+    port = await server.start()
+    tune_gc()
+    if started is not None:
+        started(port)
+    try:
+        await stop.wait()
+    finally:
+        await server.stop()
+
+
 def run(service: GameService, settings: WebSettings) -> None:
     """Serve until SIGINT or SIGTERM (``umpire web``)."""
 
     async def main() -> None:
-        server = WebServer(service, settings)
-        await server.start()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        try:
-            await stop.wait()
-        finally:
-            await server.stop()
+        await serve(service, settings, stop)
 
     asyncio.run(main())

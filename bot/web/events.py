@@ -4,6 +4,10 @@ action stored by any process — this one, the Discord bot, the mail gateway —
 open stream of the game; an action stored through this server's own submit wakes the
 streams at once (:meth:`Watchers.advance`).
 
+A stream waits for its game's change in one step (:func:`wait_changed`, no task of its own
+per wait), so a stream woken by :meth:`Watchers.advance` writes its event in the loop's next
+pass, before the order's poster is answered.
+
 A stream is told the new sequence number only (``event: seq``): it carries nothing a seat
 may not know, and the page then fetches its state. The watcher also counts each game's
 ended links (revoked, or their seat closed): when that count moves, each stream of the game
@@ -34,6 +38,19 @@ class Watch:
     streams: int = 0
 
 
+async def wait_changed(watch: Watch, seconds: float) -> bool:
+    """Wait, holding ``watch.changed``, until the watch is notified (True) or ``seconds``
+    pass (False). :func:`asyncio.timeout`, not :func:`asyncio.wait_for`: in Python 3.11 the
+    latter runs the wait as a task of its own, and a notified stream would need two passes
+    of the loop to run again."""
+    try:
+        async with asyncio.timeout(seconds):
+            await watch.changed.wait()
+    except TimeoutError:
+        return False
+    return True
+
+
 class Watchers:
     """The watched games of this process (see the module notes); ``interval``: seconds
     between two polls."""
@@ -62,12 +79,15 @@ class Watchers:
 
     async def advance(self, game_id: str, head: int) -> None:
         """This process stored actions up to ``head``: the game's streams are told at once,
-        without a read of the store."""
+        without a read of the store, and have written their event when this returns — the
+        other seats are told before the poster's answer is sent (the streams woken run
+        first: each waits in one step, so one pass of the loop is all they need)."""
         watch = self.games.get(game_id)
         if watch is not None and head > watch.head:
             watch.head = head
             async with watch.changed:
                 watch.changed.notify_all()
+            await asyncio.sleep(0)  # the woken streams' turn, queued before ours
 
     async def close(self) -> None:
         self.closed = True

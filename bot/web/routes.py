@@ -17,7 +17,7 @@ from aiohttp import web
 from bot.service import LinkHolder, NotFound, ServiceError
 from bot.service.links import token_hash
 from bot.service.text import MAX_ID, BadText, check_text
-from bot.web.events import Watchers
+from bot.web.events import Watchers, wait_changed
 from bot.web.seat import SeatReads
 from bot.web.security import RateLimiter, too_many
 from bot.web.settings import WebSettings
@@ -327,12 +327,10 @@ async def _stream(request: web.Request, holder: LinkHolder, token: str
                     f"event: seq\nid: {sent}\ndata: {json.dumps({'seq': sent})}\n\n".encode())
                 continue
             async with watch.changed:
-                if watch.head == sent and watch.ended == ended and not watchers.closed:
-                    try:
-                        await asyncio.wait_for(watch.changed.wait(), keepalive)
-                    except TimeoutError:
-                        await response.write(b": keep-alive\n\n")
-                        ended = -1  # check the link again now and then
+                if (watch.head == sent and watch.ended == ended and not watchers.closed
+                        and not await wait_changed(watch, keepalive)):
+                    await response.write(b": keep-alive\n\n")
+                    ended = -1  # check the link again now and then
     except ConnectionResetError:  # the page went away
         return response
     finally:
