@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.events import GM, Event
 from adjudicator.kernel.game import Game
 from adjudicator.tanks.game import TanksGame
@@ -701,6 +702,14 @@ def test_27_5_a_mailed_legal_list_is_scanned_as_a_legal_list_not_as_narrative() 
                         "    move t34a-1 to 0305  (1 MF)\n  done (1):\n    done"]
     assert "move t34a-1" not in narrative and "movement near 0304" in narrative
     assert "soviet may give: 3 legal order(s)" in narrative
+    error = RuleError("6.5", "these soviet units must enter the map this turn: t34c-1",
+                      [f"move t34c-1 to 03{n:02d}" for n in range(4, 18)])
+    refused = f"  line 2 not applied — {error}\n  scouts report movement near 0304"
+    narrative, listings = redteam_mail.split_legal_lists(refused)
+    assert len(listings) == 1 and listings[0].startswith("move t34c-1 to 0304, ")
+    assert listings[0].endswith("move t34c-1 to 0315 (+2 more)")
+    assert narrative == ("  line 2 not applied — 6.5: these soviet units must enter the map "
+                         "this turn: t34c-1\n  scouts report movement near 0304")
 
 
 def test_27_5_the_gateways_own_legal_answer_is_split_from_the_mails_narrative(
