@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+#: Where a rule error's text starts to list the legal orders (``8.21: ...; legal: a, b``):
+#: a frontend that shows the list its own way cuts the text here.
+LEGAL_SEPARATOR = "; legal: "
+
 
 class RuleError(Exception):
     """An illegal order or decision.
@@ -22,7 +26,7 @@ class RuleError(Exception):
         if self.legal:
             shown = ", ".join(self.legal[:12])
             more = f" (+{len(self.legal) - 12} more)" if len(self.legal) > 12 else ""
-            text += f"; legal: {shown}{more}"
+            text += f"{LEGAL_SEPARATOR}{shown}{more}"
         return text
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from adjudicator.kernel.briefing import Briefing
 from adjudicator.kernel.decisions import SetupGuide
+from adjudicator.kernel.errors import LEGAL_SEPARATOR
 from adjudicator.kernel.views import View
 from bot.durations import bounded
 from bot.messages import LogEntry, Message
@@ -214,8 +215,7 @@ def refusal(error: str | None, rule: str | None, legal: Sequence[str],
     text = error or "not accepted"
     if rule and text.startswith(f"{rule}: "):
         text = text[len(rule) + 2 :]
-    if "; legal: " in text:
-        text = text[: text.index("; legal: ")]
+    text = text.split(LEGAL_SEPARATOR, 1)[0]
     head = f"**Not accepted** (rule {rule}): {text}" if rule else f"**Not accepted**: {text}"
     if not legal:
         return clip(head, limit)

@@ -24,6 +24,7 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 from typing import Any
 
+from adjudicator.kernel.errors import LEGAL_SEPARATOR
 from adjudicator.kernel.events import GM, PUBLIC
 from bot.mail.config import MailConfig
 from bot.mail.desk import Desk
@@ -177,8 +178,6 @@ def emails(m: Moment) -> Iterable[Output]:
 #: The head of a mailed ``legal`` answer (bot.mail.play.cmd_legal): "  soviet may give:
 #: 2424 legal order(s) for soviet in 3 group(s)"; its listing is every indented line after.
 LEGAL_HEAD = re.compile(r"^\s*\S+ may give: ")
-#: Where a rule error's own list of legal orders starts (adjudicator.kernel.errors).
-REFUSAL_LEGAL = "; legal: "
 
 
 def split_legal_lists(text: str) -> tuple[str, list[str]]:
@@ -188,7 +187,7 @@ def split_legal_lists(text: str) -> tuple[str, list[str]]:
     alone), the rest of the mail as narrative. A list is the indented lines under its head
     (groups, orders, "... N more", "(+N more lines ...)"), up to the next command's echo
     or anything else not indented; and the orders a refused line's rule error offers
-    (:class:`~adjudicator.kernel.errors.RuleError`: "...; legal: a, b (+N more)")."""
+    (:data:`~adjudicator.kernel.errors.LEGAL_SEPARATOR`: "...; legal: a, b (+N more)")."""
     kept: list[str] = []
     listings: list[str] = []
     listing: list[str] | None = None
@@ -199,8 +198,8 @@ def split_legal_lists(text: str) -> tuple[str, list[str]]:
         if listing:
             listings.append("\n".join(listing))
         listing = [] if LEGAL_HEAD.match(line) else None
-        if REFUSAL_LEGAL in line:
-            line, offered = line.split(REFUSAL_LEGAL, 1)
+        if LEGAL_SEPARATOR in line:
+            line, offered = line.split(LEGAL_SEPARATOR, 1)
             listings.append(offered)
         kept.append(line)
     if listing:
