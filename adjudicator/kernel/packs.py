@@ -157,9 +157,21 @@ def warnings_of(messages: Sequence[str]) -> list[str]:
 # ---- files and the hash ------------------------------------------------------------------------
 
 
+def _pack_entries(path: Path) -> list[os.DirEntry[str]]:
+    """The pack's TOML files in name order, from one directory read (none if ``path`` is
+    no readable folder); each entry's type comes with its name."""
+    try:
+        with os.scandir(path) as entries:
+            return sorted((entry for entry in entries
+                           if fnmatch.fnmatchcase(entry.name, "*.toml") and entry.is_file()),
+                          key=lambda entry: entry.name)
+    except OSError:
+        return []
+
+
 def pack_files(path: Path) -> list[Path]:
     """The pack's TOML files in name order."""
-    return sorted((f for f in path.glob("*.toml") if f.is_file()), key=lambda f: f.name)
+    return [path / entry.name for entry in _pack_entries(path)]
 
 
 def hash_files(files: Mapping[str, bytes]) -> str:
@@ -183,13 +195,11 @@ Stamp = tuple[tuple[str, int, int], ...]
 def pack_stamp(path: Path) -> Stamp:
     """(name, size, modification time) of each TOML file: changes when a file is edited,
     added or removed (what :class:`PackCache` and the service's pack checks compare): the
-    files :func:`pack_files` lists, from one directory read (each entry's type comes with
-    its name, its size and time from one ``stat``; every picture's pack look-up pays it)."""
+    files :func:`pack_files` lists, from one directory read (each entry's size and time
+    from one ``stat``; every picture's pack look-up pays it)."""
     try:
-        with os.scandir(path) as entries:
-            found = sorted((entry.name, entry.stat()) for entry in entries
-                           if fnmatch.fnmatchcase(entry.name, "*.toml") and entry.is_file())
-        return tuple((name, st.st_size, st.st_mtime_ns) for name, st in found)
+        return tuple((entry.name, st.st_size, st.st_mtime_ns)
+                     for entry in _pack_entries(path) for st in [entry.stat()])
     except OSError:
         return ()
 
