@@ -200,6 +200,31 @@ def test_a_hidden_unit_in_the_log_export_and_gif_captions_is_found(
         assert tally.failed[f"leak scan: {figure}"], (figure, tally.examples)
 
 
+def place_the_rest(table: Table, placed: set[str], pick: int) -> set[str]:
+    """The German sets up every unit not in ``placed`` with the ``pick``-th legal place
+    order for it (0: the first hex listed, -1: the last); returns every unit placed."""
+    german = table.players["german"]
+    placed = set(placed)
+    while True:
+        legal = table.service.legal_orders(table.game_id, german, "german")
+        rest = [o for o in legal if o.split()[0] == "place" and o.split()[1] not in placed]
+        if not rest:
+            return placed
+        placed.add(rest[pick].split()[1])
+        assert table.service.submit(table.game_id, german, rest[pick]).ok
+
+
+def scan_then_roll_back(table: Table, tally: Tally, result: Any, to_seq: int) -> None:
+    """Every producer scanned after ``result``, then after the GM rolls back to ``to_seq``."""
+    m = table.moment
+    m.step, m.results = 60, [result]
+    scan(m, tally)
+    back = table.service.rollback(table.game_id, table.gm, to_seq, "misclick")
+    assert back.ok, back.error
+    m.step, m.results = 120, [back]
+    scan(m, tally)
+
+
 def test_a_unit_revealed_in_public_then_hidden_again_by_a_rollback_is_no_lone_finding(
         tmp_path: Path) -> None:
     """20.0: a Soviet unit entering next to a hidden German unit reveals it, in public, in
@@ -210,23 +235,11 @@ def test_a_unit_revealed_in_public_then_hidden_again_by_a_rollback_is_no_lone_fi
     table = Table(tmp_path, "tanks", "pakfront", random.Random(0), 0, tally)
     m, service, german = table.moment, table.service, table.players["german"]
     assert service.submit(table.game_id, german, "hide pak75-1 0703").ok
-    placed = {"pak75-1"}
-    while True:
-        legal = service.legal_orders(table.game_id, german, "german")
-        rest = [o for o in legal if o.split()[0] == "place" and o.split()[1] not in placed]
-        if not rest:
-            break
-        placed.add(rest[-1].split()[1])  # the far end of the map, out of the way
-        assert service.submit(table.game_id, german, rest[-1]).ok
+    place_the_rest(table, {"pak75-1"}, -1)  # at the far end of the map, out of the way
     set_up = service.submit(table.game_id, german, "done")
     moved = service.submit(table.game_id, table.players["soviet"], "move t34c-1 to 0904")
     assert "pak75-1 revealed in 0703" in " ".join(moved.messages["public"].lines)
-    m.step, m.results = 60, [moved]
-    scan(m, tally)
-    back = service.rollback(table.game_id, table.gm, set_up.seqs[-1], "misclick")
-    assert back.ok, back.error
-    m.step, m.results = 120, [back]
-    scan(m, tally)
+    scan_then_roll_back(table, tally, moved, set_up.seqs[-1])
     assert next(u for u in m.state().units if u.id == "pak75-1").hidden  # hidden again
     assert tally.tried["leak scan: log"] > 0
     assert found(tally) == {}, tally.examples
@@ -253,14 +266,7 @@ def _face_up_and_back(tmp_path: Path) -> Tally:
     table = Table(tmp_path, "tanks", "gauntlet", random.Random(0), 0, tally)
     m, service = table.moment, table.service
     german, soviet = table.players["german"], table.players["soviet"]
-    placed: set[str] = set()
-    while True:
-        legal = service.legal_orders(table.game_id, german, "german")
-        rest = [o for o in legal if o.split()[0] == "place" and o.split()[1] not in placed]
-        if not rest:
-            break
-        placed.add(rest[0].split()[1])
-        assert service.submit(table.game_id, german, rest[0]).ok
+    placed = place_the_rest(table, set(), 0)
     assert service.submit(table.game_id, german, "done").ok
     moved: set[str] = set()
     while True:  # 6.5: every Soviet unit that can enters, then the phases end
@@ -274,12 +280,7 @@ def _face_up_and_back(tmp_path: Path) -> Tally:
         order = next(o for o in legal if o.startswith("move ") and o.split()[1] not in moved)
         moved.add(order.split()[1])
         assert service.submit(table.game_id, soviet, order).ok
-    m.step, m.results = 60, [done]
-    scan(m, tally)
-    back = service.rollback(table.game_id, table.gm, before, "misclick")
-    assert back.ok, back.error
-    m.step, m.results = 120, [back]
-    scan(m, tally)
+    scan_then_roll_back(table, tally, done, before)
     assert {u.id for u in m.state().units if u.concealed} == placed  # face down again
     return tally
 
