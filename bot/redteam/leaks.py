@@ -381,14 +381,18 @@ class Table:
         self.tally = tally if tally is not None else Tally()
         self.clock = Clock()
         self.db = folder / f"{game}-{scenario}-{number}.db"
-        self.service = GameService(Store(self.db, synchronous="OFF"), clock=self.clock)
+        # the game's dice seed (and its id, which they hash) drawn from the run's seed:
+        # a red-team run is reproducible
+        self.service = GameService(Store(self.db, synchronous="OFF"), clock=self.clock,
+                                   seed_source=rnd.randbytes)
         self.rnd = rnd
         self.gm = Actor.discord("900")
         self.stranger = Actor.discord("999")
         rules = load_game(game)
         first, second = rules.sides
         self.players = {first: Actor.discord("901"), second: Actor.mail(f"{second}@red.team")}
-        info = self.service.create_game(self.gm, game, scenario)
+        info = self.service.create_game(self.gm, game, scenario,
+                                        game_id=rnd.randbytes(6).hex())  # its dice's id
         self.game_id = info.id
         for side, actor in self.players.items():
             self.service.seat(self.game_id, self.gm, side, actor)
@@ -493,7 +497,7 @@ class Table:
         told = [self._expire_copy(n, side, kind, chosen)
                 for n, chosen in enumerate((policy, None))]
         if told[0] is None or told[1] is None or told[0][0] != told[1][0]:
-            return  # another order was played (the standing order chose it): no pair
+            return  # another order was played, or a question asked in one world alone: no pair
         for audience in told[0][1]:
             x, y = told[0][1][audience], told[1][1][audience]
             a, b = "\n".join(x), "\n".join(y)
@@ -506,7 +510,14 @@ class Table:
     def _expire_copy(self, number: int, side: str, kind: str, policy: str | None
                      ) -> tuple[str, dict[str, list[str]]] | None:
         """Let the deadline pass on a copy of the game with ``side``'s standing order for
-        ``kind`` set to ``policy``: (the orders played, what each other audience read)."""
+        ``kind`` set to ``policy``: (the orders played and the decision then owed, what each
+        other audience read).
+
+        The decision owed after the tick is part of what was played: a standing order that
+        answers without a question (TP:S ``advantage never``: a later roll against the
+        holder within the same order is not offered, docs/rulings.md) plays on where the
+        default asks, and that a side is asked is public (the game waits for it). Worlds
+        that part there played differently; they are not a pair."""
         path = self.folder / f"deadline-{self.number}-{number}.db"
         path.unlink(missing_ok=True)
         source, target = sqlite3.connect(self.db), sqlite3.connect(path)
@@ -517,7 +528,8 @@ class Table:
             target.close()
         clock = Clock()
         clock.now = self.clock.now
-        copy = GameService(Store(path, synchronous="OFF"), clock=clock)
+        copy = GameService(Store(path, synchronous="OFF"), clock=clock,
+                           seed_source=lambda n: b"\x5a" * n)  # both copies alike
         copy.instance = self.service.instance  # the deadline lease is this table's
         try:
             if not copy.override(self.game_id, self.gm, {
@@ -538,8 +550,12 @@ class Table:
                 entries = copy.log(self.game_id, self.moment.actors[reader], len(played))
                 told[reader] += [e.summary() for e in entries]
             # every order played, a standing order's (or default's) answers within the
-            # action included: where they differ, the worlds played different orders
-            return "\n".join(f"{a['text']} {a['applied']}" for a in played), told
+            # action included, and who is asked what next: where they differ, the worlds
+            # played different orders
+            owed = copy.view(self.game_id, self.stranger, PUBLIC)
+            asked = owed.pending.model_dump_json() if owed.pending is not None else None
+            return "\n".join([*(f"{a['text']} {a['applied']}" for a in played),
+                              f"then {owed.to_act} to act, asked {asked}"]), told
         finally:
             copy.store.close()
             path.unlink(missing_ok=True)

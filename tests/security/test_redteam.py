@@ -180,12 +180,14 @@ def test_another_sides_standing_order_shown_to_all_is_found(
 
 def test_an_undo_notice_quoting_a_secret_order_is_found(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for moves in ([("german", "hide"), ("german", "undo")],
-                  [("german", "standing defensive-fire hold"), ("german", "undo")]):
-        assert found(scripted(tmp_path / "clean", "tanks", "pakfront", moves)) == {}
+    for number, moves in enumerate(([("german", "hide"), ("german", "undo")],
+                                    [("german", "standing defensive-fire hold"),
+                                     ("german", "undo")])):
+        folder = tmp_path / str(number)  # a table of the same seed: the same game id
+        assert found(scripted(folder / "clean", "tanks", "pakfront", moves)) == {}
         monkeypatch.setattr(service_rollback, "order_text_for",
                             lambda game, row, audience: str(row["text"]))
-        tally = scripted(tmp_path / "leaky", "tanks", "pakfront", moves)
+        tally = scripted(folder / "leaky", "tanks", "pakfront", moves)
         monkeypatch.undo()
         assert tally.failed["leak scan: notices"], (moves, tally.examples)
 
@@ -365,6 +367,54 @@ def test_a_deadline_notice_that_depends_on_a_standing_order_is_found(
             table._deadline_differential()
         assert tally.tried["differential: deadline notices"] > 0
         assert bool(tally.failed["differential: deadline notices"]) == leaky, tally.examples
+
+
+def test_a_red_team_table_plays_the_same_game_again_from_the_same_seed(tmp_path: Path) -> None:
+    """``umpire redteam --seed N`` reproduces a finding: a table's game (its id, which the
+    dice hash, and its dice seed) comes from the run's seed, not from the machine."""
+    played = []
+    for run in ("a", "b"):
+        table = Table(tmp_path / run, "stalingrad", "sawmill", random.Random(5), 0, Tally())
+        for _ in range(15):
+            table.step(last=False)
+        played.append([(a["text"], a["events"]) for a in
+                       table.service.store.actions(table.game_id, after=0)])
+        table.service.store.close()
+    assert len(played[0]) > 5 and played[0] == played[1]
+
+
+def test_9_4_a_question_one_world_asks_and_the_other_spares_is_no_deadline_finding(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """9.4 (docs/rulings.md, the Advantage offered only against the holder): at a deadline
+    both copies answer the Advantage decision "advantage decline"; the order then goes on
+    and a later dr goes against the holder. With ``advantage never`` it is not offered and
+    the order plays on; by default the holder is asked and the game waits. That a side is
+    asked is public, so the worlds played differently: no pair, no finding (CI's red team
+    counted one, seed 1796233194)."""
+    expired: list[tuple[str, dict[str, list[str]]] | None] = []
+    original = Table._expire_copy
+
+    def recorded(self: Table, *args: Any) -> Any:
+        expired.append(original(self, *args))
+        return expired[-1]
+
+    monkeypatch.setattr(Table, "_expire_copy", recorded)
+
+    def parted() -> bool:
+        pairs = [(a, b) for a, b in zip(expired[::2], expired[1::2], strict=False)
+                 if a is not None and b is not None]
+        return any(a[0] != b[0] and a[0].split("\nthen ")[0] == b[0].split("\nthen ")[0]
+                   for a, b in pairs)
+
+    tally = Tally()
+    table = Table(tmp_path, "stalingrad", "sawmill", random.Random(1009), 0, tally)
+    for _ in range(80):  # random play (this seed's dice: the run's seed) until it happens
+        table.step(last=False)
+        if parted():
+            break
+    else:
+        pytest.fail("no deadline where one world was asked and the other not came up")
+    assert tally.failed["differential: deadline notices"] == 0, tally.examples
 
 
 def test_a_mail_to_a_player_with_what_only_the_gm_may_read_is_found(
