@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache, cached_property
 from typing import Any, TypeAlias
 
 from pydantic import ValidationError
@@ -338,14 +339,21 @@ class Form:
 
     # ---- writing ----------------------------------------------------------------------
 
+    @cached_property
+    def _fields(self) -> tuple[frozenset[str], tuple[str, ...]]:
+        """The fields this form names, and those it requires (what :meth:`fits` asks of
+        every order written: read once per form)."""
+        options = self.options()
+        return (frozenset(option.field for option in options),
+                tuple(option.field for option in options if option.required))
+
     def fits(self, values: Mapping[str, Any], defaults: Mapping[str, Any]) -> bool:
         """Whether this form can write an order with these field values."""
-        named = {option.field for option in self.options()}
+        named, required = self._fields
         for name, value in values.items():
             if name not in named and value != defaults.get(name):
                 return False
-        return all(not _is_empty(values.get(option.field)) for option in self.options()
-                   if option.required)
+        return all(not _is_empty(values.get(name)) for name in required)
 
     def write(self, values: Mapping[str, Any], joiner: str = " ",
               show: Callable[[Slot, Any], str] | None = None) -> str:
@@ -772,7 +780,10 @@ def _head_end(form: Form, words: list[str]) -> int | None:
     return index
 
 
-def _defaults(model: type[Order]) -> dict[str, Any]:
+@cache
+def _defaults(model: type[Order]) -> Mapping[str, Any]:
+    """The default of each of ``model``'s optional fields (read once per order type; the
+    values are compared, never changed)."""
     out: dict[str, Any] = {}
     for name, info in model.model_fields.items():
         if not info.is_required():

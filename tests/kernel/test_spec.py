@@ -148,3 +148,19 @@ def test_toy_round_trip(units: list[str], to: str, origin: str | None, pace: str
     order = March(units=tuple(units), to=to, origin=origin, pace=pace,  # type: ignore[arg-type]
                   quiet=quiet)
     assert TOY.parse(TOY.format(order)) == order
+
+
+
+@pytest.mark.parametrize("game", ["stalingrad", "tanks"])
+def test_each_form_reads_its_fields_once_as_its_options_name_them(game: str) -> None:
+    """Formatting asks every form which fields it names and requires (``fits``); the
+    answer is kept per form and must be what its options say, for every verb of both games
+    (a kept answer of another form, or a stale one, would write orders with the wrong
+    form)."""
+    spec = load_game(game).order_spec
+    assert spec is not None
+    for verb in spec.verbs:
+        for form in verb.forms:
+            options = form.options()
+            assert form._fields == (frozenset(o.field for o in options),
+                                    tuple(o.field for o in options if o.required))
