@@ -40,7 +40,7 @@ from adjudicator.kernel.orders import (
 )
 from adjudicator.kernel.secrecy import Secrecy, secret_heads, unreadable_secrecy
 from adjudicator.kernel.shared_orders import SHARED_SPEC, shared_verb
-from adjudicator.kernel.spec import Names, OrderSpec
+from adjudicator.kernel.spec import Names, OrderSpec, formats_kept
 from adjudicator.kernel.state import GameState
 from adjudicator.kernel.views import View, check_viewer, pending_for
 
@@ -228,9 +228,16 @@ class Game(ABC, Generic[S]):
         """Every legal order as autocomplete searches it: each family of
         :meth:`legal_options` (``complete=True``) by its own order, its whole stack and
         each of its units alone, each value it allows (:func:`~adjudicator.kernel.listed.
-        complete_orders`)."""
-        return complete_orders(self.legal_options(state, side, complete=True), self.parse,
-                               self.format)
+        complete_orders`). The entries' orders are read back as the listing wrote them
+        (:func:`~adjudicator.kernel.spec.formats_kept`), not parsed again."""
+        with formats_kept() as written:
+            entries = self.legal_options(state, side, complete=True)
+
+        def read(text: str) -> Order:
+            order = written.get(text)
+            return order if order is not None else self.parse(text)
+
+        return complete_orders(entries, read, self.format)
 
     def listing_form(self, order: Order) -> Order:
         """``order`` as a complete listing compares it (``kernel.listed.covered``): a game

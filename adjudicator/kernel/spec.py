@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from typing import Any, TypeAlias
@@ -752,7 +754,11 @@ class OrderSpec:
         defaults = _defaults(type(order))
         for form in entry.forms:
             if form.fits(values, defaults):
-                return form.write(values, entry.verb.joiner)
+                text = form.write(values, entry.verb.joiner)
+                kept = _FORMATTED.get()
+                if kept is not None:
+                    kept.setdefault(text, order)
+                return text
         raise TypeError(f"no form of {entry.name!r} writes {order!r}")
 
     def build(self, name: str, values: Mapping[str, Any]) -> str:
@@ -767,6 +773,24 @@ class OrderSpec:
                 return form.write(given, entry.verb.joiner, lambda slot, value: str(value))
         raise NotationError(f"{name}: these values do not make an order ("
                             + ", ".join(sorted(given)) + ")", entry.usage())
+
+
+#: While :func:`formats_kept` is open: each order formatted, by the text written for it.
+_FORMATTED: ContextVar[dict[str, Order] | None] = ContextVar("formatted", default=None)
+
+
+@contextmanager
+def formats_kept() -> Iterator[dict[str, Order]]:
+    """The orders formatted (by :meth:`OrderSpec.format`, in this thread) while the block
+    runs, by their text: a listing that writes its orders as text and reads them back
+    (``Game.complete_orders``) takes the order it wrote instead of parsing its own text
+    again. Orders are immutable; the first order written as a text is kept."""
+    kept: dict[str, Order] = {}
+    token = _FORMATTED.set(kept)
+    try:
+        yield kept
+    finally:
+        _FORMATTED.reset(token)
 
 
 def _head_end(form: Form, words: list[str]) -> int | None:

@@ -1,0 +1,49 @@
+"""A complete listing (autocomplete's, issue 29) reads its entries' orders back as it wrote
+them (``spec.formats_kept``) instead of parsing its own text again: the same listing as
+parsing every entry, on positions of random play in both games."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from adjudicator.kernel.dice import CommittedDice
+from adjudicator.kernel.listed import complete_orders
+from adjudicator.kernel.spec import formats_kept
+from adjudicator.registry import load_game
+
+
+@pytest.mark.parametrize(("game", "scenario"), [("stalingrad", "historical"),
+                                                ("stalingrad", "sawmill"),
+                                                ("tanks", "kursk-counterattack"),
+                                                ("tanks", "gauntlet")])
+def test_a_listing_read_back_as_written_equals_one_parsed_again(game: str,
+                                                                scenario: str) -> None:
+    rules = load_game(game)
+    state = rules.setup(scenario, {})
+    rnd = random.Random(7)
+    compared = 0
+    for number in range(36):
+        side = rules.acting_side(state)
+        if side is None:
+            break
+        if number % 4 == 0:
+            parsed = complete_orders(rules.legal_options(state, side, complete=True),
+                                     rules.parse, rules.format)
+            assert rules.complete_orders(state, side) == parsed, (game, number)
+            compared += len(parsed)
+        legal = rules.legal_orders(state, side)
+        dice = CommittedDice(bytes(32), "kept", start_index=100 * number)
+        state = rules.apply_text(state, side, rnd.choice(legal), dice).state
+    assert compared > 100
+
+
+def test_formats_are_kept_inside_the_block_only() -> None:
+    rules = load_game("stalingrad")
+    order = rules.parse("pass")
+    rules.format(order)  # outside: nothing kept anywhere
+    with formats_kept() as kept:
+        text = rules.format(order)
+    rules.format(rules.parse("end"))
+    assert kept == {text: order}
