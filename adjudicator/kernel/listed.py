@@ -154,29 +154,45 @@ def members(entry: Option, parse: Callable[[str], Order],
             continue
         words = entry.order.split()
         if isinstance(value, str) and words.count(value) == 1:
-            # one word of the order's text: each value written in its place (as the
-            # order's format writes a plain value), without building each model
-            at = words.index(value)
-            for one in allowed:
-                text = " ".join([*words[:at], one, *words[at + 1:]])
-                if text not in out:
-                    out.append(text)
+            _each_in_place(out, words, value, allowed)
             continue
         if isinstance(value, tuple):  # the whole stack of units, then each alone
-            changes: list[Any] = [*([tuple(allowed)] if name == "units" else []),
-                                  *((one,) for one in allowed)]
+            changes: list[Any] = [tuple(allowed)] if name == "units" else []
+            if len(value) == 1 and isinstance(value[0], str) and words.count(value[0]) == 1:
+                _written(out, model, name, changes, write)
+                _each_in_place(out, words, value[0], allowed)
+                continue
+            changes += [(one,) for one in allowed]
         else:
             changes = [type(value)(one) if isinstance(value, str | int) else one
                        for one in allowed]
-        for change in changes:
-            try:
-                text = write(type(model).model_validate(
-                    {**model.model_dump(), name: change}))
-            except (ValueError, TypeError, RuleError):
-                continue
-            if text not in out:
-                out.append(text)
+        _written(out, model, name, changes, write)
     return out
+
+
+def _each_in_place(out: list[str], words: list[str], value: str, allowed: Iterable[str]
+                   ) -> None:
+    """``value``, one word of the order's text (``words``), replaced by each of
+    ``allowed`` in its place — as the order's format writes a plain value or a unit list
+    of one — without building each model; each new text added to ``out``."""
+    at = words.index(value)
+    for one in allowed:
+        text = " ".join([*words[:at], one, *words[at + 1:]])
+        if text not in out:
+            out.append(text)
+
+
+def _written(out: list[str], model: Order, name: str, changes: Iterable[Any],
+             write: Callable[[Order], str]) -> None:
+    """``model`` with its field ``name`` set to each of ``changes``, written; each new
+    text added to ``out`` (a change the model refuses is skipped)."""
+    for change in changes:
+        try:
+            text = write(type(model).model_validate({**model.model_dump(), name: change}))
+        except (ValueError, TypeError, RuleError):
+            continue
+        if text not in out:
+            out.append(text)
 
 
 def complete_orders(entries: Iterable[Option], parse: Callable[[str], Order],

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from adjudicator.kernel.dice import CommittedDice
-from adjudicator.kernel.listed import complete_orders
+from adjudicator.kernel.listed import Listed, complete_orders, members
 from adjudicator.kernel.spec import formats_kept
 from adjudicator.registry import load_game
 
@@ -37,6 +37,38 @@ def test_a_listing_read_back_as_written_equals_one_parsed_again(game: str,
         dice = CommittedDice(bytes(32), "kept", start_index=100 * number)
         state = rules.apply_text(state, side, rnd.choice(legal), dice).state
     assert compared > 100
+
+
+@pytest.mark.parametrize(("game", "scenario"), [("stalingrad", "historical"),
+                                                ("stalingrad", "sawmill")])
+def test_each_unit_alone_is_written_in_place_as_its_order_formats(game: str,
+                                                                  scenario: str) -> None:
+    """A family of one unit's order (``move r:1 to 4`` for any of r:1 r:2 r:3): each unit
+    alone is its word put in the order's text, which must be what formatting the order of
+    that unit writes. (Stalin's Tanks' orders name one unit in a plain field, written in
+    place the same way.)"""
+    rules = load_game(game)
+    state = rules.setup(scenario, {})
+    rnd = random.Random(3)
+    checked = 0
+    for number in range(24):
+        side = rules.acting_side(state)
+        if side is None:
+            break
+        for entry in rules.legal_options(state, side, complete=True):
+            units = entry.free.get("units") if isinstance(entry, Listed) else None
+            model = rules.parse(entry.order)
+            if not units or len(getattr(model, "units", ())) != 1:
+                continue
+            given = members(entry, rules.parse, rules.format)
+            for unit in units:
+                text = rules.format(model.model_copy(update={"units": (unit,)}))
+                assert text in given, (entry.order, unit, given)
+                checked += 1
+        legal = rules.legal_orders(state, side)
+        dice = CommittedDice(bytes(32), "alone", start_index=100 * number)
+        state = rules.apply_text(state, side, rnd.choice(legal), dice).state
+    assert checked > 50
 
 
 def test_formats_are_kept_inside_the_block_only() -> None:
