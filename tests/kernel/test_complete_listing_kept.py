@@ -5,13 +5,31 @@ parsing every entry, on positions of random play in both games."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from adjudicator.kernel.dice import CommittedDice
+from adjudicator.kernel.game import Game
 from adjudicator.kernel.listed import Listed, complete_orders, members
 from adjudicator.kernel.spec import formats_kept
 from adjudicator.registry import load_game
+
+
+def positions(rules: Game[Any], scenario: str, seed: int, count: int
+              ) -> Iterator[tuple[int, Any, str]]:
+    """(number, state, side to act) of ``count`` positions of a random game."""
+    state = rules.setup(scenario, {})
+    rnd = random.Random(seed)
+    for number in range(count):
+        side = rules.acting_side(state)
+        if side is None:
+            return
+        yield number, state, side
+        dice = CommittedDice(bytes(32), "listing", start_index=100 * number)
+        state = rules.apply_text(state, side, rnd.choice(rules.legal_orders(state, side)),
+                                 dice).state
 
 
 @pytest.mark.parametrize(("game", "scenario"), [("stalingrad", "historical"),
@@ -21,21 +39,13 @@ from adjudicator.registry import load_game
 def test_a_listing_read_back_as_written_equals_one_parsed_again(game: str,
                                                                 scenario: str) -> None:
     rules = load_game(game)
-    state = rules.setup(scenario, {})
-    rnd = random.Random(7)
     compared = 0
-    for number in range(36):
-        side = rules.acting_side(state)
-        if side is None:
-            break
+    for number, state, side in positions(rules, scenario, 7, 36):
         if number % 4 == 0:
             parsed = complete_orders(rules.legal_options(state, side, complete=True),
                                      rules.parse, rules.format)
             assert rules.complete_orders(state, side) == parsed, (game, number)
             compared += len(parsed)
-        legal = rules.legal_orders(state, side)
-        dice = CommittedDice(bytes(32), "kept", start_index=100 * number)
-        state = rules.apply_text(state, side, rnd.choice(legal), dice).state
     assert compared > 100
 
 
@@ -48,13 +58,8 @@ def test_each_unit_alone_is_written_in_place_as_its_order_formats(game: str,
     that unit writes. (Stalin's Tanks' orders name one unit in a plain field, written in
     place the same way.)"""
     rules = load_game(game)
-    state = rules.setup(scenario, {})
-    rnd = random.Random(3)
     checked = 0
-    for number in range(24):
-        side = rules.acting_side(state)
-        if side is None:
-            break
+    for _number, state, side in positions(rules, scenario, 3, 24):
         for entry in rules.legal_options(state, side, complete=True):
             units = entry.free.get("units") if isinstance(entry, Listed) else None
             model = rules.parse(entry.order)
@@ -65,9 +70,6 @@ def test_each_unit_alone_is_written_in_place_as_its_order_formats(game: str,
                 text = rules.format(model.model_copy(update={"units": (unit,)}))
                 assert text in given, (entry.order, unit, given)
                 checked += 1
-        legal = rules.legal_orders(state, side)
-        dice = CommittedDice(bytes(32), "alone", start_index=100 * number)
-        state = rules.apply_text(state, side, rnd.choice(legal), dice).state
     assert checked > 50
 
 
