@@ -153,15 +153,15 @@ def members(entry: Option, parse: Callable[[str], Order],
         if not allowed or value is None or value == ():
             continue
         words = entry.order.split()
-        if isinstance(value, str) and words.count(value) == 1:
-            _each_in_place(out, words, value, allowed)
+        # the whole stack of units first, then each value alone
+        changes: list[Any] = [tuple(allowed)] if name == "units" \
+            and isinstance(value, tuple) else []
+        one_word = value[0] if isinstance(value, tuple) and len(value) == 1 else value
+        if isinstance(one_word, str) and words.count(one_word) == 1:
+            _written(out, model, name, changes, write)
+            _each_in_place(out, words, one_word, allowed)
             continue
-        if isinstance(value, tuple):  # the whole stack of units, then each alone
-            changes: list[Any] = [tuple(allowed)] if name == "units" else []
-            if len(value) == 1 and isinstance(value[0], str) and words.count(value[0]) == 1:
-                _written(out, model, name, changes, write)
-                _each_in_place(out, words, value[0], allowed)
-                continue
+        if isinstance(value, tuple):
             changes += [(one,) for one in allowed]
         else:
             changes = [type(value)(one) if isinstance(value, str | int) else one
