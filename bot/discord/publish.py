@@ -94,9 +94,11 @@ NOT_BOARD = frozenset({"viewer", "to_act", "pending", "standing", "result", "pha
 
 
 def board_digest(view: View) -> str:
-    """A fingerprint of what a picture of ``view`` shows of the board."""
-    data = view.model_dump(mode="json", exclude=set(NOT_BOARD))
-    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+    """A fingerprint of what a picture of ``view`` shows of the board: its JSON as pydantic
+    writes it (fields in their declared order), a quarter of the cost of sorting a Python
+    dump (issue 26). Two equal boards written in another order would only cost a drawing:
+    the picture's own hash then finds it the map posted last (``_new_picture``)."""
+    return hashlib.sha256(view.model_dump_json(exclude=set(NOT_BOARD)).encode()).hexdigest()
 
 
 def shows_more(side: View | None, public: View | None) -> bool:
