@@ -100,6 +100,21 @@ class Failure:
 
 
 @dataclass
+class Hold:
+    """Discord slow to answer, on demand: the next request matching ``method`` and
+    ``path`` waits, unanswered, until the test calls :meth:`release` (``reached`` is set
+    once it waits)."""
+
+    method: str
+    path: re.Pattern[str]
+    reached: asyncio.Event = field(default_factory=asyncio.Event)
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def release(self) -> None:
+        self.released.set()
+
+
+@dataclass
 class Attachment:
     filename: str
     data: bytes
@@ -289,6 +304,7 @@ class FakeDiscord:
         self.invalid: list[str] = []
         self.requests: list[tuple[str, str]] = []
         self.failures: list[Failure] = []
+        self.holds: list[Hold] = []
         #: Interactions whose first response came after the deadline (refused, 10062).
         self.late: list[int] = []
         self.closed_dms: set[int] = set()
@@ -452,6 +468,12 @@ class FakeDiscord:
             if not auth.startswith("Bot "):
                 return json_response({"message": "401: Unauthorized", "code": 0}, 401)
             self.token_seen = auth[4:]
+        for hold in self.holds:
+            if not hold.reached.is_set() and hold.method == request.method \
+                    and hold.path.search(request.path):
+                hold.reached.set()
+                await asyncio.wait_for(hold.released.wait(), GENEROUS)
+                break
         for failure in self.failures:
             if failure.times != 0 and failure.method == request.method \
                     and failure.path.search(request.path):
@@ -474,6 +496,13 @@ class FakeDiscord:
                           dict(headers or {}), times)
         self.failures.append(failure)
         return failure
+
+    def hold(self, method: str, path: str) -> Hold:
+        """Keep the next request whose path matches the regex ``path`` waiting until the
+        returned hold is released (at most ``GENEROUS`` seconds)."""
+        hold = Hold(method, re.compile(path))
+        self.holds.append(hold)
+        return hold
 
     def refuse_posts(self, channel: Channel, *, times: int = -1) -> Failure:
         """The bot lacks permission to post in ``channel`` (403, Missing Permissions)."""
