@@ -479,5 +479,5 @@ class GameCommands(app_commands.Group, name="game",
         result = await bot.port.undo(info.id, bot.actor(interaction))
         if not result.ok:
             raise Refusal(fmt.refusal(result.error, result.error_rule, result.legal))
-        await reply(interaction, fmt.result_ack(result), ephemeral=True)
-        await bot.after_action(interaction, info, result)
+        await bot.acknowledge_and_publish(
+            interaction, info, result, reply(interaction, fmt.result_ack(result), ephemeral=True))

@@ -46,8 +46,8 @@ async def _stored(bot: UmpireBot, interaction: discord.Interaction[Any], info: G
     """Acknowledge a stored GM action to the GM, then publish it."""
     if not result.ok:
         raise Refusal(fmt.refusal(result.error, result.error_rule, result.legal))
-    await reply(interaction, fmt.result_ack(result), ephemeral=True)
-    await bot.after_action(interaction, info, result)
+    await bot.acknowledge_and_publish(
+        interaction, info, result, reply(interaction, fmt.result_ack(result), ephemeral=True))
 
 
 async def _gm(interaction: discord.Interaction[Any]) -> tuple[UmpireBot, GameInfo, Actor]:

@@ -59,6 +59,11 @@ class Host(Protocol):
     async def after_action(self, interaction: discord.Interaction[Any], info: GameInfo,
                            result: SubmitResult) -> None: ...
 
+    async def acknowledge_and_publish(self, interaction: discord.Interaction[Any],
+                                      info: GameInfo, result: SubmitResult,
+                                      acknowledgement: Awaitable[None], told: bool = False
+                                      ) -> None: ...
+
     async def mark_undone(self, info: GameInfo, to_seq: int) -> int: ...
 
 
@@ -212,12 +217,15 @@ async def answer(interaction: discord.Interaction[Any], game_id: str, seq: int,
         if not result.ok:
             raise Refusal(fmt.refusal(result.error, result.error_rule, result.legal))
         content = interaction.message.content if interaction.message else ""
-        try:
-            await interaction.edit_original_response(
-                content=fmt.clip(f"{content}\nAnswered: **{label(chosen)}**"), view=None)
-        except discord.HTTPException:  # stored all the same; the thread post says so
-            log.info("could not mark the decision message answered")
-        await bot.after_action(interaction, info, result)
+
+        async def acknowledge() -> None:
+            try:
+                await interaction.edit_original_response(
+                    content=fmt.clip(f"{content}\nAnswered: **{label(chosen)}**"), view=None)
+            except discord.HTTPException:  # stored all the same; the thread post says so
+                log.info("could not mark the decision message answered")
+
+        await bot.acknowledge_and_publish(interaction, info, result, acknowledge())
 
     await bot.guarded(interaction, work)
 

@@ -31,7 +31,7 @@ from bot.discord.errors import Refusal, Unexpected
 from bot.discord.inflight import InFlight
 from bot.discord.permissions import DEFAULT_GM_ROLE, in_dm, is_gm
 from bot.discord.port import THREAD_KEY, ServicePort, gms_of, players_of, plays_in
-from bot.discord.publish import Publisher, Renderer, extras
+from bot.discord.publish import Early, Publisher, Renderer, extras
 from bot.logs import handled, since
 from bot.service import Actor, GameInfo, ServiceError, SubmitResult
 from bot.service.models import CONFIRM_RULE, PRIVATE_CHANNEL, PUBLIC_CHANNEL, SECRET_RULE
@@ -389,15 +389,19 @@ class UmpireBot(discord.Client):
         return await self.publisher.mark_undone(info, to_seq)
 
     async def after_action(self, interaction: discord.Interaction[Any], info: GameInfo,
-                           result: SubmitResult, told: bool = False) -> None:
+                           result: SubmitResult, told: bool = False,
+                           early: Early | None = None) -> None:
         """Publish a stored action (the actor has had their acknowledgement, which holds
-        their side's private news if ``told``); what could not be delivered is told to
-        the actor, never as a failure of the action."""
+        their side's private news if ``told``; ``early``: its board, begun meanwhile);
+        what could not be delivered is told to the actor, never as a failure of the
+        action."""
         if result.duplicate:
+            if early is not None:
+                early.drop()
             return
         try:
             problems = await self.publisher.publish(info, result, str(interaction.user.id),
-                                                    told)
+                                                    told, early)
         except Exception:  # the action is stored; a publishing bug must not deny it
             log.exception("game %s: publishing failed", info.id)
             problems = ["the thread post (an internal error, logged)"]
@@ -408,6 +412,22 @@ class UmpireBot(discord.Client):
                 await interaction.followup.send(fmt.clip(text), ephemeral=True)
             except discord.HTTPException:
                 log.warning("game %s: could not tell the actor about %s", info.id, problems)
+
+    async def acknowledge_and_publish(self, interaction: discord.Interaction[Any],
+                                      info: GameInfo, result: SubmitResult,
+                                      acknowledgement: Awaitable[None], told: bool = False
+                                      ) -> None:
+        """Tell whoever acted that their action was stored (``acknowledgement``), then
+        publish it (:meth:`after_action`); the board's picture is drawn meanwhile, while
+        the acknowledgement is on its way to Discord (issue 26, :class:`Early`)."""
+        early = self.publisher.draw_early(info, result)
+        try:
+            await acknowledgement
+        except BaseException:  # refused or stopped: nothing is left drawing for nobody
+            if early is not None:
+                early.drop()
+            raise
+        await self.after_action(interaction, info, result, told=told, early=early)
 
     async def submit(self, interaction: discord.Interaction[Any], info: GameInfo, text: str,
                      side: str | None = None) -> SubmitResult:
@@ -434,11 +454,15 @@ class UmpireBot(discord.Client):
                            + fmt.clip_lines(private, 1200))
         if guide is not None:  # the secret set-up goes on: what is left, and where
             ack = fmt.clip(f"{ack}\n{fmt.setup_guide(guide)}")
-        try:
-            await reply(interaction, ack, ephemeral=True)
-        except discord.HTTPException:
-            log.warning("game %s: could not acknowledge a stored action", info.id)
-        await self.after_action(interaction, info, result, told=bool(private))
+
+        async def acknowledge() -> None:
+            try:
+                await reply(interaction, ack, ephemeral=True)
+            except discord.HTTPException:
+                log.warning("game %s: could not acknowledge a stored action", info.id)
+
+        await self.acknowledge_and_publish(interaction, info, result, acknowledge(),
+                                           told=bool(private))
         return result
 
 

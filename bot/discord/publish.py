@@ -110,6 +110,28 @@ def shows_more(side: View | None, public: View | None) -> bool:
     return mine != public.model_dump(exclude={"viewer", "pending", "standing"})
 
 
+class Early:
+    """A stored action's public board, begun as soon as the action is stored: its View
+    (a worker thread) and its picture (the renderer) are under way while the actor's
+    acknowledgement goes to Discord, and the thread's post takes them if it gets a picture
+    (issue 26: the follow-up waited for the acknowledgement, then for the drawing). Made by
+    :meth:`Publisher.draw_early`; what the post does not take is dropped (:meth:`drop`)."""
+
+    def __init__(self, view: asyncio.Task[View | None],
+                 picture: asyncio.Task[discord.File | None]) -> None:
+        self.view = view
+        self.picture = picture
+
+    def drop(self) -> None:
+        """Cancel what is not finished; an error of what is (a View that failed to build)
+        is already the post's, which awaited it, or nobody's: it is not reported again."""
+        for task in (self.picture, self.view):
+            if not task.done():
+                task.cancel()
+            elif not task.cancelled():
+                task.exception()  # retrieved: no "never retrieved" warning at collection
+
+
 class Publisher:
     def __init__(self, client: discord.Client, port: ServicePort,
                  renderer: Renderer | None = None) -> None:
@@ -269,8 +291,36 @@ class Publisher:
         return await self.port.mark(PICTURED + "png:" + info.id,
                                     hashlib.sha256(data).hexdigest())
 
+    def draw_early(self, info: GameInfo, result: SubmitResult) -> Early | None:
+        """Begin the public board's View and picture of an action just stored (see
+        :class:`Early`), when the game gets a picture after every order (``pictures``'
+        default): with a picture only when the side to act changes, most actions get none,
+        and the drawing would be work thrown away. The post still decides (an unchanged
+        board gets no picture); ``info``: the game as the action found it."""
+        public = result.messages.get(PUBLIC)
+        if (public is None or self.renderer is None or result.duplicate or info.paused
+                or str(info.bindings.get(PICTURES_KEY, "order")) != "order"):
+            return None
+        view = asyncio.create_task(_view_of(public), name=f"umpire-view-{info.id}")
+
+        async def drawn() -> discord.File | None:
+            return await self.picture(await view, info=info)
+
+        return Early(view, asyncio.create_task(drawn(), name=f"umpire-picture-{info.id}"))
+
     async def publish(self, info: GameInfo, result: SubmitResult,
-                      actor_id: str | None = None, actor_told: bool = False) -> list[str]:
+                      actor_id: str | None = None, actor_told: bool = False,
+                      early: Early | None = None) -> list[str]:
+        """:meth:`_publish`, taking the board ``early`` began if the post gets a picture,
+        and dropping it otherwise."""
+        try:
+            return await self._publish(info, result, actor_id, actor_told, early)
+        finally:
+            if early is not None:
+                early.drop()
+
+    async def _publish(self, info: GameInfo, result: SubmitResult, actor_id: str | None,
+                       actor_told: bool, early: Early | None) -> list[str]:
         """After an action: one public message in the thread, then each side's DMs.
 
         The public message is built from the public audience's message only; each side's
@@ -309,9 +359,11 @@ class Publisher:
             content = fmt.public_post(public, self._given_by(info, result, actor_id),
                                       fmt.mentions(to_act_ids), fmt.mentions(owing_ids))
             view = choose_view(info.id, info.head_seq) if owing and not public.result else None
-            board = await _view_of(public)
-            picture = (await self.picture(board, info=info)
-                       if await self._picture_due(info, board, public.to_act, ping) else None)
+            board = await (early.view if early is not None else _view_of(public))
+            picture = None
+            if await self._picture_due(info, board, public.to_act, ping):
+                picture = await (early.picture if early is not None
+                                 else self.picture(board, info=info))
             if picture is not None and not await self._new_picture(info, picture):
                 picture = None  # the very map posted last (a crop the change lies outside)
             problem = await self.post(info, content, picture, view, seq=info.head_seq)

@@ -7,6 +7,7 @@ rollback. Every message the bot posts is recorded; the last test scans them all.
 
 from __future__ import annotations
 
+import contextlib
 import io
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ import PIL.PngImagePlugin
 import pytest
 
 from adjudicator.kernel.views import View
+from bot.discord.publish import Renderer
 from tests.fakediscord import Channel, FakeDiscord, Harness, Message, User, run_umpire
 from tests.fakediscord.server import CommandUnavailable
 
@@ -49,6 +51,18 @@ async def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterato
                           seed_source=lambda n: bytes(range(n)), extra_games=[DUEL],
                           game_ids=["duel1", "duel2"]) as harness:
         yield Table(harness, fake, gm, ann, bob, eve)
+
+
+@contextlib.asynccontextmanager
+async def drawn_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                      renderer: Renderer) -> AsyncIterator[Table]:
+    """A GM, ann, bob and eve on a fake server whose bot draws with ``renderer`` (one
+    game, ``duel1``; the players may open it with :func:`open_game`)."""
+    fake = FakeDiscord()
+    gm, ann, bob = fake.add_user("gm"), fake.add_user("ann"), fake.add_user("bob")
+    async with run_umpire(fake, tmp_path / "umpire.db", monkeypatch, renderer=renderer,
+                          extra_games=[DUEL], game_ids=["duel1"]) as h:
+        yield Table(h, fake, gm, ann, bob, fake.add_user("eve"))
 
 
 async def open_game(t: Table) -> Channel:

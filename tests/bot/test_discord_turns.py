@@ -170,13 +170,9 @@ async def test_29_a_picture_only_when_the_board_changed(
     """Issue 29: a move (D2) changes the board and its post carries a picture; a pass
     changes only who acts, and its post carries none — no two identical maps in a row."""
     from tests.bot.test_discord_session import board_png
-    from tests.fakediscord import FakeDiscord, run_umpire
 
-    fake = FakeDiscord()
-    gm, ann, bob = fake.add_user("gm"), fake.add_user("ann"), fake.add_user("bob")
-    async with run_umpire(fake, tmp_path / "umpire.db", monkeypatch, renderer=board_png,
-                          extra_games=[DUEL], game_ids=["duel1"]) as h:
-        t = Table(h, fake, gm, ann, bob, fake.add_user("eve"))
+    async with test_discord_duel.drawn_table(tmp_path, monkeypatch, board_png) as t:
+        h, fake, ann, bob = t.h, t.fake, t.ann, t.bob
         thread = await test_discord_duel.open_game(t)
         await h.slash(ann, fake.dm_channel(ann), "duel trap", cell="2")
         before = _count(t)
