@@ -3,6 +3,8 @@ tests/conformance/ and the contract game's (Duel, not shipped) under tests/kerne
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,26 @@ DUEL_CASES = Path(__file__).parent / "kernel" / "cases"
 @cache
 def cached_game(name: str) -> Game[Any]:
     return load_game(name)
+
+
+@pytest.fixture(autouse=True)
+def _no_log_handler_outlives_its_test() -> Iterator[None]:
+    """A test that runs ``umpire bot``, ``mail`` or ``web`` through a CLI runner has the
+    root logger write to the runner's stream (``bot.logs.configure``), closed once the
+    command returns: a later test's log line would then print "Logging error" into its own
+    captured output. The handlers ``configure`` added during the test go with it, and the
+    level it set."""
+    from bot.logs import LineFormatter
+
+    root = logging.getLogger()
+    before, level = set(root.handlers), root.level
+    yield
+    added = [h for h in root.handlers
+             if h not in before and isinstance(h.formatter, LineFormatter)]
+    for handler in added:
+        root.removeHandler(handler)
+    if added:
+        root.setLevel(level)
 
 
 class CaseFile(pytest.File):
