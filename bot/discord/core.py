@@ -80,7 +80,7 @@ class BotConfig:
     #: secret link when they join and with ``/game link``; None: no links are given.
     web_url: str | None = None
     #: Interactions doing their work after the acknowledgement at once; the others wait in
-    #: the order they were acknowledged (:mod:`bot.discord.gate`, docs/performance.md).
+    #: the order they were acknowledged (:mod:`bot.gate`, docs/performance.md).
     working_at_once: int = field(default_factory=lambda: max(2, os.cpu_count() or 2))
 
 
@@ -99,7 +99,7 @@ async def reply(interaction: discord.Interaction[Any], content: str, *, ephemera
 
 async def defer(interaction: discord.Interaction[Any], ephemeral: bool = True) -> None:
     """Acknowledge now (Discord allows 3 seconds); the answer follows, in turn: the work
-    after the acknowledgement waits for a place at the bot's gate (:mod:`bot.discord.gate`),
+    after the acknowledgement waits for a place at the bot's gate (:mod:`bot.gate`),
     freed when the interaction is done."""
     if not interaction.response.is_done():
         await interaction.response.defer(ephemeral=ephemeral, thinking=True)
@@ -423,7 +423,7 @@ class UmpireBot(discord.Client):
         early = self.publisher.draw_early(info, result)
         try:
             await acknowledgement
-        except BaseException:  # refused or stopped: nothing is left drawing for nobody
+        except BaseException:  # refused or stopped: no drawing is left for a post to come
             if early is not None:
                 early.drop()
             raise

@@ -18,7 +18,7 @@ from typing import Any, cast
 import discord
 
 from bot.discord import formatting as fmt
-from bot.discord.gate import Gate
+from bot.gate import Gate
 from bot.logs import handled, since
 from bot.service import Actor
 

@@ -17,8 +17,8 @@ from typing import Any, cast
 import pytest
 
 from bot.discord.core import DONE_EVENT, UmpireBot
-from bot.discord.gate import Gate
 from bot.discord.inflight import RESTARTING
+from bot.gate import Gate
 from bot.service import Actor
 from tests.fakediscord.harness import run_umpire, served
 from tests.fakediscord.server import FakeDiscord
@@ -134,6 +134,24 @@ async def test_the_gate_admits_in_arrival_order_and_skips_who_gave_up() -> None:
     assert gate.inside == 0 and gate.waiting == 0
     with pytest.raises(ValueError):
         Gate(0)
+
+
+async def test_a_place_is_left_when_its_block_ends_even_by_an_error() -> None:
+    """``Gate.place`` (the web pages' orders use it): the next in line enters once the
+    block before it ends, whether it returned or raised."""
+    gate = Gate(1)
+    with pytest.raises(RuntimeError):
+        async with gate.place(1):
+            assert gate.inside == 1
+            raise RuntimeError("the work failed")
+    assert gate.inside == 0
+    async with gate.place(2):
+        waiting = asyncio.ensure_future(gate.enter(3))
+        await asyncio.sleep(0)
+        assert gate.waiting == 1 and not waiting.done()
+    await asyncio.wait_for(waiting, WAIT_S)
+    assert gate.inside == 1
+    gate.leave(3)
 
 
 async def test_the_stop_answers_who_waits_at_the_gate_and_lets_none_start(

@@ -1,15 +1,18 @@
-"""The gate after the acknowledgement: at most ``width`` interactions do their work (the
-store, the picture, the follow-up) at once; the others wait their turn in the order they
-were acknowledged (issue 26). Under a burst the first in line is answered first, instead
-of every answer arriving near the end of the burst.
-
-The acknowledgement (defer) is never behind the gate: Discord wants it within 3 seconds.
+"""A first-in, first-out gate after the acknowledgement: at most ``width`` requests do
+their work (the store, the picture, the answer) at once; the others wait their turn in the
+order they arrived (issue 26). Under a burst the first in line is answered first, instead
+of every answer arriving near the end of the burst, as threads sharing the interpreter
+would have them. The Discord bot gates the work after an interaction's acknowledgement
+(which is never behind the gate: Discord wants it within 3 seconds,
+:mod:`bot.discord.inflight`); the web pages gate their orders (:mod:`bot.web.routes`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
+from collections.abc import AsyncIterator
 
 
 class Gate:
@@ -51,6 +54,15 @@ class Gate:
             else:
                 self._waiting = collections.deque(w for w in self._waiting if w[1] is not turn)
             raise
+
+    @contextlib.asynccontextmanager
+    async def place(self, key: int) -> AsyncIterator[None]:
+        """A place for ``key`` while the block runs (:meth:`enter`, then :meth:`leave`)."""
+        await self.enter(key)
+        try:
+            yield
+        finally:
+            self.leave(key)
 
     def close(self) -> None:
         """Admit nobody more (the stop): those waiting end, cancelled, their work not done
