@@ -14,6 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
+from bot.gate import Gate
 from bot.runtime import tune_gc
 from bot.service import GameService
 from bot.web import clicks, routes
@@ -37,6 +38,7 @@ def make_app(service: GameService, settings: WebSettings | None = None) -> web.A
     app[routes.PER_LINK] = RateLimiter(*settings.per_link)
     app[routes.PER_ADDRESS] = RateLimiter(*settings.per_address)
     app[routes.SUBMITS] = RateLimiter(*settings.submits)
+    app[routes.ORDERS] = Gate(settings.orders_at_once)
     app[routes.STREAMS] = {}
     routes.add_routes(app)
     clicks.add_routes(app)  # the page's click layer: its legal entries

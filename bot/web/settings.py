@@ -38,6 +38,10 @@ class WebSettings:
     submits: tuple[float, float] = (2.0, 10.0)
     #: Event streams one link may hold open at once (its pages in several tabs, devices).
     streams_per_link: int = 8
+    #: Orders stored at once, in worker threads; more wait their turn, first come first
+    #: served (:mod:`bot.gate`): threads sharing the interpreter would answer a burst's
+    #: orders all near its end (issue 26).
+    orders_at_once: int = 2
     templates: jinja2.Environment = field(default_factory=lambda: _templates())
 
 
