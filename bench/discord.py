@@ -35,7 +35,6 @@ Run: ``uv run umpire bench discord`` (``--actions N``: interactions; games = N/1
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import random
 import sys
@@ -47,12 +46,14 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path[:1]:  # as a script, bench/ must not hide the packages
     sys.path.insert(0, str(ROOT))
 
+from bench.bursts import (  # noqa: E402
+    TICK_S,
+    LagProbe,
+    queued_quotients,
+    report,
+    row,
+)
 from bench.common import Figures, Out, percentile  # noqa: E402
-
-FIRST_RESPONSE_P99_S = 1.0
-FOLLOW_UP_P95 = 1.5
-LOOP_LAG_P99_MS = 50.0
-TICK_S = 0.010
 
 
 class Seat:
@@ -73,32 +74,6 @@ class Samples:
         self.kinds: dict[str, int] = {}
         self.without = 0  # follow-ups without a picture: a refused order, or no board change
         self.pictures = 0
-
-
-class LagProbe:
-    """How late the event loop wakes a task that sleeps ``TICK_S``, while running."""
-
-    def __init__(self) -> None:
-        self.lags: list[float] = []
-        self.running = False
-        self.task: asyncio.Task[None] | None = None
-
-    async def _tick(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            asked = loop.time()
-            await asyncio.sleep(TICK_S)
-            if self.running:
-                self.lags.append(max(0.0, loop.time() - asked - TICK_S))
-
-    def start(self) -> None:
-        self.task = asyncio.get_running_loop().create_task(self._tick())
-
-    async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.task
 
 
 #: The idle reference: an event loop of its own process doing nothing but the same ticks.
@@ -241,7 +216,7 @@ async def burst(remote: Any, client: Any,
     """One burst, all sent at once. Each follow-up is then divided by what was queued
     before it, and itself, in the order the bot acknowledged them (the gate's order): the
     sum of each one's pipeline p95 by kind (``costs``; an autocomplete is no pipeline)."""
-    queue: list[tuple[float, str, float]] = []  # (acknowledged, kind, follow-up seconds)
+    queue: list[tuple[float, float, float]] = []  # (acknowledged, its p95, follow-up)
 
     async def one(seat: Seat, kind: str, user: int, path: str,
                   options: dict[str, Any]) -> None:
@@ -256,17 +231,14 @@ async def burst(remote: Any, client: Any,
         if done is None:
             return
         samples.follow.append(done - sent)
-        queue.append((responded, kind, done - sent))
+        queue.append((responded, costs[kind], done - sent))
         if await remote.call("pictured", iid=iid, channel=seat.thread, before=before):
             samples.pictures += 1
         else:
             samples.without += 1  # refused, or nothing on the board changed (no new map)
 
     await asyncio.gather(*(one(*item) for item in planned))
-    queued = 0.0
-    for _, kind, took in sorted(queue):
-        queued += costs[kind]  # the work acknowledged before it, and itself
-        samples.follow_ratio.append(took / max(queued, 1e-6))
+    samples.follow_ratio.extend(queued_quotients(queue))
 
 
 async def measure(actions: int, costs: dict[str, float], out: Out) -> Samples:
@@ -349,22 +321,11 @@ def run(actions: int = 500, out: Out = print) -> dict[str, float]:
     out(f"pipeline p95 (TP:S, wall, this run): an order's submit + View + posted picture "
         f"{1000 * costs['order']:.1f} ms, a map's View + picture {1000 * costs['map']:.1f} ms")
 
-    def row(label: str, values: list[float], scale: float = 1000.0, unit: str = "ms") -> None:
-        out(f"  {label:<44} p50 {scale * percentile(values, 0.5):8.1f} {unit}  "
-            f"p95 {scale * percentile(values, 0.95):8.1f} {unit}  "
-            f"p99 {scale * percentile(values, 0.99):8.1f} {unit}")
-
-    row("interaction -> first response", samples.first)
-    row("interaction -> follow-up with picture", samples.follow)
-    row("follow-up / (pipeline p95 x queue place)", samples.follow_ratio, 1.0, "x ")
-    row("event loop lag during the bursts", samples.lag)
-    row("an idle loop's lag, own process, same time", samples.reference)
-    figures.add("discord first response p99", percentile(samples.first, 0.99),
-                FIRST_RESPONSE_P99_S, " s")
-    figures.add("discord follow-up / (pipeline p95 x queue place) p95",
-                percentile(samples.follow_ratio, 0.95), FOLLOW_UP_P95, "x")
-    figures.add("discord event loop lag p99", 1000 * percentile(samples.lag, 0.99),
-                LOOP_LAG_P99_MS, " ms")
+    report(out, figures, "discord", ("interaction -> first response", samples.first),
+           ("interaction -> follow-up with picture", samples.follow),
+           ("follow-up / (pipeline p95 x queue place)", samples.follow_ratio),
+           ("event loop lag during the bursts", samples.lag))
+    row(out, "an idle loop's lag, own process, same time", samples.reference)
     figures.add("discord follow-up p95", 1000 * percentile(samples.follow, 0.95), None, " ms")
     figures.add("discord an idle loop's lag p99 (the machine's, same time)",
                 1000 * percentile(samples.reference, 0.99), None, " ms")

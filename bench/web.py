@@ -41,9 +41,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path[:1]:  # as a script, bench/ must not hide the packages
     sys.path.insert(0, str(ROOT))
 
-from bench.common import Figures, Out  # noqa: E402
+from bench.bursts import LagProbe, queued_quotients, report  # noqa: E402
+from bench.common import Figures, Out, percentile  # noqa: E402
 
 TARGET_UPDATE = 1.3
+#: Games of the burst (issue 26: as the mail gateway's burst), one order each at once.
+BURST_TABLES = 20
 #: Seconds the bench waits for an event or an answer (a busy machine; they come in ms).
 WAIT_S = 60.0
 SETUP = ["hide pak75-1 0101", "hide pak75-2 0102", "hide flak88-1 0103",
@@ -57,7 +60,7 @@ class Lockstep:
     """The two games on one service and the server's settings (in whichever process runs
     the server): ``direct`` played by ``submit``, ``paged`` through the page."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, tables: int = 1) -> None:
         import render
         from bot.service import Actor, GameService, default_dice
         from bot.store import Store
@@ -71,9 +74,14 @@ class Lockstep:
                                              dice_factory=same_dice)
         gm = Actor.discord("1")
         self.players = {"german": Actor.discord("2"), "soviet": Actor.discord("3")}
-        self.direct, self.paged = self._game(gm), self._game(gm)
-        self.tokens = {side: service.issue_link(self.paged, actor).token
-                       for side, actor in self.players.items()}
+        #: (direct, paged) games per table; the first table is ``direct`` and ``paged``.
+        self.pairs = [(self._game(gm), self._game(gm)) for _ in range(tables)]
+        self.direct, self.paged = self.pairs[0]
+        #: Each table's paged game's links by side; the first table's are ``tokens``.
+        self.links = [{side: service.issue_link(paged, actor).token
+                       for side, actor in self.players.items()} for _, paged in self.pairs]
+        self.tokens = self.links[0]
+        self.probe: LagProbe | None = None
         rules = service.rules(self.direct)
         self.pack = render.load_pack(rules.name, rules.pack)
         many = (1e6, 1e6)
@@ -90,21 +98,27 @@ class Lockstep:
         assert result.status == "applied", result
         return game_id
 
-    def turn(self) -> JSON | None:
-        """The side to act in the first game, its legal orders, the second game's head
-        sequence; None once the game is over."""
+    def turn(self, table: int = 0) -> JSON | None:
+        """The side to act in the table's first game, its legal orders, the second game's
+        head sequence; None once the game is over."""
         service = self.service
-        info = service.info(self.direct)
+        direct, paged = self.pairs[table]
+        info = service.info(direct)
         side = info.to_act
         if info.status != "active" or side is None:
             return None
-        return {"side": side, "seq": service.info(self.paged).head_seq,
-                "orders": service.legal_orders(self.direct, self.players[side], side)}
+        return {"side": side, "seq": service.info(paged).head_seq,
+                "orders": service.legal_orders(direct, self.players[side], side)}
 
-    def submit(self, side: str, order: str) -> JSON:
-        """``order`` by ``submit`` in the first game: its outcome, wall and CPU seconds."""
+    def turns(self) -> list[JSON | None]:
+        """:meth:`turn` of every table."""
+        return [self.turn(table) for table in range(len(self.pairs))]
+
+    def submit(self, side: str, order: str, table: int = 0) -> JSON:
+        """``order`` by ``submit`` in the table's first game: its outcome, wall and CPU
+        seconds."""
         cpu, started = time.thread_time(), time.perf_counter()
-        result = self.service.submit(self.direct, self.players[side], order)
+        result = self.service.submit(self.pairs[table][0], self.players[side], order)
         return {"seconds": time.perf_counter() - started, "cpu": time.thread_time() - cpu,
                 "status": result.status, "seqs": result.seqs}
 
@@ -120,6 +134,19 @@ class Lockstep:
     def cpu(self) -> float:
         """This process's CPU seconds so far."""
         return time.process_time()
+
+    def lag_start(self) -> None:
+        """Start timing how late this process's event loop wakes (a burst begins)."""
+        self.probe = LagProbe()
+        self.probe.start()
+        self.probe.running = True
+
+    def lag_stop(self) -> list[float]:
+        """Stop it: the lags seen since :meth:`lag_start`, in seconds."""
+        assert self.probe is not None and self.probe.task is not None
+        self.probe.running = False
+        self.probe.task.cancel()
+        return self.probe.lags
 
 
 class Server:
@@ -153,19 +180,23 @@ class Server:
 class Apart(Server):
     """The server and its games in a child process (``bench/web.py --serve FOLDER``)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, tables: int = 1) -> None:
         super().__init__(folder)
+        self.tables = tables
         self.process: asyncio.subprocess.Process | None = None
         #: The process the server runs in (0 until started).
         self.pid = 0
+        #: Each table's links by side (set once started).
+        self.links: list[dict[str, str]] = []
 
     async def start(self) -> tuple[int, dict[str, str]]:
         self.process = await asyncio.create_subprocess_exec(
             sys.executable, str(Path(__file__).resolve()), "--serve", str(self.folder),
-            cwd=str(ROOT), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            limit=16 * 1024 * 1024)
+            str(self.tables), cwd=str(ROOT), stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, limit=16 * 1024 * 1024)
         started = await self._answer()
         self.pid = int(started["pid"])
+        self.links = [dict(links) for links in started["links"]]
         return int(started["port"]), dict(started["tokens"])
 
     async def _answer(self) -> Any:
@@ -195,7 +226,7 @@ class Apart(Server):
             await self.process.wait()
 
 
-async def serve(folder: Path) -> None:
+async def serve(folder: Path, tables: int = 1) -> None:
     """The child's main: the games, the server as ``umpire web`` runs it
     (:func:`bot.web.app.serve`: its process settings too), then one answer per request line
     on stdin (:class:`Lockstep` calls, run on the loop's thread) until stdin closes."""
@@ -210,7 +241,7 @@ async def serve(folder: Path) -> None:
 
     stop, listening = asyncio.Event(), loop.create_future()
     try:
-        games = Lockstep(folder)
+        games = Lockstep(folder, tables)
         serving = asyncio.create_task(umpire_web(games.service, games.settings, stop,
                                                  started=listening.set_result))
         await asyncio.wait_for(asyncio.shield(listening), WAIT_S)
@@ -218,7 +249,7 @@ async def serve(folder: Path) -> None:
         reply({"error": f"{type(error).__name__}: {error}"})
         raise
     reply({"result": {"port": listening.result(), "tokens": games.tokens,
-                      "pid": os.getpid()}})
+                      "links": games.links, "pid": os.getpid()}})
     reader = asyncio.StreamReader(limit=16 * 1024 * 1024)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     try:
@@ -368,6 +399,112 @@ async def _page_load(http: Any, base: str, token: str, server: Server, side: str
     return page / drawn
 
 
+class BurstReading:
+    """The burst's figures (issue 26): per order POSTed, its answer and the other seat's
+    event, seconds after the POST was sent; the same orders' ``submit`` in the twin games
+    (the denominator); the server's loop lag during the bursts."""
+
+    def __init__(self) -> None:
+        self.first: list[float] = []
+        self.follow: list[float] = []
+        self.quotients: list[float] = []
+        self.submits: list[float] = []
+        self.lag: list[float] = []
+        self.orders = 0
+
+
+async def _burst(tables: int, rounds: int, folder: Path, out: Out) -> BurstReading:
+    """``rounds`` bursts over ``tables`` paged games at once: each round, every table's
+    seat to act POSTs one seeded random legal order, all sent together, while the other
+    seat's page listens. Then the same orders are given by ``submit`` to the twin games
+    (their wall time, one at a time: the pipeline of a web order) and each follow-up is
+    divided by the sum of that p95 over the orders answered before it and itself (the
+    server answers a POST once the order is stored: the answer's place is its place in the
+    server's queue)."""
+    import aiohttp
+
+    server = Apart(folder, tables)
+    port, _ = await server.start()
+    base = f"http://127.0.0.1:{port}"
+    rnd = random.Random(26)
+    reading = BurstReading()
+    queued: list[list[tuple[float, float]]] = []  # per burst: (answered, follow-up)
+    try:
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
+            csrf: list[dict[str, str]] = []
+            queues: list[dict[str, asyncio.Queue[tuple[int, float]]]] = []
+            readers = []
+            for links in server.links:
+                csrf.append({})
+                queues.append({})
+                for side, token in links.items():
+                    async with http.get(f"{base}/s/{token}/api/state") as response:
+                        csrf[-1][side] = (await response.json())["csrf"]
+                    queues[-1][side] = asyncio.Queue()
+                    readers.append(asyncio.create_task(
+                        _stream(http, f"{base}/s/{token}/events", queues[-1][side])))
+            for table in queues:  # each stream's first event: the current action
+                for queue in table.values():
+                    await _next_seq(queue, 0)
+            for number in range(rounds):
+                planned = [(table, turn["side"], rnd.choice(turn["orders"]), turn["seq"])
+                           for table, turn in enumerate(await server.call("turns"))
+                           if turn is not None and turn["orders"]]
+                if not planned:
+                    break
+
+                async def post(table: int, side: str, order: str, seq: int,
+                               key: str = f"burst{number}"
+                               ) -> tuple[JSON, float, float, float]:
+                    other = next(s for s in queues[table] if s != side)
+                    started = time.perf_counter()
+                    async with http.post(
+                            f"{base}/s/{server.links[table][side]}/api/submit",
+                            json={"text": order, "key": key},
+                            headers={"X-CSRF-Token": csrf[table][side]}) as response:
+                        answer = await response.json()
+                    answered = time.perf_counter()
+                    told = (await _next_seq(queues[table][other], seq + len(answer["seqs"]))
+                            if answer["seqs"] else answered)
+                    return answer, started, answered, told
+
+                await server.call("lag_start")
+                posted = await asyncio.gather(*(post(*item) for item in planned))
+                reading.lag.extend(await server.call("lag_stop"))
+                burst = []
+                for (table, side, order, _), (answer, started, answered, told) in zip(
+                        planned, posted, strict=True):
+                    twin = await server.call("submit", side=side, order=order, table=table)
+                    assert answer["status"] == twin["status"], (answer, twin)
+                    reading.orders += 1
+                    reading.first.append(answered - started)
+                    if answer["seqs"]:
+                        reading.submits.append(twin["seconds"])
+                        reading.follow.append(told - started)
+                        burst.append((answered, told - started))
+                queued.append(burst)
+            for reader in readers:
+                reader.cancel()
+    finally:
+        await server.stop()
+    cost = percentile(reading.submits, 0.95)
+    for burst in queued:
+        reading.quotients.extend(queued_quotients(
+            [(answered, cost, took) for answered, took in burst]))
+    return reading
+
+
+def _burst_figures(reading: BurstReading, tables: int, figures: Figures, out: Out) -> None:
+    cost = percentile(reading.submits, 0.95)
+    out(f"burst     {tables} games at once, {reading.orders} orders POSTed in bursts; the "
+        f"same orders' submit p95 (wall, the server's process) {1000 * cost:.1f} ms")
+
+    report(out, figures, "web burst", ("POST -> its answer (the first response)", reading.first),
+           ("POST -> the other seat's event", reading.follow),
+           ("event / (submit p95 x queue place)", reading.quotients),
+           ("the server's event loop lag, bursts", reading.lag))
+
+
 def run(actions: int = 60, out: Out = print) -> dict[str, float]:
     figures = Figures()
     actions = max(2, actions)
@@ -394,12 +531,17 @@ def run(actions: int = 60, out: Out = print) -> dict[str, float]:
     if reading.loads:
         figures.add("web page load / view + picture (p50)", statistics.median(reading.loads),
                     None, "x")
+    tables = max(2, min(BURST_TABLES, actions))
+    out(f"the server under a burst: {tables} games, their seats' pages all open")
+    with tempfile.TemporaryDirectory(prefix="umpire-bench-web-") as folder:
+        burst = asyncio.run(_burst(tables, max(1, 2 * actions // tables), Path(folder), out))
+    _burst_figures(burst, tables, figures, out)
     figures.report(out)
     return figures.as_dict()
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--serve"]:
-        asyncio.run(serve(Path(sys.argv[2])))
+        asyncio.run(serve(Path(sys.argv[2]), int(sys.argv[3]) if sys.argv[3:] else 1))
     else:
         run()

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from bot.cli import app
@@ -67,3 +68,13 @@ def test_secret_commands_skips_unread_only_what_reading_finds_public(tmp_path: P
             assert service.submit(table.game_id, *step, table.key()).ok
     assert found  # some position offered a secret placement
     service.store.close()
+
+
+def test_each_follow_up_is_divided_by_the_p95s_queued_up_to_its_place() -> None:
+    """The burst figures' quotient (bench.bursts, issue 26): the places are read from the
+    first item (when each took its place), not the order given."""
+    from bench.bursts import queued_quotients
+
+    queue = [(2.0, 0.10, 0.30), (1.0, 0.10, 0.10), (3.0, 0.20, 0.80)]
+    assert queued_quotients(queue) == pytest.approx([1.0, 1.5, 2.0])
+    assert queued_quotients([]) == []

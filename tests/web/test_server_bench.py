@@ -1,6 +1,7 @@
 """``umpire bench web`` (issue 25) runs in ``bench all`` and prints its figures: the page's
 update over the service's submit, its page load over the service's View and picture (the
-smoke size here: no timing is asserted). The server it times runs in a process of its own,
+smoke size here: no timing is asserted), then the server under a burst of orders from many
+games at once. The server it times runs in a process of its own,
 as a browser's page is another process (issue 26, round 5), and the first game's submit is
 timed there, on the same service; the earlier reading (the server beside the bench's
 client, in its process) is printed without a target."""
@@ -31,6 +32,15 @@ def test_bench_web_smoke_run_prints_its_figures() -> None:
         "FIGURE web update / submit, server in the bench's process (p50)")]
     assert len(earlier) == 1 and earlier[0].endswith("(no target)"), result.output
     assert "the server's process" in result.output  # its CPU per update, and the client's
+    # the server under a burst (issue 26): as the Discord bot's, with the same targets
+    for figure, target in (("web burst first response p99", "(target <= 1 s)"),
+                           ("web burst event / (submit p95 x queue place) p95",
+                            "(target <= 1.5x)"),
+                           ("web burst event loop lag p99", "(target <= 50 ms)")):
+        (line,) = [line for line in result.output.splitlines()
+                   if line.startswith(f"FIGURE {figure}: ")]
+        assert target in line, line
+    assert "6 games at once, 12 orders POSTed in bursts" in result.output, result.output
 
 
 async def _served_apart(folder: Path) -> None:
