@@ -13,6 +13,12 @@ the other seat's page listens on its event stream. Per action:
   the state JSON, the map picture of the new position) over what the service does for the
   same (its View of that seat and the picture drawn from it), no target.
 
+Then the server under a burst (issue 26, the targets of ``bench discord``: ``bench.bursts``):
+20 such pairs of games, both seats' pages of each paged game open; each round every seat to
+act POSTs one order, all at once. Per order: POST -> its answer (the first response: an
+order is answered once stored), POST -> the other seat's event divided by the twin games'
+``submit`` p95 times the place of its answer in the burst, and the server's loop lag.
+
 The server, with its service, runs in a process of its own (``python bench/web.py --serve
 FOLDER``, driven over a pipe: one JSON line a request), as a user's browser is another
 process: the page's client (aiohttp, here) neither shares the server's event loop nor its
@@ -413,7 +419,7 @@ class BurstReading:
         self.orders = 0
 
 
-async def _burst(tables: int, rounds: int, folder: Path, out: Out) -> BurstReading:
+async def _burst(tables: int, rounds: int, folder: Path) -> BurstReading:
     """``rounds`` bursts over ``tables`` paged games at once: each round, every table's
     seat to act POSTs one seeded random legal order, all sent together, while the other
     seat's page listens. Then the same orders are given by ``submit`` to the twin games
@@ -534,7 +540,7 @@ def run(actions: int = 60, out: Out = print) -> dict[str, float]:
     tables = max(2, min(BURST_TABLES, actions))
     out(f"the server under a burst: {tables} games, their seats' pages all open")
     with tempfile.TemporaryDirectory(prefix="umpire-bench-web-") as folder:
-        burst = asyncio.run(_burst(tables, max(1, 2 * actions // tables), Path(folder), out))
+        burst = asyncio.run(_burst(tables, max(1, 2 * actions // tables), Path(folder)))
     _burst_figures(burst, tables, figures, out)
     figures.report(out)
     return figures.as_dict()

@@ -16,7 +16,8 @@ from collections.abc import AsyncIterator
 
 
 class Gate:
-    """A first-in, first-out gate of ``width`` places, entered by interaction id."""
+    """A first-in, first-out gate of ``width`` places, entered by a key: an interaction's
+    id, a request's."""
 
     def __init__(self, width: int) -> None:
         if width < 1:
