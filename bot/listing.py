@@ -64,12 +64,15 @@ class Entry:
     def by(self, name: str, place: str = "") -> str:
         """This entry's order given by the unit ``name`` (short) of its family instead of
         the one it names, and to ``place`` instead of its first, when it names one of
-        each; else ''."""
+        each; else ''. An order its units give together (an attack by a Group, a
+        fortification by three) names them all: no unit is swapped there, or the order
+        would name one twice."""
         words = self.shown.split()
         if not self.family:
             return ""
         swaps = {}
-        if name and self.names and self.names[0] in words:
+        alone = sum(unit in words for unit in self.names) == 1
+        if name and alone and self.names[0] in words:
             swaps[self.names[0]] = name
         if place and self.places and self.places[0] in words:
             swaps[self.places[0]] = place

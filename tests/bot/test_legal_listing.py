@@ -74,7 +74,14 @@ def test_console_legal_filters_by_verb_unit_id_and_short_name_and_the_hint_names
         "advantage reroll", "fortify 69 with 1057eng", "quit"])
     console.run()
     text = out.getvalue()
-    assert "0 legal order(s)" not in text, text[-3000:]
+    assert not re.search(r"(?<!\d)0 legal order\(s\)", text), text[-3000:]
+    # an order its units give together is shown whole, never with one unit named twice
+    # ("attack 17 fresh with 1mrb2 2rb115 1mrb2" was "legal 1mrb2"'s line for it)
+    for line in text.splitlines():
+        if " with " in line and "(" in line:
+            named = line.split(" with ")[1].split("  (")[0].split()
+            named = [word for word in named if word not in ("3", "of", "any")]
+            assert len(named) == len(set(named)), line
     assert "matching 'fortify'" in text and "fortify 69 with" in text
     assert "matching '1mrb2'" in text and "matching 'r2mrb:1mrb2'" in text
     hint = next(line for line in text.splitlines() if "now russian may:" in line)
