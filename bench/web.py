@@ -417,6 +417,8 @@ class BurstReading:
         self.submits: list[float] = []
         self.lag: list[float] = []
         self.orders = 0
+        #: The twin games' submit p95, seconds (the quotients' denominator).
+        self.cost = 0.0
 
 
 async def _burst(tables: int, rounds: int, folder: Path) -> BurstReading:
@@ -493,17 +495,16 @@ async def _burst(tables: int, rounds: int, folder: Path) -> BurstReading:
                 reader.cancel()
     finally:
         await server.stop()
-    cost = percentile(reading.submits, 0.95)
+    reading.cost = percentile(reading.submits, 0.95)
     for burst in queued:
         reading.quotients.extend(queued_quotients(
-            [(answered, cost, took) for answered, took in burst]))
+            [(answered, reading.cost, took) for answered, took in burst]))
     return reading
 
 
 def _burst_figures(reading: BurstReading, tables: int, figures: Figures, out: Out) -> None:
-    cost = percentile(reading.submits, 0.95)
     out(f"burst     {tables} games at once, {reading.orders} orders POSTed in bursts; the "
-        f"same orders' submit p95 (wall, the server's process) {1000 * cost:.1f} ms")
+        f"same orders' submit p95 (wall, the server's process) {1000 * reading.cost:.1f} ms")
 
     report(out, figures, "web burst", ("POST -> its answer (the first response)", reading.first),
            ("POST -> the other seat's event", reading.follow),

@@ -395,9 +395,7 @@ class UmpireBot(discord.Client):
         their side's private news if ``told``; ``early``: its board, begun meanwhile);
         what could not be delivered is told to the actor, never as a failure of the
         action."""
-        if result.duplicate:
-            if early is not None:
-                early.drop()
+        if result.duplicate:  # nothing was drawn early for it (draw_early)
             return
         try:
             problems = await self.publisher.publish(info, result, str(interaction.user.id),
