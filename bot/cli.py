@@ -347,6 +347,9 @@ def bot(
     render_processes: Annotated[int | None, typer.Option(
         "--render-processes", min=0, help="worker processes drawing the pictures (default: "
         "half the CPUs, at least 1; 0 draws in the bot's own threads)")] = None,
+    listing_processes: Annotated[int, typer.Option(
+        "--listing-processes", min=0, help="worker processes making the listings of legal "
+        "orders that /order's autocomplete searches (0 lists in the bot's own threads)")] = 1,
     log_format: Annotated[str, typer.Option("--log-format", help=LOG_FORMAT_HELP)] = "text",
     web: Annotated[str | None, typer.Option("--web", metavar="HOST:PORT", help=WEB_HELP)
                    ] = None,
@@ -394,7 +397,7 @@ def bot(
     pages = _web_settings(web or "127.0.0.1:0", web_url) if web or web_url else None
     run(settings.token.reveal(), str(target.where), settings.guild_id, settings.gm_role,
         settings.extra_games, shards, ids, workers, log_format=fmt,
-        **({"web": pages} if pages is not None else {}))
+        listing_processes=listing_processes, **({"web": pages} if pages is not None else {}))
 
 
 #: ``--log-format``'s help (the formats are :data:`bot.logs.FORMATS`).

@@ -39,8 +39,8 @@ from bot.discord.limits import check, size
 from bot.discord.port import ServicePort
 from bot.discord.publish import Renderer
 from bot.logs import LogFormat, configure
+from bot.offload import ListingPool, draw, prepare_pictures
 from bot.offload import PicturePool as PooledRenderer
-from bot.offload import draw, prepare_pictures
 from bot.runtime import (
     DRAIN_SECONDS,
     STOP_SECONDS,
@@ -136,20 +136,26 @@ def check_commands(guild_id: int | None = None, extra_games: Sequence[str] = (),
 async def serve(token: str, db: Path | str, guild_id: int | None = None,
                 gm_role: str = "Umpire GM", extra_games: Sequence[str] = (),
                 shard_count: int | None = None, shard_ids: Sequence[int] | None = None,
-                render_processes: int = 0, web: WebSettings | None = None) -> None:
+                render_processes: int = 0, web: WebSettings | None = None,
+                listing_processes: int = 0) -> None:
     """Run until interrupted; discord.py reconnects on its own. ``shard_count`` /
     ``shard_ids``: run these shards of a sharded bot (several processes share the
     database); ``render_processes``: draw pictures in that many worker processes;
+    ``listing_processes``: make autocomplete's listings of legal orders in that many
+    (``bot.offload``; 0: in the bot's threads);
     ``web``: also serve the players' web pages (``--web``, docs/web.md; a port of 0 only
     names the base URL of pages served by another process)."""
     store = Store(db)
     if render_processes <= 0:
         await asyncio.to_thread(prepare_pictures, [*available(), *extra_games])
     renderer = load_renderer(render_processes)
+    lister = ListingPool(listing_processes) if listing_processes > 0 else None
+    warming = None if lister is None else asyncio.create_task(
+        warm_listing(lister), name="umpire-listing-workers")  # what is asked meanwhile waits
     first = shard_ids is None or not shard_ids or 0 in shard_ids
     tune_gc()  # after start-up: what it loaded is never collected (bot.runtime)
     tune_switching()  # the loop takes the interpreter back from busy workers sooner
-    service = GameService(store)
+    service = GameService(store, lister=lister)
     bot = create_bot(service,
                      BotConfig(guild_id=guild_id, gm_role=gm_role, extra_games=extra_games,
                                shard_count=shard_count, shard_ids=shard_ids,
@@ -187,11 +193,25 @@ async def serve(token: str, db: Path | str, guild_id: int | None = None,
             await pages.stop()
         if isinstance(renderer, PooledRenderer):
             renderer.close()
+        if lister is not None:
+            lister.close()
+        if warming is not None:
+            warming.cancel()
         release_leases(store, service.instance, log=log)  # the next process: at once
         with contextlib.suppress(Exception):
             health.record(store, "discord", service.instance, connected=False,
                           stopped=time.time())
         store.close()
+
+
+async def warm_listing(lister: ListingPool) -> None:
+    """Start the listing workers (their rules loaded, a set-up listed) before the first
+    autocomplete asks; if they cannot start, the service lists in the bot's threads."""
+    try:
+        await asyncio.to_thread(lister.warm)
+    except Exception:
+        log.warning("the listing workers did not start: autocomplete lists in the bot's "
+                    "threads", exc_info=True)
 
 
 async def stop_within(bot: UmpireBot, running: asyncio.Task[None]) -> float:
@@ -218,13 +238,15 @@ async def stop_within(bot: UmpireBot, running: asyncio.Task[None]) -> float:
 def run(token: str, db: Path | str, guild_id: int | None = None, gm_role: str = "Umpire GM",
         extra_games: Sequence[str] = (), shard_count: int | None = None,
         shard_ids: Sequence[int] | None = None, render_processes: int = 0,
-        log_format: LogFormat = "text", web: WebSettings | None = None) -> None:
+        log_format: LogFormat = "text", web: WebSettings | None = None,
+        listing_processes: int = 0) -> None:
     configure(log_format)
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:
         loop.run_until_complete(serve(token, db, guild_id, gm_role, extra_games, shard_count,
-                                      shard_ids, render_processes, web))
+                                      shard_ids, render_processes, web,
+                                      listing_processes))
     except KeyboardInterrupt:
         log.info("stopped")
     finally:  # not asyncio.run: it would wait for a picture still being drawn

@@ -39,6 +39,8 @@ from bot.service import (
 from bot.service.models import PRIVATE_CHANNEL, Channel
 
 T = TypeVar("T")
+#: (game, branch, head, seats, actor, complete): what a listing of legal orders depends on
+LegalKey = tuple[str, int, int, int, str, bool]
 
 #: Keys under which a game's Discord binding is kept in the service's ``bindings``.
 THREAD_KEY = "discord_thread"
@@ -54,7 +56,9 @@ class ServicePort:
     def __init__(self, service: GameService) -> None:
         self._service = service
         self._by_thread: dict[int, str] = {}
-        self._legal: dict[tuple[str, int, int, int, str, bool], list[str]] = {}
+        self._legal: dict[LegalKey, list[str]] = {}
+        #: the listings being made, by the same key: asked again meanwhile, one is awaited
+        self._asking: dict[LegalKey, asyncio.Future[list[str]]] = {}
 
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.to_thread(partial(fn, *args, **kwargs))
@@ -157,16 +161,28 @@ class ServicePort:
         seats = hash(tuple((s.side, s.role, s.discord_id) for s in info.seats))
         key = (info.id, info.branch, info.head_seq, seats, actor.label, complete)
         cached = self._legal.get(key)
-        if cached is None:
-            try:
-                cached = await self.call(self._service.legal_orders, info.id, actor,
-                                         complete=complete)
-            except ServiceError:
-                cached = []
-            if len(self._legal) > 256:
-                self._legal.clear()
-            self._legal[key] = cached
+        if cached is not None:
+            return cached
+        asking = self._asking.get(key)
+        if asking is None:  # keystrokes come faster than a big listing: one is made
+            asking = self._asking[key] = asyncio.ensure_future(
+                self._listed(info.id, actor, complete))
+            asking.add_done_callback(lambda _: self._asking.pop(key, None))
+        # shielded: an autocomplete Discord gave up on leaves the listing to the next
+        cached = await asyncio.shield(asking)
+        if len(self._legal) > 256:
+            self._legal.clear()
+        self._legal[key] = cached
         return cached
+
+    async def _listed(self, game_id: str, actor: Actor, complete: bool) -> list[str]:
+        try:
+            if complete:  # made off the bot's interpreter lock where it can be
+                made = await self.call(self._service.complete_orders, game_id, actor)
+                return await asyncio.wrap_future(made)
+            return await self.call(self._service.legal_orders, game_id, actor)
+        except ServiceError:
+            return []
 
     async def undo(self, game_id: str, actor: Actor) -> SubmitResult:
         """Take back the actor's last action, if the rules allow it."""

@@ -10,9 +10,10 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from adjudicator.kernel.dice import CommittedDice, Dice
 from adjudicator.kernel.game import Game, OriginalNeeded, Views
@@ -39,6 +40,16 @@ RUNNING = frozenset({"active", "paused"})
 
 #: How long one tick holds the deadlines lease (seconds; see :meth:`GameService.tick`).
 TICK_LEASE_S = 300.0
+
+
+class Lister(Protocol):
+    """Makes the complete listing of a side's legal orders elsewhere than the calling
+    thread (``bot.offload.ListingPool``: in worker processes): the game's name, its pack's
+    folder, the state's JSON (:meth:`GameState.to_json`) and the side; the order texts
+    ``Game.complete_orders`` would list, as a future."""
+
+    def submit(self, game: str, pack: Path | None, state: bytes, side: str
+               ) -> Future[list[str]]: ...
 
 
 @dataclass
@@ -100,6 +111,7 @@ class ServiceBase:
         state_cache_bytes: int = DEFAULT_STATE_BUDGET,
         busy_budget: float = 30.0,
         tick_lease: float = TICK_LEASE_S,
+        lister: Lister | None = None,
     ) -> None:
         """``state_cache_bytes``: the memory budget of the states kept between requests
         (estimated, see :mod:`bot.caches`); past it the least recently used game's state is
@@ -114,8 +126,12 @@ class ServiceBase:
         ``snapshot_every`` actions, whichever comes first (``snapshot_on_side_change``: also
         whenever the side to act changes). So resuming a game costs at most a snapshot's
         load and that much replay, whatever its length, and a long game stores a
-        compressed state every ten actions or so rather than at every change of side."""
+        compressed state every ten actions or so rather than at every change of side.
+
+        ``lister``: where complete listings of legal orders are made (autocomplete's,
+        :meth:`Reads.complete_orders`); None: in the calling thread."""
         self.store = store
+        self.lister = lister
         self.clock = clock
         self.dice_factory = dice_factory
         self.seed_source = seed_source

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from typing import Any
 
 from adjudicator.kernel.briefing import Briefing
@@ -22,7 +23,7 @@ from bot.messages import (
     view_record_line,
 )
 from bot.records import FORMAT, export_lines, redact_contacts
-from bot.service.base import ServiceBase
+from bot.service.base import ServiceBase, logger
 from bot.service.commit import _messages
 from bot.service.models import (
     VIEW_FORMAT,
@@ -86,13 +87,53 @@ class Reads(ServiceBase):
         ask only for a side they hold; a GM for any. Nothing is legal unless the game is
         in play (set-up, paused, finished and archived games give an empty list).
         """
+        if complete:
+            return self.complete_orders(game_id, actor, side).result()
         ctx = self._load(game_id)
         side = self._asked_side(ctx, actor, side)
         if side is None or ctx.row["status"] != "active":
             return []
-        if complete:
-            return ctx.game.complete_orders(ctx.state, side)
         return list(ctx.game.legal_orders(ctx.state, side))
+
+    def complete_orders(self, game_id: str, actor: Actor, side: str | None = None
+                        ) -> Future[list[str]]:
+        """:meth:`legal_orders` with ``complete``, as a future: the listing is made by the
+        service's lister when it has one (``bot.offload.ListingPool``: in worker
+        processes, so that the rules' biggest read never holds this process's interpreter
+        lock while other games' orders wait for it; a frontend awaits the future without
+        a thread), else here, the future done at once. The side is read and the
+        permission checked here first. A listing its lister cannot make (its worker died,
+        a game its workers do not know) is made here instead: the future never fails for
+        the lister's sake."""
+        ctx = self._load(game_id)
+        side = self._asked_side(ctx, actor, side)
+        listed: Future[list[str]] = Future()
+        if side is None or ctx.row["status"] != "active":
+            listed.set_result([])
+            return listed
+        game, state, lister, asked = ctx.game, ctx.state, self.lister, side
+        if lister is not None:
+            try:
+                made = lister.submit(game.name, game.pack, state.to_json(), asked)
+            except Exception:
+                logger.warning("game %s: no listing worker; listed in this process", game_id,
+                               exc_info=True)
+            else:
+                def settle(made: Future[list[str]]) -> None:
+                    try:
+                        listed.set_result(made.result())
+                    except Exception:
+                        logger.warning("game %s: the listing worker failed; listed in this "
+                                       "process", game_id, exc_info=True)
+                        try:
+                            listed.set_result(game.complete_orders(state, asked))
+                        except Exception as error:
+                            listed.set_exception(error)
+
+                made.add_done_callback(settle)
+                return listed
+        listed.set_result(game.complete_orders(state, side))
+        return listed
 
     def setup_guide(self, game_id: str, actor: Actor) -> SetupGuide | None:
         """While a side the actor plays enters a secret set-up: what it has left to place,

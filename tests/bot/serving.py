@@ -8,6 +8,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import discord
 import pytest
@@ -28,15 +29,15 @@ async def wait_while(task: asyncio.Task[None], what: Callable[[], bool], seconds
 
 
 @contextlib.asynccontextmanager
-async def serving(fake: FakeDiscord, db: Path,
-                  monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[asyncio.Task[None]]:
-    """``serve`` on ``db`` against the started ``fake``; cancelled if still running at the
-    end, then the fake stopped."""
+async def serving(fake: FakeDiscord, db: Path, monkeypatch: pytest.MonkeyPatch,
+                  **options: Any) -> AsyncIterator[asyncio.Task[None]]:
+    """``serve`` on ``db`` against the started ``fake`` (``options``: serve's own);
+    cancelled if still running at the end, then the fake stopped."""
     await fake.start()
     monkeypatch.setattr(discord.http.Route, "BASE", fake.rest_base)
     monkeypatch.setattr(discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY",
                         yarl.URL(fake.gateway_url))
-    task = asyncio.create_task(discord_app.serve("token", db, fake.guild_id))
+    task = asyncio.create_task(discord_app.serve("token", db, fake.guild_id, **options))
     try:
         yield task
     finally:

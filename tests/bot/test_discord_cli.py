@@ -44,9 +44,11 @@ def test_token_from_the_environment_is_passed_on_and_never_printed(
 
     def fake_run(token: str, db: Path, guild: int | None, gm_role: str,
                  games: list[str], shards: int | None, shard_ids: list[int] | None,
-                 render_processes: int, log_format: str = "text") -> None:
+                 render_processes: int, log_format: str = "text",
+                 listing_processes: int = 0) -> None:
         seen.update(token=token, db=db, guild=guild, gm_role=gm_role, games=games,
-                    shards=shards, shard_ids=shard_ids, render_processes=render_processes)
+                    shards=shards, shard_ids=shard_ids, render_processes=render_processes,
+                    listing_processes=listing_processes)
 
     monkeypatch.setattr(discord_app, "run", fake_run)
     monkeypatch.setenv("DISCORD_TOKEN", SECRET)
@@ -57,7 +59,8 @@ def test_token_from_the_environment_is_passed_on_and_never_printed(
                                  "--config", str(empty), "--render-processes", "0"])
     assert result.exit_code == 0, result.output
     assert seen == {"token": SECRET, "db": str(db), "guild": 123, "gm_role": "Umpire GM",
-                    "games": [], "shards": None, "shard_ids": None, "render_processes": 0}
+                    "games": [], "shards": None, "shard_ids": None, "render_processes": 0,
+                    "listing_processes": 1}
     assert SECRET not in result.output and "123" in result.output
     result = runner.invoke(app, ["bot", "--db", str(db), "--config", str(empty),
                                  "--shards", "4", "--shard-ids", "3,2"])
