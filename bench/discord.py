@@ -3,7 +3,9 @@
 Umpire's real bot (``bot.discord.core``, the real discord.py client) runs against the local
 fake Discord of the tests (``tests.fakediscord``: REST and gateway on 127.0.0.1, in a process
 of its own, ``tests.fakediscord.apart``: Discord's servers are not the bot's process's work),
-with the service on a SQLite store in a temporary folder and the renderer the bot loads.
+with the service on a SQLite store in a temporary folder, its pictures drawn and its
+autocomplete's listings made in worker processes as ``umpire bot`` has them by default
+(``bot.offload``).
 Set-up (not timed): ``--actions``/10 Turning Point: Stalingrad games (default 50), each
 opened in Discord by a GM, joined by two players and started (``/game new``, ``/game
 join``, ``/game start``).
@@ -247,7 +249,7 @@ async def measure(actions: int, costs: dict[str, float], out: Out) -> Samples:
     from bot.discord.app import create_bot
     from bot.discord.core import BotConfig
     from bot.discord.errors import Refusal
-    from bot.offload import PicturePool
+    from bot.offload import ListingPool, PicturePool
     from bot.runtime import tune_gc, tune_switching
     from bot.service import GameService, ServiceError
     from bot.store import Store
@@ -258,6 +260,9 @@ async def measure(actions: int, costs: dict[str, float], out: Out) -> Samples:
     # As ``umpire bot`` draws by default: half the CPUs' worker processes, warm (bot.offload).
     renderer = PicturePool(max(1, (os.cpu_count() or 2) // 2), games=("stalingrad",))
     renderer.warm()
+    # As ``umpire bot`` lists by default: one warm listing worker (``--listing-processes``).
+    lister = ListingPool(1, games=("stalingrad",))
+    lister.warm()
     rounds = max(1, actions // games)
     samples = Samples()
     monkeypatch = pytest.MonkeyPatch()
@@ -269,7 +274,8 @@ async def measure(actions: int, costs: dict[str, float], out: Out) -> Samples:
             tune_gc()  # as ``umpire bot`` does once started (bot.runtime)
             tune_switching()
             store = Store(Path(folder) / "umpire.db")
-            service = GameService(store, seed_source=lambda n: bytes([26]) * n)
+            service = GameService(store, seed_source=lambda n: bytes([26]) * n,
+                                  lister=lister)
             bot = create_bot(service, BotConfig(
                 tick_seconds=0, guild_id=remote.guild_id, follow_seconds=0,
                 game_ids=[f"b{n}" for n in range(games)]), renderer,
@@ -304,6 +310,7 @@ async def measure(actions: int, costs: dict[str, float], out: Out) -> Samples:
         await remote.stop()
         monkeypatch.undo()
         renderer.close()
+        lister.close()
     return samples
 
 
