@@ -513,10 +513,14 @@ def web(
         "--secret-file", help="a file holding the key of the pages' CSRF tokens (the same "
         "for every process serving the pages; default: random per process)")] = None,
     log_format: Annotated[str, typer.Option("--log-format", help=LOG_FORMAT_HELP)] = "text",
+    listing_processes: Annotated[int, typer.Option(
+        "--listing-processes", min=0, help="worker processes making the listings of legal "
+        "orders a page clicks (0 lists in the server's own threads)")] = 1,
 ) -> None:
     """Serve each seat's web page (its secret link /s/TOKEN): the map, the log, orders by
     clicks, live updates (docs/web.md). Put it behind a reverse proxy with TLS."""
     from bot.logs import configure
+    from bot.offload import ListingPool
     from bot.web.app import run
 
     fmt = _log_format(log_format)
@@ -527,7 +531,15 @@ def web(
                   f"{target.label}" + (f", links under {settings.base_url}"
                                        if settings.base_url else ""),
                   highlight=False, markup=False, soft_wrap=True)
-    run(_service(db), settings)
+    service = _service(db)
+    service.lister = ListingPool(listing_processes) if listing_processes > 0 else None
+    if service.lister is not None:
+        service.lister.start()  # warmed while the pages start: the first click need not wait
+    try:
+        run(service, settings)
+    finally:
+        if service.lister is not None:
+            service.lister.close()
 
 
 def _bench_dir() -> Path:

@@ -18,9 +18,11 @@ so the picture's plan keeps each unchanged stack (``render.stalingrad.plan``).
 
 What crosses to a listing worker is what the rules need and nothing else: the game's name,
 its pack's path, the state's JSON as a snapshot keeps it (``GameState.to_json``: dicts in
-their own order, which the rules iterate) and the side; back comes the list of order texts
-that side may give. The service makes the job after its own permission checks
-(``GameService(lister=…)``); no frontend ever holds the state, and pictures never see one.
+their own order, which the rules iterate), the side and what to list; back comes the list
+of order texts that side may give (autocomplete's), or those orders read for a person
+(``bot.listing.entries``: what the web page clicks after every action). The service makes
+the job after its own permission checks (``GameService(lister=…)``); no frontend ever holds
+the state, and pictures never see one.
 
 Each pool is ``spawn``ed (nothing of the bot's threads, sockets or store is inherited),
 warmed at its start (a picture worker builds every game's static layers,
@@ -49,6 +51,7 @@ from adjudicator.kernel.events import PUBLIC
 from adjudicator.kernel.game import Game
 from adjudicator.kernel.views import View
 from adjudicator.registry import available, load_game
+from bot import listing
 
 log = logging.getLogger("umpire.workers")
 T = TypeVar("T")
@@ -158,13 +161,19 @@ def _warm_rules(games: Sequence[str]) -> None:
             state = rules.setup()
             for side in rules.sides:
                 rules.complete_orders(state, side)
+                listing.entries(rules, state, side)
         except Exception:  # a game that cannot list is listed in the bot's threads
             log.exception("no warm listing for %s", game)
 
 
-def _complete(game: str, pack: str | None, state: bytes, side: str) -> list[str]:
+def _listing(game: str, pack: str | None, state: bytes, side: str, what: str) -> list[Any]:
+    """``what`` of ``side`` in ``state``: every legal order's text (``orders``), or every
+    legal order read for a person (``entries``, :func:`bot.listing.entries`)."""
     rules = _rules(game, pack)
-    return rules.complete_orders(rules.load_state(state), side)
+    loaded = rules.load_state(state)
+    if what == "entries":
+        return listing.entries(rules, loaded, side)
+    return rules.complete_orders(loaded, side)
 
 
 # ---- in the bot's process -----------------------------------------------------------------
@@ -204,11 +213,14 @@ class WorkerPool:
             self.pool = self._spawn()
             return self.pool.submit(fn, *args)
 
-    def warm(self, timeout: float = 120.0) -> None:
-        """Wait until every worker has started and warmed (the pool starts its workers as
+    def start(self) -> list[Future[None]]:
+        """Start every worker now, without waiting for them (the pool starts its workers as
         work arrives: one trivial task per worker starts them all)."""
-        futures = [self.pool.submit(time.sleep, 0.05) for _ in range(self.processes)]
-        for future in futures:
+        return [self._submit(time.sleep, 0.05) for _ in range(self.processes)]
+
+    def warm(self, timeout: float = 120.0) -> None:
+        """Wait until every worker has started and warmed."""
+        for future in self.start():
             future.result(timeout)
 
     def close(self, timeout: float = CLOSE_SECONDS) -> None:
@@ -259,7 +271,7 @@ class ListingPool(WorkerPool):
     def __init__(self, processes: int = 1, games: Sequence[str] = ()) -> None:
         super().__init__(processes, _warm_rules, games)
 
-    def submit(self, game: str, pack: Path | None, state: bytes, side: str
-               ) -> Future[list[str]]:
-        return self._submit(_complete, game, str(pack) if pack is not None else None,
-                            state, side)
+    def submit(self, game: str, pack: Path | None, state: bytes, side: str,
+               what: str = "orders") -> Future[list[Any]]:
+        return self._submit(_listing, game, str(pack) if pack is not None else None,
+                            state, side, what)

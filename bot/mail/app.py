@@ -54,12 +54,17 @@ def run(config: MailConfig, db: Path | str, web: WebSettings | None = None) -> N
     :data:`STOP_SECONDS`: a call waiting on a mail server is cut at once, and a gateway
     that still has not stopped then is left behind (its work is stored before anything is
     sent, so at worst a reply goes out twice after the restart). ``web``: also serve the
-    players' web pages over the gateway's service (``--web``, docs/web.md)."""
+    players' web pages over the gateway's service (``--web``, docs/web.md), their
+    listings made in a worker process as ``umpire web`` makes them (``bot.offload``)."""
     gateway, listener = build(config, db)
-    pages = None
+    pages = lister = None
     if web is not None and web.port:
+        from bot.offload import ListingPool
         from bot.web.app import ThreadedWebServer
 
+        # the pages fetch their side's legal entries after every action: as umpire web
+        lister = gateway.desk.service.lister = ListingPool(1)
+        lister.start()
         pages = ThreadedWebServer(gateway.desk.service, web)
         pages.start()
     log.info("store: %s (%s)", gateway.desk.service.store.label,
@@ -91,6 +96,8 @@ def run(config: MailConfig, db: Path | str, web: WebSettings | None = None) -> N
         listener.stop()
     if pages is not None:
         pages.stop()
+    if lister is not None:
+        lister.close()
     if worker.is_alive():
         log.warning("mail gateway: still waiting on a server %.0f s after the stop; "
                     "leaving it", STOP_SECONDS)

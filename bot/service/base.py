@@ -13,13 +13,14 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 from adjudicator.kernel.dice import CommittedDice, Dice
 from adjudicator.kernel.game import Game, OriginalNeeded, Views
 from adjudicator.kernel.packs import hash_files, pack_files
 from adjudicator.kernel.state import GameState
 from adjudicator.registry import load_game
+from bot import listing
 from bot.caches import DEFAULT_STATE_BUDGET, GameLock, GameLocks, StateCache
 from bot.history import SNAPSHOT_REPLAY_MS, DiceFactory, ReplayError, initial_state, replay_chain
 from bot.service.models import (
@@ -34,6 +35,7 @@ from bot.service.text import MAX_ID, check_text
 from bot.store import Store, holder_name
 
 logger = logging.getLogger("bot.service")
+T = TypeVar("T")
 
 #: The statuses of a game in play: a GM who also plays has no GM powers in them.
 RUNNING = frozenset({"active", "paused"})
@@ -42,14 +44,28 @@ RUNNING = frozenset({"active", "paused"})
 TICK_LEASE_S = 300.0
 
 
+#: What a lister lists: every legal order's text (``Game.complete_orders``, what
+#: autocomplete searches), or every legal order read for a person (``bot.listing.entries``,
+#: what the web page clicks and ``legal`` shows).
+Listing = Literal["orders", "entries"]
+
+
 class Lister(Protocol):
     """Makes the complete listing of a side's legal orders elsewhere than the calling
     thread (``bot.offload.ListingPool``: in worker processes): the game's name, its pack's
-    folder, the state's JSON (:meth:`GameState.to_json`) and the side; the order texts
-    ``Game.complete_orders`` would list, as a future."""
+    folder, the state's JSON (:meth:`GameState.to_json`), the side and what to list; the
+    list :func:`complete_orders_of` or :func:`entries_of` would make, as a future."""
 
-    def submit(self, game: str, pack: Path | None, state: bytes, side: str
-               ) -> Future[list[str]]: ...
+    def submit(self, game: str, pack: Path | None, state: bytes, side: str,
+               what: Listing = "orders") -> Future[list[Any]]: ...
+
+
+def complete_orders_of(game: Game[Any], state: GameState, side: str) -> list[str]:
+    return game.complete_orders(state, side)
+
+
+def entries_of(game: Game[Any], state: GameState, side: str) -> list[listing.Entry]:
+    return listing.entries(game, state, side)
 
 
 @dataclass
@@ -155,6 +171,47 @@ class ServiceBase:
         self._asked_done: set[tuple[str, str, int]] = set()
 
     # ---- loading a game -------------------------------------------------------------
+
+    def _listing(self, game_id: str, actor: Actor, side: str | None, what: Listing,
+                 here: Callable[[Game[Any], GameState, str], list[T]]) -> Future[list[T]]:
+        """A complete listing of legal orders (``what``; ``here`` makes it in this
+        process) as a future: by the lister when the service has one (its worker
+        processes: the rules' biggest read never holds this process's interpreter lock
+        while other games' orders wait for it; a frontend may await the future without a
+        thread), else here, done at once. The side is read and the permission checked
+        first: nothing leaves for a side the actor may not read. Nothing is legal unless
+        the game is in play. A listing the lister cannot make (its worker died, a game
+        its workers do not know) is made here instead, with a warning for the operator:
+        the future never fails for the lister's sake."""
+        ctx = self._load(game_id)
+        asked = self._asked_side(ctx, actor, side)
+        listed: Future[list[T]] = Future()
+        if asked is None or ctx.row["status"] != "active":
+            listed.set_result([])
+            return listed
+        game, state, lister = ctx.game, ctx.state, self.lister
+        if lister is not None:
+            try:
+                made = lister.submit(game.name, game.pack, state.to_json(), asked, what)
+            except Exception:
+                logger.warning("game %s: no listing worker; listed in this process", game_id,
+                               exc_info=True)
+            else:
+                def settle(made: Future[list[Any]]) -> None:
+                    try:
+                        listed.set_result(made.result())
+                    except Exception:
+                        logger.warning("game %s: the listing worker failed; listed in this "
+                                       "process", game_id, exc_info=True)
+                        try:
+                            listed.set_result(here(game, state, asked))
+                        except Exception as error:
+                            listed.set_exception(error)
+
+                made.add_done_callback(settle)
+                return listed
+        listed.set_result(here(game, state, asked))
+        return listed
 
     def _load(self, game_id: str) -> Loaded:
         # One read transaction: the game row, its seats, snapshot and action tail are of one

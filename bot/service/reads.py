@@ -23,7 +23,7 @@ from bot.messages import (
     view_record_line,
 )
 from bot.records import FORMAT, export_lines, redact_contacts
-from bot.service.base import ServiceBase, logger
+from bot.service.base import ServiceBase, complete_orders_of
 from bot.service.commit import _messages
 from bot.service.models import (
     VIEW_FORMAT,
@@ -102,38 +102,8 @@ class Reads(ServiceBase):
         processes, so that the rules' biggest read never holds this process's interpreter
         lock while other games' orders wait for it; a frontend awaits the future without
         a thread), else here, the future done at once. The side is read and the
-        permission checked here first. A listing its lister cannot make (its worker died,
-        a game its workers do not know) is made here instead: the future never fails for
-        the lister's sake."""
-        ctx = self._load(game_id)
-        side = self._asked_side(ctx, actor, side)
-        listed: Future[list[str]] = Future()
-        if side is None or ctx.row["status"] != "active":
-            listed.set_result([])
-            return listed
-        game, state, lister, asked = ctx.game, ctx.state, self.lister, side
-        if lister is not None:
-            try:
-                made = lister.submit(game.name, game.pack, state.to_json(), asked)
-            except Exception:
-                logger.warning("game %s: no listing worker; listed in this process", game_id,
-                               exc_info=True)
-            else:
-                def settle(made: Future[list[str]]) -> None:
-                    try:
-                        listed.set_result(made.result())
-                    except Exception:
-                        logger.warning("game %s: the listing worker failed; listed in this "
-                                       "process", game_id, exc_info=True)
-                        try:
-                            listed.set_result(game.complete_orders(state, asked))
-                        except Exception as error:
-                            listed.set_exception(error)
-
-                made.add_done_callback(settle)
-                return listed
-        listed.set_result(game.complete_orders(state, side))
-        return listed
+        permission checked here first (:meth:`ServiceBase._listing`)."""
+        return self._listing(game_id, actor, side, "orders", complete_orders_of)
 
     def setup_guide(self, game_id: str, actor: Actor) -> SetupGuide | None:
         """While a side the actor plays enters a secret set-up: what it has left to place,

@@ -38,10 +38,10 @@ class CountedPool(ListingPool):
         self.closed = False
         CountedPool.made.append(self)
 
-    def submit(self, game: str, pack: Path | None, state: bytes, side: str
-               ) -> Future[list[str]]:
+    def submit(self, game: str, pack: Path | None, state: bytes, side: str,
+               what: str = "orders") -> Future[list[Any]]:
         self.jobs.append(side)
-        return super().submit(game, pack, state, side)
+        return super().submit(game, pack, state, side, what)
 
     def close(self, timeout: float = 2.0) -> None:
         self.closed = True
@@ -97,13 +97,13 @@ class HeldLister:
 
     def __init__(self, service: GameService) -> None:
         self.service = service
-        self.jobs: list[Future[list[str]]] = []
+        self.jobs: list[Future[list[Any]]] = []
         self.asked = threading.Event()
 
-    def submit(self, game: str, pack: Path | None, state: bytes, side: str
-               ) -> Future[list[str]]:
+    def submit(self, game: str, pack: Path | None, state: bytes, side: str,
+               what: str = "orders") -> Future[list[Any]]:
         rules = self.service.game_rules(game)
-        made: Future[list[str]] = Future()
+        made: Future[list[Any]] = Future()
         self.jobs.append(made)
         self.listing = rules.complete_orders(rules.load_state(state), side)
         self.asked.set()
