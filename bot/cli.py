@@ -349,7 +349,8 @@ def bot(
         "half the CPUs, at least 1; 0 draws in the bot's own threads)")] = None,
     listing_processes: Annotated[int, typer.Option(
         "--listing-processes", min=0, help="worker processes making the listings of legal "
-        "orders that /order's autocomplete searches (0 lists in the bot's own threads)")] = 1,
+        "orders that /order's autocomplete searches, and --web's pages click (0 lists in the "
+        "bot's own threads)")] = 1,
     log_format: Annotated[str, typer.Option("--log-format", help=LOG_FORMAT_HELP)] = "text",
     web: Annotated[str | None, typer.Option("--web", metavar="HOST:PORT", help=WEB_HELP)
                    ] = None,

@@ -193,10 +193,10 @@ async def serve(token: str, db: Path | str, guild_id: int | None = None,
             await pages.stop()
         if isinstance(renderer, PooledRenderer):
             renderer.close()
-        if lister is not None:
-            lister.close()
         if warming is not None:
             warming.cancel()
+        if lister is not None:
+            lister.close()
         release_leases(store, service.instance, log=log)  # the next process: at once
         with contextlib.suppress(Exception):
             health.record(store, "discord", service.instance, connected=False,

@@ -144,8 +144,8 @@ class ServiceBase:
         load and that much replay, whatever its length, and a long game stores a
         compressed state every ten actions or so rather than at every change of side.
 
-        ``lister``: where complete listings of legal orders are made (autocomplete's,
-        :meth:`Reads.complete_orders`); None: in the calling thread."""
+        ``lister``: where complete listings of legal orders are made (autocomplete's and
+        the web page's: :meth:`_listing`); None: in the calling thread."""
         self.store = store
         self.lister = lister
         self.clock = clock
