@@ -26,6 +26,10 @@ from adjudicator.kernel.spec import CompiledVerb, OrderSpec
 #: Discord shows at most 25 choices, each name and value at most 100 characters.
 MAX_CHOICES = 25
 MAX_CHOICE_LENGTH = 100
+#: Seconds an autocomplete waits for the legal orders being listed: Discord drops an answer
+#: that comes later than 3 s after the keystroke; past this, nothing is offered, and the
+#: listing goes on for the next keystroke (``ServicePort.legal_orders``).
+LISTING_WAIT = 2.0
 
 
 @lru_cache(maxsize=50_000)

@@ -22,6 +22,7 @@ from adjudicator.kernel.spec import Option
 from bot import commands as catalogue
 from bot.discord import formatting as fmt
 from bot.discord.autocomplete import (
+    LISTING_WAIT,
     MAX_CHOICE_LENGTH,
     MAX_CHOICES,
     choice_key,
@@ -175,7 +176,8 @@ def verb_command(keys: frozenset[str], rules: Game[Any], command: VerbCommand
         if info is None or name is None or info.game not in keys:
             return []
         # every legal order, never a sample: what is typed is searched (issue 29)
-        legal = await bot.port.legal_orders(info, bot.actor(interaction), complete=True)
+        legal = await bot.port.legal_orders(info, bot.actor(interaction), complete=True,
+                                            within=LISTING_WAIT)
         filled = {o.field: getattr(interaction.namespace, o.field, None)
                   for o in command.options() if not o.flag}
 
@@ -300,7 +302,8 @@ async def order_text(interaction: discord.Interaction[Any],
     info = await game_quietly(bot, interaction)
     if info is None:
         return []
-    legal = await bot.port.legal_orders(info, bot.actor(interaction), complete=True)
+    legal = await bot.port.legal_orders(info, bot.actor(interaction), complete=True,
+                                        within=LISTING_WAIT)
     head, _, last = typed_value(current).rpartition(";")
     prefix = head + "; " if head else ""
     out = []

@@ -11,6 +11,7 @@ as each audience may read them, the thread binding — is the service's.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable, Mapping
 from functools import partial
@@ -39,6 +40,7 @@ from bot.service import (
 from bot.service.models import PRIVATE_CHANNEL, Channel
 
 T = TypeVar("T")
+log = logging.getLogger("umpire.discord")
 #: (game, branch, head, seats, actor, complete): what a listing of legal orders depends on
 LegalKey = tuple[str, int, int, int, str, bool]
 
@@ -151,11 +153,13 @@ class ServicePort:
     async def view(self, game_id: str, actor: Actor, viewer: str | None = None) -> View:
         return await self.call(self._service.view, game_id, actor, viewer)
 
-    async def legal_orders(self, info: GameInfo, actor: Actor, complete: bool = False
-                           ) -> list[str]:
+    async def legal_orders(self, info: GameInfo, actor: Actor, complete: bool = False,
+                           within: float | None = None) -> list[str]:
         """The orders the actor may give now (the service's answer for their seat: empty
         when it is not their turn, the game is not in play, or they hold no seat).
-        ``complete``: every legal order, never a sample (autocomplete)."""
+        ``complete``: every legal order, never a sample (autocomplete). ``within``: seconds
+        to wait for a listing being made (an autocomplete has Discord's 3); past them,
+        nothing, and the listing goes on for the next keystroke."""
         if info.status != "active":
             return []
         seats = hash(tuple((s.side, s.role, s.discord_id) for s in info.seats))
@@ -166,23 +170,31 @@ class ServicePort:
         asking = self._asking.get(key)
         if asking is None:  # keystrokes come faster than a big listing: one is made
             asking = self._asking[key] = asyncio.ensure_future(
-                self._listed(info.id, actor, complete))
+                self._listed(key, info.id, actor, complete))
             asking.add_done_callback(lambda _: self._asking.pop(key, None))
         # shielded: an autocomplete Discord gave up on leaves the listing to the next
-        cached = await asyncio.shield(asking)
-        if len(self._legal) > 256:
-            self._legal.clear()
-        self._legal[key] = cached
-        return cached
+        try:
+            return await asyncio.wait_for(asyncio.shield(asking), within)
+        except TimeoutError:
+            log.info("game %s: the legal orders took more than %.1f s to list; still "
+                     "listing for the next keystroke", info.id, within)
+            return []
 
-    async def _listed(self, game_id: str, actor: Actor, complete: bool) -> list[str]:
+    async def _listed(self, key: LegalKey, game_id: str, actor: Actor, complete: bool
+                      ) -> list[str]:
+        """The listing of ``key``, kept for its position once made (whoever still waits)."""
         try:
             if complete:  # made off the bot's interpreter lock where it can be
                 made = await self.call(self._service.complete_orders, game_id, actor)
-                return await asyncio.wrap_future(made)
-            return await self.call(self._service.legal_orders, game_id, actor)
+                listed = await asyncio.wrap_future(made)
+            else:
+                listed = await self.call(self._service.legal_orders, game_id, actor)
         except ServiceError:
-            return []
+            listed = []
+        if len(self._legal) > 256:
+            self._legal.clear()
+        self._legal[key] = listed
+        return listed
 
     async def undo(self, game_id: str, actor: Actor) -> SubmitResult:
         """Take back the actor's last action, if the rules allow it."""

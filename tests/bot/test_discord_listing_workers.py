@@ -36,7 +36,12 @@ class CountedPool(ListingPool):
         super().__init__(processes, games=("stalingrad",))
         self.jobs: list[str] = []
         self.closed = False
+        self.warmed = threading.Event()
         CountedPool.made.append(self)
+
+    def warm(self, timeout: float = 120.0) -> None:
+        super().warm(timeout)
+        self.warmed.set()
 
     def submit(self, game: str, pack: Path | None, state: bytes, side: str,
                what: str = "orders") -> Future[list[Any]]:
@@ -79,6 +84,8 @@ async def test_the_bots_autocomplete_is_listed_by_its_worker(
     async with serving(fake, db, monkeypatch, listing_processes=1) as task:
         await wait_while(task, lambda: DEADLINE_LEASE in _leases(db), START_S,
                          "the bot never became ready")
+        # its worker started (an autocomplete asked before waits at most LISTING_WAIT)
+        assert await asyncio.to_thread(CountedPool.made[0].warmed.wait, START_S)
         typed = wanted[0][:2]
         record = await fake.interact(4, player, channel, fake.command_data(
             "order", {"text": typed, "game": GAME}, channel, player, focused="text"))
@@ -144,5 +151,30 @@ async def test_keystrokes_asking_for_one_listing_wait_for_the_one_made(tmp_path:
         lister.release()
         await asyncio.wait_for(later, START_S)
         assert len(lister.jobs) == 2
+    finally:
+        store.close()
+
+
+async def test_an_autocomplete_waits_for_a_slow_listing_no_longer_than_it_may(
+        tmp_path: Path) -> None:
+    """Discord drops an autocomplete's answer after 3 s: a keystroke waits ``within``
+    seconds for a listing still being made, then offers nothing (the bot answers in time);
+    the listing goes on and the next keystroke has it without a listing made again."""
+    store = Store(tmp_path / "u.db")
+    try:
+        service = GameService(store)
+        info = started(service, 1, 2, 3)
+        actor = Actor.discord(2 if info.to_act == "german" else 3)
+        lister = HeldLister(service)
+        service.lister = lister
+        port = ServicePort(service)
+        waited = port.legal_orders(info, actor, complete=True, within=0.2)
+        assert await asyncio.wait_for(waited, START_S) == []  # not left waiting
+        assert lister.asked.is_set() and len(lister.jobs) == 1
+        lister.release()
+        for _ in range(2):
+            got = await port.legal_orders(info, actor, complete=True, within=START_S)
+            assert got == lister.listing and got
+        assert len(lister.jobs) == 1
     finally:
         store.close()
