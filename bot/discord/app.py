@@ -149,7 +149,9 @@ async def serve(token: str, db: Path | str, guild_id: int | None = None,
     if render_processes <= 0:
         await asyncio.to_thread(prepare_pictures, [*available(), *extra_games])
     renderer = load_renderer(render_processes)
-    lister = ListingPool(listing_processes) if listing_processes > 0 else None
+    # made in a thread: its queues' locks may start multiprocessing's resource tracker
+    lister = await asyncio.to_thread(ListingPool, listing_processes) \
+        if listing_processes > 0 else None
     warming = None if lister is None else asyncio.create_task(
         warm_listing(lister), name="umpire-listing-workers")  # what is asked meanwhile waits
     first = shard_ids is None or not shard_ids or 0 in shard_ids
