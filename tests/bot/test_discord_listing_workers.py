@@ -9,6 +9,7 @@ import asyncio
 import os
 import signal
 import threading
+from collections.abc import Iterator
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, ClassVar
@@ -122,59 +123,58 @@ class HeldLister:
                 made.set_result(self.listing)
 
 
-async def test_keystrokes_asking_for_one_listing_wait_for_the_one_made(tmp_path: Path) -> None:
+@pytest.fixture
+def held(tmp_path: Path) -> Iterator[tuple[ServicePort, GameInfo, Actor, HeldLister]]:
+    """A started game's port whose service lists only when its lister is released; the
+    player to act."""
+    store = Store(tmp_path / "u.db")
+    try:
+        service = GameService(store)
+        info = started(service, 1, 2, 3)
+        lister = HeldLister(service)
+        service.lister = lister
+        actor = Actor.discord(2 if info.to_act == "german" else 3)
+        yield ServicePort(service), info, actor, lister
+    finally:
+        store.close()
+
+
+async def test_keystrokes_asking_for_one_listing_wait_for_the_one_made(
+        held: tuple[ServicePort, GameInfo, Actor, HeldLister]) -> None:
     """Typing 'm', 'mo', 'mov' sends three autocompletes before a big listing is made:
     the bot makes it once, and one keystroke Discord gave up on (cancelled) takes nothing
     from the others; the next position is listed anew."""
-    store = Store(tmp_path / "u.db")
-    try:
-        service = GameService(store)
-        info = started(service, 1, 2, 3)
-        actor = Actor.discord(2 if info.to_act == "german" else 3)
-        lister = HeldLister(service)
-        service.lister = lister
-        port = ServicePort(service)
-        asks = [asyncio.create_task(port.legal_orders(info, actor, complete=True))
-                for _ in range(3)]
-        assert await asyncio.to_thread(lister.asked.wait, START_S), "never listed"
-        asks[0].cancel()
-        lister.release()
-        second, third = await asyncio.wait_for(asyncio.gather(*asks[1:]), START_S)
-        assert second == third == lister.listing and second
-        assert len(lister.jobs) == 1
-        assert await port.legal_orders(info, actor, complete=True) == second
-        assert len(lister.jobs) == 1  # kept for the position
-        moved = info.model_copy(update={"head_seq": info.head_seq + 1})
-        lister.asked.clear()
-        later = asyncio.create_task(port.legal_orders(moved, actor, complete=True))
-        assert await asyncio.to_thread(lister.asked.wait, START_S), "never listed"
-        lister.release()
-        await asyncio.wait_for(later, START_S)
-        assert len(lister.jobs) == 2
-    finally:
-        store.close()
+    port, info, actor, lister = held
+    asks = [asyncio.create_task(port.legal_orders(info, actor, complete=True))
+            for _ in range(3)]
+    assert await asyncio.to_thread(lister.asked.wait, START_S), "never listed"
+    asks[0].cancel()
+    lister.release()
+    second, third = await asyncio.wait_for(asyncio.gather(*asks[1:]), START_S)
+    assert second == third == lister.listing and second
+    assert len(lister.jobs) == 1
+    assert await port.legal_orders(info, actor, complete=True) == second
+    assert len(lister.jobs) == 1  # kept for the position
+    moved = info.model_copy(update={"head_seq": info.head_seq + 1})
+    lister.asked.clear()
+    later = asyncio.create_task(port.legal_orders(moved, actor, complete=True))
+    assert await asyncio.to_thread(lister.asked.wait, START_S), "never listed"
+    lister.release()
+    await asyncio.wait_for(later, START_S)
+    assert len(lister.jobs) == 2
 
 
 async def test_an_autocomplete_waits_for_a_slow_listing_no_longer_than_it_may(
-        tmp_path: Path) -> None:
+        held: tuple[ServicePort, GameInfo, Actor, HeldLister]) -> None:
     """Discord drops an autocomplete's answer after 3 s: a keystroke waits ``within``
     seconds for a listing still being made, then offers nothing (the bot answers in time);
     the listing goes on and the next keystroke has it without a listing made again."""
-    store = Store(tmp_path / "u.db")
-    try:
-        service = GameService(store)
-        info = started(service, 1, 2, 3)
-        actor = Actor.discord(2 if info.to_act == "german" else 3)
-        lister = HeldLister(service)
-        service.lister = lister
-        port = ServicePort(service)
-        waited = port.legal_orders(info, actor, complete=True, within=0.2)
-        assert await asyncio.wait_for(waited, START_S) == []  # not left waiting
-        assert lister.asked.is_set() and len(lister.jobs) == 1
-        lister.release()
-        for _ in range(2):
-            got = await port.legal_orders(info, actor, complete=True, within=START_S)
-            assert got == lister.listing and got
-        assert len(lister.jobs) == 1
-    finally:
-        store.close()
+    port, info, actor, lister = held
+    waited = port.legal_orders(info, actor, complete=True, within=0.2)
+    assert await asyncio.wait_for(waited, START_S) == []  # not left waiting
+    assert lister.asked.is_set() and len(lister.jobs) == 1
+    lister.release()
+    for _ in range(2):
+        got = await port.legal_orders(info, actor, complete=True, within=START_S)
+        assert got == lister.listing and got
+    assert len(lister.jobs) == 1
