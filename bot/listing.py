@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.game import Game
@@ -135,6 +135,20 @@ def entries(game: Game[Any], state: Any, side: str) -> list[Entry]:
         out.append(Entry(text, option.label, shown, verb, tuple(units), tuple(places),
                          tuple(shorten(u) for u in units), family))
     return out
+
+
+#: What a complete listing of legal orders is made as: every legal order's text
+#: (``Game.complete_orders``, what autocomplete searches), or every legal order read for a
+#: person (:func:`entries`, what the web page clicks and ``legal`` shows).
+Made = Literal["orders", "entries"]
+
+
+def made(what: Made, game: Game[Any], state: Any, side: str) -> list[Any]:
+    """``side``'s complete listing now, made as ``what`` (the service's, or its listing
+    worker's from the state's JSON: ``bot.offload``)."""
+    if what == "entries":
+        return entries(game, state, side)
+    return game.complete_orders(state, side)
 
 
 def _shortened(text: str, units: set[str], shorten: Callable[[str], str]) -> str:

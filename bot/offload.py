@@ -45,7 +45,7 @@ from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from adjudicator.kernel.events import PUBLIC
 from adjudicator.kernel.game import Game
@@ -160,20 +160,16 @@ def _warm_rules(games: Sequence[str]) -> None:
             rules = _rules(game, None)
             state = rules.setup()
             for side in rules.sides:
-                rules.complete_orders(state, side)
-                listing.entries(rules, state, side)
+                for what in get_args(listing.Made):
+                    listing.made(what, rules, state, side)
         except Exception:  # a game that cannot list is listed in the bot's threads
             log.exception("no warm listing for %s", game)
 
 
-def _listing(game: str, pack: str | None, state: bytes, side: str, what: str) -> list[Any]:
-    """``what`` of ``side`` in ``state``: every legal order's text (``orders``), or every
-    legal order read for a person (``entries``, :func:`bot.listing.entries`)."""
+def _listing(game: str, pack: str | None, state: bytes, side: str, what: listing.Made
+             ) -> list[Any]:
     rules = _rules(game, pack)
-    loaded = rules.load_state(state)
-    if what == "entries":
-        return listing.entries(rules, loaded, side)
-    return rules.complete_orders(loaded, side)
+    return listing.made(what, rules, rules.load_state(state), side)
 
 
 # ---- in the bot's process -----------------------------------------------------------------
@@ -272,6 +268,6 @@ class ListingPool(WorkerPool):
         super().__init__(processes, _warm_rules, games)
 
     def submit(self, game: str, pack: Path | None, state: bytes, side: str,
-               what: str = "orders") -> Future[list[Any]]:
+               what: listing.Made = "orders") -> Future[list[Any]]:
         return self._submit(_listing, game, str(pack) if pack is not None else None,
                             state, side, what)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Protocol
 
 from adjudicator.kernel.dice import CommittedDice, Dice
 from adjudicator.kernel.game import Game, OriginalNeeded, Views
@@ -35,7 +35,6 @@ from bot.service.text import MAX_ID, check_text
 from bot.store import Store, holder_name
 
 logger = logging.getLogger("bot.service")
-T = TypeVar("T")
 
 #: The statuses of a game in play: a GM who also plays has no GM powers in them.
 RUNNING = frozenset({"active", "paused"})
@@ -44,28 +43,14 @@ RUNNING = frozenset({"active", "paused"})
 TICK_LEASE_S = 300.0
 
 
-#: What a lister lists: every legal order's text (``Game.complete_orders``, what
-#: autocomplete searches), or every legal order read for a person (``bot.listing.entries``,
-#: what the web page clicks and ``legal`` shows).
-Listing = Literal["orders", "entries"]
-
-
 class Lister(Protocol):
     """Makes the complete listing of a side's legal orders elsewhere than the calling
     thread (``bot.offload.ListingPool``: in worker processes): the game's name, its pack's
     folder, the state's JSON (:meth:`GameState.to_json`), the side and what to list; the
-    list :func:`complete_orders_of` or :func:`entries_of` would make, as a future."""
+    list :func:`bot.listing.made` would make, as a future."""
 
     def submit(self, game: str, pack: Path | None, state: bytes, side: str,
-               what: Listing = "orders") -> Future[list[Any]]: ...
-
-
-def complete_orders_of(game: Game[Any], state: GameState, side: str) -> list[str]:
-    return game.complete_orders(state, side)
-
-
-def entries_of(game: Game[Any], state: GameState, side: str) -> list[listing.Entry]:
-    return listing.entries(game, state, side)
+               what: listing.Made = "orders") -> Future[list[Any]]: ...
 
 
 @dataclass
@@ -172,10 +157,10 @@ class ServiceBase:
 
     # ---- loading a game -------------------------------------------------------------
 
-    def _listing(self, game_id: str, actor: Actor, side: str | None, what: Listing,
-                 here: Callable[[Game[Any], GameState, str], list[T]]) -> Future[list[T]]:
-        """A complete listing of legal orders (``what``; ``here`` makes it in this
-        process) as a future: by the lister when the service has one (its worker
+    def _listing(self, game_id: str, actor: Actor, side: str | None, what: listing.Made
+                 ) -> Future[list[Any]]:
+        """A complete listing of legal orders made as ``what`` (:func:`bot.listing.made`),
+        as a future: by the lister when the service has one (its worker
         processes: the rules' biggest read never holds this process's interpreter lock
         while other games' orders wait for it; a frontend may await the future without a
         thread), else here, done at once. The side is read and the permission checked
@@ -185,7 +170,7 @@ class ServiceBase:
         the future never fails for the lister's sake."""
         ctx = self._load(game_id)
         asked = self._asked_side(ctx, actor, side)
-        listed: Future[list[T]] = Future()
+        listed: Future[list[Any]] = Future()
         if asked is None or ctx.row["status"] != "active":
             listed.set_result([])
             return listed
@@ -204,13 +189,13 @@ class ServiceBase:
                         logger.warning("game %s: the listing worker failed; listed in this "
                                        "process", game_id, exc_info=True)
                         try:
-                            listed.set_result(here(game, state, asked))
+                            listed.set_result(listing.made(what, game, state, asked))
                         except Exception as error:
                             listed.set_exception(error)
 
                 made.add_done_callback(settle)
                 return listed
-        listed.set_result(here(game, state, asked))
+        listed.set_result(listing.made(what, game, state, asked))
         return listed
 
     def _load(self, game_id: str) -> Loaded:

@@ -15,7 +15,7 @@ from adjudicator.kernel.dice import DiceExhausted, FixedDice
 from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.names import short_ids
 from bot import listing
-from bot.service.base import ServiceBase, entries_of
+from bot.service.base import ServiceBase
 from bot.service.models import Actor, InvalidOperation, Prompt
 
 
@@ -41,7 +41,7 @@ class Prompts(ServiceBase):
         verb, units by their short names, places); nothing unless the game is in play. The
         permissions of :meth:`legal_orders`; made by the service's lister when it has one
         (:meth:`ServiceBase._listing`)."""
-        return self._listing(game_id, actor, side, "entries", entries_of).result()
+        return self._listing(game_id, actor, side, "entries").result()
 
     def legal_filter(self, game_id: str, actor: Actor, side: str,
                      words: Sequence[str]) -> listing.Filter:

@@ -23,7 +23,7 @@ from bot.messages import (
     view_record_line,
 )
 from bot.records import FORMAT, export_lines, redact_contacts
-from bot.service.base import ServiceBase, complete_orders_of
+from bot.service.base import ServiceBase
 from bot.service.commit import _messages
 from bot.service.models import (
     VIEW_FORMAT,
@@ -103,7 +103,7 @@ class Reads(ServiceBase):
         lock while other games' orders wait for it; a frontend awaits the future without
         a thread), else here, the future done at once. The side is read and the
         permission checked here first (:meth:`ServiceBase._listing`)."""
-        return self._listing(game_id, actor, side, "orders", complete_orders_of)
+        return self._listing(game_id, actor, side, "orders")
 
     def setup_guide(self, game_id: str, actor: Actor) -> SetupGuide | None:
         """While a side the actor plays enters a secret set-up: what it has left to place,
