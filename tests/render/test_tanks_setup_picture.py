@@ -4,7 +4,7 @@ written mines (19.1) in the owner's picture only."""
 
 from __future__ import annotations
 
-from PIL import ImageChops
+from PIL import ImageChops, ImageDraw
 
 from adjudicator.kernel.dice import CommittedDice
 from adjudicator.tanks.data import load_pack
@@ -73,3 +73,46 @@ def test_what_is_placed_in_secret_is_in_the_owners_picture_only_20_0_19_1() -> N
     mined = after("kursk-salient", "soviet", "mine 1418")
     assert uses_any(tanks.draw(view(mined, "soviet"), pack), secret)
     assert not uses_any(tanks.draw(view(mined, "german"), pack), secret)
+
+
+SET_UPS = [("kursk-salient", "soviet", ("place su76-1 1213 face N", "mine 1418")),
+           ("pakfront", "german", ("hide pak88-1 0505", "place infde-1 1112")),
+           ("pakfront", "german", ("place infde-1 0303",))]
+
+
+def test_the_zone_outline_is_each_hexs_outline_drawn_on_the_picture_4_0() -> None:
+    """The zone's outline, kept as one mask per zone, is what drawing each hex's outline on
+    the picture makes, at the whole map's scale and the zoom's."""
+    pack = load_pack()
+    zones = [(scenario, side, zone) for scenario in GAME.scenarios()
+             for side, zone in view(GAME.setup(scenario), "public").setup_zone.items()]
+    assert len(zones) >= 5
+    for scenario, side, zone in zones:
+        for radius in (tanks.DEFAULT_RADIUS, tanks.CROP_RADIUS):
+            st = tanks.build_static(pack, radius)
+            drawn = st.base.copy()
+            draw = ImageDraw.Draw(drawn)
+            for h in zone:
+                draw.polygon(tanks.hex_corners(tanks.centre(st.origin, radius, h), radius * 0.86),
+                             outline=st.palette[side], width=max(2, radius // 9))
+            pasted = st.base.copy()
+            pasted.paste(st.palette[side], (0, 0, *st.size), tanks.zone_outline(st, zone))
+            assert pasted.tobytes() == drawn.tobytes(), (scenario, radius)
+
+
+def test_the_zoom_on_a_set_up_is_the_whole_picture_cut_out_4_0() -> None:
+    """The posted zoom of a set-up is the whole picture at the zoom's scale, cut out at its
+    window, with its caption: the zone's hexes that the window cuts are outlined as on the
+    whole map (drawn on the cut-out, they were clipped at its edges)."""
+    pack = load_pack()
+    st = tanks.build_static(pack, tanks.CROP_RADIUS)
+    for scenario, side, orders in SET_UPS:
+        state = after(scenario, side, *orders)
+        for viewer in ("public", side, "gm"):
+            seen = view(state, viewer)
+            zoom = tanks.draw(seen, pack, crop=True)
+            whole = tanks.draw(seen, pack, radius=tanks.CROP_RADIUS)
+            cut = whole.crop(tanks.crop_box(seen, st, seen.last_action))
+            cut.paste(st.sprites.tag(tanks.crop_caption(seen, seen.last_action),
+                                     max(10, st.radius // 3), pad=4), (4, 4))
+            assert zoom.tobytes() == cut.tobytes(), (scenario, viewer)
