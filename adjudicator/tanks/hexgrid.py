@@ -213,6 +213,34 @@ def distance(a: Hex, b: Hex) -> int:
     return max(abs(ax - bx), abs(ay - by), abs(az - bz))
 
 
+class EdgeDistances:
+    """Each hex's distance to the nearest hex of a map edge, counted like range (10.4): the
+    set-up zones' least distances from an edge (the scenarios' rules). A map keeps one; an
+    edge's table of every hex is worked out at its first use (a set-up zone asks it of
+    every hex of the map: one by one, 30-160 ms a zone)."""
+
+    def __init__(self, hexes: Iterable[Hex], edge_hexes: Callable[[str], Iterable[Hex]]
+                 ) -> None:
+        self._hexes = tuple(hexes)
+        self._edge_hexes = edge_hexes
+        self._tables: dict[str, dict[Hex, int]] = {}
+
+    def __call__(self, h: Hex, edge: str) -> int:
+        table = self._tables.get(edge)
+        if table is None:
+            edge_cubes = [_to_cube(e.col, e.row) for e in self._edge_hexes(edge)]
+            table = {}
+            for one in self._hexes:
+                x, y, z = _to_cube(one.col, one.row)
+                table[one] = min(max(abs(x - a), abs(y - b), abs(z - c))
+                                 for a, b, c in edge_cubes)
+            self._tables[edge] = table
+        found = table.get(h)
+        if found is None:  # off the map
+            return min(distance(h, e) for e in self._edge_hexes(edge))
+        return found
+
+
 def scatter(target: Hex, die: int, directions: Mapping[int, Direction]) -> Hex:
     """18.2: the hex a scattered barrage marker moves to for a direction roll ``die``.
 

@@ -11,7 +11,7 @@ from adjudicator.kernel.errors import RuleError
 from adjudicator.kernel.memo import Memo
 from adjudicator.tanks.context import Ctx
 from adjudicator.tanks.data_models import Requirement, Tally
-from adjudicator.tanks.hexgrid import Hex, connected_groups, distance
+from adjudicator.tanks.hexgrid import Hex, connected_groups
 from adjudicator.tanks.hidden import commit
 from adjudicator.tanks.sides import SIDES, other
 from adjudicator.tanks.spec import PROHIBITED, RulesData
@@ -110,7 +110,7 @@ def zone_allows(ctx: Ctx, side: str, group: str, hex_name: str) -> bool:
             r.cols[0] <= h.col <= r.cols[1] and r.rows[0] <= h.row <= r.rows[1]
             for r in zone.rects)
         for edge, least in zone.min_edge_distance.items():
-            inside = inside and _edge_distance(ctx, h, edge.value) >= least
+            inside = inside and ctx.map.edge_distance(h, edge.value) >= least
         if zone.terrain:
             inside = inside and ctx.terrain(hex_name) in {t.value for t in zone.terrain}
         if inside:
@@ -228,8 +228,6 @@ def placed_lines(ctx: Ctx, side: str) -> list[str]:
     return lines
 
 
-def _edge_distance(ctx: Ctx, h: Hex, edge: str) -> int:
-    return min(distance(h, e) for e in ctx.map.edge_hexes(edge))
 
 
 def sets_up_secrets(state: TanksState, side: str) -> bool:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from adjudicator.tanks.data import PackError, TanksPack, load_pack
-from adjudicator.tanks.hexgrid import Direction, Hex, neighbours
+from adjudicator.tanks.hexgrid import Direction, EdgeDistances, Hex, neighbours
 
 KINDS = ("tank", "sp_gun", "at_gun", "infantry", "halftrack")
 CLASSES = "ABCDEFGHIJ"
@@ -182,6 +182,11 @@ class MapSpec:
 
     def edge_hexes(self, edge: str) -> list[Hex]:
         return list(self._edge_lists[edge])
+
+    @cached_property
+    def edge_distance(self) -> EdgeDistances:
+        """``edge_distance(h, edge)``: hexes from ``h`` to the nearest hex of ``edge``."""
+        return EdgeDistances(self.all_hexes, self.edge_hexes)
 
 
 @dataclass(frozen=True)

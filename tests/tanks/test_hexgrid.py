@@ -157,3 +157,21 @@ def test_barrage_covers_target_and_six_adjacent_hexes_18_3() -> None:
     hexes = barrage_hexes(h)
     assert hexes[0] == h and len(set(hexes)) == 7
     assert all(distance(h, x) <= 1 for x in hexes)
+
+
+def test_a_maps_edge_distances_are_the_range_to_the_nearest_edge_hex_10_4() -> None:
+    """The set-up zones' least distances from an edge (the scenarios' rules), kept per map
+    and worked out per edge at first use, are the range (10.4) to the edge's nearest hex:
+    for every hex of the map, both map classes, every edge, and hexes off the map."""
+    from adjudicator.tanks.data import load_pack
+    from adjudicator.tanks.spec import rules_data
+
+    pack_map = load_pack().map
+    spec_map = rules_data().map
+    for edge in "NESW":
+        edge_hexes = pack_map.edge_hexes(edge)
+        assert sorted(edge_hexes) == sorted(spec_map.edge_hexes(edge))
+        for h in (*pack_map.hexes, Hex(0, 0), Hex(pack_map.columns + 3, 5)):
+            nearest = min(distance(h, e) for e in edge_hexes)
+            assert pack_map.edge_distance(h, edge) == nearest, (h, edge)
+            assert spec_map.edge_distance(h, edge) == nearest, (h, edge)

@@ -15,9 +15,9 @@ from adjudicator.tanks.data_models.common import Edge, HexName, Terrain
 from adjudicator.tanks.data_models.scenarios import Zone
 from adjudicator.tanks.hexgrid import (
     Blocking,
+    EdgeDistances,
     Hex,
     connected_groups,
-    distance,
     line_of_sight,
     neighbours,
     prepare_lines,
@@ -117,7 +117,11 @@ class TanksMap:
 
     def edge_distance(self, h: Hex, edge: Edge | str) -> int:
         """Hexes from ``h`` to the nearest hex of ``edge``, counted like range (10.4)."""
-        return min(distance(h, e) for e in self.edge_hexes(edge))
+        return self._edge_distances(h, Edge(edge).value)
+
+    @cached_property
+    def _edge_distances(self) -> EdgeDistances:
+        return EdgeDistances(self.hexes, self.edge_hexes)
 
     def hexes_of(self, terrain: Terrain | str) -> frozenset[Hex]:
         t = Terrain(terrain)
