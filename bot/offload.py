@@ -78,7 +78,8 @@ def draw(view: View, pack: Path | None = None, /, **options: bool) -> bytes:
 
 def prepare_pictures(games: Sequence[str]) -> None:
     """Build the static picture layers of ``games`` (their shipped packs) before the bot
-    goes online, so the first picture a player waits for costs what every later one does."""
+    goes online, and draw each scenario's set-up (its zones, faces and texts), so the first
+    picture a player waits for costs what every later one does."""
     try:
         module = importlib.import_module("render")
     except ImportError:
@@ -89,7 +90,8 @@ def prepare_pictures(games: Sequence[str]) -> None:
     for game in games:
         try:
             rules = load_game(game)
-            prepare(game, None, rules.view(rules.setup(), PUBLIC))
+            for scenario in rules.scenarios() or [None]:
+                prepare(game, None, rules.view(rules.setup(scenario), PUBLIC))
         except Exception:  # a broken pack shows when its game is played; the bot still runs
             log.exception("no picture layers for %s", game)
 

@@ -91,9 +91,10 @@ def build_static(pack: TanksPack, radius: int = DEFAULT_RADIUS) -> Static:
 
 
 def prepare(pack: TanksPack) -> None:
-    """Build the static layer of the map picture ahead of the first one (a frontend calls
-    it at start-up)."""
+    """Build the static layers of the map picture, the whole map's and the posted zoom's,
+    ahead of the first one (a frontend calls it at start-up)."""
     build_static(pack)
+    build_static(pack, CROP_RADIUS)
 
 
 def _build_static(pack: TanksPack, r: int) -> Static:
