@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from typing import Any, cast
 
@@ -29,6 +30,13 @@ RESTARTING = ("Umpire is restarting and could not finish this. Try again in a mi
               "(check `/game status` first: an order that was stored shows there).")
 #: Seconds to send that answer to each interaction left, at most.
 ANSWER_SECONDS = 2.0
+#: Least seconds between two writes of the health record while only the times of the last
+#: interaction and tick change: under a burst it was written after every few interactions
+#: (a write transaction each, beside the orders'); ``umpire status`` shows seconds.
+HEALTH_SECONDS = 1.0
+#: Times written at most every :data:`HEALTH_SECONDS`; any other change (connected,
+#: stopped, an error) is written at once.
+ROUTINE = frozenset({"last_interaction", "last_tick"})
 
 TRACKED = (discord.InteractionType.application_command, discord.InteractionType.component,
            discord.InteractionType.modal_submit)
@@ -63,6 +71,8 @@ class InFlight:
         self.games: dict[int, str] = {}
         self._changes: dict[str, Any] = {}
         self._dirty = asyncio.Event()
+        self._hurry = asyncio.Event()  # a change to write now, or a flush
+        self._written = -math.inf  # when the record was last written (monotonic)
         self._writer: asyncio.Task[None] | None = None
 
     # ---- one interaction ----------------------------------------------------------------
@@ -100,9 +110,12 @@ class InFlight:
     # ---- health ---------------------------------------------------------------------------
 
     def health(self, **changes: Any) -> None:
-        """Update this process's health record (written by one task, never blocking)."""
+        """Update this process's health record (written by one task, never blocking; the
+        times of the last interaction and tick at most every :data:`HEALTH_SECONDS`)."""
         self._changes.update(changes)
         self._dirty.set()
+        if not changes.keys() <= ROUTINE:
+            self._hurry.set()
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._write(), name="umpire-health")
 
@@ -111,15 +124,22 @@ class InFlight:
 
     async def _write(self) -> None:
         while self._dirty.is_set():
+            wait = self._written + HEALTH_SECONDS - time.monotonic()
+            if wait > 0 and not self._hurry.is_set():  # the times alone: once an interval
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._hurry.wait(), wait)
             self._dirty.clear()
+            self._hurry.clear()
             changes, self._changes = self._changes, {}
             try:
                 await self.client.port.record_health("discord", **changes)
             except Exception as error:  # health is never worth failing the bot for
                 log.warning("health record not written: %s", error)
+            self._written = time.monotonic()
 
     async def flush(self, seconds: float = ANSWER_SECONDS) -> None:
         """Wait (bounded) until the health record is written: before the store closes."""
+        self._hurry.set()
         if self._writer is not None and not self._writer.done():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._writer), seconds)

@@ -24,6 +24,7 @@ from bot.discord import app as discord_app
 from bot.store import Store
 from tests.bot.serving import serving, wait_while
 from tests.fakediscord.server import FakeDiscord
+from tests.waiting import until_async
 
 START_S = 120.0
 STOP_S = 60.0
@@ -129,3 +130,55 @@ def test_status_shows_what_another_kind_of_process_records(tmp_path: Path) -> No
     assert text.startswith("mail host:2:cd: connected")
     assert "  queue: 3" in text and re.search(r"  last poll: \S+ \S+ \([56] s ago\)", text)
     assert json.loads(json.dumps(item)) == item
+
+
+class _Port:
+    """A port whose health record write takes a little while, noting when each was made."""
+
+    def __init__(self) -> None:
+        self.writes: list[tuple[float, float, dict[str, Any]]] = []
+
+    async def record_health(self, frontend: str, **changes: Any) -> None:
+        began = time.monotonic()
+        await asyncio.sleep(0.01)
+        self.writes.append((began, time.monotonic(), changes))
+
+
+async def test_a_burst_writes_the_health_record_once_an_interval_and_a_state_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a burst the times of the last interaction wait for HEALTH_SECONDS since the
+    last write (each write is a transaction beside the orders'); being connected or not,
+    an error, or the stop's flush are written at once, with what waited."""
+    from bot.discord import inflight
+
+    monkeypatch.setattr(inflight, "HEALTH_SECONDS", 600.0)  # nothing here waits for it
+    port = _Port()
+    flight = inflight.InFlight(type("Client", (), {"port": port})())
+    for n in range(40):
+        flight.health(last_interaction=float(n))
+        await asyncio.sleep(0.002)
+    flight.health(last_error="boom", last_error_at=1.0)
+    await until_async(lambda: len(port.writes) == 2, "the error written")
+    flight.health(last_interaction=99.0)
+    await flight.flush(START_S)
+    assert [w[2] for w in port.writes] == [
+        {"last_interaction": 0.0},
+        {"last_interaction": 39.0, "last_error": "boom", "last_error_at": 1.0},
+        {"last_interaction": 99.0}]
+
+
+async def test_the_times_alone_are_written_after_the_interval(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.discord import inflight
+
+    monkeypatch.setattr(inflight, "HEALTH_SECONDS", 0.3)
+    port = _Port()
+    flight = inflight.InFlight(type("Client", (), {"port": port})())
+    flight.health(last_interaction=0.0)
+    await until_async(lambda: port.writes, "the first time written")
+    flight.health(last_interaction=1.0)
+    flight.health(last_interaction=2.0)
+    await until_async(lambda: port.writes and port.writes[-1][2].get("last_interaction") == 2.0,
+                      "the last time written")
+    assert len(port.writes) == 2
+    assert port.writes[1][0] - port.writes[0][1] >= 0.3
