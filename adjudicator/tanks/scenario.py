@@ -228,8 +228,6 @@ def placed_lines(ctx: Ctx, side: str) -> list[str]:
     return lines
 
 
-
-
 def sets_up_secrets(state: TanksState, side: str) -> bool:
     """Whether ``side``'s set-up holds secrets: hidden units (20.0), face-down units (25.7)
     or mines (19.1). Such a set-up is private input and is committed when it is done."""
