@@ -90,8 +90,8 @@ def prepare_pictures(games: Sequence[str]) -> None:
     for game in games:
         try:
             rules = load_game(game)
-            for scenario in rules.scenarios() or [None]:
-                prepare(game, None, rules.view(rules.setup(scenario), PUBLIC))
+            prepare(game, None, *(rules.view(rules.setup(scenario), PUBLIC)
+                                   for scenario in rules.scenarios() or [None]))
         except Exception:  # a broken pack shows when its game is played; the bot still runs
             log.exception("no picture layers for %s", game)
 

@@ -34,10 +34,10 @@ def load_pack(game: str, path: Path | str | None = None) -> Any:
     raise NoPicture(f"no map picture for the game {game!r}")
 
 
-def prepare(game: str, path: Path | str | None = None, view: View | None = None) -> None:
+def prepare(game: str, path: Path | str | None = None, *views: View) -> None:
     """Build ``game``'s static picture layers (for its pack at ``path``, default the shipped
-    one) now, so that the first picture does not pay for them; with a ``view`` (a fresh
-    set-up's), draw it as the frontends do, which readies the sprites and fonts as well.
+    one) now, so that the first picture does not pay for them; with ``views`` (fresh
+    set-ups'), draw each as the frontends do, which readies the sprites and fonts as well.
     A frontend calls it at start-up; a game without pictures is skipped."""
     try:
         pack = load_pack(game, path)
@@ -51,7 +51,7 @@ def prepare(game: str, path: Path | str | None = None, view: View | None = None)
         from render import tanks
 
         tanks.prepare(pack)
-    if view is not None:
+    for view in views:
         for crop in (False, True):
             render(view, pack, crop=crop)
 
