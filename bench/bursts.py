@@ -19,6 +19,9 @@ FOLLOW_UP_P95 = 1.5
 LOOP_LAG_P99_MS = 50.0
 TICK_S = 0.010
 
+#: One burst's follow-ups: (when it took its place, its pipeline's p95, its follow-up).
+Queue = list[tuple[float, float, float]]
+
 
 class LagProbe:
     """How late the event loop wakes a task that sleeps ``TICK_S``, while running."""
@@ -46,7 +49,7 @@ class LagProbe:
                 await self.task
 
 
-def queued_quotients(queue: list[tuple[float, float, float]]) -> list[float]:
+def queued_quotients(queue: Queue) -> list[float]:
     """Each follow-up over what was queued before it and itself: ``queue`` holds (when it
     took its place, its pipeline's p95, its follow-up), in any order; the places are
     read from the first item, and each follow-up is divided by the sum of the p95s up to
@@ -56,6 +59,38 @@ def queued_quotients(queue: list[tuple[float, float, float]]) -> list[float]:
         queued += cost
         quotients.append(took / max(queued, 1e-6))
     return quotients
+
+
+#: The places in a burst :func:`place_rows` prints (1: acknowledged first), and its last.
+PLACES = (1, 2, 3, 5, 10, 20, 30, 40)
+
+def by_place(bursts: list[Queue]) -> dict[int, list[tuple[float, float]]]:
+    """Each burst's follow-ups by their place in it (1: the first to take its place, as
+    :func:`queued_quotients` reads them): (the follow-up, seconds; its quotient)."""
+    places: dict[int, list[tuple[float, float]]] = {}
+    for queue in bursts:
+        for place, ((_, _, took), quotient) in enumerate(
+                zip(sorted(queue), queued_quotients(queue), strict=True), 1):
+            places.setdefault(place, []).append((took, quotient))
+    return places
+
+
+def place_rows(out: Out, bursts: list[Queue], places: tuple[int, ...] = PLACES) -> None:
+    """Where in a burst the quotient's target is missed: at some places in the bursts (and
+    the last), the follow-up's median, the quotient's median and how many bursts' follow-up
+    at that place is over :data:`FOLLOW_UP_P95` (the figure's p95 reads them all together:
+    the head of every burst waits for the burst's acknowledgements, its tail does not)."""
+    found = by_place(bursts)
+    if not found:
+        return
+    out(f"  by place in the burst (1: acknowledged first): follow-up p50, quotient p50, "
+        f"bursts over {FOLLOW_UP_P95}x")
+    for place in sorted({p for p in places if p in found} | {max(found)}):
+        took = [t for t, _ in found[place]]
+        quotients = [q for _, q in found[place]]
+        over = sum(1 for q in quotients if q > FOLLOW_UP_P95)
+        out(f"    place {place:>3} {1000 * percentile(took, 0.5):8.1f} ms "
+            f"{percentile(quotients, 0.5):6.2f}x  {over} of {len(quotients)}")
 
 
 def row(out: Out, label: str, values: list[float], scale: float = 1000.0,

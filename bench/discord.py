@@ -51,6 +51,8 @@ if str(ROOT) not in sys.path[:1]:  # as a script, bench/ must not hide the packa
 from bench.bursts import (  # noqa: E402
     TICK_S,
     LagProbe,
+    Queue,
+    place_rows,
     queued_quotients,
     report,
     row,
@@ -71,6 +73,7 @@ class Samples:
         self.first: list[float] = []
         self.follow: list[float] = []
         self.follow_ratio: list[float] = []
+        self.bursts: list[Queue] = []  # each burst's follow-ups, for their places
         self.lag: list[float] = []
         self.reference: list[float] = []
         self.kinds: dict[str, int] = {}
@@ -218,7 +221,7 @@ async def burst(remote: Any, client: Any,
     """One burst, all sent at once. Each follow-up is then divided by what was queued
     before it, and itself, in the order the bot acknowledged them (the gate's order): the
     sum of each one's pipeline p95 by kind (``costs``; an autocomplete is no pipeline)."""
-    queue: list[tuple[float, float, float]] = []  # (acknowledged, its p95, follow-up)
+    queue: Queue = []  # (acknowledged, its p95, follow-up)
 
     async def one(seat: Seat, kind: str, user: int, path: str,
                   options: dict[str, Any]) -> None:
@@ -241,6 +244,7 @@ async def burst(remote: Any, client: Any,
 
     await asyncio.gather(*(one(*item) for item in planned))
     samples.follow_ratio.extend(queued_quotients(queue))
+    samples.bursts.append(queue)
 
 
 async def measure(actions: int, costs: dict[str, float], out: Out) -> Samples:
@@ -332,6 +336,7 @@ def run(actions: int = 500, out: Out = print) -> dict[str, float]:
            ("interaction -> follow-up with picture", samples.follow),
            ("follow-up / (pipeline p95 x queue place)", samples.follow_ratio),
            ("event loop lag during the bursts", samples.lag))
+    place_rows(out, samples.bursts)
     row(out, "an idle loop's lag, own process, same time", samples.reference)
     figures.add("discord follow-up p95", 1000 * percentile(samples.follow, 0.95), None, " ms")
     figures.add("discord an idle loop's lag p99 (the machine's, same time)",

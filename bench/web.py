@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path[:1]:  # as a script, bench/ must not hide the packages
     sys.path.insert(0, str(ROOT))
 
-from bench.bursts import LagProbe, queued_quotients, report  # noqa: E402
+from bench.bursts import LagProbe, Queue, place_rows, queued_quotients, report  # noqa: E402
 from bench.common import Figures, Out, percentile  # noqa: E402
 
 TARGET_UPDATE = 1.3
@@ -414,6 +414,7 @@ class BurstReading:
         self.first: list[float] = []
         self.follow: list[float] = []
         self.quotients: list[float] = []
+        self.bursts: list[Queue] = []  # each burst's events, for their places
         self.submits: list[float] = []
         self.lag: list[float] = []
         self.orders = 0
@@ -496,9 +497,10 @@ async def _burst(tables: int, rounds: int, folder: Path) -> BurstReading:
     finally:
         await server.stop()
     reading.cost = percentile(reading.submits, 0.95)
-    for burst in queued:
-        reading.quotients.extend(queued_quotients(
-            [(answered, reading.cost, took) for answered, took in burst]))
+    reading.bursts = [[(answered, reading.cost, took) for answered, took in burst]
+                      for burst in queued]
+    for queue in reading.bursts:
+        reading.quotients.extend(queued_quotients(queue))
     return reading
 
 
@@ -510,6 +512,7 @@ def _burst_figures(reading: BurstReading, tables: int, figures: Figures, out: Ou
            ("POST -> the other seat's event", reading.follow),
            ("event / (submit p95 x queue place)", reading.quotients),
            ("the server's event loop lag, bursts", reading.lag))
+    place_rows(out, reading.bursts)
 
 
 def run(actions: int = 60, out: Out = print) -> dict[str, float]:

@@ -28,6 +28,10 @@ def test_bench_discord_bursts_through_the_fake_and_ends_with_its_figures() -> No
                    for f in figures), name
     # the burst's orders, decisions and maps were answered, pictures among them (a refused
     # order, or one that changed nothing drawn, is answered without one)
+    # where in the bursts the quotient is missed: from the first place to the last
+    rows = re.findall(r"^    place +(\d+) +[\d.]+ ms +[\d.]+x  \d+ of (\d+)$", result.output,
+                      re.MULTILINE)
+    assert rows and rows[0] == ("1", "10") and int(rows[-1][0]) >= 2, result.output
     found = re.search(r"(\d+) follow-ups with a picture, (\d+) without one", result.output)
     assert found is not None and int(found[1]) > 0, result.output
 
@@ -78,3 +82,26 @@ def test_each_follow_up_is_divided_by_the_p95s_queued_up_to_its_place() -> None:
     queue = [(2.0, 0.10, 0.30), (1.0, 0.10, 0.10), (3.0, 0.20, 0.80)]
     assert queued_quotients(queue) == pytest.approx([1.0, 1.5, 2.0])
     assert queued_quotients([]) == []
+
+
+def test_follow_ups_are_read_by_their_place_in_each_burst() -> None:
+    """Where a burst misses the quotient: each follow-up at its place in its burst (the
+    order its place was taken), over every burst, and the rows printed from them."""
+    from bench.bursts import by_place, place_rows
+
+    first = [(2.0, 0.10, 0.30), (1.0, 0.10, 0.10), (3.0, 0.20, 0.80)]
+    second = [(5.0, 0.10, 0.40), (6.0, 0.10, 0.20)]
+    places = by_place([first, second])
+    assert sorted(places) == [1, 2, 3]
+    flat = {place: [x for pair in found for x in pair] for place, found in places.items()}
+    assert flat[1] == pytest.approx([0.10, 1.0, 0.40, 4.0])
+    assert flat[2] == pytest.approx([0.30, 1.5, 0.20, 1.0])
+    assert flat[3] == pytest.approx([0.80, 2.0])
+    lines: list[str] = []
+    place_rows(lines.append, [first, second], places=(1, 2))
+    assert lines[0].startswith("  by place in the burst")
+    assert [line.split()[1] for line in lines[1:]] == ["1", "2", "3"]  # and the last
+    assert lines[1].endswith("1 of 2") and lines[2].endswith("0 of 2")
+    assert lines[3].endswith("1 of 1")
+    place_rows(lines.append, [])
+    assert len(lines) == 4  # no bursts: no rows
