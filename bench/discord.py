@@ -30,6 +30,8 @@ autocomplete none. What was queued before a follow-up is read in the order the b
 acknowledged its burst's interactions (the order of its gate, ``bot.discord.gate``), itself
 included: each follow-up is divided by the sum of those p95s, and the p95 of that quotient
 is the figure.
+Under the burst's rows, the follow-ups by their place in the burst (``bench.bursts
+.place_rows``): where, from the head of a burst to its tail, the quotient is missed.
 
 Run: ``uv run umpire bench discord`` (``--actions N``: interactions; games = N/10).
 """
