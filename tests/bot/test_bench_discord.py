@@ -89,14 +89,14 @@ def test_follow_ups_are_read_by_their_place_in_each_burst() -> None:
     order its place was taken), over every burst, and the rows printed from them."""
     from bench.bursts import by_place, place_rows
 
-    first = [(2.0, 0.10, 0.30), (1.0, 0.10, 0.10), (3.0, 0.20, 0.80)]
-    second = [(5.0, 0.10, 0.40), (6.0, 0.10, 0.20)]
+    # binary fractions: the quotients are exact, 1.5 among them (the target: not over)
+    first = [(2.0, 0.125, 0.375), (1.0, 0.125, 0.125), (3.0, 0.25, 1.0)]
+    second = [(5.0, 0.125, 0.5), (6.0, 0.125, 0.25)]
     places = by_place([first, second])
     assert sorted(places) == [1, 2, 3]
-    flat = {place: [x for pair in found for x in pair] for place, found in places.items()}
-    assert flat[1] == pytest.approx([0.10, 1.0, 0.40, 4.0])
-    assert flat[2] == pytest.approx([0.30, 1.5, 0.20, 1.0])
-    assert flat[3] == pytest.approx([0.80, 2.0])
+    assert places[1] == [(0.125, 1.0), (0.5, 4.0)]
+    assert places[2] == [(0.375, 1.5), (0.25, 1.0)]
+    assert places[3] == [(1.0, 2.0)]
     lines: list[str] = []
     place_rows(lines.append, [first, second], places=(1, 2))
     assert lines[0].startswith("  by place in the burst")
