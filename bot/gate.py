@@ -4,7 +4,8 @@ order they arrived (issue 26). Under a burst the first in line is answered first
 of every answer arriving near the end of the burst, as threads sharing the interpreter
 would have them. The Discord bot gates the work after an interaction's acknowledgement
 (which is never behind the gate: Discord wants it within 3 seconds,
-:mod:`bot.discord.inflight`); the web pages gate their orders (:mod:`bot.web.routes`).
+:mod:`bot.discord.inflight`). The web pages store their orders in a thread of their own
+instead, which takes them in arrival order (:mod:`bot.web.routes`).
 """
 
 from __future__ import annotations

@@ -10,11 +10,11 @@ import logging
 import signal
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from aiohttp import web
 
-from bot.gate import Gate
 from bot.runtime import tune_gc
 from bot.service import GameService
 from bot.web import clicks, routes
@@ -38,7 +38,8 @@ def make_app(service: GameService, settings: WebSettings | None = None) -> web.A
     app[routes.PER_LINK] = RateLimiter(*settings.per_link)
     app[routes.PER_ADDRESS] = RateLimiter(*settings.per_address)
     app[routes.SUBMITS] = RateLimiter(*settings.submits)
-    app[routes.ORDERS] = Gate(settings.orders_at_once)
+    orders = app[routes.ORDERS] = ThreadPoolExecutor(settings.orders_at_once,
+                                                     thread_name_prefix="umpire-web-orders")
     app[routes.STREAMS] = {}
     routes.add_routes(app)
     clicks.add_routes(app)  # the page's click layer: its legal entries
@@ -47,7 +48,11 @@ def make_app(service: GameService, settings: WebSettings | None = None) -> web.A
     async def stop_streams(app: web.Application) -> None:
         await app[routes.WATCHERS].close()
 
+    async def stop_orders(app: web.Application) -> None:
+        orders.shutdown(wait=False, cancel_futures=True)  # an order being stored finishes
+
     app.on_shutdown.append(stop_streams)
+    app.on_cleanup.append(stop_orders)
     return app
 
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from aiohttp import web
 
-from bot.gate import Gate
 from bot.service import LinkHolder, NotFound, ServiceError
 from bot.service.links import token_hash
 from bot.service.text import MAX_ID, BadText, check_text
@@ -31,8 +32,9 @@ WATCHERS = web.AppKey("watchers", Watchers)
 PER_LINK = web.AppKey("per_link", RateLimiter)
 PER_ADDRESS = web.AppKey("per_address", RateLimiter)
 SUBMITS = web.AppKey("submits", RateLimiter)
-#: Orders stored at once; the others wait their turn in arrival order (issue 26).
-ORDERS = web.AppKey("orders", Gate)
+#: The threads storing orders (``WebSettings.orders_at_once``); the orders wait their turn
+#: in its queue, in arrival order (issue 26).
+ORDERS = web.AppKey("orders", ThreadPoolExecutor)
 #: Event streams open per link (by its token's hash).
 STREAMS = web.AppKey("streams", dict[str, int])
 
@@ -192,10 +194,10 @@ async def submit(request: web.Request) -> web.StreamResponse:
         return error(413, f"an order holds at most {MAX_ORDER} characters", "input")
     try:
         check_text([key, side], "the key or side", limit=MAX_ID)
-        # the link resolved and the order submitted in one worker call (one hop), in turn
-        async with app[ORDERS].place(id(request)):
-            holder, result, audience = await asyncio.to_thread(
-                app[READS].submit_as, token, text, key, side)
+        # the link resolved and the order submitted in one call to the order threads (one
+        # hop), in turn
+        holder, result, audience = await asyncio.get_running_loop().run_in_executor(
+            app[ORDERS], functools.partial(app[READS].submit_as, token, text, key, side))
     except BadText as refusal:
         return error(400, str(refusal), "input")
     except NotFound as refusal:

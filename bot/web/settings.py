@@ -38,10 +38,12 @@ class WebSettings:
     submits: tuple[float, float] = (2.0, 10.0)
     #: Event streams one link may hold open at once (its pages in several tabs, devices).
     streams_per_link: int = 8
-    #: Orders stored at once, in worker threads; more wait their turn, first come first
-    #: served (:mod:`bot.gate`): threads sharing the interpreter would answer a burst's
-    #: orders all near its end (issue 26).
-    orders_at_once: int = 2
+    #: Threads storing orders; the orders wait their turn in the threads' queue, first come
+    #: first served. One: an order is all Python (the rules, the store's bytes), so two
+    #: stored at once share the interpreter's lock and each takes twice as long, the first
+    #: of a burst included; one thread takes the next order as soon as it is done (issue
+    #: 26, docs/performance.md round 10).
+    orders_at_once: int = 1
     templates: jinja2.Environment = field(default_factory=lambda: _templates())
 
 
