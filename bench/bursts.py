@@ -64,6 +64,7 @@ def queued_quotients(queue: Queue) -> list[float]:
 #: The places in a burst :func:`place_rows` prints (1: acknowledged first), and its last.
 PLACES = (1, 2, 3, 5, 10, 20, 30, 40)
 
+
 def by_place(bursts: list[Queue]) -> dict[int, list[tuple[float, float]]]:
     """Each burst's follow-ups by their place in it (1: the first to take its place, as
     :func:`queued_quotients` reads them): (the follow-up, seconds; its quotient)."""

@@ -49,7 +49,9 @@ def make_app(service: GameService, settings: WebSettings | None = None) -> web.A
         await app[routes.WATCHERS].close()
 
     async def stop_orders(app: web.Application) -> None:
-        orders.shutdown(wait=False, cancel_futures=True)  # an order being stored finishes
+        # an order being stored finishes; those still waiting are dropped with their
+        # requests, which the server's stop has ended
+        orders.shutdown(wait=False, cancel_futures=True)
 
     app.on_shutdown.append(stop_streams)
     app.on_cleanup.append(stop_orders)

@@ -26,12 +26,12 @@ def test_bench_discord_bursts_through_the_fake_and_ends_with_its_figures() -> No
                          ("discord event loop lag p99", "<= 50 ms")):
         assert any(f.startswith(f"FIGURE {name}: ") and f"(target {target})" in f
                    for f in figures), name
-    # the burst's orders, decisions and maps were answered, pictures among them (a refused
-    # order, or one that changed nothing drawn, is answered without one)
     # where in the bursts the quotient is missed: from the first place to the last
     rows = re.findall(r"^    place +(\d+) +[\d.]+ ms +[\d.]+x  \d+ of (\d+)$", result.output,
                       re.MULTILINE)
     assert rows and rows[0] == ("1", "10") and int(rows[-1][0]) >= 2, result.output
+    # the burst's orders, decisions and maps were answered, pictures among them (a refused
+    # order, or one that changed nothing drawn, is answered without one)
     found = re.search(r"(\d+) follow-ups with a picture, (\d+) without one", result.output)
     assert found is not None and int(found[1]) > 0, result.output
 
