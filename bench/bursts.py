@@ -61,6 +61,11 @@ def queued_quotients(queue: Queue) -> list[float]:
     return quotients
 
 
+def burst_quotients(bursts: list[Queue]) -> list[float]:
+    """Every burst's quotients (:func:`queued_quotients`), the figure's samples."""
+    return [quotient for queue in bursts for quotient in queued_quotients(queue)]
+
+
 #: The places in a burst :func:`place_rows` prints (1: acknowledged first), and its last.
 PLACES = (1, 2, 3, 5, 10, 20, 30, 40)
 

@@ -54,8 +54,8 @@ from bench.bursts import (  # noqa: E402
     TICK_S,
     LagProbe,
     Queue,
+    burst_quotients,
     place_rows,
-    queued_quotients,
     report,
     row,
 )
@@ -74,8 +74,7 @@ class Samples:
     def __init__(self) -> None:
         self.first: list[float] = []
         self.follow: list[float] = []
-        self.follow_ratio: list[float] = []
-        self.bursts: list[Queue] = []  # each burst's follow-ups, for their places
+        self.bursts: list[Queue] = []  # each burst's follow-ups: the quotients, the places
         self.lag: list[float] = []
         self.reference: list[float] = []
         self.kinds: dict[str, int] = {}
@@ -245,7 +244,6 @@ async def burst(remote: Any, client: Any,
             samples.without += 1  # refused, or nothing on the board changed (no new map)
 
     await asyncio.gather(*(one(*item) for item in planned))
-    samples.follow_ratio.extend(queued_quotients(queue))
     samples.bursts.append(queue)
 
 
@@ -336,7 +334,7 @@ def run(actions: int = 500, out: Out = print) -> dict[str, float]:
 
     report(out, figures, "discord", ("interaction -> first response", samples.first),
            ("interaction -> follow-up with picture", samples.follow),
-           ("follow-up / (pipeline p95 x queue place)", samples.follow_ratio),
+           ("follow-up / (pipeline p95 x queue place)", burst_quotients(samples.bursts)),
            ("event loop lag during the bursts", samples.lag))
     place_rows(out, samples.bursts)
     row(out, "an idle loop's lag, own process, same time", samples.reference)

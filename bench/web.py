@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path[:1]:  # as a script, bench/ must not hide the packages
     sys.path.insert(0, str(ROOT))
 
-from bench.bursts import LagProbe, Queue, place_rows, queued_quotients, report  # noqa: E402
+from bench.bursts import LagProbe, Queue, burst_quotients, place_rows, report  # noqa: E402
 from bench.common import Figures, Out, percentile  # noqa: E402
 
 TARGET_UPDATE = 1.3
@@ -413,8 +413,7 @@ class BurstReading:
     def __init__(self) -> None:
         self.first: list[float] = []
         self.follow: list[float] = []
-        self.quotients: list[float] = []
-        self.bursts: list[Queue] = []  # each burst's events, for their places
+        self.bursts: list[Queue] = []  # each burst's events: the quotients, the places
         self.submits: list[float] = []
         self.lag: list[float] = []
         self.orders = 0
@@ -499,8 +498,6 @@ async def _burst(tables: int, rounds: int, folder: Path) -> BurstReading:
     reading.cost = percentile(reading.submits, 0.95)
     reading.bursts = [[(answered, reading.cost, took) for answered, took in burst]
                       for burst in queued]
-    for queue in reading.bursts:
-        reading.quotients.extend(queued_quotients(queue))
     return reading
 
 
@@ -510,7 +507,7 @@ def _burst_figures(reading: BurstReading, tables: int, figures: Figures, out: Ou
 
     report(out, figures, "web burst", ("POST -> its answer (the first response)", reading.first),
            ("POST -> the other seat's event", reading.follow),
-           ("event / (submit p95 x queue place)", reading.quotients),
+           ("event / (submit p95 x queue place)", burst_quotients(reading.bursts)),
            ("the server's event loop lag, bursts", reading.lag))
     place_rows(out, reading.bursts)
 
